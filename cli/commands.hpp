@@ -1,0 +1,22 @@
+// The subcommands of the colflow program. Each registers its options on the CLI11 app and
+// returns the function that runs it; main() only parses and dispatches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace colflow::cli {
+
+using command = std::function<int()>;
+
+command add_info(CLI::App& app);
+command add_verify(CLI::App& app);
+
+// True when stderr is a terminal and progress lines make sense there.
+bool stderr_is_terminal();
+
+// "12.3 MB"-style sizes for people.
+std::string human_bytes(double bytes);
+
+}  // namespace colflow::cli

@@ -1,0 +1,49 @@
+// The colflow program: argument parsing and dispatch only. Every failure is one line on
+// stderr naming the file and the problem, and a non-zero exit.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+
+#include "colflow/colflow.hpp"
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "colflow: per-column compressed genotype stores, streamed through a self-balancing\n"
+      "flow graph of parallel decompression and serial compute.\n"};
+  app.name("colflow");
+  app.set_version_flag("--version", "colflow " + std::string(colflow::version()) +
+                                        " (store format " +
+                                        std::to_string(colflow::format_version_major) + "." +
+                                        std::to_string(colflow::format_version_minor) + ")");
+  app.require_subcommand(1);
+  app.footer("Run 'colflow COMMAND --help' for the options of a command.");
+
+  std::map<CLI::App*, colflow::cli::command> commands;
+  const auto add = [&](CLI::App* sub, colflow::cli::command run) { commands[sub] = run; };
+  {
+    auto* info = app.add_subcommand("info", "Describe a store: shape, codecs, sizes, ratio");
+    add(info, colflow::cli::add_info(*info));
+    auto* verify = app.add_subcommand(
+        "verify", "Check every checksum and decode every column of a store");
+    add(verify, colflow::cli::add_verify(*verify));
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const auto& [sub, run] : commands)
+      if (sub->parsed()) return run();
+  } catch (const colflow::error& e) {
+    std::cerr << "colflow: error: " << e.message() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "colflow: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

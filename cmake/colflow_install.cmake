@@ -1,0 +1,26 @@
+# Install the library, its public headers and a package config so that
+#   find_package(colflow CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE colflow::colflow)
+# works from an install prefix.
+include(CMakePackageConfigHelpers)
+set(COLFLOW_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/colflow)
+
+install(TARGETS colflow EXPORT colflow_targets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/colflow DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT colflow_targets NAMESPACE colflow:: DESTINATION ${COLFLOW_CMAKE_DIR})
+if(TARGET colflow_cli)
+  install(TARGETS colflow_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/colflowConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/colflowConfig.cmake
+                              INSTALL_DESTINATION ${COLFLOW_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/colflowConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/colflowConfig.cmake
+              ${PROJECT_BINARY_DIR}/colflowConfigVersion.cmake
+        DESTINATION ${COLFLOW_CMAKE_DIR})

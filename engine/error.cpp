@@ -1,0 +1,50 @@
+#include "colflow/error.hpp"
+
+#include <cstring>
+
+namespace colflow {
+namespace {
+
+class colflow_category final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "colflow"; }
+  std::string message(int code) const override {
+    switch (static_cast<errc>(code)) {
+      case errc::io_error: return "I/O error";
+      case errc::not_found: return "not found";
+      case errc::already_exists: return "already exists";
+      case errc::bad_magic: return "not a colflow file";
+      case errc::unsupported_version: return "unsupported format version";
+      case errc::corrupt_header: return "corrupt header";
+      case errc::corrupt_index: return "corrupt index";
+      case errc::corrupt_frame: return "corrupt frame";
+      case errc::checksum_mismatch: return "checksum mismatch";
+      case errc::mismatched_store: return "files from different stores";
+      case errc::invalid_argument: return "invalid argument";
+      case errc::bad_input: return "malformed input";
+      case errc::cancelled: return "cancelled";
+    }
+    return "unknown colflow error";
+  }
+};
+
+}  // namespace
+
+const std::error_category& error_category() noexcept {
+  static const colflow_category category;
+  return category;
+}
+
+std::error_code make_error_code(errc code) noexcept {
+  return {static_cast<int>(code), error_category()};
+}
+
+error::error(errc code, const std::string& message)
+    : std::system_error(make_error_code(code), message), message_(message) {}
+
+void throw_system_error(int errno_value, const std::string& what, const std::string& path) {
+  const errc code = errno_value == ENOENT ? errc::not_found : errc::io_error;
+  throw error(code, what + ": " + std::strerror(errno_value) + " (" + path + ")");
+}
+
+}  // namespace colflow

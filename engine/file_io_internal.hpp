@@ -1,0 +1,95 @@
+// Thin RAII wrappers over POSIX files: descriptors, read-only mappings, full reads and writes,
+// fsync. Every failure becomes a colflow::error naming the path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace colflow::detail {
+
+class file_descriptor {
+ public:
+  file_descriptor() = default;
+  file_descriptor(int fd, std::string path) noexcept : fd_(fd), path_(std::move(path)) {}
+  file_descriptor(file_descriptor&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) {
+    o.fd_ = -1;
+  }
+  file_descriptor& operator=(file_descriptor&& o) noexcept;
+  ~file_descriptor();
+
+  int get() const noexcept { return fd_; }
+  const std::string& path() const noexcept { return path_; }
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+
+  std::uint64_t size() const;
+  // Reads exactly out.size() bytes at `offset`; a short read is an error (the file shrank).
+  void pread_exact(std::span<std::byte> out, std::uint64_t offset) const;
+  void write_all(std::span<const std::byte> bytes);
+  void pwrite_all(std::span<const std::byte> bytes, std::uint64_t offset);
+  void sync();
+  void close();
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+file_descriptor open_read(const std::filesystem::path& path);
+// Creates a new file (fails if it exists).
+file_descriptor create_file(const std::filesystem::path& path);
+// fsyncs a directory so that renames and new names inside it are durable.
+void sync_directory(const std::filesystem::path& dir);
+
+// Appends through a buffer so that small frames and text lines cost few system calls.
+class buffered_writer {
+ public:
+  explicit buffered_writer(file_descriptor fd, std::size_t capacity = std::size_t{1} << 20)
+      : fd_(std::move(fd)), capacity_(capacity) {
+    buffer_.reserve(capacity);
+  }
+  void write(std::span<const std::byte> bytes);
+  void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
+  void flush();
+  // Bytes written so far (flushed or not).
+  std::uint64_t position() const noexcept { return written_ + buffer_.size(); }
+  file_descriptor& fd() noexcept { return fd_; }
+  // Flushes, fsyncs and closes.
+  void finish();
+
+ private:
+  file_descriptor fd_;
+  std::size_t capacity_;
+  std::vector<std::byte> buffer_;
+  std::uint64_t written_ = 0;
+};
+
+// A read-only shared mapping of a whole file (empty files map to an empty span).
+class mapped_file {
+ public:
+  mapped_file() = default;
+  explicit mapped_file(const file_descriptor& fd, bool sequential_hint);
+  mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  mapped_file& operator=(mapped_file&& o) noexcept;
+  ~mapped_file();
+
+  std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+
+ private:
+  const std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Reads a whole (small) file into a string.
+std::string read_text_file(const std::filesystem::path& path);
+// Writes `text` to a new file and fsyncs it.
+void write_text_file(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace colflow::detail

@@ -1,0 +1,7 @@
+#include "colflow/version.hpp"
+
+namespace colflow {
+
+std::string_view version() noexcept { return COLFLOW_VERSION_STRING; }
+
+}  // namespace colflow

@@ -1,0 +1,74 @@
+/// @file codec.hpp
+/// The frame codecs of a store: stable ids, names, levels, and one-frame compress/decompress.
+///
+/// A frame is a complete, standard stream of its codec: a zlib stream (RFC 1950), an LZ4 frame,
+/// a zstd frame. `zlib.decompress`, `lz4 -d` and `zstd -d` decode them as they are.
+/// These functions know nothing about stores or threads; they are safe to call from many
+/// threads at once (each thread keeps its own decompression contexts).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace colflow {
+
+/// Codec ids as stored on disk (docs/FORMAT.md, Codec_Id). Never renumbered, never reused.
+/// 0-63 are colflow's built-in codecs; 64-255 are reserved for future official codecs.
+enum class codec_id : std::uint8_t {
+  none = 0,  ///< the payload as it is
+  zlib = 1,  ///< a zlib stream (RFC 1950), levels 1-9
+  lz4 = 2,   ///< an LZ4 frame; level 1-2 is LZ4 fast, 3-12 is LZ4 HC
+  zstd = 3,  ///< a zstd frame, levels 1-19
+};
+
+/// What a codec accepts.
+struct codec_traits {
+  codec_id id;
+  std::string_view name;  ///< "none", "zlib", "lz4", "zstd"
+  int min_level;
+  int max_level;
+  int default_level;
+};
+
+/// The traits of a known codec. Throws errc::invalid_argument for an unknown id.
+const codec_traits& traits_of(codec_id id);
+
+/// The built-in codecs, in id order.
+std::span<const codec_traits> all_codecs() noexcept;
+
+/// True when `raw` is the id of a codec this build decodes.
+bool is_known_codec(std::uint8_t raw) noexcept;
+
+/// The codec called `name` ("none", "zlib", "lz4", "zstd"), or nothing.
+std::optional<codec_id> codec_from_name(std::string_view name) noexcept;
+
+/// Compresses `payload` into one standard frame of `codec` at `level`, replacing `frame`'s
+/// contents. The frame records the payload size where the codec allows it (zstd, LZ4).
+/// Throws errc::invalid_argument for a level outside the codec's range.
+void compress_frame(codec_id codec, int level, std::span<const std::byte> payload,
+                    std::vector<std::byte>& frame);
+
+/// Decodes the frame into exactly `payload.size()` bytes. Never writes outside `payload` and
+/// never reads outside `frame`, whatever the bytes: a frame that is not exactly one valid
+/// frame of `codec` decoding to exactly that size throws errc::corrupt_frame.
+void decompress_frame(codec_id codec, std::span<const std::byte> frame,
+                      std::span<std::byte> payload);
+
+/// Byte-shuffle filter for arrays of `element_size`-byte values: byte b of element i goes to
+/// position b·n + i, which groups the similar high bytes of floats and helps every codec.
+/// `src.size()` must be a multiple of `element_size` and equal `dst.size()`.
+void shuffle_bytes(std::span<const std::byte> src, std::size_t element_size,
+                   std::span<std::byte> dst) noexcept;
+
+/// The inverse of shuffle_bytes.
+void unshuffle_bytes(std::span<const std::byte> src, std::size_t element_size,
+                     std::span<std::byte> dst) noexcept;
+
+/// 64-bit XXH3 hash of `bytes` (seed 0): the frame and index checksum of the store format.
+std::uint64_t checksum64(std::span<const std::byte> bytes) noexcept;
+
+}  // namespace colflow

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the dependencies, then configures, builds and tests colflow with a CMake preset.
+#
+#   scripts/test.sh            # preset "ci": RelWithDebInfo, ASan + UBSan, -Werror, benchmarks
+#   scripts/test.sh dev        # or COLFLOW_PRESET=dev scripts/test.sh
+#
+# Works from any directory. Exits non-zero on the first failing step.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+preset=${1:-${COLFLOW_PRESET:-ci}}
+jobs=$(nproc)
+
+bash scripts/install-deps.sh
+
+echo "test: configure, build and test with preset '$preset' ($jobs jobs)"
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j"$jobs"
+ctest --preset "$preset" --output-on-failure -j"$jobs"

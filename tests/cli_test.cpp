@@ -1,0 +1,77 @@
+// The colflow program as a user runs it: exit codes, messages, JSON keys.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+const std::string cli = COLFLOW_CLI_PATH;
+
+int run(const std::string& args, std::string& output) {
+  return test::run_command(cli + " " + args, output);
+}
+
+TEST(CliTest, PrintsVersionAndHelp) {
+  std::string out;
+  EXPECT_EQ(run("--version", out), 0);
+  EXPECT_NE(out.find("colflow " + std::string(version())), std::string::npos) << out;
+  EXPECT_EQ(run("--help", out), 0);
+  EXPECT_NE(out.find("verify"), std::string::npos) << out;
+  EXPECT_EQ(run("info --help", out), 0);
+  EXPECT_NE(out.find("--json"), std::string::npos) << out;
+  EXPECT_NE(run("", out), 0);
+  EXPECT_NE(run("frobnicate", out), 0);
+}
+
+TEST(CliTest, InfoReportsShapeCodecsAndSizes) {
+  test::temp_dir dir;
+  test::write_genotype_store(dir / "g.cf", 100, 12, {codec_id::zstd, 3, false});
+  std::string out;
+  ASSERT_EQ(run("info " + (dir / "g.cf").string() + " --json", out), 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["rows"], 100);
+  EXPECT_EQ(j["columns"], 12);
+  EXPECT_EQ(j["value_type"], "genotype");
+  EXPECT_EQ(j["codecs"]["zstd"], 12);
+  EXPECT_EQ(j["decoded_bytes"], 12 * 25);
+  EXPECT_EQ(j["data_bytes"], std::filesystem::file_size(dir / "g.cf" / "columns.dat"));
+  EXPECT_EQ(j["index_bytes"], 64 + 12 * 72);
+  EXPECT_EQ(j["float64_bytes"], 12 * 100 * 8);
+  EXPECT_EQ(j["source"], "test");
+  ASSERT_EQ(run("info " + (dir / "g.cf").string(), out), 0) << out;
+  EXPECT_NE(out.find("value type   genotype"), std::string::npos) << out;
+  EXPECT_NE(out.find("zstd 12"), std::string::npos) << out;
+}
+
+TEST(CliTest, VerifyAcceptsASoundStoreAndNamesTheFirstBadColumn) {
+  test::temp_dir dir;
+  const auto path = dir / "f.cf";
+  test::write_float_store(path, value_type::float64, 50, 6, {codec_id::lz4, 1, true});
+  std::string out;
+  ASSERT_EQ(run("verify " + path.string(), out), 0) << out;
+  EXPECT_NE(out.find("ok: 6 columns"), std::string::npos) << out;
+
+  const store s = store::open(path);
+  const column_entry e = s.entry(4);
+  auto data = test::read_file(path / "columns.dat");
+  data[e.offset + e.frame_size / 2] ^= 0x20;
+  test::write_file(path / "columns.dat", data);
+  EXPECT_EQ(run("verify " + path.string(), out), 1);
+  EXPECT_NE(out.find("column 4: frame checksum mismatch"), std::string::npos) << out;
+  EXPECT_NE(out.find("columns.dat"), std::string::npos) << out;
+}
+
+TEST(CliTest, ReportsMissingAndInvalidStores) {
+  test::temp_dir dir;
+  std::string out;
+  EXPECT_EQ(run("info " + (dir / "nothing").string(), out), 1);
+  EXPECT_NE(out.find("no store at"), std::string::npos) << out;
+  EXPECT_EQ(run("verify " + dir.path().string(), out), 1);
+  EXPECT_NE(out.find("columns.idx is missing"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace colflow

@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "colflow/genotype.hpp"
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+// Reference: statistics and standardised values computed plainly in double from dosages.
+struct reference {
+  column_stats stats;
+  std::vector<double> z;
+};
+
+reference reference_of(const std::vector<std::uint8_t>& codes, std::uint64_t n) {
+  reference r;
+  double sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const int d = test::dosage_at(codes, i);
+    if (d >= 0) {
+      sum += d;
+      ++r.stats.observed;
+    }
+  }
+  r.stats.mean = sum / static_cast<double>(r.stats.observed);
+  double ss = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const int d = test::dosage_at(codes, i);
+    if (d >= 0) ss += (d - r.stats.mean) * (d - r.stats.mean);
+  }
+  r.stats.sd = std::sqrt(ss / static_cast<double>(n - 1));
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const int d = test::dosage_at(codes, i);
+    r.z.push_back(d < 0 ? 0.0 : (d - r.stats.mean) / r.stats.sd);
+  }
+  return r;
+}
+
+TEST(GenotypeTest, CountsIgnorePaddingBits) {
+  // 7 samples: 2 bytes, the last holding 3 samples and one padding pair set to 0b01.
+  // Samples: 2,1,0,missing | 2,2,0 | padding.
+  const std::vector<std::uint8_t> codes = {
+      static_cast<std::uint8_t>(0b01'11'10'00), static_cast<std::uint8_t>(0b01'11'00'00)};
+  const genotype_counts c = count_genotypes(codes, 7);
+  EXPECT_EQ(c.hom_a1, 3u);
+  EXPECT_EQ(c.het, 1u);
+  EXPECT_EQ(c.hom_a2, 2u);
+  EXPECT_EQ(c.missing, 1u);
+  const column_stats s = genotype_stats(c, 7);
+  EXPECT_EQ(s.observed, 6u);
+  EXPECT_DOUBLE_EQ(s.mean, 7.0 / 6.0);
+  EXPECT_DOUBLE_EQ(s.a1_freq, 7.0 / 12.0);
+}
+
+TEST(GenotypeTest, StatsAndStandardisedValuesMatchDoubleReference) {
+  std::mt19937_64 rng(7);
+  for (std::uint64_t n : {2u, 3u, 5u, 31u, 32u, 33u, 97u, 1000u, 10001u}) {
+    for (double p : {0.02, 0.3, 0.5}) {
+      const auto codes = test::random_genotype_codes(n, p, 0.1, rng);
+      const reference ref = reference_of(codes, n);
+      const column_stats s = genotype_stats(count_genotypes(codes, n), n);
+      if (ref.stats.sd == 0 || ref.stats.observed == 0) continue;
+      EXPECT_EQ(s.observed, ref.stats.observed);
+      EXPECT_NEAR(s.mean, ref.stats.mean, 1e-15);
+      EXPECT_NEAR(s.sd, ref.stats.sd, 1e-13 * ref.stats.sd);
+      std::vector<double> z(n);
+      decode_genotypes(codes, standardized_lut(s), z);
+      double zz = 0, zsum = 0;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        EXPECT_NEAR(z[i], ref.z[i], 1e-12) << "n=" << n << " i=" << i;
+        zz += z[i] * z[i];
+        zsum += z[i];
+      }
+      // DESIGN §2: centred, z'z = N - 1.
+      EXPECT_NEAR(zsum, 0.0, 1e-9);
+      EXPECT_NEAR(zz, static_cast<double>(n - 1), 1e-9 * static_cast<double>(n));
+    }
+  }
+}
+
+TEST(GenotypeTest, DecodesEveryPositionOfEveryLength) {
+  // Each output position must come from its own 2-bit code, including the partial last byte.
+  std::mt19937_64 rng(11);
+  const genotype_lut<double> lut = {10.0, -1.0, 20.0, 30.0};
+  const genotype_lut<float> lutf = {10.0f, -1.0f, 20.0f, 30.0f};
+  for (std::uint64_t n = 0; n < 300; ++n) {
+    auto codes = test::random_genotype_codes(n, 0.4, 0.2, rng);
+    codes.push_back(0xFF);  // bytes past the column must not be read into the output
+    std::vector<double> out(n + 1, 99.0);
+    std::vector<float> outf(n + 1, 99.0f);
+    decode_genotypes(codes, lut, std::span(out).first(n));
+    decode_genotypes(codes, lutf, std::span(outf).first(n));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const int d = test::dosage_at(codes, i);
+      const double expected = d < 0 ? -1.0 : d == 2 ? 10.0 : d == 1 ? 20.0 : 30.0;
+      ASSERT_EQ(out[i], expected) << "n=" << n << " i=" << i;
+      ASSERT_EQ(outf[i], static_cast<float>(expected)) << "n=" << n << " i=" << i;
+    }
+    EXPECT_EQ(out[n], 99.0) << "wrote past the end, n=" << n;
+    EXPECT_EQ(outf[n], 99.0f) << "wrote past the end, n=" << n;
+  }
+}
+
+TEST(GenotypeTest, MonomorphicAndAllMissingColumnsStandardiseToZero) {
+  std::mt19937_64 rng(3);
+  const auto mono = test::random_genotype_codes(50, 0.0, 0.1, rng);
+  const column_stats s = genotype_stats(count_genotypes(mono, 50), 50);
+  EXPECT_EQ(s.sd, 0.0);
+  EXPECT_EQ(s.mean, 0.0);
+  for (double v : standardized_lut(s)) EXPECT_EQ(v, 0.0);
+
+  const std::vector<std::uint8_t> missing(3, 0x55);  // every code 0b01
+  const column_stats m = genotype_stats(count_genotypes(missing, 10), 10);
+  EXPECT_EQ(m.observed, 0u);
+  EXPECT_TRUE(std::isnan(m.mean));
+  EXPECT_EQ(m.sd, 0.0);
+  for (double v : standardized_lut(m)) EXPECT_EQ(v, 0.0);
+}
+
+TEST(GenotypeTest, DosageTableMarksMissingAsNan) {
+  const auto lut = dosage_lut();
+  EXPECT_EQ(lut[0], 2.0);
+  EXPECT_TRUE(std::isnan(lut[1]));
+  EXPECT_EQ(lut[2], 1.0);
+  EXPECT_EQ(lut[3], 0.0);
+}
+
+}  // namespace
+}  // namespace colflow

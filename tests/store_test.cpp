@@ -1,0 +1,236 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+struct store_case {
+  column_encoding encoding;
+  access_mode access;
+};
+
+std::string case_name(const ::testing::TestParamInfo<store_case>& info) {
+  return test::encoding_name(info.param.encoding) +
+         (info.param.access == access_mode::mmap ? "Mmap" : "Pread");
+}
+
+std::vector<store_case> all_cases() {
+  std::vector<store_case> cases;
+  for (const auto& e : test::all_encodings())
+    for (access_mode a : {access_mode::mmap, access_mode::pread}) cases.push_back({e, a});
+  return cases;
+}
+
+class GenotypeStoreTest : public ::testing::TestWithParam<store_case> {};
+
+TEST_P(GenotypeStoreTest, DecodesStandardisedValuesAndDosages) {
+  test::temp_dir dir;
+  const std::uint64_t rows = 203, columns = 9;  // 203: a partial last byte
+  const auto codes = test::write_genotype_store(dir / "g.cf", rows, columns, GetParam().encoding);
+  const store s = store::open(dir / "g.cf", {GetParam().access, true});
+  ASSERT_EQ(s.num_rows(), rows);
+  ASSERT_EQ(s.num_columns(), columns);
+  EXPECT_EQ(s.type(), value_type::genotype);
+  std::vector<double> z(rows), dosage(rows);
+  std::vector<float> zf(rows);
+  for (std::size_t j = 0; j < columns; ++j) {
+    const column_entry e = s.entry(j);
+    EXPECT_EQ(e.codec, GetParam().encoding.codec);
+    EXPECT_EQ(e.stats.observed + 0, genotype_stats(count_genotypes(codes[j], rows), rows).observed);
+    s.read_column(j, z);
+    s.read_column(j, zf);
+    s.read_column(j, dosage, decode_as::stored);
+    const column_stats st = e.stats;
+    for (std::uint64_t i = 0; i < rows; ++i) {
+      const int d = test::dosage_at(codes[j], i);
+      // The decoded values equal those computed in double from the dosages, bit for bit.
+      const double expected = (d < 0 || st.sd == 0) ? 0.0 : (d - st.mean) / st.sd;
+      ASSERT_EQ(z[i], expected) << "column " << j << " row " << i;
+      ASSERT_EQ(zf[i], static_cast<float>(expected));
+      if (d < 0) {
+        ASSERT_TRUE(std::isnan(dosage[i]));
+      } else {
+        ASSERT_EQ(dosage[i], d);
+      }
+    }
+    std::vector<std::byte> payload(e.decoded_size);
+    s.read_payload(j, payload);
+    EXPECT_EQ(std::memcmp(payload.data(), codes[j].data(), rows / 4), 0);
+    s.verify_checksum(j);
+  }
+  EXPECT_EQ(s.entry(0).flags & column_flag::constant, column_flag::constant);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCodecs, GenotypeStoreTest, ::testing::ValuesIn(all_cases()), case_name);
+
+class FloatStoreTest : public ::testing::TestWithParam<store_case> {};
+
+TEST_P(FloatStoreTest, RoundTripsFloat64AndFloat32) {
+  for (value_type type : {value_type::float64, value_type::float32}) {
+    test::temp_dir dir;
+    const std::uint64_t rows = 157, columns = 5;
+    const auto values =
+        test::write_float_store(dir / "f.cf", type, rows, columns, GetParam().encoding);
+    const store s = store::open(dir / "f.cf", {GetParam().access, true});
+    EXPECT_EQ(s.type(), type);
+    std::vector<double> stored(rows), z(rows);
+    std::vector<float> storedf(rows);
+    for (std::size_t j = 0; j < columns; ++j) {
+      s.read_column(j, stored, decode_as::stored);
+      s.read_column(j, storedf, decode_as::stored);
+      s.read_column(j, z, decode_as::standardized);
+      const column_stats st = s.entry(j).stats;
+      const column_stats expected_stats = dense_stats(values[j]);
+      EXPECT_EQ(st.observed, expected_stats.observed);
+      EXPECT_EQ(st.mean, expected_stats.mean);
+      EXPECT_EQ(st.sd, expected_stats.sd);
+      EXPECT_TRUE(std::isnan(st.a1_freq));
+      double zz = 0;
+      for (std::uint64_t i = 0; i < rows; ++i) {
+        const double v = values[j][i];
+        if (std::isnan(v)) {
+          ASSERT_TRUE(std::isnan(stored[i]));
+          ASSERT_EQ(z[i], 0.0);
+        } else {
+          ASSERT_EQ(stored[i], v) << "column " << j << " row " << i;
+          ASSERT_EQ(storedf[i], static_cast<float>(v));
+          ASSERT_EQ(z[i], st.sd > 0 ? (v - st.mean) / st.sd : 0.0);
+        }
+        zz += z[i] * z[i];
+      }
+      if (st.sd > 0) {
+        EXPECT_NEAR(zz, static_cast<double>(rows - 1), 1e-9 * rows);
+      }
+    }
+    EXPECT_EQ(s.entry(1).flags & column_flag::constant, column_flag::constant);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCodecs, FloatStoreTest, ::testing::ValuesIn(all_cases()), case_name);
+
+TEST(StoreTest, StandardizedFloatColumnsAreReturnedAsStored) {
+  test::temp_dir dir;
+  writer_options o;
+  o.rows = 4;
+  store_writer w(dir / "s.cf", o, test::numbered_samples(4));
+  const std::vector<double> z = {-1.5, 0.5, 0.5, 0.5};
+  w.append(encode_float_column(z, value_type::float64, {4, 1.0, 0.5, NAN},
+                               column_flag::standardized, {}),
+           test::numbered_column(0));
+  w.finish();
+  const store s = store::open(dir / "s.cf");
+  std::vector<double> out(4);
+  s.read_column(0, out);
+  EXPECT_EQ(out, z);
+}
+
+TEST(StoreTest, KeepsSamplesColumnsAndSummary) {
+  test::temp_dir dir;
+  test::write_genotype_store(dir / "g.cf", 10, 4, {codec_id::none, 0, false});
+  const store s = store::open(dir / "g.cf");
+  ASSERT_EQ(s.samples().size(), 10u);
+  EXPECT_EQ(s.samples()[9].iid, "S10");
+  EXPECT_EQ(s.samples()[9].phenotype, "-9");
+  ASSERT_EQ(s.columns().size(), 4u);
+  EXPECT_EQ(s.columns()[3].id, "rs3");
+  EXPECT_EQ(s.columns()[3].pos, "1003");
+  const store_summary sum = s.summary();
+  EXPECT_EQ(sum.rows, 10u);
+  EXPECT_EQ(sum.columns, 4u);
+  EXPECT_EQ(sum.columns_per_codec[0], 4u);
+  EXPECT_EQ(sum.decoded_bytes, 4u * 3u);
+  EXPECT_EQ(sum.data_bytes, 64u + 4u * 3u);
+  EXPECT_EQ(sum.index_bytes, 64u + 4u * 72u);
+  EXPECT_EQ(sum.source, "test");
+}
+
+TEST(StoreTest, ConcurrentReadsGiveTheSameValues) {
+  test::temp_dir dir;
+  const std::uint64_t rows = 1001, columns = 40;
+  test::write_genotype_store(dir / "g.cf", rows, columns, {codec_id::zstd, 3, false});
+  for (access_mode a : {access_mode::mmap, access_mode::pread}) {
+    const store s = store::open(dir / "g.cf", {a, true});
+    std::vector<std::vector<double>> expected(columns, std::vector<double>(rows));
+    for (std::size_t j = 0; j < columns; ++j) s.read_column(j, expected[j]);
+    std::vector<std::thread> threads;
+    std::atomic<int> mismatches{0};
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        std::vector<double> out(rows);
+        for (int round = 0; round < 20; ++round)
+          for (std::size_t j = 0; j < columns; ++j) {
+            const std::size_t col = (j * 7 + static_cast<std::size_t>(t)) % columns;
+            s.read_column(col, out);
+            if (out != expected[col]) ++mismatches;
+          }
+      });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(mismatches.load(), 0);
+  }
+}
+
+TEST(StoreTest, RejectsBadReadArguments) {
+  test::temp_dir dir;
+  test::write_genotype_store(dir / "g.cf", 10, 2, {codec_id::none, 0, false});
+  const store s = store::open(dir / "g.cf");
+  std::vector<double> wrong(9), right(10);
+  EXPECT_THROW(s.read_column(0, wrong), error);
+  EXPECT_THROW(s.read_column(2, right), error);
+}
+
+TEST(StoreTest, EmptyStoreOpens) {
+  test::temp_dir dir;
+  writer_options o;
+  o.type = value_type::genotype;
+  o.rows = 3;
+  store_writer w(dir / "e.cf", o, test::numbered_samples(3));
+  w.finish();
+  const store s = store::open(dir / "e.cf");
+  EXPECT_EQ(s.num_columns(), 0u);
+  EXPECT_TRUE(s.columns().empty());
+}
+
+TEST(StoreWriterTest, RejectsColumnsThatDoNotFit) {
+  test::temp_dir dir;
+  writer_options o;
+  o.type = value_type::genotype;
+  o.rows = 8;
+  store_writer w(dir / "g.cf", o, test::numbered_samples(8));
+  const std::vector<std::uint8_t> codes(3);
+  EXPECT_THROW(w.append(encode_genotype_column(codes, 12, {}), test::numbered_column(0)), error);
+  column_info tabbed = test::numbered_column(0);
+  tabbed.id = "rs\t1";
+  EXPECT_THROW(w.append(encode_genotype_column(codes, 8, {}), tabbed), error);
+  EXPECT_THROW(store_writer(dir / "x.cf", o, test::numbered_samples(7)), error);
+}
+
+TEST(StoreWriterTest, ReplacesAnExistingStoreOnlyOnFinish) {
+  test::temp_dir dir;
+  test::write_genotype_store(dir / "g.cf", 10, 2, {codec_id::none, 0, false});
+  writer_options o;
+  o.type = value_type::genotype;
+  o.rows = 12;
+  o.overwrite = true;
+  {
+    store_writer w(dir / "g.cf", o, test::numbered_samples(12));
+    const std::vector<std::uint8_t> codes(3);
+    w.append(encode_genotype_column(codes, 12, {}), test::numbered_column(0));
+    EXPECT_EQ(store::open(dir / "g.cf").num_rows(), 10u);  // the old one, intact
+    w.finish();
+  }
+  const store s = store::open(dir / "g.cf");
+  EXPECT_EQ(s.num_rows(), 12u);
+  EXPECT_EQ(s.num_columns(), 1u);
+  // Nothing left behind: only the store in the parent directory.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
+}  // namespace
+}  // namespace colflow

@@ -1,0 +1,147 @@
+#include "test_support.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace colflow::test {
+
+temp_dir::temp_dir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "colflow-test-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+temp_dir::~temp_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::vector<std::uint8_t> random_genotype_codes(std::uint64_t rows, double p, double missing,
+                                                std::mt19937_64& rng) {
+  std::vector<std::uint8_t> codes(genotype_column_bytes(rows), 0);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    unsigned code;
+    if (u(rng) < missing) {
+      code = 1;
+    } else {
+      const int a1 = (u(rng) < p) + (u(rng) < p);
+      code = a1 == 2 ? 0u : a1 == 1 ? 2u : 3u;
+    }
+    codes[i / 4] = static_cast<std::uint8_t>(codes[i / 4] | (code << (2 * (i % 4))));
+  }
+  return codes;
+}
+
+int dosage_at(const std::vector<std::uint8_t>& codes, std::uint64_t i) {
+  switch ((codes[i / 4] >> (2 * (i % 4))) & 3) {
+    case 0: return 2;
+    case 2: return 1;
+    case 3: return 0;
+    default: return -1;
+  }
+}
+
+std::vector<sample_info> numbered_samples(std::uint64_t rows) {
+  std::vector<sample_info> s;
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    const std::string id = "S" + std::to_string(i + 1);
+    s.push_back({id, id, "0", "0", "0", "-9"});
+  }
+  return s;
+}
+
+column_info numbered_column(std::uint64_t j) {
+  return {"1", "rs" + std::to_string(j), "0", std::to_string(1000 + j), "A", "C"};
+}
+
+std::vector<std::vector<std::uint8_t>> write_genotype_store(const std::filesystem::path& path,
+                                                            std::uint64_t rows,
+                                                            std::uint64_t columns,
+                                                            const column_encoding& encoding,
+                                                            std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  writer_options options;
+  options.type = value_type::genotype;
+  options.rows = rows;
+  options.source = "test";
+  store_writer writer(path, options, numbered_samples(rows));
+  std::vector<std::vector<std::uint8_t>> all;
+  for (std::uint64_t j = 0; j < columns; ++j) {
+    // A spread of frequencies, including a monomorphic column.
+    const double p = j == 0 ? 0.0 : 0.01 + 0.49 * static_cast<double>(j % 7) / 6.0;
+    auto codes = random_genotype_codes(rows, p, j % 3 == 0 ? 0.0 : 0.05, rng);
+    writer.append(encode_genotype_column(codes, rows, encoding), numbered_column(j));
+    all.push_back(std::move(codes));
+  }
+  writer.finish();
+  return all;
+}
+
+std::vector<std::vector<double>> write_float_store(const std::filesystem::path& path,
+                                                   value_type type, std::uint64_t rows,
+                                                   std::uint64_t columns,
+                                                   const column_encoding& encoding,
+                                                   std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(10, 3);
+  std::uniform_real_distribution<double> u(0, 1);
+  writer_options options;
+  options.type = type;
+  options.rows = rows;
+  options.source = "test";
+  store_writer writer(path, options, numbered_samples(rows));
+  std::vector<std::vector<double>> all;
+  for (std::uint64_t j = 0; j < columns; ++j) {
+    std::vector<double> v(rows);
+    for (double& x : v) {
+      x = u(rng) < 0.03 ? std::nan("") : normal(rng);
+      if (type == value_type::float32) x = static_cast<float>(x);
+    }
+    if (j == 1) std::fill(v.begin(), v.end(), 4.0);  // a constant column
+    writer.append(encode_float_column(v, type, dense_stats(v), 0, encoding), numbered_column(j));
+    all.push_back(std::move(v));
+  }
+  writer.finish();
+  return all;
+}
+
+std::vector<column_encoding> all_encodings() {
+  return {{codec_id::none, 0, false}, {codec_id::zlib, 1, false}, {codec_id::zlib, 6, true},
+          {codec_id::lz4, 1, false},  {codec_id::lz4, 9, true},   {codec_id::zstd, 1, false},
+          {codec_id::zstd, 3, true},  {codec_id::zstd, 19, false}, {codec_id::none, 0, true}};
+}
+
+std::string encoding_name(const column_encoding& e) {
+  return std::string(traits_of(e.codec).name) + std::to_string(e.level) +
+         (e.shuffle ? "shuffle" : "");
+}
+
+std::vector<char> read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const std::filesystem::path& p, const std::vector<char>& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+int run_command(const std::string& command, std::string& output) {
+  output.clear();
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return -1;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace colflow::test

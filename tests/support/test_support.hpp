@@ -1,0 +1,67 @@
+// Helpers shared by the test suites.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "colflow/colflow.hpp"
+
+namespace colflow::test {
+
+// A fresh directory under the system temp dir, removed with everything in it on destruction.
+class temp_dir {
+ public:
+  temp_dir();
+  ~temp_dir();
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  const std::filesystem::path& path() const noexcept { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Random 2-bit genotype codes for `rows` samples: frequency `p` of A1, `missing` rate.
+std::vector<std::uint8_t> random_genotype_codes(std::uint64_t rows, double p, double missing,
+                                                std::mt19937_64& rng);
+
+// The dosage (count of A1) of sample i in packed codes, or -1 when missing.
+int dosage_at(const std::vector<std::uint8_t>& codes, std::uint64_t i);
+
+// Samples named S1..Sn (FID = IID).
+std::vector<sample_info> numbered_samples(std::uint64_t rows);
+
+// A column description "chr1 rsJ 0 1000+J A C".
+column_info numbered_column(std::uint64_t j);
+
+// A small genotype store: `columns` random columns of `rows` samples, written with `encoding`.
+// Returns the codes written, column by column.
+std::vector<std::vector<std::uint8_t>> write_genotype_store(const std::filesystem::path& path,
+                                                            std::uint64_t rows,
+                                                            std::uint64_t columns,
+                                                            const column_encoding& encoding,
+                                                            std::uint64_t seed = 1);
+
+// A small float store of random normal values with some NaN; returns the values written.
+std::vector<std::vector<double>> write_float_store(const std::filesystem::path& path,
+                                                   value_type type, std::uint64_t rows,
+                                                   std::uint64_t columns,
+                                                   const column_encoding& encoding,
+                                                   std::uint64_t seed = 1);
+
+// Every codec configuration worth testing: none, zlib 1/6, lz4 1/9, zstd 1/3/19, with shuffle.
+std::vector<column_encoding> all_encodings();
+std::string encoding_name(const column_encoding& e);
+
+// Whole-file helpers.
+std::vector<char> read_file(const std::filesystem::path& p);
+void write_file(const std::filesystem::path& p, const std::vector<char>& bytes);
+
+// Runs a shell command, returns its exit status and captures stdout+stderr into `output`.
+int run_command(const std::string& command, std::string& output);
+
+}  // namespace colflow::test

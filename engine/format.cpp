@@ -221,6 +221,12 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
       bad_entry(j, "uncompressed frame of " + std::to_string(e.frame_size) + " bytes, expected " +
                        std::to_string(e.decoded_size),
                 file);
+    // Overflow-safe: compare sizes against what is left, never add to an offset first.
+    if (e.offset > data_file_size || e.frame_size > data_file_size - e.offset)
+      bad_entry(j, "frame of " + std::to_string(e.frame_size) + " bytes at offset " +
+                       std::to_string(e.offset) + " ends past the data file size " +
+                       std::to_string(data_file_size),
+                file);
     // Frames are contiguous: every byte of the data file belongs to a header or a checksummed
     // frame, so nothing can hide in a gap and an overlap is impossible.
     if (e.offset != previous_end)
@@ -228,12 +234,6 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
                        (e.offset < previous_end ? " overlaps the header or the previous frame"
                                                 : " leaves a gap after the previous frame") +
                        " (which ends at " + std::to_string(previous_end) + ")",
-                file);
-    // Overflow-safe: compare sizes against what is left, never add to an offset first.
-    if (e.offset > data_file_size || e.frame_size > data_file_size - e.offset)
-      bad_entry(j, "frame of " + std::to_string(e.frame_size) + " bytes at offset " +
-                       std::to_string(e.offset) + " ends past the data file size " +
-                       std::to_string(data_file_size),
                 file);
     previous_end = e.offset + e.frame_size;
     const column_stats& s = e.stats;

@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
     auto* verify = app.add_subcommand(
         "verify", "Check every checksum and decode every column of a store");
     add(verify, colflow::cli::add_verify(*verify));
+    auto* preprocess = app.add_subcommand(
+        "preprocess", "Convert PLINK .bed/.bim/.fam (or a dense matrix) into a store");
+    add(preprocess, colflow::cli::add_preprocess(*preprocess));
   }
 
   try {

@@ -1,0 +1,396 @@
+#include "csv_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "colflow/error.hpp"
+
+namespace colflow::preprocess {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+  throw error(errc::bad_input, path + ": " + problem);
+}
+
+std::string line_text(std::uint64_t line_no) { return "line " + std::to_string(line_no); }
+
+// A field as shown in a message: quoted, cut short when long.
+std::string shown(std::string_view field) {
+  constexpr std::size_t max_shown = 40;
+  if (field.size() <= max_shown) return "'" + std::string(field) + "'";
+  return "'" + std::string(field.substr(0, max_shown)) + "...'";
+}
+
+// The file, mapped read-only for the one pass of the constructor. Parsing from the mapping
+// keeps the text out of the heap: only the parsed doubles are held.
+class mapped_text {
+ public:
+  explicit mapped_text(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw_system_error(errno, "cannot open CSV file", path);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      const int e = errno;
+      ::close(fd);
+      throw_system_error(e, "cannot stat CSV file", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      fail(path, "not a regular file");
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > std::numeric_limits<std::size_t>::max()) {
+      ::close(fd);
+      fail(path, "file too large to map");
+    }
+    size_ = static_cast<std::size_t>(st.st_size);
+    if (size_ > 0) {
+      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      const int e = errno;
+      ::close(fd);
+      if (data_ == MAP_FAILED) {
+        data_ = nullptr;
+        throw_system_error(e, "cannot memory-map CSV file", path);
+      }
+      ::madvise(data_, size_, MADV_SEQUENTIAL);
+    } else {
+      ::close(fd);
+    }
+  }
+  ~mapped_text() {
+    if (data_) ::munmap(data_, size_);
+  }
+  mapped_text(const mapped_text&) = delete;
+  mapped_text& operator=(const mapped_text&) = delete;
+
+  std::string_view text() const noexcept {
+    return data_ ? std::string_view(static_cast<const char*>(data_), size_) : std::string_view();
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Splits one line (without its line end) into fields, one at a time.
+class field_reader {
+ public:
+  field_reader(std::string_view line, char delimiter, const std::string& path,
+               std::uint64_t line_no)
+      : line_(line), delimiter_(delimiter), path_(path), line_no_(line_no) {}
+
+  // The next field, unquoted and trimmed; false after the last one. The view stays valid until
+  // the next call. A line always has at least one field (an empty line has one empty field).
+  bool next(std::string_view& field) {
+    if (done_) return false;
+    ++index_;
+    skip_blanks();
+    if (pos_ < line_.size() && line_[pos_] == '"') {
+      field = read_quoted();
+      skip_blanks();
+      if (pos_ < line_.size() && line_[pos_] != delimiter_)
+        fail(path_, line_text(line_no_) + ", column " + std::to_string(index_) +
+                        ": text after the closing quote");
+    } else {
+      const std::size_t end = std::min(line_.find(delimiter_, pos_), line_.size());
+      std::size_t last = end;
+      while (last > pos_ && is_blank(line_[last - 1])) --last;
+      field = line_.substr(pos_, last - pos_);
+      pos_ = end;
+    }
+    if (pos_ < line_.size()) {
+      ++pos_;  // the delimiter: another field follows, maybe an empty one
+    } else {
+      done_ = true;
+    }
+    return true;
+  }
+
+  // 1-based index of the field last returned.
+  std::size_t index() const noexcept { return index_; }
+
+ private:
+  bool is_blank(char c) const noexcept { return (c == ' ' || c == '\t') && c != delimiter_; }
+  void skip_blanks() {
+    while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
+  }
+
+  std::string_view read_quoted() {
+    ++pos_;  // opening quote
+    const std::size_t start = pos_;
+    bool escaped = false;  // the field holds "" and must be copied to be unescaped
+    while (true) {
+      const std::size_t quote = line_.find('"', pos_);
+      if (quote == std::string_view::npos)
+        fail(path_, line_text(line_no_) + ", column " + std::to_string(index_) +
+                        ": unterminated quoted field (a quoted field cannot span lines)");
+      if (quote + 1 < line_.size() && line_[quote + 1] == '"') {
+        escaped = true;
+        pos_ = quote + 2;
+        continue;
+      }
+      pos_ = quote + 1;
+      const std::string_view raw = line_.substr(start, quote - start);
+      if (!escaped) return raw;
+      unescaped_.clear();
+      for (std::size_t i = 0; i < raw.size(); ++i) {
+        unescaped_ += raw[i];
+        if (raw[i] == '"') ++i;  // skip the second quote of ""
+      }
+      return unescaped_;
+    }
+  }
+
+  std::string_view line_;
+  char delimiter_;
+  const std::string& path_;
+  std::uint64_t line_no_;
+  std::size_t pos_ = 0, index_ = 0;
+  bool done_ = false;
+  std::string unescaped_;
+};
+
+enum class parsed { number, missing, not_number, out_of_range };
+
+parsed parse_number(std::string_view field, double& out) {
+  if (field.empty() || field == "NA" || field == "NaN" || field == "nan") {
+    out = std::numeric_limits<double>::quiet_NaN();
+    return parsed::missing;
+  }
+  const char* first = field.data();
+  const char* last = field.data() + field.size();
+  // from_chars does not take the '+' that some writers put before positive numbers.
+  if (*first == '+' && field.size() > 1 && first[1] != '-' && first[1] != '+') ++first;
+  const auto [end, ec] = std::from_chars(first, last, out);
+  if (ec == std::errc::result_out_of_range && end == last) {
+    // from_chars reports underflow like overflow and leaves `out` alone. A number too small
+    // for float64 (1e-400, as strtod and numpy read it) is zero; one too large is an error.
+    const std::string_view digits(first, static_cast<std::size_t>(last - first));
+    const std::size_t e = digits.find_first_of("eE");
+    const bool underflow =
+        e != std::string_view::npos
+            ? e + 1 < digits.size() && digits[e + 1] == '-'
+            : digits.find_first_of("123456789") > digits.find('.');
+    if (!underflow) return parsed::out_of_range;
+    out = digits.front() == '-' ? -0.0 : 0.0;
+    return parsed::number;
+  }
+  if (ec != std::errc() || end != last) return parsed::not_number;
+  return parsed::number;
+}
+
+bool is_numeric(std::string_view field) {
+  double ignored;
+  return parse_number(field, ignored) != parsed::not_number;
+}
+
+// Lines of the text, without their line ends ("\n" or "\r\n").
+class line_reader {
+ public:
+  explicit line_reader(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line) {
+    if (pos_ > text_.size()) return false;
+    const std::size_t end = std::min(text_.find('\n', pos_), text_.size());
+    line = text_.substr(pos_, end - pos_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos_ = end + 1;
+    return true;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+csv_source::csv_source(const std::filesystem::path& path, const csv_options& options)
+    : path_(path.string()) {
+  const char d = options.delimiter;
+  if (d == '"' || d == '\n' || d == '\r' || d == ' ')
+    throw error(errc::invalid_argument,
+                path_ + ": the CSV delimiter cannot be a quote, a space or a line break");
+
+  const mapped_text file(path_);
+  std::string_view text = file.text();
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte-order mark
+  // Trailing blank lines (and the final line end) are not rows.
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  if (text.empty()) fail(path_, "empty file");
+
+  line_reader lines(text);
+  std::string_view line;
+  lines.next(line);
+  delimiter_ = d;
+  if (d == '\0') {
+    const std::size_t at = line.find_first_of(",\t");
+    delimiter_ = at == std::string_view::npos ? ',' : line[at];
+  }
+
+  // The first line, kept as strings: it may be the header.
+  std::vector<std::string> first;
+  {
+    field_reader fields(line, delimiter_, path_, 1);
+    for (std::string_view f; fields.next(f);) first.emplace_back(f);
+  }
+
+  // Pre-pass: count the lines, look at the first field of each later line and the number of
+  // fields of the second. Cheap next to the parse, and it sizes the value array exactly.
+  std::uint64_t line_count = 1;
+  bool later_first_numeric = true;
+  std::size_t second_fields = 0;
+  while (lines.next(line)) {
+    ++line_count;
+    field_reader fields(line, delimiter_, path_, line_count);
+    std::string_view f;
+    fields.next(f);
+    if (later_first_numeric && !is_numeric(f)) later_first_numeric = false;
+    if (line_count == 2) {
+      while (fields.next(f)) {
+      }
+      second_fields = fields.index();
+    }
+  }
+
+  const bool first_numeric = is_numeric(first.front());
+  const bool others_numeric =
+      std::all_of(first.begin() + 1, first.end(), [](const std::string& f) { return is_numeric(f); });
+  switch (options.header) {
+    case csv_presence::present: has_header_ = true; break;
+    case csv_presence::absent: has_header_ = false; break;
+    case csv_presence::detect:
+      // A lone non-numeric first field is a header only if it cannot be a sample ID: there
+      // are no IDs, or it is the only field, or no later line starts with a non-number.
+      has_header_ = !others_numeric ||
+                    (!first_numeric && options.ids != csv_presence::present &&
+                     (options.ids == csv_presence::absent || first.size() == 1 ||
+                      (line_count > 1 && later_first_numeric)));
+      break;
+  }
+
+  // R's write.table writes no corner cell above the row names: one name fewer than fields.
+  const bool header_without_corner =
+      has_header_ && line_count > 1 && first.size() + 1 == second_fields &&
+      options.ids != csv_presence::absent;
+  bool ids = false;
+  switch (options.ids) {
+    case csv_presence::present: ids = true; break;
+    case csv_presence::absent: ids = false; break;
+    case csv_presence::detect:
+      // Never an ID column that would leave no values.
+      ids = header_without_corner ||
+            ((header_without_corner ? second_fields : first.size()) > 1 &&
+             ((has_header_ && first.front().empty()) || !later_first_numeric ||
+              (!has_header_ && !first_numeric)));
+      break;
+  }
+  const std::size_t expected = header_without_corner ? second_fields : first.size();
+  const std::size_t id_fields = ids ? 1 : 0;
+  if (expected <= id_fields) fail(path_, "no data columns (only the sample ID column)");
+  columns_ = expected - id_fields;
+  rows_ = line_count - (has_header_ ? 1 : 0);
+  if (rows_ == 0) fail(path_, "no data rows (only a header line)");
+
+  if (has_header_) {
+    if (first.size() != expected && !header_without_corner)
+      fail(path_, "line 1 has " + std::to_string(first.size()) + " fields, expected " +
+                      std::to_string(expected));
+    const std::size_t skip = header_without_corner ? 0 : id_fields;
+    for (std::size_t k = skip; k < first.size(); ++k) {
+      std::string& name = first[k];
+      if (name.find_first_of("\t\r\n") != std::string::npos)
+        fail(path_, "line 1, column " + std::to_string(k + 1) + ": column name " + shown(name) +
+                        " holds a tab or line break, which a store cannot keep");
+      column_ids_.push_back(name.empty() ? "col" + std::to_string(column_ids_.size() + 1)
+                                         : std::move(name));
+    }
+  }
+
+  values_.resize(static_cast<std::size_t>(rows_ * columns_));
+  if (ids) sample_ids_.reserve(static_cast<std::size_t>(rows_));
+  const auto n = static_cast<std::size_t>(rows_);
+  line_reader data(text);
+  std::uint64_t line_no = 0;
+  if (has_header_) {
+    data.next(line);
+    ++line_no;
+  }
+  for (std::size_t i = 0; data.next(line); ++i) {
+    ++line_no;
+    field_reader fields(line, delimiter_, path_, line_no);
+    std::string_view f;
+    std::string id;
+    while (fields.next(f)) {
+      const std::size_t k = fields.index() - 1;
+      if (k >= expected) continue;  // counted for the message below
+      if (k < id_fields) {
+        id = f;  // checked once the line is known to have the right shape
+        continue;
+      }
+      double& slot = values_[(k - id_fields) * n + i];
+      switch (parse_number(f, slot)) {
+        case parsed::number:
+        case parsed::missing: break;
+        case parsed::not_number:
+          fail(path_, line_text(line_no) + ", column " + std::to_string(k + 1) + ": " + shown(f) +
+                          " is not a number");
+        case parsed::out_of_range:
+          fail(path_, line_text(line_no) + ", column " + std::to_string(k + 1) + ": " + shown(f) +
+                          " is out of the range of float64");
+      }
+    }
+    if (fields.index() != expected)
+      fail(path_, line_text(line_no) + " has " + std::to_string(fields.index()) +
+                      (fields.index() == 1 ? " field" : " fields") + ", expected " +
+                      std::to_string(expected));
+    if (ids) {
+      if (id.empty()) fail(path_, line_text(line_no) + ": empty sample ID");
+      if (id.find_first_of(" \t\r\n") != std::string::npos)
+        fail(path_, line_text(line_no) + ": sample ID " + shown(id) +
+                        " holds whitespace, which PLINK-style sample files cannot hold");
+      sample_ids_.push_back(std::move(id));
+    }
+  }
+}
+
+std::vector<sample_info> csv_source::samples() const {
+  std::vector<sample_info> out;
+  out.reserve(rows_);
+  for (std::uint64_t i = 0; i < rows_; ++i) {
+    const std::string id =
+        sample_ids_.empty() ? "row" + std::to_string(i + 1) : sample_ids_[static_cast<std::size_t>(i)];
+    out.push_back({id, id, "0", "0", "0", "-9"});
+  }
+  return out;
+}
+
+column_info csv_source::column(std::uint64_t j) const {
+  column_info c;
+  c.id = column_ids_.empty() ? "col" + std::to_string(j + 1) : column_ids_[static_cast<std::size_t>(j)];
+  return c;
+}
+
+std::string csv_source::description() const { return "CSV file " + path_; }
+
+void csv_source::read_values(std::uint64_t j, std::span<double> values) {
+  if (j >= columns_)
+    throw error(errc::invalid_argument, path_ + ": column " + std::to_string(j) +
+                                            " is out of range (" + std::to_string(columns_) +
+                                            " columns)");
+  if (values.size() != rows_)
+    throw error(errc::invalid_argument, path_ + ": read_values needs a buffer of " +
+                                            std::to_string(rows_) + " values, got " +
+                                            std::to_string(values.size()));
+  const auto n = static_cast<std::size_t>(rows_);
+  std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(j * n), n, values.begin());
+}
+
+}  // namespace colflow::preprocess

@@ -1,0 +1,461 @@
+#include "npy_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <utility>
+
+#include "colflow/error.hpp"
+
+namespace colflow::preprocess {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "npy_source copies little-endian floats as they are in memory");
+
+constexpr std::string_view npy_magic = "\x93NUMPY";
+constexpr std::size_t max_nesting = 16;
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+  throw error(errc::bad_input, path + ": " + problem);
+}
+
+// The part of a Python literal that a .npy header may hold: strings, True/False/None,
+// integers (with the 'L' suffix of Python 2 writers) and tuples or lists of those.
+struct py_value {
+  enum class type { string, boolean, none, integer, tuple, list } kind = type::none;
+  std::string text;               // string
+  bool flag = false;              // boolean
+  bool negative = false;          // integer: sign and magnitude
+  std::uint64_t magnitude = 0;    //
+  std::vector<py_value> items;    // tuple, list
+};
+
+// Recursive descent over the header dict. numpy reads the header with ast.literal_eval; this
+// accepts the same spellings for everything a valid header can contain, and nothing else.
+class header_parser {
+ public:
+  header_parser(std::string_view text, const std::string& path) : text_(text), path_(path) {}
+
+  std::vector<std::pair<std::string, py_value>> parse_dict() {
+    std::vector<std::pair<std::string, py_value>> entries;
+    expect('{');
+    skip_space();
+    while (peek() != '}') {
+      skip_space();
+      if (peek() != '\'' && peek() != '"') error_here("expected a quoted key");
+      std::string key = parse_string();
+      expect(':');
+      entries.emplace_back(std::move(key), parse_value(0));
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+        skip_space();
+      } else if (peek() != '}') {
+        error_here("expected ',' or '}'");
+      }
+    }
+    ++pos_;
+    skip_space();
+    // numpy pads the header with spaces and ends it with '\n'; a NUL pad is tolerated too.
+    while (pos_ < text_.size() && text_[pos_] == '\0') ++pos_;
+    if (pos_ != text_.size()) error_here("unexpected text after the closing '}'");
+    return entries;
+  }
+
+ private:
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+
+  void skip_space() {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
+            text_[pos_] == '\r'))
+      ++pos_;
+  }
+
+  void expect(char c) {
+    skip_space();
+    if (peek() != c) error_here(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+
+  [[noreturn]] void error_here(const std::string& what) const {
+    std::string shown(text_.substr(0, std::min<std::size_t>(text_.size(), 120)));
+    while (!shown.empty() && (shown.back() == ' ' || shown.back() == '\n')) shown.pop_back();
+    for (char& c : shown)
+      if (c == '\n' || c == '\r' || c == '\0') c = ' ';
+    fail(path_, "unparseable .npy header: " + what + " at character " + std::to_string(pos_) +
+                    " of \"" + shown + (text_.size() > 120 ? "...\"" : "\""));
+  }
+
+  std::string parse_string() {
+    const char quote = text_[pos_++];
+    std::string out;
+    while (true) {
+      if (pos_ >= text_.size()) error_here("unterminated string");
+      char c = text_[pos_++];
+      if (c == quote) return out;
+      if (c == '\\') {
+        if (pos_ >= text_.size()) error_here("unterminated string");
+        c = text_[pos_++];
+      }
+      out += c;
+    }
+  }
+
+  py_value parse_value(std::size_t depth) {
+    if (depth > max_nesting) error_here("nesting too deep");
+    skip_space();
+    py_value v;
+    const char c = peek();
+    if (c == '\'' || c == '"') {
+      v.kind = py_value::type::string;
+      v.text = parse_string();
+    } else if (c == '(' || c == '[') {
+      v.kind = c == '(' ? py_value::type::tuple : py_value::type::list;
+      const char close = c == '(' ? ')' : ']';
+      bool saw_comma = false;
+      ++pos_;
+      skip_space();
+      while (peek() != close) {
+        v.items.push_back(parse_value(depth + 1));
+        skip_space();
+        if (peek() == ',') {
+          saw_comma = true;
+          ++pos_;
+          skip_space();
+        } else if (peek() != close) {
+          error_here(std::string("expected ',' or '") + close + "'");
+        }
+      }
+      ++pos_;
+      // (5) is the integer 5 in Python, not a tuple: only a comma makes a 1-tuple.
+      if (v.kind == py_value::type::tuple && v.items.size() == 1 && !saw_comma)
+        return std::move(v.items.front());
+    } else if (c == '-' || c == '+' || (c >= '0' && c <= '9')) {
+      v.kind = py_value::type::integer;
+      if (c == '-' || c == '+') {
+        v.negative = c == '-';
+        ++pos_;
+      }
+      const char* first = text_.data() + pos_;
+      const char* last = text_.data() + text_.size();
+      const auto [end, ec] = std::from_chars(first, last, v.magnitude);
+      if (ec == std::errc::result_out_of_range) error_here("integer too large");
+      if (ec != std::errc()) error_here("expected a value");
+      pos_ += static_cast<std::size_t>(end - first);
+      if (peek() == 'L' || peek() == 'l') ++pos_;  // Python 2 long
+    } else {
+      std::size_t end = pos_;
+      while (end < text_.size() && ((text_[end] >= 'A' && text_[end] <= 'Z') ||
+                                    (text_[end] >= 'a' && text_[end] <= 'z')))
+        ++end;
+      const std::string_view word = text_.substr(pos_, end - pos_);
+      if (word == "True" || word == "False") {
+        v.kind = py_value::type::boolean;
+        v.flag = word == "True";
+      } else if (word == "None") {
+        v.kind = py_value::type::none;
+      } else {
+        error_here("expected a value");
+      }
+      pos_ = end;
+    }
+    return v;
+  }
+
+  std::string_view text_;
+  const std::string& path_;
+  std::size_t pos_ = 0;
+};
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+std::string value_text(const py_value& v) {
+  switch (v.kind) {
+    case py_value::type::string: return "'" + v.text + "'";
+    case py_value::type::boolean: return v.flag ? "True" : "False";
+    case py_value::type::none: return "None";
+    case py_value::type::integer:
+      return (v.negative ? "-" : "") + std::to_string(v.magnitude);
+    case py_value::type::tuple:
+    case py_value::type::list: {
+      std::string s(1, v.kind == py_value::type::tuple ? '(' : '[');
+      for (std::size_t i = 0; i < v.items.size(); ++i) s += (i ? ", " : "") + value_text(v.items[i]);
+      if (v.kind == py_value::type::tuple && v.items.size() == 1) s += ',';
+      return s + (v.kind == py_value::type::tuple ? ')' : ']');
+    }
+  }
+  return "?";
+}
+
+std::uint32_t read_le(const unsigned char* p, std::size_t bytes) {
+  std::uint32_t v = 0;
+  for (std::size_t i = bytes; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+// Transposes `count` neighbouring columns of `n` rows (row r starts at row0 + r * row_step)
+// into `out`, column-major.
+template <typename T>
+void gather_block(const std::byte* row0, std::size_t row_step, std::size_t n, std::size_t count,
+                  double* out) {
+  for (std::size_t i = 0; i < n; ++i, row0 += row_step)
+    for (std::size_t k = 0; k < count; ++k) {
+      T v;
+      std::memcpy(&v, row0 + k * sizeof(T), sizeof(T));
+      out[k * n + i] = static_cast<double>(v);
+    }
+}
+
+}  // namespace
+
+npy_source::npy_source(const std::filesystem::path& path, const npy_options& options)
+    : path_(path.string()), options_(options) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_system_error(errno, "cannot open .npy file", path_);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw_system_error(e, "cannot stat .npy file", path_);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail(path_, "not a regular file");
+  }
+  const auto file_size = static_cast<std::uint64_t>(st.st_size);
+  if (file_size == 0) {
+    ::close(fd);
+    fail(path_, "empty file, not a .npy file");
+  }
+  if (file_size > std::numeric_limits<std::size_t>::max()) {
+    ::close(fd);
+    fail(path_, "file too large to map");
+  }
+  map_size_ = static_cast<std::size_t>(file_size);
+  map_ = ::mmap(nullptr, map_size_, PROT_READ, MAP_SHARED, fd, 0);
+  const int map_errno = errno;
+  ::close(fd);  // the mapping keeps the file open
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    throw_system_error(map_errno, "cannot memory-map .npy file", path_);
+  }
+
+  // From here on, a throw must unmap: the destructor does not run for a failed constructor.
+  try {
+    const auto* bytes = static_cast<const unsigned char*>(map_);
+    const std::string_view head(static_cast<const char*>(map_), std::min<std::size_t>(map_size_, 12));
+    if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
+      fail(path_, "is a .npz archive (zip), not a .npy file; extract its arrays first "
+                  "(numpy.load, then numpy.save each one)");
+    if (head.size() < npy_magic.size() || head.substr(0, npy_magic.size()) != npy_magic)
+      fail(path_, "not a .npy file (bad magic: expected \"\\x93NUMPY\")");
+    if (map_size_ < 10) fail(path_, "truncated .npy file (" + std::to_string(map_size_) + " bytes)");
+    const int major = bytes[6], minor = bytes[7];
+    if ((major != 1 && major != 2 && major != 3) || minor != 0)
+      fail(path_, "unsupported .npy format version " + std::to_string(major) + "." +
+                      std::to_string(minor) + " (versions 1.0, 2.0 and 3.0 are read)");
+    version_ = major;
+    const std::size_t length_bytes = major == 1 ? 2 : 4;
+    const std::size_t preamble = 8 + length_bytes;
+    if (map_size_ < preamble)
+      fail(path_, "truncated .npy file (" + std::to_string(map_size_) + " bytes)");
+    const std::uint64_t header_length = read_le(bytes + 8, length_bytes);
+    const std::uint64_t data_offset = preamble + header_length;
+    if (data_offset > file_size)
+      fail(path_, "the .npy header of " + std::to_string(header_length) +
+                      " bytes runs past the end of the file (" + std::to_string(file_size) +
+                      " bytes)");
+
+    // Versions 1 and 2 are latin-1, version 3 utf-8: every character that a valid header for
+    // a float array holds is ASCII, so one parser serves all three.
+    const std::string_view header(static_cast<const char*>(map_) + preamble, header_length);
+    const auto entries = header_parser(header, path_).parse_dict();
+    const py_value* descr = nullptr;
+    const py_value* order = nullptr;
+    const py_value* shape = nullptr;
+    for (const auto& [key, value] : entries) {
+      const py_value** slot = key == "descr"           ? &descr
+                              : key == "fortran_order" ? &order
+                              : key == "shape"         ? &shape
+                                                       : nullptr;
+      if (!slot) fail(path_, "unexpected key '" + key + "' in the .npy header");
+      if (*slot) fail(path_, "duplicate key '" + key + "' in the .npy header");
+      *slot = &value;
+    }
+    if (!descr) fail(path_, "the .npy header has no 'descr' key");
+    if (!order) fail(path_, "the .npy header has no 'fortran_order' key");
+    if (!shape) fail(path_, "the .npy header has no 'shape' key");
+
+    // dtype.
+    if (descr->kind != py_value::type::string)
+      fail(path_, "unsupported dtype " + value_text(*descr) +
+                      " (structured arrays are not read; save a plain float64 matrix)");
+    if (descr->text == "<f8") {
+      item_size_ = 8;
+    } else if (descr->text == "<f4") {
+      item_size_ = 4;
+    } else if (descr->text == ">f8" || descr->text == ">f4") {
+      fail(path_, "big-endian " + std::string(descr->text == ">f8" ? "float64" : "float32") +
+                      " ('" + descr->text +
+                      "') is not supported; convert it with numpy: numpy.save(path, "
+                      "a.astype('<f8'))");
+    } else {
+      fail(path_, "unsupported dtype '" + descr->text +
+                      "': only float64 ('<f8') and float32 ('<f4') are read; convert it with "
+                      "numpy: numpy.save(path, a.astype('<f8'))");
+    }
+
+    if (order->kind != py_value::type::boolean)
+      fail(path_, "'fortran_order' is " + value_text(*order) + ", expected True or False");
+    fortran_order_ = order->flag;
+
+    if (shape->kind != py_value::type::tuple)
+      fail(path_, "'shape' is " + value_text(*shape) + ", expected a tuple of integers");
+    std::vector<std::uint64_t> dims;
+    for (const py_value& d : shape->items) {
+      if (d.kind != py_value::type::integer || (d.negative && d.magnitude != 0))
+        fail(path_, "'shape' " + value_text(*shape) + " holds " + value_text(d) +
+                        ", expected non-negative integers");
+      dims.push_back(d.magnitude);
+    }
+    if (dims.size() != 1 && dims.size() != 2)
+      fail(path_, "shape " + shape_text(dims) + " is " + std::to_string(dims.size()) +
+                      "-D; expected a 2-D matrix (samples, variables) or a 1-D vector");
+    one_dimensional_ = dims.size() == 1;
+    rows_ = dims[0];
+    columns_ = one_dimensional_ ? 1 : dims[1];
+    // One column is contiguous whatever the order flag says.
+    if (one_dimensional_ || columns_ == 1) fortran_order_ = true;
+    if (rows_ == 0 || columns_ == 0) fail(path_, "shape " + shape_text(dims) + " holds no values");
+
+    // Size check, overflow-safe: rows * columns * item_size must equal the bytes after the header.
+    const std::uint64_t available = file_size - data_offset;
+    const char* type_name = item_size_ == 8 ? "float64" : "float32";
+    std::uint64_t expected = 0;
+    if (__builtin_mul_overflow(rows_, columns_, &expected) ||
+        __builtin_mul_overflow(expected, std::uint64_t{item_size_}, &expected))
+      fail(path_, "shape " + shape_text(dims) + " is too large (its size overflows 64 bits)");
+    if (expected != available)
+      fail(path_, "expected " + std::to_string(expected) + " bytes of " + type_name +
+                      " data for shape " + shape_text(dims) + ", found " +
+                      std::to_string(available));
+    data_ = static_cast<const std::byte*>(map_) + data_offset;
+
+    // Fortran order is read front to back once; a C-order file is swept once per block and
+    // benefits from the page cache between sweeps, so only the former gets the hint.
+    if (fortran_order_) ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+    block_columns_ = std::clamp<std::uint64_t>(options_.block_bytes / (rows_ * sizeof(double)),
+                                               1, columns_);
+  } catch (...) {
+    ::munmap(map_, map_size_);
+    map_ = nullptr;
+    throw;
+  }
+}
+
+npy_source::~npy_source() {
+  if (map_) ::munmap(map_, map_size_);
+}
+
+std::vector<sample_info> npy_source::samples() const {
+  std::vector<sample_info> out;
+  out.reserve(rows_);
+  for (std::uint64_t i = 0; i < rows_; ++i) {
+    std::string id = "row" + std::to_string(i + 1);
+    out.push_back({id, id, "0", "0", "0", "-9"});
+  }
+  return out;
+}
+
+column_info npy_source::column(std::uint64_t j) const {
+  column_info c;
+  c.id = "col" + std::to_string(j + 1);
+  return c;
+}
+
+std::string npy_source::description() const {
+  return "npy file " + path_ + " (" + (item_size_ == 8 ? "float64" : "float32") + ", " +
+         (one_dimensional_ ? "1-D" : fortran_order_ ? "Fortran order" : "C order") + ")";
+}
+
+void npy_source::convert(const std::byte* src, std::size_t stride, std::span<double> out) const {
+  // memcpy per value: the data offset need not be aligned in a hand-made file.
+  const std::size_t step = stride * item_size_;
+  if (item_size_ == 8) {
+    if (stride == 1) {
+      std::memcpy(out.data(), src, out.size() * sizeof(double));
+      return;
+    }
+    for (double& v : out) {
+      std::memcpy(&v, src, sizeof(double));
+      src += step;
+    }
+  } else {
+    for (double& v : out) {
+      float f;
+      std::memcpy(&f, src, sizeof(float));
+      v = static_cast<double>(f);
+      src += step;
+    }
+  }
+}
+
+void npy_source::load_block(std::uint64_t first) {
+  block_first_ = first;
+  block_count_ = std::min(columns_ - first, block_columns_);
+  block_.resize(static_cast<std::size_t>(block_count_ * rows_));
+  // One sweep over the rows; each row gives block_count_ neighbouring values, which land in
+  // block_count_ different columns of the block.
+  const std::size_t row_step = static_cast<std::size_t>(columns_) * item_size_;
+  const std::byte* row = data_ + static_cast<std::size_t>(first) * item_size_;
+  const auto n = static_cast<std::size_t>(rows_);
+  const auto count = static_cast<std::size_t>(block_count_);
+  if (item_size_ == 8)
+    gather_block<double>(row, row_step, n, count, block_.data());
+  else
+    gather_block<float>(row, row_step, n, count, block_.data());
+}
+
+void npy_source::read_values(std::uint64_t j, std::span<double> values) {
+  if (j >= columns_)
+    throw error(errc::invalid_argument, path_ + ": column " + std::to_string(j) +
+                                            " is out of range (" + std::to_string(columns_) +
+                                            " columns)");
+  if (values.size() != rows_)
+    throw error(errc::invalid_argument, path_ + ": read_values needs a buffer of " +
+                                            std::to_string(rows_) + " values, got " +
+                                            std::to_string(values.size()));
+  if (fortran_order_) {
+    convert(data_ + static_cast<std::size_t>(j * rows_) * item_size_, 1, values);
+    return;
+  }
+  if (block_columns_ == 1) {
+    // Not even two columns fit the block budget: gather straight into the caller's buffer.
+    convert(data_ + static_cast<std::size_t>(j) * item_size_, static_cast<std::size_t>(columns_),
+            values);
+    return;
+  }
+  if (j < block_first_ || j >= block_first_ + block_count_) load_block(j);
+  const auto k = static_cast<std::size_t>(j - block_first_);
+  std::copy_n(block_.begin() + static_cast<std::ptrdiff_t>(k * rows_), rows_, values.begin());
+}
+
+}  // namespace colflow::preprocess

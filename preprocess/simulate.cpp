@@ -1,0 +1,557 @@
+// Simulated PLINK data with a known truth (see simulate.hpp for the model).
+//
+// Variants are generated in blocks of about 1 MiB of .bed by a oneTBB pipeline:
+//   serial input (next block, pooled buffer) -> parallel generate -> serial in-order write.
+// Every random number is Philox4x32-10 of a counter that names what it is for, so a block's
+// bytes depend only on (seed, variant) and the output is the same whatever the thread count.
+// The genetic values are accumulated in the serial stage from the causal variants' codes,
+// still in the block buffer, always in variant order per sample: the floating-point sums are
+// therefore reproducible too.
+#include "simulate.hpp"
+
+#include <Random123/boxmuller.hpp>
+#include <Random123/philox.h>
+#include <Random123/uniform.hpp>
+#include <fcntl.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <unordered_set>
+
+#include "colflow/error.hpp"
+#include "colflow/version.hpp"
+
+namespace colflow::preprocess {
+namespace {
+
+// PLINK 2 stores sample and variant counts and positions in signed 32-bit fields.
+constexpr std::uint64_t max_count = 2147483645;
+constexpr std::uint64_t max_position = 2147483646;
+
+enum stream : std::uint32_t {
+  stream_genotypes = 0,
+  stream_variant = 1,
+  stream_causal = 2,
+  stream_effect = 3,
+  stream_noise = 4,
+};
+
+class generator {
+ public:
+  explicit generator(std::uint64_t seed)
+      : key_{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}} {}
+
+  r123::Philox4x32::ctr_type operator()(std::uint32_t c0, std::uint32_t c1,
+                                        stream s) const {
+    return philox_(r123::Philox4x32::ctr_type{{c0, c1, s, 0}}, key_);
+  }
+  const r123::Philox4x32::key_type& key() const noexcept { return key_; }
+
+ private:
+  r123::Philox4x32 philox_;
+  r123::Philox4x32::key_type key_;
+};
+
+std::uint64_t join(std::uint32_t hi, std::uint32_t lo) {
+  return (static_cast<std::uint64_t>(hi) << 32) | lo;
+}
+
+// Uniform integer in [0, n) from 64 random bits (multiply-shift; bias below n / 2^64).
+std::uint64_t below(std::uint64_t bits, std::uint64_t n) {
+  __extension__ using u128 = unsigned __int128;
+  return static_cast<std::uint64_t>((static_cast<u128>(bits) * n) >> 64);
+}
+
+std::uint64_t causal_count(const simulate_options& o) {
+  if (o.causal) return *o.causal;
+  return o.h2 == 0 ? 0 : std::min<std::uint64_t>(100, o.variants);
+}
+
+// Position spacing: 1000 bp, closer when M is so large that positions would overflow.
+std::uint64_t position_step(std::uint64_t variants) {
+  return std::clamp<std::uint64_t>((max_position - 1) / std::max<std::uint64_t>(variants, 1), 1,
+                                   1000);
+}
+
+simulated_variant draw_variant(const generator& gen, const simulate_options& o,
+                               std::uint64_t j) {
+  const auto r = gen(0, static_cast<std::uint32_t>(j), stream_variant);
+  simulated_variant v;
+  v.index = j;
+  v.id = "snp";
+  v.id += std::to_string(j + 1);
+  v.position = static_cast<std::uint32_t>(position_step(o.variants) * j + 1);
+  // Log-uniform MAF: density proportional to 1/MAF (neutral site-frequency spectrum).
+  const double u = r123::u01<double>(join(r[0], r[1]));  // (0, 1]
+  const double maf = std::min(o.maf_min * std::pow(o.maf_max / o.maf_min, u), o.maf_max);
+  v.a1_freq = (r[2] >> 31) ? maf : 1 - maf;
+  static constexpr char bases[] = "ACGT";
+  const auto pair = static_cast<unsigned>(below(join(r[3], r[2] & 0x7fffffff), 12));
+  const unsigned a1 = pair / 3;
+  unsigned a2 = pair % 3;
+  if (a2 >= a1) ++a2;
+  v.a1 = bases[a1];
+  v.a2 = bases[a2];
+  return v;
+}
+
+// The 32-bit thresholds t1 <= t2 <= t3 splitting [0, 2^32) into hom A1 (code 00), missing
+// (01), het (10) and hom A2 (11), in code order, so that the code of a draw u is simply
+// (u >= t1) + (u >= t2) + (u >= t3). Rounding moves each probability by less than 2^-32.
+std::array<std::uint32_t, 3> thresholds(double p, double missing) {
+  const double observed = 1 - missing;
+  const double c[3] = {observed * p * p, observed * p * p + missing,
+                       observed * p * p + missing + observed * 2 * p * (1 - p)};
+  std::array<std::uint32_t, 3> t{};
+  for (int k = 0; k < 3; ++k)
+    t[k] = static_cast<std::uint32_t>(
+        std::min(std::floor(c[k] * 4294967296.0), 4294967295.0));
+  return t;
+}
+
+// Fills ceil(N/4) bytes of PLINK codes for variant j; padding bits stay 0.
+void generate_codes(const generator& gen, std::uint32_t j, std::uint64_t samples,
+                    const std::array<std::uint32_t, 3>& t, std::uint8_t* out) {
+  const std::uint64_t full = samples / 4;
+  const r123::Philox4x32 philox;
+  const auto key = gen.key();
+  const std::uint32_t t1 = t[0], t2 = t[1], t3 = t[2];
+  const auto code = [&](std::uint32_t u) {
+    return static_cast<unsigned>(u >= t1) + static_cast<unsigned>(u >= t2) +
+           static_cast<unsigned>(u >= t3);
+  };
+  for (std::uint64_t b = 0; b < full; ++b) {
+    const auto r = philox(r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(b), j,
+                                                      stream_genotypes, 0}},
+                          key);
+    out[b] = static_cast<std::uint8_t>(code(r[0]) | (code(r[1]) << 2) | (code(r[2]) << 4) |
+                                       (code(r[3]) << 6));
+  }
+  if (const unsigned rest = samples % 4; rest != 0) {
+    const auto r = philox(r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(full), j,
+                                                      stream_genotypes, 0}},
+                          key);
+    unsigned byte = 0;
+    for (unsigned k = 0; k < rest; ++k) byte |= code(r[k]) << (2 * k);
+    out[full] = static_cast<std::uint8_t>(byte);
+  }
+}
+
+// Missing calls (code 01) in packed codes.
+std::uint64_t count_missing(std::span<const std::uint8_t> codes) {
+  std::uint64_t n = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= codes.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, codes.data() + i, 8);
+    n += std::popcount(w & ~(w >> 1) & 0x5555555555555555ull);
+  }
+  for (; i < codes.size(); ++i) {
+    const unsigned b = codes[i];
+    n += std::popcount(b & ~(b >> 1) & 0x55u);
+  }
+  return n;
+}
+
+// A file written under NAME.tmp and renamed into place by the caller; removed if never
+// committed.
+class output_file {
+ public:
+  explicit output_file(std::filesystem::path final_path)
+      : final_(std::move(final_path)), temp_(final_.string() + ".tmp") {
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw_system_error(errno, "cannot create output file", temp_.string());
+  }
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+  ~output_file() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!renamed_) ::unlink(temp_.c_str());
+  }
+
+  void write(const void* data, std::size_t size) {
+    const auto* p = static_cast<const char*>(data);
+    while (size > 0) {
+      const ssize_t n = ::write(fd_, p, std::min<std::size_t>(size, std::size_t{1} << 30));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw_system_error(errno, "cannot write", temp_.string());
+      }
+      p += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  }
+  void write(std::string_view text) { write(text.data(), text.size()); }
+
+  // Flushes the data to disk and closes, so that the rename publishes complete contents.
+  void finish() {
+    if (::fsync(fd_) != 0) throw_system_error(errno, "cannot fsync", temp_.string());
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw_system_error(errno, "cannot close", temp_.string());
+  }
+  void rename_into_place() {
+    if (::rename(temp_.c_str(), final_.c_str()) != 0)
+      throw_system_error(errno, "cannot rename " + temp_.string() + " to", final_.string());
+    renamed_ = true;
+  }
+  const std::filesystem::path& path() const noexcept { return final_; }
+
+ private:
+  std::filesystem::path final_;
+  std::filesystem::path temp_;
+  int fd_ = -1;
+  bool renamed_ = false;
+};
+
+std::string format_double(double x, int digits = 10) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+  return buf;
+}
+
+// Sample variance (denominator n - 1), two passes; 0 when n < 2.
+double sample_variance(std::span<const double> x) {
+  if (x.size() < 2) return 0;
+  double mean = 0;
+  for (double v : x) mean += v;
+  mean /= static_cast<double>(x.size());
+  double ss = 0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  return ss / static_cast<double>(x.size() - 1);
+}
+
+// K indices of [0, M) uniformly without replacement (Floyd's algorithm), sorted.
+std::vector<std::uint64_t> choose_causal(const generator& gen, std::uint64_t m, std::uint64_t k) {
+  std::vector<std::uint64_t> chosen;
+  chosen.reserve(k);
+  std::unordered_set<std::uint64_t> taken;
+  taken.reserve(k);
+  std::uint32_t step = 0;
+  for (std::uint64_t j = m - k; j < m; ++j, ++step) {
+    const auto r = gen(step, 0, stream_causal);
+    const std::uint64_t t = below(join(r[0], r[1]), j + 1);
+    const std::uint64_t pick = taken.insert(t).second ? t : j;
+    if (pick == j) taken.insert(j);
+    chosen.push_back(pick);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+struct block {
+  std::uint64_t first = 0;  // first variant
+  std::uint64_t count = 0;  // variants in the block
+  std::vector<std::uint8_t> bed;
+  std::string bim;
+  std::uint64_t missing = 0;
+};
+
+// (Appending rather than "s" + to_string(...) avoids GCC 12's false -Wrestrict warning.)
+std::string sample_id(std::uint64_t i) {
+  std::string id = "s";
+  id += std::to_string(i + 1);
+  return id;
+}
+
+void check_range(bool ok, const std::string& what) {
+  if (!ok) throw error(errc::invalid_argument, "simulate: " + what);
+}
+
+}  // namespace
+
+void validate(const simulate_options& o) {
+  check_range(o.samples >= 1 && o.samples <= max_count,
+              "--samples must be between 1 and " + std::to_string(max_count) + " (got " +
+                  std::to_string(o.samples) + ")");
+  check_range(o.variants >= 1 && o.variants <= max_count,
+              "--variants must be between 1 and " + std::to_string(max_count) + " (got " +
+                  std::to_string(o.variants) + ")");
+  check_range(o.h2 >= 0 && o.h2 < 1, "--h2 must be in [0, 1) (got " + format_double(o.h2) + ")");
+  check_range(o.missing_rate >= 0 && o.missing_rate < 1,
+              "--missing must be in [0, 1) (got " + format_double(o.missing_rate) + ")");
+  check_range(o.maf_min > 0 && o.maf_min <= o.maf_max && o.maf_max <= 0.5,
+              "the MAF range must satisfy 0 < --maf-min <= --maf-max <= 0.5 (got " +
+                  format_double(o.maf_min) + ", " + format_double(o.maf_max) + ")");
+  const std::uint64_t k = causal_count(o);
+  check_range(k <= o.variants, "--causal " + std::to_string(k) +
+                                   " exceeds the number of variants " +
+                                   std::to_string(o.variants));
+  check_range(k > 0 || o.h2 == 0,
+              "--causal 0 needs --h2 0 (a heritable phenotype needs causal variants)");
+  check_range(!o.out.empty(), "no output prefix (--out)");
+}
+
+simulated_variant describe_variant(const simulate_options& o, std::uint64_t j) {
+  validate(o);
+  check_range(j < o.variants, "variant " + std::to_string(j) + " out of range (" +
+                                  std::to_string(o.variants) + " variants)");
+  return draw_variant(generator(o.seed), o, j);
+}
+
+simulate_result simulate(const simulate_options& o, const simulate_progress_callback& progress) {
+  validate(o);
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const generator gen(o.seed);
+  const std::uint64_t n = o.samples;
+  const std::uint64_t m = o.variants;
+  const std::uint64_t bytes_per_variant = (n + 3) / 4;
+
+  simulate_result result;
+  result.samples = n;
+  result.variants = m;
+  result.h2_target = o.h2;
+
+  // The truth: which variants are causal and their effects, drawn before any genotype.
+  const std::vector<std::uint64_t> causal_index = choose_causal(gen, m, causal_count(o));
+  result.causal.reserve(causal_index.size());
+  for (std::uint64_t j : causal_index) {
+    causal_variant c;
+    c.variant = draw_variant(gen, o, j);
+    const auto r = gen(0, static_cast<std::uint32_t>(j), stream_effect);
+    c.std_effect = r123::boxmuller(join(r[0], r[1]), join(r[2], r[3])).x;
+    const double p = c.variant.a1_freq;
+    c.beta = o.h2 > 0 ? c.std_effect / std::sqrt(2 * p * (1 - p)) : 0;
+    result.causal.push_back(std::move(c));
+  }
+
+  std::string prefix = o.out.string();
+  output_file bed(prefix + ".bed"), bim(prefix + ".bim"), fam(prefix + ".fam"),
+      phen(prefix + ".phen"), truth(prefix + ".truth.tsv");
+
+  {
+    std::string text;
+    text.reserve(std::min<std::uint64_t>(n, 1 << 20) * 24);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::string id = sample_id(i);
+      text += id + '\t' + id + "\t0\t0\t0\t-9\n";
+      if (text.size() >= (1u << 20)) fam.write(text), text.clear();
+    }
+    fam.write(text);
+  }
+  static constexpr std::uint8_t magic[3] = {0x6c, 0x1b, 0x01};
+  bed.write(magic, sizeof magic);
+
+  // Blocks of about block_bytes of .bed. The output does not depend on their size: each
+  // variant's codes depend only on (seed, variant) and g is summed in variant order.
+  const std::uint64_t per_block = std::max<std::uint64_t>(1, o.block_bytes / bytes_per_variant);
+  const std::uint64_t num_blocks = (m + per_block - 1) / per_block;
+
+  std::vector<double> g(n, 0.0);
+  std::uint64_t bytes_written = sizeof magic;
+  std::uint64_t variants_done = 0;
+
+  const auto run = [&] {
+    const int concurrency = tbb::this_task_arena::max_concurrency();
+    const std::size_t tokens = static_cast<std::size_t>(std::max(2, 2 * concurrency));
+    // Buffers circulate through a pool: at most `tokens` blocks are ever in flight.
+    std::vector<std::unique_ptr<block>> pool;
+    std::mutex pool_mutex;
+    std::uint64_t next_block = 0;
+
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, block*>(
+            tbb::filter_mode::serial_in_order,
+            [&](tbb::flow_control& fc) -> block* {
+              if (next_block == num_blocks) {
+                fc.stop();
+                return nullptr;
+              }
+              std::unique_ptr<block> b;
+              {
+                std::lock_guard lock(pool_mutex);
+                if (!pool.empty()) {
+                  b = std::move(pool.back());
+                  pool.pop_back();
+                }
+              }
+              if (!b) b = std::make_unique<block>();
+              b->first = next_block * per_block;
+              b->count = std::min(per_block, m - b->first);
+              ++next_block;
+              return b.release();
+            }) &
+            tbb::make_filter<block*, block*>(
+                tbb::filter_mode::parallel,
+                [&](block* b) -> block* {
+                  b->bed.resize(b->count * bytes_per_variant);
+                  b->bim.clear();
+                  const std::uint64_t step = position_step(m);
+                  for (std::uint64_t v = 0; v < b->count; ++v) {
+                    const std::uint64_t j = b->first + v;
+                    const simulated_variant var = draw_variant(gen, o, j);
+                    generate_codes(gen, static_cast<std::uint32_t>(j), n,
+                                   thresholds(var.a1_freq, o.missing_rate),
+                                   b->bed.data() + v * bytes_per_variant);
+                    b->bim += "1\t" + var.id + "\t0\t" + std::to_string(step * j + 1) + '\t' +
+                              var.a1 + '\t' + var.a2 + '\n';
+                  }
+                  b->missing = o.missing_rate > 0 ? count_missing(b->bed) : 0;
+                  return b;
+                }) &
+            tbb::make_filter<block*, void>(
+                tbb::filter_mode::serial_in_order, [&](block* raw) {
+                  std::unique_ptr<block> b(raw);
+                  bed.write(b->bed.data(), b->bed.size());
+                  bim.write(b->bim);
+                  // Genetic values from this block's causal variants, in variant order for
+                  // each sample (parallel over samples only, so the sums are reproducible).
+                  const auto lo = std::lower_bound(causal_index.begin(), causal_index.end(),
+                                                   b->first) - causal_index.begin();
+                  const auto hi = std::lower_bound(causal_index.begin(), causal_index.end(),
+                                                   b->first + b->count) - causal_index.begin();
+                  for (auto c = lo; c < hi; ++c) {
+                    causal_variant& cv = result.causal[static_cast<std::size_t>(c)];
+                    const std::uint8_t* codes =
+                        b->bed.data() + (cv.variant.index - b->first) * bytes_per_variant;
+                    const double two_p = 2 * cv.variant.a1_freq;
+                    // Contribution by code: 00 = two A1, 01 = missing (mean dosage), 10 = one,
+                    // 11 = none.
+                    const double contrib[4] = {cv.beta * (2 - two_p), 0.0, cv.beta * (1 - two_p),
+                                               cv.beta * (0 - two_p)};
+                    static constexpr unsigned dosage[4] = {2, 0, 1, 0};
+                    static constexpr unsigned observed[4] = {1, 0, 1, 1};
+                    const auto add = [&](std::uint64_t i0, std::uint64_t i1) {
+                      std::uint64_t a1 = 0, obs = 0;
+                      for (std::uint64_t i = i0; i < i1; ++i) {
+                        const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+                        g[i] += contrib[code];
+                        a1 += dosage[code];
+                        obs += observed[code];
+                      }
+                      return std::pair{a1, obs};
+                    };
+                    std::uint64_t a1 = 0, obs = 0;
+                    if (n < 65536) {
+                      std::tie(a1, obs) = add(0, n);
+                    } else {
+                      std::atomic<std::uint64_t> a1_total = 0, obs_total = 0;
+                      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, n, 16384),
+                                        [&](const tbb::blocked_range<std::uint64_t>& r) {
+                                          const auto [x, y] = add(r.begin(), r.end());
+                                          a1_total += x;
+                                          obs_total += y;
+                                        });
+                      a1 = a1_total;
+                      obs = obs_total;
+                    }
+                    cv.a1_freq_observed =
+                        obs ? static_cast<double>(a1) / (2.0 * static_cast<double>(obs))
+                            : std::numeric_limits<double>::quiet_NaN();
+                  }
+                  result.missing_calls += b->missing;
+                  bytes_written += b->bed.size();
+                  variants_done += b->count;
+                  {
+                    std::lock_guard lock(pool_mutex);
+                    pool.push_back(std::move(b));
+                  }
+                  if (progress)
+                    progress({variants_done, m, bytes_written,
+                              std::chrono::duration<double>(clock::now() - start).count()});
+                }));
+  };
+  if (o.threads > 0) {
+    tbb::task_arena arena(static_cast<int>(o.threads));
+    arena.execute(run);
+  } else {
+    run();
+  }
+
+  // Phenotype: noise scaled so that var_g / (var_g + var_e) = h2 with the realised var_g.
+  result.var_g = sample_variance(g);
+  if (o.h2 == 0) {
+    result.var_e = 1;
+  } else if (result.var_g > 0) {
+    result.var_e = result.var_g * (1 - o.h2) / o.h2;
+  } else {
+    result.var_e = 1;
+    result.warnings.push_back(
+        n < 2 ? "one sample: the genetic variance is undefined; the phenotype is pure noise"
+              : "the genetic values are constant (every causal variant is monomorphic in the "
+                "sample): the phenotype is pure noise with variance 1, realised h2 = 0");
+  }
+  const double sd_e = std::sqrt(result.var_e);
+  std::vector<double> y(n);
+  for (std::uint64_t i = 0; i < n; i += 2) {
+    const auto r = gen(static_cast<std::uint32_t>(i / 2), 0, stream_noise);
+    const r123::double2 z = r123::boxmuller(join(r[0], r[1]), join(r[2], r[3]));
+    y[i] = g[i] + sd_e * z.x;
+    if (i + 1 < n) y[i + 1] = g[i + 1] + sd_e * z.y;
+  }
+  result.var_y = sample_variance(y);
+  result.h2_realised =
+      result.var_y > 0 ? result.var_g / result.var_y : std::numeric_limits<double>::quiet_NaN();
+
+  {
+    std::string text;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::string id = sample_id(i);
+      text += id + '\t' + id + '\t' + format_double(y[i]) + '\n';
+      if (text.size() >= (1u << 20)) phen.write(text), text.clear();
+    }
+    phen.write(text);
+  }
+  {
+    const double calls = static_cast<double>(n) * static_cast<double>(m);
+    std::string t;
+    t += "# colflow_simulate_truth 1\n";
+    t += "# colflow_version " + std::string(version()) + "\n";
+    t += "# samples " + std::to_string(n) + "\n";
+    t += "# variants " + std::to_string(m) + "\n";
+    t += "# causal " + std::to_string(result.causal.size()) + "\n";
+    t += "# seed " + std::to_string(o.seed) + "\n";
+    t += "# maf_model log-uniform\n";
+    t += "# maf_min " + format_double(o.maf_min) + "\n";
+    t += "# maf_max " + format_double(o.maf_max) + "\n";
+    t += "# missing_rate " + format_double(o.missing_rate) + "\n";
+    t += "# missing_rate_observed " +
+         format_double(static_cast<double>(result.missing_calls) / calls) + "\n";
+    t += "# model y = g + e; g_i = sum_j BETA_j * (x_ij - 2 * A1_FREQ_j), x_ij = count of A1 "
+         "(missing: 2 * A1_FREQ_j); e ~ N(0, var_e)\n";
+    t += "# h2_target " + format_double(o.h2) + "\n";
+    t += "# h2_realised " + format_double(result.h2_realised) + "\n";
+    t += "# var_g " + format_double(result.var_g, 17) + "\n";
+    t += "# var_e " + format_double(result.var_e, 17) + "\n";
+    t += "# var_y " + format_double(result.var_y, 17) + "\n";
+    t += "ID\tA1\tBETA\tA1_FREQ\tA2\tSTD_BETA\tA1_FREQ_OBSERVED\n";
+    for (const causal_variant& c : result.causal)
+      t += c.variant.id + '\t' + c.variant.a1 + '\t' + format_double(c.beta, 17) + '\t' +
+           format_double(c.variant.a1_freq, 17) + '\t' + c.variant.a2 + '\t' +
+           format_double(c.std_effect, 17) + '\t' + format_double(c.a1_freq_observed, 17) +
+           '\n';
+    truth.write(t);
+  }
+
+  // Publish: every file complete on disk first; then the old .bed goes, the companions are
+  // renamed, and the new .bed comes last, so a .bed under the final name always has its own
+  // run's companions beside it.
+  for (output_file* f : {&fam, &bim, &phen, &truth, &bed}) f->finish();
+  if (::unlink(bed.path().c_str()) != 0 && errno != ENOENT)
+    throw_system_error(errno, "cannot replace", bed.path().string());
+  for (output_file* f : {&fam, &bim, &phen, &truth, &bed}) f->rename_into_place();
+
+  result.bed_bytes = bytes_written;
+  result.seconds = std::chrono::duration<double>(clock::now() - start).count();
+  return result;
+}
+
+}  // namespace colflow::preprocess

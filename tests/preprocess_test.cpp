@@ -1,0 +1,404 @@
+// The preprocessor on the real PLINK files of ../shared/data: values, statistics against
+// plink2, malformed inputs, atomicity and determinism.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "converter.hpp"
+#include "plink_reader.hpp"
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+const std::filesystem::path data_dir = COLFLOW_SHARED_DATA_DIR;
+const std::string cli = COLFLOW_CLI_PATH;
+
+#define REQUIRE_SHARED_DATA()                                                                  \
+  if (!std::filesystem::exists(data_dir / "bed-reader"))                                       \
+  GTEST_SKIP() << "the shared test data (../shared/data) is absent in this checkout"
+
+std::string prefix(const std::string& name) { return (data_dir / name).string(); }
+
+// Every PLINK dataset of the shared folder, as prefixes.
+std::vector<std::string> all_datasets() {
+  return {prefix("bed-reader/small"),        prefix("bed-reader/some_missing"),
+          prefix("bed-reader/plink_sim_10s_100v_10pmiss"), prefix("bed-reader/toydata.5chrom"),
+          prefix("bed-reader/sparse"),       prefix("hapmap-yri/plinkhapmap"),
+          prefix("hapmap3/HapMap3"),         prefix("switchgrass/example"),
+          prefix("uk10k/uk10k_chr1_1mb")};
+}
+
+store convert_to(const std::string& bed_prefix, const std::filesystem::path& out,
+                 preprocess::codec_choice codec, value_type dtype = value_type::float64,
+                 bool shuffle = false, bool standardize = true) {
+  preprocess::bed_source source(preprocess::plink_paths::from_prefix(bed_prefix));
+  preprocess::convert_options o;
+  o.out = out;
+  o.codec = codec;
+  o.dtype = dtype;
+  o.shuffle = shuffle;
+  o.standardize = standardize;
+  preprocess::convert(source, o);
+  return store::open(out, {access_mode::mmap, true});
+}
+
+// Reads bed-reader's reference values: a float64 .npy, Fortran order, (samples, variants).
+std::vector<double> read_reference_npy(const std::filesystem::path& file, std::size_t& rows,
+                                       std::size_t& cols) {
+  const auto bytes = test::read_file(file);
+  const std::size_t header_len = static_cast<unsigned char>(bytes[8]) |
+                                 (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+  const std::string header(bytes.data() + 10, header_len);
+  EXPECT_NE(header.find("'<f8'"), std::string::npos);
+  EXPECT_NE(header.find("'fortran_order': True"), std::string::npos);
+  const auto shape = header.substr(header.find("'shape': (") + 10);
+  rows = std::stoul(shape);
+  cols = std::stoul(shape.substr(shape.find(',') + 1));
+  std::vector<double> v(rows * cols);
+  std::memcpy(v.data(), bytes.data() + 10 + header_len, v.size() * 8);
+  return v;
+}
+
+TEST(PreprocessTest, DosagesEqualBedReaderReferenceValues) {
+  REQUIRE_SHARED_DATA();
+  std::size_t rows = 0, cols = 0;
+  const auto ref = read_reference_npy(data_dir / "bed-reader/some_missing.val.npy", rows, cols);
+  test::temp_dir dir;
+  for (auto codec : {preprocess::codec_choice::genotype, preprocess::codec_choice::auto_select}) {
+    const store s = convert_to(prefix("bed-reader/some_missing"), dir / "g.cf", codec);
+    ASSERT_EQ(s.num_rows(), rows);
+    ASSERT_EQ(s.num_columns(), cols);
+    std::vector<double> v(rows);
+    std::size_t missing = 0;
+    for (std::size_t j = 0; j < cols; ++j) {
+      s.read_column(j, v, decode_as::stored);
+      for (std::size_t i = 0; i < rows; ++i) {
+        const double r = ref[j * rows + i];
+        if (std::isnan(r)) {
+          ++missing;
+          ASSERT_TRUE(std::isnan(v[i])) << "column " << j << " row " << i;
+        } else {
+          ASSERT_EQ(v[i], r) << "column " << j << " row " << i;
+        }
+      }
+    }
+    EXPECT_GT(missing, 100u);  // the file does have missing calls
+    std::filesystem::remove_all(dir / "g.cf");
+  }
+  // A float store of dosages (no standardisation) holds the same values.
+  const store f = convert_to(prefix("bed-reader/some_missing"), dir / "f.cf",
+                             preprocess::codec_choice::zstd, value_type::float64, false, false);
+  std::vector<double> v(rows);
+  for (std::size_t j = 0; j < cols; ++j) {
+    f.read_column(j, v, decode_as::stored);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const double r = ref[j * rows + i];
+      ASSERT_TRUE(std::isnan(r) ? std::isnan(v[i]) : v[i] == r) << j << "," << i;
+    }
+  }
+}
+
+TEST(PreprocessTest, EveryCodecDecodesToTheSameStandardisedMatrix) {
+  REQUIRE_SHARED_DATA();
+  for (const std::string& name : {prefix("bed-reader/some_missing"),
+                                  prefix("bed-reader/plink_sim_10s_100v_10pmiss"),
+                                  prefix("bed-reader/small")}) {
+    test::temp_dir dir;
+    const store ref = convert_to(name, dir / "ref.cf", preprocess::codec_choice::genotype);
+    const std::uint64_t rows = ref.num_rows();
+    std::vector<std::vector<double>> z(ref.num_columns(), std::vector<double>(rows));
+    for (std::size_t j = 0; j < ref.num_columns(); ++j) ref.read_column(j, z[j]);
+    struct variant {
+      preprocess::codec_choice codec;
+      value_type dtype;
+      bool shuffle;
+    };
+    int k = 0;
+    for (const variant& c : {variant{preprocess::codec_choice::genotype_zstd, value_type::float64, false},
+                             variant{preprocess::codec_choice::auto_select, value_type::float64, false},
+                             variant{preprocess::codec_choice::none, value_type::float64, false},
+                             variant{preprocess::codec_choice::zlib, value_type::float64, false},
+                             variant{preprocess::codec_choice::lz4, value_type::float64, true},
+                             variant{preprocess::codec_choice::zstd, value_type::float64, true},
+                             variant{preprocess::codec_choice::zstd, value_type::float32, false},
+                             variant{preprocess::codec_choice::auto_select, value_type::float32, true}}) {
+      const auto out = dir / ("s" + std::to_string(k++) + ".cf");
+      const store s = convert_to(name, out, c.codec, c.dtype, c.shuffle);
+      ASSERT_EQ(s.num_columns(), ref.num_columns());
+      std::vector<double> v(rows);
+      std::vector<float> vf(rows), reff(rows);
+      for (std::size_t j = 0; j < s.num_columns(); ++j) {
+        EXPECT_EQ(s.entry(j).stats.observed, ref.entry(j).stats.observed);
+        const double fa = s.entry(j).stats.a1_freq, fb = ref.entry(j).stats.a1_freq;
+        EXPECT_TRUE((std::isnan(fa) && std::isnan(fb)) || fa == fb) << j;
+        if (c.dtype == value_type::float64) {
+          s.read_column(j, v);
+          // To the last bit: the float store holds the genotype codec's table values.
+          ASSERT_EQ(std::memcmp(v.data(), z[j].data(), rows * 8), 0)
+              << name << " codec " << preprocess::codec_choice_name(c.codec) << " column " << j;
+        } else {
+          s.read_column(j, vf);
+          ref.read_column(j, reff);
+          ASSERT_EQ(std::memcmp(vf.data(), reff.data(), rows * 4), 0) << name << " column " << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(PreprocessTest, IndividualMajorInputIsTransposed) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  // smallmode0.bed holds small.bed's bytes read as individual-major: 4 samples x 3 variants,
+  // the transpose of small's 3 x 4 matrix.
+  const store snp = convert_to(prefix("bed-reader/small"), dir / "snp.cf",
+                               preprocess::codec_choice::genotype);
+  const store ind = convert_to(prefix("bed-reader/smallmode0"), dir / "ind.cf",
+                               preprocess::codec_choice::genotype);
+  ASSERT_EQ(ind.num_rows(), 4u);
+  ASSERT_EQ(ind.num_columns(), 3u);
+  std::vector<std::vector<double>> a(4, std::vector<double>(3)), b(3, std::vector<double>(4));
+  for (std::size_t j = 0; j < 4; ++j) snp.read_column(j, a[j], decode_as::stored);
+  for (std::size_t j = 0; j < 3; ++j) ind.read_column(j, b[j], decode_as::stored);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double x = a[i][j], y = b[j][i];
+      EXPECT_TRUE((std::isnan(x) && std::isnan(y)) || x == y) << i << "," << j;
+    }
+}
+
+TEST(PreprocessTest, LargeIndividualMajorFileTransposesInBlocks) {
+  // A made-up individual-major file of 9 samples x 23 variants against its SNP-major twin.
+  test::temp_dir dir;
+  const std::uint64_t n = 9, m = 23;
+  std::mt19937_64 rng(5);
+  std::vector<std::vector<std::uint8_t>> cols;
+  for (std::uint64_t j = 0; j < m; ++j) cols.push_back(test::random_genotype_codes(n, 0.3, 0.1, rng));
+  std::string fam, bim;
+  for (std::uint64_t i = 0; i < n; ++i) fam += "f i" + std::to_string(i) + " 0 0 0 -9\n";
+  for (std::uint64_t j = 0; j < m; ++j) bim += "1 v" + std::to_string(j) + " 0 " + std::to_string(j + 1) + " A C\n";
+  std::vector<char> snp = {0x6c, 0x1b, 0x01}, ind = {0x6c, 0x1b, 0x00};
+  for (const auto& c : cols) snp.insert(snp.end(), c.begin(), c.end());
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::vector<std::uint8_t> row(genotype_column_bytes(m), 0);
+    for (std::uint64_t j = 0; j < m; ++j) {
+      const unsigned code = (cols[j][i / 4] >> (2 * (i % 4))) & 3u;
+      row[j / 4] = static_cast<std::uint8_t>(row[j / 4] | (code << (2 * (j % 4))));
+    }
+    ind.insert(ind.end(), row.begin(), row.end());
+  }
+  for (const std::string p : {"snp", "ind"}) {
+    std::ofstream(dir / (p + ".fam")) << fam;
+    std::ofstream(dir / (p + ".bim")) << bim;
+  }
+  test::write_file(dir / "snp.bed", snp);
+  test::write_file(dir / "ind.bed", ind);
+  const store a = convert_to((dir / "snp").string(), dir / "a.cf", preprocess::codec_choice::genotype);
+  const store b = convert_to((dir / "ind").string(), dir / "b.cf", preprocess::codec_choice::genotype);
+  std::vector<std::byte> pa(genotype_column_bytes(n)), pb(pa.size());
+  for (std::size_t j = 0; j < m; ++j) {
+    a.read_payload(j, pa);
+    b.read_payload(j, pb);
+    EXPECT_EQ(pa, pb) << "column " << j;
+  }
+}
+
+// plink2 --freq and --missing, parsed by variant ID.
+struct plink_stats {
+  double alt_freq;
+  std::uint64_t allele_obs, missing;
+};
+
+std::map<std::string, plink_stats> run_plink2(const std::string& bfile, const test::temp_dir& dir) {
+  // plink2 refuses some sample IDs ('0') and counts founders only by default; genotype counts do
+  // not depend on IDs, so it reads the same .bim with a .fam of plain unrelated IDs.
+  // plink2 2.00a3.5 (Debian 12) also miscounts --freq when the padding bits of a variant's last
+  // byte are not zero (switchgrass has 0b11 padding: 2 samples move from one genotype class to
+  // another although --export A shows the right calls), so it gets the .bed with padding zeroed,
+  // which holds the same genotypes.
+  const auto copy = dir / "p_in";
+  std::filesystem::create_symlink(bfile + ".bim", copy.string() + ".bim");
+  const auto samples = preprocess::read_fam(bfile + ".fam");
+  {
+    std::ofstream fam(copy.string() + ".fam");
+    for (std::size_t i = 0; i < samples.size(); ++i) fam << "f" << i << " s" << i << " 0 0 0 -9\n";
+  }
+  auto bed = test::read_file(bfile + ".bed");
+  const std::size_t n = samples.size(), bytes = genotype_column_bytes(n);
+  if (n % 4 != 0 && bed[2] == 1)
+    for (std::size_t end = 3 + bytes; end <= bed.size(); end += bytes)
+      bed[end - 1] = static_cast<char>(bed[end - 1] & ((1 << (2 * (n % 4))) - 1));
+  test::write_file(copy.string() + ".bed", bed);
+  std::string out;
+  const std::string cmd = "plink2 --bfile " + copy.string() +
+                          " --freq --missing --nonfounders --allow-extra-chr --out " +
+                          (dir / "p").string();
+  EXPECT_EQ(test::run_command(cmd, out), 0) << "plink2 must be installed (scripts/install-deps.sh): "
+                                            << out;
+  std::map<std::string, plink_stats> stats;
+  std::ifstream freq(dir / "p.afreq"), miss(dir / "p.vmiss");
+  std::string line;
+  std::getline(freq, line);
+  while (std::getline(freq, line)) {
+    std::istringstream s(line);
+    std::string chr, id, ref, alt, f;
+    std::uint64_t obs;
+    s >> chr >> id >> ref >> alt >> f >> obs;
+    stats[id] = {f == "nan" ? NAN : std::stod(f), obs, 0};
+  }
+  std::getline(miss, line);
+  while (std::getline(miss, line)) {
+    std::istringstream s(line);
+    std::string chr, id;
+    std::uint64_t missing;
+    s >> chr >> id >> missing;
+    stats[id].missing = missing;
+  }
+  return stats;
+}
+
+TEST(PreprocessTest, StatisticsEqualPlink2FreqAndMissing) {
+  REQUIRE_SHARED_DATA();
+  for (const std::string& name : all_datasets()) {
+    test::temp_dir dir;
+    const auto expected = run_plink2(name, dir);
+    const store s = convert_to(name, dir / "s.cf", preprocess::codec_choice::genotype);
+    std::size_t compared = 0;
+    for (std::size_t j = 0; j < s.num_columns(); ++j) {
+      const column_info& c = s.columns()[j];
+      // PLINK applies ploidy rules on sex chromosomes; colflow counts A1 alleles everywhere
+      // (DESIGN §2), so only diploid chromosomes are compared.
+      if (c.chrom == "X" || c.chrom == "Y" || c.chrom == "XY" || c.chrom == "MT" ||
+          c.chrom == "23" || c.chrom == "24" || c.chrom == "25" || c.chrom == "26")
+        continue;
+      const auto it = expected.find(c.id);
+      ASSERT_NE(it, expected.end()) << c.id;
+      const column_stats st = s.entry(j).stats;
+      EXPECT_EQ(2 * st.observed, it->second.allele_obs) << name << " " << c.id;
+      EXPECT_EQ(s.num_rows() - st.observed, it->second.missing) << name << " " << c.id;
+      if (std::isnan(it->second.alt_freq)) {
+        EXPECT_TRUE(std::isnan(st.a1_freq)) << name << " " << c.id;
+      } else {
+        // plink2 prints 6 significant digits.
+        EXPECT_NEAR(st.a1_freq, it->second.alt_freq, 5e-6 * std::max(it->second.alt_freq, 1e-3))
+            << name << " " << c.id;
+      }
+      ++compared;
+    }
+    EXPECT_GT(compared, 0u) << name;
+  }
+}
+
+int run_cli(const std::string& args, std::string& out) {
+  return test::run_command(cli + " " + args, out);
+}
+
+TEST(PreprocessTest, MalformedInputsGetClearErrors) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const std::string br = prefix("bed-reader/");
+  const std::string out = " --out " + (dir / "x.cf").string();
+  struct bad_case {
+    std::string args, message;
+  };
+  const std::vector<bad_case> cases = {
+      {"--bed-file " + br + "badfile.bed --bim " + br + "small.bim --fam " + br + "small.fam",
+       "badfile.bed: not a PLINK .bed file: starts with 0x54 0x68, expected 0x6c 0x1b"},
+      {"--bed-file " + br + "empty.bed --bim " + br + "small.bim --fam " + br + "small.fam",
+       "empty.bed: file is 0 bytes, too short for the 3-byte PLINK .bed header"},
+      {"--bed-file " + br + "smallmodebad.bed --bim " + br + "small.bim --fam " + br + "small.fam",
+       "smallmodebad.bed: unknown mode byte 0x30"},
+      {"--bed " + br + "small_too_short",
+       "small_too_short.bed: expected 7 bytes for 3 samples x 4 variants, found 6"},
+      {"--bed-file " + br + "small.bed --bim " + br + "small.bim --fam " + br + "small.fam_bad",
+       "small.fam_bad: line 4: expected 6 fields"},
+      {"--bed-file " + br + "small.bed --bim " + br + "small.bad_bim --fam " + br + "small.fam",
+       "small.bad_bim: line 3: expected 6 fields"},
+      {"--bed-file " + br + "small.bed --bim " + br + "small.bim_bad_positions.bim --fam " + br +
+           "small.fam",
+       "small.bim_bad_positions.bim: line 2: position '100.0' is not an integer"},
+      {"--bed " + br + "small_no_fam", "missing .fam file"},
+      {"--bed " + br + "small_no_bim", "missing .bim file"},
+      {"--bed " + br + "does_not_exist", "missing .bed file"},
+      {"--bed " + br + "small --codec zstd --level 42", "zstd level 42 is outside 1..19"},
+  };
+  for (const bad_case& c : cases) {
+    std::string output;
+    EXPECT_EQ(run_cli("preprocess " + c.args + out, output), 1) << c.args;
+    EXPECT_NE(output.find(c.message), std::string::npos) << "expected '" << c.message << "' in: "
+                                                         << output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x.cf"));
+  }
+  // An empty .fam.
+  std::ofstream(dir / "e.fam").close();
+  std::string output;
+  EXPECT_EQ(run_cli("preprocess --bed-file " + br + "small.bed --bim " + br + "small.bim --fam " +
+                        (dir / "e.fam").string() + out,
+                    output),
+            1);
+  EXPECT_NE(output.find("e.fam: no samples (the file is empty)"), std::string::npos) << output;
+  // Explicit paths with other names work.
+  EXPECT_EQ(run_cli("preprocess --quiet --bed-file " + br + "small.deb --bim " + br +
+                        "small.mib --fam " + br + "small.maf" + out,
+                    output),
+            0)
+      << output;
+}
+
+TEST(PreprocessTest, RefusesAnExistingOutputWithoutForce) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const std::string args = "preprocess --quiet --bed " + prefix("bed-reader/small") + " --out " +
+                           (dir / "s.cf").string();
+  std::string out;
+  ASSERT_EQ(run_cli(args, out), 0) << out;
+  const auto id = store::open(dir / "s.cf").store_id();
+  EXPECT_EQ(run_cli(args, out), 1);
+  EXPECT_NE(out.find("already exists (use --force to replace it)"), std::string::npos) << out;
+  EXPECT_EQ(store::open(dir / "s.cf").store_id(), id);
+  ASSERT_EQ(run_cli(args + " --force", out), 0) << out;
+  EXPECT_NE(store::open(dir / "s.cf").store_id(), id);
+}
+
+TEST(PreprocessTest, WriteErrorLeavesNoStore) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  // A file-size limit of 100 kB: the data file cannot be written. SIGXFSZ ignored so that
+  // write() fails with EFBIG, as on a full disk.
+  std::string out;
+  const int status = test::run_command(
+      "bash -c \"trap '' XFSZ; ulimit -f 100; " + cli + " preprocess --quiet --bed " +
+          prefix("uk10k/uk10k_chr1_1mb") + " --out " + (dir / "big.cf").string() + "\"",
+      out);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("cannot write"), std::string::npos) << out;
+  EXPECT_NE(out.find("File too large"), std::string::npos) << out;
+  // Nothing at all is left: no store and no temporary directory.
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(PreprocessTest, OutputDoesNotDependOnThreads) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  std::string out;
+  for (const char* t : {"1", "2"})
+    ASSERT_EQ(run_cli(std::string("preprocess --quiet --codec auto --threads ") + t + " --bed " +
+                          prefix("hapmap-yri/plinkhapmap") + " --out " +
+                          (dir / (std::string("t") + t + ".cf")).string(),
+                      out),
+              0)
+        << out;
+  const auto a = test::read_file(dir / "t1.cf" / "columns.dat");
+  const auto b = test::read_file(dir / "t2.cf" / "columns.dat");
+  ASSERT_EQ(a.size(), b.size());
+  // Everything after the header (which holds the random Store_Id) is identical.
+  EXPECT_TRUE(std::equal(a.begin() + 64, a.end(), b.begin() + 64));
+}
+
+}  // namespace
+}  // namespace colflow

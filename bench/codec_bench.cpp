@@ -3,7 +3,8 @@
 //   BM_decode/genotype-<codec>/<f64|f32>   2-bit codes (optionally zstd on top) decoded through
 //                                          the standardising table, as store::read_column does;
 //   BM_decode/stdgeno-<codec>[+shuffle]/f64 the same columns stored standardised as float64;
-//   BM_decode/dense-<codec>[+shuffle]/f64   a continuous trait stored as float64.
+//   BM_decode/dense-<codec>[+shuffle]/f64   normal values at full precision, as float64;
+//   BM_decode/dense3sig-<codec>[+shuffle]/f64 the same rounded to 3 significant digits.
 //
 // Every benchmark cycles through 64 columns of 10,000 samples so that the numbers are not those
 // of one lucky column. The output (80 kB as float64) stays in L2, as it does in the flow graph.
@@ -101,15 +102,22 @@ std::vector<float_column> make_standardized_genotypes() {
   return columns;
 }
 
-// A continuous trait as it comes out of a phenotype table: normal values printed with three
-// decimals (so the low mantissa bytes are not pure noise, as in real data).
-std::vector<float_column> make_dense() {
+// Continuous columns of standard normal values: at full double precision (residuals,
+// normalised expression: the hard case, every mantissa byte is noise) when `digits` is 0,
+// otherwise rounded to that many significant digits (a trait read from a text table).
+std::vector<float_column> make_dense(int digits) {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<float_column> columns(num_columns);
   for (auto& c : columns) {
     c.values.resize(num_samples);
-    for (double& v : c.values) v = std::round(normal(rng) * 1000.0) / 1000.0;
+    for (double& v : c.values) {
+      v = normal(rng);
+      if (digits > 0 && v != 0) {
+        const double scale = std::pow(10.0, digits - 1 - std::floor(std::log10(std::fabs(v))));
+        v = std::round(v * scale) / scale;
+      }
+    }
     c.stats = colflow::dense_stats(c.values);
   }
   return columns;
@@ -245,7 +253,9 @@ void register_benchmarks() {
       {codec_id::none, 0, "none"},   {codec_id::zlib, 6, "zlib-6"}, {codec_id::lz4, 1, "lz4-1"},
       {codec_id::lz4, 9, "lz4-9"},   {codec_id::zstd, 1, "zstd-1"}, {codec_id::zstd, 3, "zstd-3"}};
   const std::pair<std::string, std::vector<float_column>> float_sources[] = {
-      {"stdgeno", make_standardized_genotypes()}, {"dense", make_dense()}};
+      {"stdgeno", make_standardized_genotypes()},
+      {"dense", make_dense(0)},
+      {"dense3sig", make_dense(3)}};
   for (const auto& [source_name, source] : float_sources) {
     for (const auto& cc : float_codecs) {
       for (const bool shuffle : {false, true}) {

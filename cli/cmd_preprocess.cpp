@@ -6,6 +6,8 @@
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
 #include "converter.hpp"
+#include "csv_reader.hpp"
+#include "npy_reader.hpp"
 #include "plink_reader.hpp"
 #include "progress.hpp"
 
@@ -13,7 +15,8 @@ namespace colflow::cli {
 
 command add_preprocess(CLI::App& app) {
   struct options {
-    std::string bed_prefix, bed_file, bim_file, fam_file, out;
+    std::string bed_prefix, bed_file, bim_file, fam_file, npy, csv, out;
+    std::string csv_header = "auto", csv_ids = "auto";
     std::string codec, dtype = "f64";
     std::optional<int> level;
     bool shuffle = false, no_standardize = false, standardize = false, force = false,
@@ -29,6 +32,18 @@ command add_preprocess(CLI::App& app) {
   bed_file->needs(bim_file)->needs(fam_file)->excludes(bed);
   bim_file->needs(bed_file);
   fam_file->needs(bed_file);
+  auto* npy = app.add_option("--npy", o->npy,
+                             "Dense input: a NumPy .npy file (v1-v3, float32/float64, C or Fortran\n"
+                             "order, samples in rows); memory-mapped");
+  auto* csv = app.add_option("--csv", o->csv,
+                             "Dense input: comma- or tab-separated text, samples in rows, optional\n"
+                             "header row and sample-ID column; held in memory as float64");
+  app.add_option("--csv-header", o->csv_header, "CSV header row: auto (default), yes, no")
+      ->check(CLI::IsMember({"auto", "yes", "no"}));
+  app.add_option("--csv-ids", o->csv_ids, "CSV first column of sample IDs: auto (default), yes, no")
+      ->check(CLI::IsMember({"auto", "yes", "no"}));
+  npy->excludes(bed)->excludes(bed_file)->excludes(csv);
+  csv->excludes(bed)->excludes(bed_file);
   app.add_option("--out", o->out, "The store directory to write")->required();
   app.add_option("--codec", o->codec,
                  "genotype (default for .bed: the 2-bit codes as they are, about the .bed's\n"
@@ -42,7 +57,10 @@ command add_preprocess(CLI::App& app) {
   app.add_flag("--shuffle", o->shuffle, "Byte-shuffle float columns before compressing");
   app.add_flag("--no-standardize", o->no_standardize,
                "Float store from genotypes: store dosages (NaN for missing), not standardised\n"
-               "values");
+               "values (genotype input is standardised by default)");
+  app.add_flag("--standardize", o->standardize,
+               "Dense input: store standardised values (missing -> 0, centred, z'z = N - 1);\n"
+               "by default dense values are kept as they are");
   app.add_option("--threads", o->threads, "Worker threads (default: all cores)");
   app.add_flag("--force", o->force, "Replace an existing store at --out (only when done)");
   app.add_flag("--quiet", o->quiet, "No progress display and no summary");
@@ -65,8 +83,21 @@ command add_preprocess(CLI::App& app) {
     } else if (!o->bed_file.empty()) {
       source = std::make_unique<preprocess::bed_source>(
           preprocess::plink_paths{o->bed_file, o->bim_file, o->fam_file});
+    } else if (!o->npy.empty()) {
+      source = std::make_unique<preprocess::npy_source>(o->npy);
+    } else if (!o->csv.empty()) {
+      const auto presence = [](const std::string& v) {
+        return v == "yes" ? preprocess::csv_presence::present
+               : v == "no" ? preprocess::csv_presence::absent
+                           : preprocess::csv_presence::detect;
+      };
+      preprocess::csv_options copt;
+      copt.header = presence(o->csv_header);
+      copt.ids = presence(o->csv_ids);
+      source = std::make_unique<preprocess::csv_source>(o->csv, copt);
     } else {
-      throw error(errc::invalid_argument, "no input: give --bed PREFIX or --bed-file/--bim/--fam");
+      throw error(errc::invalid_argument,
+                  "no input: give --bed PREFIX, --bed-file/--bim/--fam, --npy FILE or --csv FILE");
     }
     const bool genotype_input = source->kind() == value_type::genotype;
     preprocess::convert_options co;

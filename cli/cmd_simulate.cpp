@@ -20,11 +20,23 @@ command add_simulate(CLI::App& app) {
     std::string out;
   };
   auto o = std::make_shared<options>();
-  app.add_option("--samples", o->sim.samples, "Number of samples N (>= 1)")->required();
-  app.add_option("--variants", o->sim.variants, "Number of variants M (>= 1)")->required();
+  // CLI11 would otherwise wrap "-5" around into a huge unsigned value.
+  const CLI::Validator not_negative(
+      [](std::string& value) {
+        return value.find('-') == std::string::npos ? std::string()
+                                                    : "must not be negative (got " + value + ")";
+      },
+      "", "not negative");
+  app.add_option("--samples", o->sim.samples, "Number of samples N (>= 1)")
+      ->required()
+      ->check(not_negative);
+  app.add_option("--variants", o->sim.variants, "Number of variants M (>= 1)")
+      ->required()
+      ->check(not_negative);
   auto* causal = app.add_option(
       "--causal", o->causal,
-      "Number of causal variants K <= M, chosen uniformly [default: min(100, M); 0 if --h2 0]");
+      "Number of causal variants K <= M, chosen uniformly [default: min(100, M); 0 if --h2 0]")
+      ->check(not_negative);
   app.add_option("--h2", o->sim.h2, "Target heritability, 0 <= H < 1 (0: no genetic effect)")
       ->capture_default_str();
   app.add_option("--missing", o->sim.missing_rate,
@@ -35,8 +47,10 @@ command add_simulate(CLI::App& app) {
   app.add_option("--maf-max", o->sim.maf_max, "Largest minor allele frequency (<= 0.5)")
       ->capture_default_str();
   app.add_option("--seed", o->sim.seed, "Random seed; the output depends only on the options")
-      ->capture_default_str();
-  app.add_option("--threads", o->threads, "Worker threads [default: all cores]");
+      ->capture_default_str()
+      ->check(not_negative);
+  app.add_option("--threads", o->threads, "Worker threads [default: all cores]")
+      ->check(not_negative);
   app.add_flag("--quiet", o->quiet, "No progress display and no summary line");
   app.add_option("--out", o->out, "Output prefix")->required();
   app.footer(

@@ -15,6 +15,7 @@ command add_verify(CLI::App& app);
 command add_preprocess(CLI::App& app);
 command add_simulate(CLI::App& app);
 command add_export(CLI::App& app);
+command add_bench(CLI::App& app);
 
 // True when stderr is a terminal and progress lines make sense there.
 bool stderr_is_terminal();

@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
     auto* preprocess = app.add_subcommand(
         "preprocess", "Convert PLINK .bed/.bim/.fam (or a dense matrix) into a store");
     add(preprocess, colflow::cli::add_preprocess(*preprocess));
+    auto* bench = app.add_subcommand(
+        "bench", "Measure how fast a store streams: pipelined, sequential, in RAM");
+    add(bench, colflow::cli::add_bench(*bench));
   }
 
   try {

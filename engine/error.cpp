@@ -23,6 +23,7 @@ class colflow_category final : public std::error_category {
       case errc::invalid_argument: return "invalid argument";
       case errc::bad_input: return "malformed input";
       case errc::cancelled: return "cancelled";
+      case errc::kernel_error: return "kernel error";
     }
     return "unknown colflow error";
   }

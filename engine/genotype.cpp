@@ -6,11 +6,16 @@
 #include <limits>
 
 // The AVX2 decoders need GCC or Clang on x86-64 (target attribute, __builtin_cpu_supports).
+// -DCOLFLOW_GENOTYPE_AVX2=0 builds only the portable decoder, to test it on an AVX2 machine.
+#ifndef COLFLOW_GENOTYPE_AVX2
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define COLFLOW_GENOTYPE_AVX2 1
-#include <immintrin.h>
 #else
 #define COLFLOW_GENOTYPE_AVX2 0
+#endif
+#endif
+#if COLFLOW_GENOTYPE_AVX2
+#include <immintrin.h>
 #endif
 
 namespace colflow {

@@ -262,7 +262,8 @@ csv_source::csv_source(const std::filesystem::path& path, const csv_options& opt
 
   const bool first_numeric = is_numeric(first.front());
   const bool others_numeric =
-      std::all_of(first.begin() + 1, first.end(), [](const std::string& f) { return is_numeric(f); });
+      std::all_of(first.begin() + 1, first.end(),
+                  [](const std::string& f) { return is_numeric(f); });
   switch (options.header) {
     case csv_presence::present: has_header_ = true; break;
     case csv_presence::absent: has_header_ = false; break;
@@ -287,9 +288,8 @@ csv_source::csv_source(const std::filesystem::path& path, const csv_options& opt
     case csv_presence::detect:
       // Never an ID column that would leave no values.
       ids = header_without_corner ||
-            ((header_without_corner ? second_fields : first.size()) > 1 &&
-             ((has_header_ && first.front().empty()) || !later_first_numeric ||
-              (!has_header_ && !first_numeric)));
+            (first.size() > 1 && ((has_header_ && first.front().empty()) ||
+                                  !later_first_numeric || (!has_header_ && !first_numeric)));
       break;
   }
   const std::size_t expected = header_without_corner ? second_fields : first.size();
@@ -300,9 +300,6 @@ csv_source::csv_source(const std::filesystem::path& path, const csv_options& opt
   if (rows_ == 0) fail(path_, "no data rows (only a header line)");
 
   if (has_header_) {
-    if (first.size() != expected && !header_without_corner)
-      fail(path_, "line 1 has " + std::to_string(first.size()) + " fields, expected " +
-                      std::to_string(expected));
     const std::size_t skip = header_without_corner ? 0 : id_fields;
     for (std::size_t k = skip; k < first.size(); ++k) {
       std::string& name = first[k];
@@ -366,7 +363,8 @@ std::vector<sample_info> csv_source::samples() const {
   out.reserve(rows_);
   for (std::uint64_t i = 0; i < rows_; ++i) {
     const std::string id =
-        sample_ids_.empty() ? "row" + std::to_string(i + 1) : sample_ids_[static_cast<std::size_t>(i)];
+        sample_ids_.empty() ? "row" + std::to_string(i + 1)
+                            : sample_ids_[static_cast<std::size_t>(i)];
     out.push_back({id, id, "0", "0", "0", "-9"});
   }
   return out;
@@ -374,7 +372,8 @@ std::vector<sample_info> csv_source::samples() const {
 
 column_info csv_source::column(std::uint64_t j) const {
   column_info c;
-  c.id = column_ids_.empty() ? "col" + std::to_string(j + 1) : column_ids_[static_cast<std::size_t>(j)];
+  c.id = column_ids_.empty() ? "col" + std::to_string(j + 1)
+                             : column_ids_[static_cast<std::size_t>(j)];
   return c;
 }
 

@@ -197,7 +197,8 @@ std::string value_text(const py_value& v) {
     case py_value::type::tuple:
     case py_value::type::list: {
       std::string s(1, v.kind == py_value::type::tuple ? '(' : '[');
-      for (std::size_t i = 0; i < v.items.size(); ++i) s += (i ? ", " : "") + value_text(v.items[i]);
+      for (std::size_t i = 0; i < v.items.size(); ++i)
+        s += (i ? ", " : "") + value_text(v.items[i]);
       if (v.kind == py_value::type::tuple && v.items.size() == 1) s += ',';
       return s + (v.kind == py_value::type::tuple ? ')' : ']');
     }
@@ -212,16 +213,24 @@ std::uint32_t read_le(const unsigned char* p, std::size_t bytes) {
 }
 
 // Transposes `count` neighbouring columns of `n` rows (row r starts at row0 + r * row_step)
-// into `out`, column-major.
+// into `out`, column-major. Tiles of rows keep both the rows read and the column stretches
+// written in cache; a plain row-by-row scatter would touch `count` cache lines per row.
 template <typename T>
 void gather_block(const std::byte* row0, std::size_t row_step, std::size_t n, std::size_t count,
                   double* out) {
-  for (std::size_t i = 0; i < n; ++i, row0 += row_step)
+  constexpr std::size_t tile = 64;
+  for (std::size_t i0 = 0; i0 < n; i0 += tile) {
+    const std::size_t rows_in_tile = std::min(tile, n - i0);
     for (std::size_t k = 0; k < count; ++k) {
-      T v;
-      std::memcpy(&v, row0 + k * sizeof(T), sizeof(T));
-      out[k * n + i] = static_cast<double>(v);
+      const std::byte* src = row0 + i0 * row_step + k * sizeof(T);
+      double* dst = out + k * n + i0;
+      for (std::size_t i = 0; i < rows_in_tile; ++i, src += row_step) {
+        T v;
+        std::memcpy(&v, src, sizeof(T));
+        dst[i] = static_cast<double>(v);
+      }
     }
+  }
 }
 
 }  // namespace
@@ -261,13 +270,15 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
   // From here on, a throw must unmap: the destructor does not run for a failed constructor.
   try {
     const auto* bytes = static_cast<const unsigned char*>(map_);
-    const std::string_view head(static_cast<const char*>(map_), std::min<std::size_t>(map_size_, 12));
+    const std::string_view head(static_cast<const char*>(map_),
+                                std::min<std::size_t>(map_size_, 12));
     if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
       fail(path_, "is a .npz archive (zip), not a .npy file; extract its arrays first "
                   "(numpy.load, then numpy.save each one)");
     if (head.size() < npy_magic.size() || head.substr(0, npy_magic.size()) != npy_magic)
       fail(path_, "not a .npy file (bad magic: expected \"\\x93NUMPY\")");
-    if (map_size_ < 10) fail(path_, "truncated .npy file (" + std::to_string(map_size_) + " bytes)");
+    if (map_size_ < 10)
+      fail(path_, "truncated .npy file (" + std::to_string(map_size_) + " bytes)");
     const int major = bytes[6], minor = bytes[7];
     if ((major != 1 && major != 2 && major != 3) || minor != 0)
       fail(path_, "unsupported .npy format version " + std::to_string(major) + "." +
@@ -342,8 +353,9 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
     one_dimensional_ = dims.size() == 1;
     rows_ = dims[0];
     columns_ = one_dimensional_ ? 1 : dims[1];
+    if (one_dimensional_) fortran_order_ = true;
     // One column is contiguous whatever the order flag says.
-    if (one_dimensional_ || columns_ == 1) fortran_order_ = true;
+    contiguous_columns_ = fortran_order_ || columns_ == 1;
     if (rows_ == 0 || columns_ == 0) fail(path_, "shape " + shape_text(dims) + " holds no values");
 
     // Size check, overflow-safe: rows * columns * item_size must equal the bytes after the header.
@@ -359,11 +371,11 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
                       std::to_string(available));
     data_ = static_cast<const std::byte*>(map_) + data_offset;
 
-    // Fortran order is read front to back once; a C-order file is swept once per block and
-    // benefits from the page cache between sweeps, so only the former gets the hint.
-    if (fortran_order_) ::madvise(map_, map_size_, MADV_SEQUENTIAL);
-    block_columns_ = std::clamp<std::uint64_t>(options_.block_bytes / (rows_ * sizeof(double)),
-                                               1, columns_);
+    // Contiguous columns are read front to back once; a C-order file is swept once per block
+    // and benefits from the page cache between sweeps, so only the former gets the hint.
+    if (contiguous_columns_) ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+    block_columns_ =
+        std::clamp<std::uint64_t>(options_.block_bytes / sizeof(double) / rows_, 1, columns_);
   } catch (...) {
     ::munmap(map_, map_size_);
     map_ = nullptr;
@@ -443,7 +455,7 @@ void npy_source::read_values(std::uint64_t j, std::span<double> values) {
     throw error(errc::invalid_argument, path_ + ": read_values needs a buffer of " +
                                             std::to_string(rows_) + " values, got " +
                                             std::to_string(values.size()));
-  if (fortran_order_) {
+  if (contiguous_columns_) {
     convert(data_ + static_cast<std::size_t>(j * rows_) * item_size_, 1, values);
     return;
   }

@@ -15,9 +15,11 @@ namespace colflow::preprocess {
 /// Tuning of npy_source.
 struct npy_options {
   /// Memory that a C-order matrix may use to transpose a block of columns at a time, so that
-  /// the file is swept once per block instead of once per column. At least one column is
-  /// always read at a time, whatever this says.
-  std::size_t block_bytes = std::size_t{64} << 20;
+  /// the file is swept once per block instead of once per column (when fewer than two columns
+  /// fit, each column is gathered straight into the caller's buffer). The default keeps the
+  /// block within a large cache; raise it when the file does not fit in RAM, where the number
+  /// of sweeps (columns / columns per block) dominates.
+  std::size_t block_bytes = std::size_t{16} << 20;
 };
 
 /// A NumPy .npy file (format versions 1.0, 2.0 and 3.0) holding a matrix of samples in rows
@@ -78,6 +80,7 @@ class npy_source final : public column_source {
   std::size_t item_size_ = 8;
   bool fortran_order_ = false;
   bool one_dimensional_ = false;
+  bool contiguous_columns_ = false;  // Fortran order or a single column: read_values copies
   int version_ = 1;
   npy_options options_;
 

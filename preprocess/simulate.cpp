@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -32,7 +33,9 @@
 #include <mutex>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <unordered_set>
+#include <utility>
 
 #include "colflow/error.hpp"
 #include "colflow/version.hpp"
@@ -40,7 +43,7 @@
 namespace colflow::preprocess {
 namespace {
 
-// PLINK 2 stores sample and variant counts and positions in signed 32-bit fields.
+// Counts and positions stay within signed 32 bits, as PLINK's formats and tools expect.
 constexpr std::uint64_t max_count = 2147483645;
 constexpr std::uint64_t max_position = 2147483646;
 
@@ -255,6 +258,44 @@ std::vector<std::uint64_t> choose_causal(const generator& gen, std::uint64_t m, 
   return chosen;
 }
 
+// Adds beta (x_i - 2p) to g[i] for one causal variant's codes (a missing call adds nothing:
+// it counts as the mean dosage 2p), and returns the A1 frequency among observed calls.
+// Each g[i] is updated by exactly one thread, so the result does not depend on the split.
+double add_genetic_values(const std::uint8_t* codes, double beta, double p,
+                          std::span<double> g) {
+  // By code: 00 = two copies of A1, 01 = missing, 10 = one, 11 = none.
+  const double contribution[4] = {beta * (2 - 2 * p), 0.0, beta * (1 - 2 * p), beta * -2 * p};
+  static constexpr unsigned dosage[4] = {2, 0, 1, 0};
+  static constexpr unsigned observed[4] = {1, 0, 1, 1};
+  const auto add = [&](std::uint64_t i0, std::uint64_t i1) {
+    std::uint64_t a1 = 0, obs = 0;
+    for (std::uint64_t i = i0; i < i1; ++i) {
+      const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+      g[i] += contribution[code];
+      a1 += dosage[code];
+      obs += observed[code];
+    }
+    return std::pair{a1, obs};
+  };
+  constexpr std::uint64_t grain = 1 << 15;
+  std::uint64_t a1 = 0, obs = 0;
+  if (g.size() < 2 * grain) {
+    std::tie(a1, obs) = add(0, g.size());
+  } else {
+    std::atomic<std::uint64_t> a1_total = 0, obs_total = 0;
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, g.size(), grain),
+                      [&](const tbb::blocked_range<std::uint64_t>& r) {
+                        const auto [x, y] = add(r.begin(), r.end());
+                        a1_total += x;
+                        obs_total += y;
+                      });
+    a1 = a1_total;
+    obs = obs_total;
+  }
+  return obs ? static_cast<double>(a1) / (2.0 * static_cast<double>(obs))
+             : std::numeric_limits<double>::quiet_NaN();
+}
+
 struct block {
   std::uint64_t first = 0;  // first variant
   std::uint64_t count = 0;  // variants in the block
@@ -332,7 +373,7 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
     result.causal.push_back(std::move(c));
   }
 
-  std::string prefix = o.out.string();
+  const std::string prefix = o.out.string();
   output_file bed(prefix + ".bed"), bim(prefix + ".bim"), fam(prefix + ".fam"),
       phen(prefix + ".phen"), truth(prefix + ".truth.tsv");
 
@@ -361,8 +402,10 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
   const auto run = [&] {
     const int concurrency = tbb::this_task_arena::max_concurrency();
     const std::size_t tokens = static_cast<std::size_t>(std::max(2, 2 * concurrency));
-    // Buffers circulate through a pool: at most `tokens` blocks are ever in flight.
-    std::vector<std::unique_ptr<block>> pool;
+    // Buffers circulate through a pool: at most `tokens` blocks are ever in flight. The pool
+    // owns them all, so a cancelled pipeline (which drops its in-flight items) leaks nothing.
+    std::vector<std::unique_ptr<block>> owned;
+    std::vector<block*> free_blocks;
     std::mutex pool_mutex;
     std::uint64_t next_block = 0;
 
@@ -375,19 +418,20 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
                 fc.stop();
                 return nullptr;
               }
-              std::unique_ptr<block> b;
+              block* b = nullptr;
               {
                 std::lock_guard lock(pool_mutex);
-                if (!pool.empty()) {
-                  b = std::move(pool.back());
-                  pool.pop_back();
+                if (free_blocks.empty()) {
+                  owned.push_back(std::make_unique<block>());
+                  free_blocks.push_back(owned.back().get());
                 }
+                b = free_blocks.back();
+                free_blocks.pop_back();
               }
-              if (!b) b = std::make_unique<block>();
               b->first = next_block * per_block;
               b->count = std::min(per_block, m - b->first);
               ++next_block;
-              return b.release();
+              return b;
             }) &
             tbb::make_filter<block*, block*>(
                 tbb::filter_mode::parallel,
@@ -408,8 +452,7 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
                   return b;
                 }) &
             tbb::make_filter<block*, void>(
-                tbb::filter_mode::serial_in_order, [&](block* raw) {
-                  std::unique_ptr<block> b(raw);
+                tbb::filter_mode::serial_in_order, [&](block* b) {
                   bed.write(b->bed.data(), b->bed.size());
                   bim.write(b->bim);
                   // Genetic values from this block's causal variants, in variant order for
@@ -420,49 +463,16 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
                                                    b->first + b->count) - causal_index.begin();
                   for (auto c = lo; c < hi; ++c) {
                     causal_variant& cv = result.causal[static_cast<std::size_t>(c)];
-                    const std::uint8_t* codes =
-                        b->bed.data() + (cv.variant.index - b->first) * bytes_per_variant;
-                    const double two_p = 2 * cv.variant.a1_freq;
-                    // Contribution by code: 00 = two A1, 01 = missing (mean dosage), 10 = one,
-                    // 11 = none.
-                    const double contrib[4] = {cv.beta * (2 - two_p), 0.0, cv.beta * (1 - two_p),
-                                               cv.beta * (0 - two_p)};
-                    static constexpr unsigned dosage[4] = {2, 0, 1, 0};
-                    static constexpr unsigned observed[4] = {1, 0, 1, 1};
-                    const auto add = [&](std::uint64_t i0, std::uint64_t i1) {
-                      std::uint64_t a1 = 0, obs = 0;
-                      for (std::uint64_t i = i0; i < i1; ++i) {
-                        const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
-                        g[i] += contrib[code];
-                        a1 += dosage[code];
-                        obs += observed[code];
-                      }
-                      return std::pair{a1, obs};
-                    };
-                    std::uint64_t a1 = 0, obs = 0;
-                    if (n < 65536) {
-                      std::tie(a1, obs) = add(0, n);
-                    } else {
-                      std::atomic<std::uint64_t> a1_total = 0, obs_total = 0;
-                      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, n, 16384),
-                                        [&](const tbb::blocked_range<std::uint64_t>& r) {
-                                          const auto [x, y] = add(r.begin(), r.end());
-                                          a1_total += x;
-                                          obs_total += y;
-                                        });
-                      a1 = a1_total;
-                      obs = obs_total;
-                    }
-                    cv.a1_freq_observed =
-                        obs ? static_cast<double>(a1) / (2.0 * static_cast<double>(obs))
-                            : std::numeric_limits<double>::quiet_NaN();
+                    cv.a1_freq_observed = add_genetic_values(
+                        b->bed.data() + (cv.variant.index - b->first) * bytes_per_variant, cv.beta,
+                        cv.variant.a1_freq, g);
                   }
                   result.missing_calls += b->missing;
                   bytes_written += b->bed.size();
                   variants_done += b->count;
                   {
                     std::lock_guard lock(pool_mutex);
-                    pool.push_back(std::move(b));
+                    free_blocks.push_back(b);
                   }
                   if (progress)
                     progress({variants_done, m, bytes_written,
@@ -529,15 +539,17 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
          "(missing: 2 * A1_FREQ_j); e ~ N(0, var_e)\n";
     t += "# h2_target " + format_double(o.h2) + "\n";
     t += "# h2_realised " + format_double(result.h2_realised) + "\n";
-    t += "# var_g " + format_double(result.var_g, 17) + "\n";
-    t += "# var_e " + format_double(result.var_e, 17) + "\n";
-    t += "# var_y " + format_double(result.var_y, 17) + "\n";
+    t += "# var_g " + format_double(result.var_g, 12) + "\n";
+    t += "# var_e " + format_double(result.var_e, 12) + "\n";
+    t += "# var_y " + format_double(result.var_y, 12) + "\n";
     t += "ID\tA1\tBETA\tA1_FREQ\tA2\tSTD_BETA\tA1_FREQ_OBSERVED\n";
-    for (const causal_variant& c : result.causal)
-      t += c.variant.id + '\t' + c.variant.a1 + '\t' + format_double(c.beta, 17) + '\t' +
-           format_double(c.variant.a1_freq, 17) + '\t' + c.variant.a2 + '\t' +
-           format_double(c.std_effect, 17) + '\t' + format_double(c.a1_freq_observed, 17) +
+    for (const causal_variant& c : result.causal) {
+      t += c.variant.id + '\t' + c.variant.a1 + '\t' + format_double(c.beta, 12) + '\t' +
+           format_double(c.variant.a1_freq, 12) + '\t' + c.variant.a2 + '\t' +
+           format_double(c.std_effect, 12) + '\t' + format_double(c.a1_freq_observed, 10) +
            '\n';
+      if (t.size() >= (1u << 20)) truth.write(t), t.clear();
+    }
     truth.write(t);
   }
 

@@ -218,6 +218,13 @@ TEST(NpyReaderTest, ReadsOneDimensionalArrayAsOneColumn) {
     EXPECT_NE(npy.description().find("1-D"), std::string::npos) << npy.description();
     expect_columns(npy, made_up_columns(9, 1, item == 4));
   }
+  // A single column of a 2-D C-order matrix is contiguous too; it stays "C order".
+  test::write_file(dir / "c.npy",
+                   npy_file(1, npy_dict("<f8", false, "(9, 1)"), matrix_bytes(9, 1, 8, false)));
+  npy_source npy(dir / "c.npy", {0});
+  EXPECT_FALSE(npy.fortran_order());
+  EXPECT_NE(npy.description().find("C order"), std::string::npos) << npy.description();
+  expect_columns(npy, made_up_columns(9, 1, false));
 }
 
 TEST(NpyReaderTest, COrderBlockSizeDoesNotChangeValues) {
@@ -389,11 +396,13 @@ TEST_F(NpyMalformedTest, RefusesUnsupportedVersion) {
 }
 
 TEST_F(NpyMalformedTest, RefusesTruncatedPreambleAndHeader) {
-  EXPECT_TRUE(refused({'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, 10}, "truncated .npy file (9 bytes)"));
+  EXPECT_TRUE(
+      refused({'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, 10}, "truncated .npy file (9 bytes)"));
   EXPECT_TRUE(refused({'\x93', 'N', 'U', 'M', 'P', 'Y', 2, 0, 10, 0}, "truncated .npy file"));
   auto bytes = npy_file(1, npy_dict("<f8", false, "(3, 2)"), {});
   bytes.resize(40);
-  EXPECT_TRUE(refused(bytes, "the .npy header of 118 bytes runs past the end of the file (40 bytes)"));
+  EXPECT_TRUE(
+      refused(bytes, "the .npy header of 118 bytes runs past the end of the file (40 bytes)"));
   // A v2 length read as 4 bytes: a huge header.
   auto v2 = npy_file(2, npy_dict("<f8", false, "(3, 2)"), matrix_bytes(3, 2, 8, false));
   v2[11] = '\x7f';
@@ -657,7 +666,8 @@ TEST_F(CsvReaderTest, RefusesRaggedRows) {
 }
 
 TEST_F(CsvReaderTest, RefusesNonNumericValues) {
-  EXPECT_TRUE(refused("id,a,b,c\nS1,1,2,3\nS2,1,2,abc\n", "line 3, column 4: 'abc' is not a number"));
+  EXPECT_TRUE(refused("id,a,b,c\nS1,1,2,3\nS2,1,2,abc\n",
+                      "line 3, column 4: 'abc' is not a number"));
   EXPECT_TRUE(refused("a,b\n1,2\n3,4x\n", "line 3, column 2: '4x' is not a number"));
   EXPECT_TRUE(refused("a,b\n1,2\n3,1,5\n", "line 3 has 3 fields, expected 2"));
   EXPECT_TRUE(refused("a,b\n1,2\n3,1e400\n", "line 3, column 2: '1e400' is out of the range"));

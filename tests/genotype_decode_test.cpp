@@ -66,12 +66,14 @@ TYPED_TEST(GenotypeDecodeTest, MatchesDefinitionWithPaddingBitsSet) {
 TYPED_TEST(GenotypeDecodeTest, MatchesDefinitionFromUnalignedBuffers) {
   std::mt19937_64 rng(6);
   for (std::size_t shift = 1; shift < 8; ++shift)
-    for (std::size_t n : {17u, 33u, 70u}) expect_matches_definition<TypeParam>(random_bytes(n, rng), n, shift);
+    for (std::size_t n : {17u, 33u, 70u})
+      expect_matches_definition<TypeParam>(random_bytes(n, rng), n, shift);
 }
 
 TYPED_TEST(GenotypeDecodeTest, MatchesDefinitionOnLongColumns) {
   std::mt19937_64 rng(7);
-  for (std::size_t n : {10'000u, 100'003u}) expect_matches_definition<TypeParam>(random_bytes(n, rng), n, 0);
+  for (std::size_t n : {10'000u, 100'003u})
+    expect_matches_definition<TypeParam>(random_bytes(n, rng), n, 0);
 }
 
 }  // namespace

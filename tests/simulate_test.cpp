@@ -64,7 +64,8 @@ truth_file read_truth(const fs::path& p) {
   while (std::getline(in, line)) {
     if (line.rfind("# ", 0) == 0) {
       const auto space = line.find(' ', 2);
-      t.scalars[line.substr(2, space - 2)] = space == std::string::npos ? "" : line.substr(space + 1);
+      t.scalars[line.substr(2, space - 2)] =
+          space == std::string::npos ? "" : line.substr(space + 1);
     } else if (t.header.empty()) {
       t.header = split_tabs(line);
     } else {
@@ -127,6 +128,26 @@ double covariance(const std::vector<double>& x, const std::vector<double>& y) {
   return s / static_cast<double>(x.size() - 1);
 }
 double variance(const std::vector<double>& x) { return covariance(x, x); }
+
+// Variant index of an ID "snp{j+1}".
+std::uint64_t variant_index(const std::string& id) {
+  EXPECT_EQ(id.rfind("snp", 0), 0u) << id;
+  return std::stoull(id.substr(3)) - 1;
+}
+
+// g rebuilt from the .bed and the truth alone, as the truth's model line documents.
+std::vector<double> genetic_values(const bed_file& bed, const truth_file& truth) {
+  std::vector<double> g(bed.n, 0.0);
+  for (const auto& row : truth.rows) {
+    const std::uint64_t j = variant_index(row.at("ID"));
+    const double beta = std::stod(row.at("BETA")), freq = std::stod(row.at("A1_FREQ"));
+    for (std::uint64_t i = 0; i < bed.n; ++i) {
+      const int d = bed.dosage(i, j);
+      g[i] += beta * ((d < 0 ? 2 * freq : d) - 2 * freq);
+    }
+  }
+  return g;
+}
 
 simulate_options options(const fs::path& out, std::uint64_t n, std::uint64_t m) {
   simulate_options o;
@@ -220,7 +241,7 @@ TEST(SimulateTest, IsReproducibleWhateverTheThreadsAndBlocks) {
   test::temp_dir dir;
   const auto run = [&](const std::string& name, std::uint64_t seed, unsigned threads,
                        std::size_t block_bytes) {
-    simulate_options o = options(dir / name, 1003, 1200);
+    simulate_options o = options(dir / name, 1003, 800);
     o.seed = seed;
     o.threads = threads;
     o.block_bytes = block_bytes;
@@ -231,11 +252,29 @@ TEST(SimulateTest, IsReproducibleWhateverTheThreadsAndBlocks) {
   run("a", 42, 1, 1 << 20);
   run("b", 42, 2, 2520);  // ten variants per block: many blocks in flight at once
   run("c", 43, 2, 2520);
-  for (const char* ext : extensions)
-    EXPECT_EQ(test::read_file((dir / "a").string() + ext), test::read_file((dir / "b").string() + ext))
-        << ext;
-  EXPECT_NE(test::read_file((dir / "a").string() + ".bed"), test::read_file((dir / "c").string() + ".bed"));
-  EXPECT_NE(test::read_file((dir / "a").string() + ".phen"), test::read_file((dir / "c").string() + ".phen"));
+  const auto file = [&](const char* name, const char* ext) {
+    return test::read_file((dir / name).string() + ext);
+  };
+  for (const char* ext : extensions) EXPECT_EQ(file("a", ext), file("b", ext)) << ext;
+  EXPECT_NE(file("a", ".bed"), file("c", ".bed"));
+  EXPECT_NE(file("a", ".phen"), file("c", ".phen"));
+}
+
+TEST(SimulateTest, SumsGeneticValuesOfLargeSamplesInParallelCorrectly) {
+  // N above the size from which genetic values are summed in parallel over samples; each
+  // sample is still summed by one thread in variant order.
+  test::temp_dir dir;
+  simulate_options o = options(dir / "big", 70001, 3);
+  o.causal = 3;
+  o.missing_rate = 0.01;
+  o.threads = 2;
+  const simulate_result r = preprocess::simulate(o);
+  const bed_file bed = read_bed((dir / "big").string() + ".bed", 70001, 3);
+  const truth_file truth = read_truth((dir / "big").string() + ".truth.tsv");
+  const double var_g = variance(genetic_values(bed, truth));
+  EXPECT_NEAR(var_g, r.var_g, 1e-9 * var_g);
+  for (std::size_t c = 0; c < 3; ++c)
+    EXPECT_EQ(r.causal[c].a1_freq_observed, bed.a1_freq(r.causal[c].variant.index).first);
 }
 
 TEST(SimulateTest, GenotypesFollowTheDrawnFrequenciesAndMissingRate) {
@@ -299,30 +338,22 @@ TEST(SimulateTest, PhenotypeIsGeneticValuePlusNoiseAtTheTargetHeritability) {
   ASSERT_EQ(y.size(), 2000u);
   ASSERT_EQ(truth.rows.size(), 20u);
 
-  std::map<std::string, std::uint64_t> index;
-  for (std::uint64_t j = 0; j < 400; ++j) index["snp" + std::to_string(j + 1)] = j;
   const auto bim = read_table(p.string() + ".bim");
-
-  // Rebuild g from the .bed and the truth alone, as the truth's model line documents.
-  std::vector<double> g(2000, 0.0);
   std::int64_t previous = -1;
   for (const auto& row : truth.rows) {
-    ASSERT_TRUE(index.count(row.at("ID"))) << row.at("ID");
-    const std::uint64_t j = index.at(row.at("ID"));
+    const std::uint64_t j = variant_index(row.at("ID"));
+    ASSERT_LT(j, 400u);
     EXPECT_GT(static_cast<std::int64_t>(j), previous) << "causal variants in variant order";
     previous = static_cast<std::int64_t>(j);
     EXPECT_EQ(row.at("A1"), bim[j][4]);
     EXPECT_EQ(row.at("A2"), bim[j][5]);
     const double beta = std::stod(row.at("BETA")), freq = std::stod(row.at("A1_FREQ"));
-    EXPECT_DOUBLE_EQ(freq, preprocess::describe_variant(o, j).a1_freq);
+    EXPECT_NEAR(freq, preprocess::describe_variant(o, j).a1_freq, 1e-11);
     EXPECT_NEAR(beta, std::stod(row.at("STD_BETA")) / std::sqrt(2 * freq * (1 - freq)),
-                1e-12 * std::abs(beta));
-    EXPECT_NEAR(std::stod(row.at("A1_FREQ_OBSERVED")), bed.a1_freq(j).first, 1e-15);
-    for (std::uint64_t i = 0; i < 2000; ++i) {
-      const int d = bed.dosage(i, j);
-      g[i] += beta * ((d < 0 ? 2 * freq : d) - 2 * freq);
-    }
+                1e-10 * std::abs(beta));
+    EXPECT_NEAR(std::stod(row.at("A1_FREQ_OBSERVED")), bed.a1_freq(j).first, 1e-9);
   }
+  const std::vector<double> g = genetic_values(bed, truth);
   const double var_g = variance(g), var_y = variance(y);
   EXPECT_NEAR(var_g, truth.scalar("var_g"), 1e-9 * var_g);
   EXPECT_NEAR(var_g, r.var_g, 1e-9 * var_g);
@@ -364,7 +395,8 @@ TEST(SimulateTest, AnInterruptedRunLeavesThePreviousFilesAlone) {
   preprocess::simulate(o);
   const auto before = test::read_file((dir / "x").string() + ".bed");
   o.seed = 2;
-  o.block_bytes = 26 * 10;
+  o.block_bytes = 26 * 10;  // ten blocks, several in flight when the callback throws
+  o.threads = 2;
   int calls = 0;
   EXPECT_THROW(preprocess::simulate(o,
                                     [&](const preprocess::simulate_progress& p) {
@@ -500,6 +532,8 @@ TEST(SimulateTest, CommandLineReportsBadOptions) {
   EXPECT_NE(test::run_command(cli + " simulate --samples 10" + prefix, out), 0);
   EXPECT_NE(out.find("--variants"), std::string::npos) << out;
   EXPECT_NE(test::run_command(cli + " simulate --samples ten --variants 10" + prefix, out), 0);
+  EXPECT_NE(test::run_command(cli + " simulate --samples -5 --variants 10" + prefix, out), 0);
+  EXPECT_NE(out.find("--samples: must not be negative"), std::string::npos) << out;
   EXPECT_TRUE(fs::is_empty(dir.path()));
   EXPECT_EQ(test::run_command(cli + " simulate --help", out), 0);
   EXPECT_NE(out.find("log-uniform"), std::string::npos) << out;

@@ -73,6 +73,7 @@ const char* errc_name(errc kind) {
     case errc::invalid_argument: return "invalid_argument";
     case errc::bad_input: return "bad_input";
     case errc::cancelled: return "cancelled";
+    case errc::kernel_error: return "kernel_error";
   }
   return "unknown errc";
 }

@@ -6,5 +6,6 @@
 #include "colflow/error.hpp"
 #include "colflow/genotype.hpp"
 #include "colflow/store.hpp"
+#include "colflow/stream.hpp"
 #include "colflow/store_writer.hpp"
 #include "colflow/version.hpp"

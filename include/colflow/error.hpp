@@ -27,6 +27,7 @@ enum class errc {
   invalid_argument = 11,    ///< a bad option or parameter from the caller
   bad_input = 12,           ///< a malformed input file (PLINK, .npy, CSV, phenotypes...)
   cancelled = 13,           ///< work stopped on request
+  kernel_error = 14,        ///< a kernel run by a stream threw something else than a colflow::error
 };
 
 /// The error category of colflow::errc ("colflow").

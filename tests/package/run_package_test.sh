@@ -38,7 +38,9 @@ build_type=$(cache_value CMAKE_BUILD_TYPE)
 if [[ $# -ge 4 ]]; then
   cxx_flags=$4
 elif [[ $(cache_value COLFLOW_SANITIZE) =~ ^(ON|TRUE|YES|1)$ ]]; then
-  cxx_flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+  # The same as COLFLOW_SANITIZE_FLAGS in the top-level CMakeLists.txt.
+  cxx_flags="-fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer"
+  cxx_flags+=" -fno-sanitize-recover=all"
 else
   cxx_flags=""
 fi

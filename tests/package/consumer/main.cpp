@@ -1,6 +1,8 @@
 // Uses an installed colflow through its public headers only: writes a small genotype store and
-// a small float store into a temporary directory, opens them and checks every decoded value
-// against values computed here from DESIGN §2. Exits non-zero on any mismatch or error.
+// a small float store into a temporary directory, opens them, checks every decoded value
+// against values computed here from DESIGN §2, and streams the genotype store through the flow
+// graph (so oneTBB and Eigen must come along with the package). Exits non-zero on any mismatch
+// or error.
 #include <colflow/colflow.hpp>
 
 #include <stdlib.h>  // mkdtemp
@@ -169,6 +171,31 @@ void check_genotype_store(const fs::path& dir) {
       expect_near(col + " dosage row " + std::to_string(i), got[i], dosage[i], 0);
     }
     store.verify_checksum(j);
+  }
+
+  // A streamed pass (the oneTBB flow graph) and the sequential baseline hand the kernel the
+  // values read_column gives, column by column in the order asked, repeats included.
+  const std::vector<std::size_t> order = {2, 0, 1, 0};
+  colflow::column_stream<double> stream(store);
+  for (const bool graph : {true, false}) {
+    const std::string mode = graph ? "stream" : "sequential pass";
+    std::vector<std::size_t> seen;
+    const colflow::column_kernel<double> kernel = [&](const colflow::column_view<double>& view) {
+      seen.push_back(view.column);
+      std::vector<double> want(n);
+      store.read_column(view.column, want);
+      expect_true(mode + " column size", static_cast<std::size_t>(view.values.size()) == n);
+      for (std::size_t i = 0; i < n && i < static_cast<std::size_t>(view.values.size()); ++i) {
+        expect_near(mode + " column " + std::to_string(view.column) + " row " +
+                        std::to_string(i),
+                    view.values[static_cast<Eigen::Index>(i)], want[i], 0);
+      }
+      return true;
+    };
+    const colflow::pass_stats stats =
+        graph ? stream.run(order, kernel) : stream.run_sequential(order, kernel);
+    expect_true(mode + " order", seen == order);
+    expect_true(mode + " column count", stats.columns == order.size());
   }
 }
 

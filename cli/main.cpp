@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
     auto* preprocess = app.add_subcommand(
         "preprocess", "Convert PLINK .bed/.bim/.fam (or a dense matrix) into a store");
     add(preprocess, colflow::cli::add_preprocess(*preprocess));
+    auto* exporter = app.add_subcommand("export", "Write a store back as PLINK files or .npy");
+    add(exporter, colflow::cli::add_export(*exporter));
     auto* bench = app.add_subcommand(
         "bench", "Measure how fast a store streams: pipelined, sequential, in RAM");
     add(bench, colflow::cli::add_bench(*bench));

@@ -9,6 +9,9 @@
 #include <sstream>
 
 #include "converter.hpp"
+#include "csv_reader.hpp"
+#include "exporter.hpp"
+#include "npy_reader.hpp"
 #include "plink_reader.hpp"
 #include "test_support.hpp"
 
@@ -398,6 +401,132 @@ TEST(PreprocessTest, OutputDoesNotDependOnThreads) {
   ASSERT_EQ(a.size(), b.size());
   // Everything after the header (which holds the random Store_Id) is identical.
   EXPECT_TRUE(std::equal(a.begin() + 64, a.end(), b.begin() + 64));
+}
+
+TEST(ExportTest, BedRoundTripsEverySharedDatasetByteForByte) {
+  REQUIRE_SHARED_DATA();
+  for (const std::string& name : all_datasets()) {
+    if (name.find("smallmode0") != std::string::npos) continue;
+    test::temp_dir dir;
+    // zstd on the codes goes through the decoding path too (on the smaller sets, for time).
+    std::vector<preprocess::codec_choice> codecs = {preprocess::codec_choice::genotype};
+    if (name.find("bed-reader") != std::string::npos)
+      codecs.push_back(preprocess::codec_choice::genotype_zstd);
+    for (auto codec : codecs) {
+      const store s = convert_to(name, dir / "s.cf", codec);
+      preprocess::export_bed(s, (dir / "out").string(), true);
+      auto expected = test::read_file(name + ".bed");
+      // The input's padding bits are zeroed in a store (some shared files have them set).
+      const std::size_t n = s.num_rows(), bytes = genotype_column_bytes(n);
+      if (n % 4 != 0)
+        for (std::size_t end = 3 + bytes; end <= expected.size(); end += bytes)
+          expected[end - 1] = static_cast<char>(expected[end - 1] & ((1 << (2 * (n % 4))) - 1));
+      EXPECT_EQ(test::read_file(dir / "out.bed"), expected) << name;
+      // The .bim and .fam hold the same fields.
+      EXPECT_EQ(preprocess::count_bim(dir / "out.bim"), s.num_columns());
+      const auto fam = preprocess::read_fam(dir / "out.fam");
+      ASSERT_EQ(fam.size(), s.num_rows());
+      EXPECT_EQ(fam.back().iid, s.samples().back().iid);
+      std::filesystem::remove_all(dir / "s.cf");
+    }
+  }
+}
+
+TEST(ExportTest, FloatStoresOfDosagesExportAndStandardisedOnesAreRefused) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const std::string name = prefix("bed-reader/some_missing");
+  const store dosages = convert_to(name, dir / "d.cf", preprocess::codec_choice::lz4,
+                                   value_type::float32, false, false);
+  preprocess::export_bed(dosages, (dir / "d").string(), false);
+  EXPECT_EQ(test::read_file(dir / "d.bed"), test::read_file(name + ".bed"));
+  const store z = convert_to(name, dir / "z.cf", preprocess::codec_choice::zstd);
+  try {
+    preprocess::export_bed(z, (dir / "z").string(), false);
+    FAIL() << "a standardised store was exported as calls";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), errc::invalid_argument);
+    EXPECT_NE(e.message().find("standardised"), std::string::npos) << e.message();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "z.bed"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "z.bed.tmp"));
+}
+
+TEST(ExportTest, NpyHoldsTheDecodedMatrix) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const store s = convert_to(prefix("bed-reader/some_missing"), dir / "s.cf",
+                             preprocess::codec_choice::genotype);
+  preprocess::export_npy(s, dir / "m.npy", false, false);
+  preprocess::npy_source npy(dir / "m.npy");
+  ASSERT_EQ(npy.rows(), s.num_rows());
+  ASSERT_EQ(npy.columns(), s.num_columns());
+  std::vector<double> a(s.num_rows()), b(s.num_rows());
+  for (std::size_t j = 0; j < s.num_columns(); ++j) {
+    s.read_column(j, a);
+    npy.read_values(j, b);
+    ASSERT_EQ(a, b) << "column " << j;
+  }
+  EXPECT_THROW(preprocess::export_npy(s, dir / "m.npy", false, false), error);  // exists
+}
+
+TEST(PreprocessTest, DenseCsvAndNpyBecomeStores) {
+  test::temp_dir dir;
+  {
+    std::ofstream csv(dir / "m.csv");
+    csv << "id,height,weight\nA,1.5,60\nB,NA,72.5\nC,1.75,\nD,1.6,66\n";
+  }
+  std::string out;
+  ASSERT_EQ(run_cli("preprocess --quiet --csv " + (dir / "m.csv").string() + " --out " +
+                        (dir / "c.cf").string(),
+                    out),
+            0)
+      << out;
+  const store s = store::open(dir / "c.cf");
+  EXPECT_EQ(s.type(), value_type::float64);
+  ASSERT_EQ(s.num_rows(), 4u);
+  ASSERT_EQ(s.num_columns(), 2u);
+  EXPECT_EQ(s.columns()[1].id, "weight");
+  EXPECT_EQ(s.samples()[2].iid, "C");
+  EXPECT_EQ(s.entry(0).codec, codec_id::zstd);
+  std::vector<double> v(4);
+  s.read_column(1, v, decode_as::stored);
+  EXPECT_EQ(v[0], 60);
+  EXPECT_EQ(v[1], 72.5);
+  EXPECT_TRUE(std::isnan(v[2]));
+  EXPECT_EQ(s.entry(1).stats.observed, 3u);
+  EXPECT_DOUBLE_EQ(s.entry(1).stats.mean, (60 + 72.5 + 66) / 3);
+  // --standardize stores z values; the round trip through .npy keeps them.
+  ASSERT_EQ(run_cli("preprocess --quiet --standardize --codec lz4 --shuffle --csv " +
+                        (dir / "m.csv").string() + " --out " + (dir / "z.cf").string(),
+                    out),
+            0)
+      << out;
+  ASSERT_EQ(run_cli("export " + (dir / "z.cf").string() + " --quiet --npy " +
+                        (dir / "z.npy").string(),
+                    out),
+            0)
+      << out;
+  ASSERT_EQ(run_cli("preprocess --quiet --npy " + (dir / "z.npy").string() + " --codec none --out " +
+                        (dir / "n.cf").string(),
+                    out),
+            0)
+      << out;
+  const store z = store::open(dir / "z.cf"), n = store::open(dir / "n.cf");
+  std::vector<double> a(4), b(4);
+  double ss = 0;
+  for (std::size_t j = 0; j < 2; ++j) {
+    z.read_column(j, a);
+    n.read_column(j, b, decode_as::stored);
+    EXPECT_EQ(a, b);
+    for (double x : a) ss += x * x;
+  }
+  EXPECT_NEAR(ss, 2 * 3.0, 1e-12);  // two columns with z'z = N - 1
+  EXPECT_EQ(run_cli("preprocess --quiet --codec genotype --csv " + (dir / "m.csv").string() +
+                        " --out " + (dir / "g.cf").string(),
+                    out),
+            1);
+  EXPECT_NE(out.find("needs .bed input"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+#include <iostream>
+
+#include "colflow/colflow.hpp"
+#include "commands.hpp"
+#include "exporter.hpp"
+
+namespace colflow::cli {
+
+command add_export(CLI::App& app) {
+  struct options {
+    std::string store, bed, npy, dtype = "f64";
+    bool force = false, quiet = false;
+  };
+  auto o = std::make_shared<options>();
+  app.add_option("STORE", o->store, "The store directory")->required();
+  auto* bed = app.add_option("--bed", o->bed,
+                             "Write PREFIX.bed/.bim/.fam. A genotype store's .bed is byte-identical\n"
+                             "to the one it was made from (padding bits zeroed); a float store must\n"
+                             "hold dosages (made with --no-standardize)");
+  auto* npy = app.add_option("--npy", o->npy,
+                             "Write the matrix as .npy (samples in rows, Fortran order): standardised\n"
+                             "values for a genotype store, the stored values for a float store");
+  bed->excludes(npy);
+  app.add_option("--dtype", o->dtype, "Element type of --npy: f64 (default) or f32")
+      ->check(CLI::IsMember({"f64", "f32"}));
+  app.add_flag("--force", o->force, "Replace existing output files");
+  app.add_flag("--quiet", o->quiet, "No summary line");
+  return [o] {
+    if (o->bed.empty() && o->npy.empty())
+      throw error(errc::invalid_argument, "nothing to do: give --bed PREFIX or --npy FILE");
+    const store s = store::open(o->store);
+    if (!o->bed.empty()) {
+      preprocess::export_bed(s, o->bed, o->force);
+      if (!o->quiet) std::cout << "wrote " << o->bed << ".bed/.bim/.fam\n";
+    } else {
+      preprocess::export_npy(s, o->npy, o->dtype == "f32", o->force);
+      if (!o->quiet) std::cout << "wrote " << o->npy << "\n";
+    }
+    return 0;
+  };
+}
+
+}  // namespace colflow::cli

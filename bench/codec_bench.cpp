@@ -1,10 +1,12 @@
 // Decode throughput of one column on one thread, for every way a store can hold it:
 //
-//   BM_decode/genotype-<codec>/<f64|f32>   2-bit codes (optionally zstd on top) decoded through
-//                                          the standardising table, as store::read_column does;
-//   BM_decode/stdgeno-<codec>[+shuffle]/f64 the same columns stored standardised as float64;
-//   BM_decode/dense-<codec>[+shuffle]/f64   normal values at full precision, as float64;
-//   BM_decode/dense3sig-<codec>[+shuffle]/f64 the same rounded to 3 significant digits.
+//   BM_decode/genotype-<codec>/<f64|f32>       2-bit codes (zstd on top or not) decoded through
+//                                              the standardising table, as store::read_column
+//                                              does; f64-scalar-loop is the one-lookup-per-sample
+//                                              loop, for comparison;
+//   BM_decode/stdgeno-<codec>[+shuffle]/f64    the same columns stored standardised as float64;
+//   BM_decode/dense-<codec>[+shuffle]/f64      standard normal values at full precision;
+//   BM_decode/dense3sig-<codec>[+shuffle]/f64  the same rounded to 3 significant digits.
 //
 // Every benchmark cycles through 64 columns of 10,000 samples so that the numbers are not those
 // of one lucky column. The output (80 kB as float64) stays in L2, as it does in the flow graph.

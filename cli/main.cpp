@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
     auto* preprocess = app.add_subcommand(
         "preprocess", "Convert PLINK .bed/.bim/.fam (or a dense matrix) into a store");
     add(preprocess, colflow::cli::add_preprocess(*preprocess));
+    auto* simulate = app.add_subcommand(
+        "simulate", "Write simulated PLINK genotypes, a phenotype and the true effects");
+    add(simulate, colflow::cli::add_simulate(*simulate));
     auto* exporter = app.add_subcommand("export", "Write a store back as PLINK files or .npy");
     add(exporter, colflow::cli::add_export(*exporter));
     auto* bench = app.add_subcommand(

@@ -26,6 +26,11 @@ void put(std::byte* p, T value) noexcept {
 
 template <typename T>
 T get(const std::byte* p) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    T value;  // the layout is the host's: one load
+    std::memcpy(&value, p, sizeof(T));
+    return value;
+  }
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < sizeof(T); ++i)
     bits |= static_cast<std::uint64_t>(std::to_integer<std::uint8_t>(p[i])) << (8 * i);

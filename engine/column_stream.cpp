@@ -115,6 +115,11 @@ struct column_stream<T>::impl {
     tbb::flow::make_edge(compute, limiter.decrementer());
   }
 
+  // Making the edges already spawned forwarding tasks (the limiter offers itself to its new
+  // successor); they must finish before the nodes they point to are destroyed, even when the
+  // stream never ran a pass through the graph.
+  ~impl() { g.wait_for_all(); }
+
   block next_block(tbb::flow_control& fc) {
     const std::size_t first = next_seq * per_block;
     if (stop.load(std::memory_order_relaxed) || first >= order.size()) {

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 #include "test_support.hpp"
 
 namespace colflow {
@@ -62,6 +64,32 @@ TEST(CliTest, VerifyAcceptsASoundStoreAndNamesTheFirstBadColumn) {
   EXPECT_EQ(run("verify " + path.string(), out), 1);
   EXPECT_NE(out.find("column 4: frame checksum mismatch"), std::string::npos) << out;
   EXPECT_NE(out.find("columns.dat"), std::string::npos) << out;
+}
+
+TEST(CliTest, BenchReportsEveryModeAsJson) {
+  test::temp_dir dir;
+  test::write_genotype_store(dir / "g.cf", 300, 40, {codec_id::zstd, 1, false});
+  std::string out;
+  ASSERT_EQ(run("bench " + (dir / "g.cf").string() + " --passes 2 --json", out), 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j.size(), 3u);
+  std::set<std::string> modes;
+  for (const auto& r : j) {
+    modes.insert(r["mode"].get<std::string>());
+    EXPECT_GT(r["seconds_per_pass"].get<double>(), 0.0);
+    EXPECT_GT(r["decoded_gb_per_s"].get<double>(), 0.0);
+    const double busy = r["compute_busy_fraction"].get<double>();
+    EXPECT_GT(busy, 0.0);
+    EXPECT_LE(busy, 1.0 + 1e-9);
+    EXPECT_GT(r["peak_rss_bytes"].get<std::uint64_t>(), 0u);
+  }
+  EXPECT_EQ(modes, (std::set<std::string>{"pipelined", "sequential", "ram"}));
+  ASSERT_EQ(run("bench " + (dir / "g.cf").string() + " --passes 1 --mode sequential --kernel sum",
+                out),
+            0)
+      << out;
+  EXPECT_NE(out.find("sequential"), std::string::npos) << out;
+  EXPECT_NE(run("bench " + (dir / "g.cf").string() + " --mode warp", out), 0);
 }
 
 TEST(CliTest, ReportsMissingAndInvalidStores) {

@@ -3,6 +3,7 @@
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
 #include "exporter.hpp"
+#include "progress.hpp"
 
 namespace colflow::cli {
 
@@ -24,16 +25,24 @@ command add_export(CLI::App& app) {
   app.add_option("--dtype", o->dtype, "Element type of --npy: f64 (default) or f32")
       ->check(CLI::IsMember({"f64", "f32"}));
   app.add_flag("--force", o->force, "Replace existing output files");
-  app.add_flag("--quiet", o->quiet, "No summary line");
+  app.add_flag("--quiet", o->quiet, "No progress display and no summary line");
   return [o] {
     if (o->bed.empty() && o->npy.empty())
       throw error(errc::invalid_argument, "nothing to do: give --bed PREFIX or --npy FILE");
     const store s = store::open(o->store);
+    // The stream's progress callback drives the progress line (stderr, terminals only).
+    progress_line line("export", !o->quiet);
+    const auto progress = [&](const pass_progress& p) {
+      line.update(p.columns_done, p.columns_total, "columns", static_cast<double>(p.bytes_read),
+                  p.seconds);
+    };
     if (!o->bed.empty()) {
-      preprocess::export_bed(s, o->bed, o->force);
+      preprocess::export_bed(s, o->bed, o->force, progress);
+      line.finish();
       if (!o->quiet) std::cout << "wrote " << o->bed << ".bed/.bim/.fam\n";
     } else {
-      preprocess::export_npy(s, o->npy, o->dtype == "f32", o->force);
+      preprocess::export_npy(s, o->npy, o->dtype == "f32", o->force, progress);
+      line.finish();
       if (!o->quiet) std::cout << "wrote " << o->npy << "\n";
     }
     return 0;

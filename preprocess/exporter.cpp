@@ -61,7 +61,8 @@ void write_text_tables(const store& s, const std::string& prefix, bool overwrite
 
 }  // namespace
 
-void export_bed(const store& s, const std::string& prefix, bool overwrite) {
+void export_bed(const store& s, const std::string& prefix, bool overwrite,
+                const export_progress& progress) {
   const std::uint64_t n = s.num_rows(), bytes = genotype_column_bytes(n);
   if (s.type() != value_type::genotype)
     for (std::size_t j = 0; j < s.num_columns(); ++j)
@@ -78,6 +79,7 @@ void export_bed(const store& s, const std::string& prefix, bool overwrite) {
   o.values = decode_as::stored;
   o.decode_values = s.type() != value_type::genotype;
   column_stream<double> stream(s, o);
+  if (progress) stream.on_progress(progress);
   stream.run(all_columns(s.num_columns()), [&](const column_view<double>& v) {
     if (!v.codes.empty()) {
       bed.write(v.codes.data(), bytes);
@@ -104,7 +106,8 @@ void export_bed(const store& s, const std::string& prefix, bool overwrite) {
   bed.commit();
 }
 
-void export_npy(const store& s, const std::filesystem::path& file, bool float32, bool overwrite) {
+void export_npy(const store& s, const std::filesystem::path& file, bool float32, bool overwrite,
+                const export_progress& progress) {
   staged_file npy(file, overwrite);
   std::string header = "{'descr': '" + std::string(float32 ? "<f4" : "<f8") +
                        "', 'fortran_order': True, 'shape': (" + std::to_string(s.num_rows()) +
@@ -124,12 +127,14 @@ void export_npy(const store& s, const std::filesystem::path& file, bool float32,
   o.values = s.type() == value_type::genotype ? decode_as::standardized : decode_as::stored;
   if (float32) {
     column_stream<float> stream(s, o);
+    if (progress) stream.on_progress(progress);
     stream.run(all_columns(s.num_columns()), [&](const column_view<float>& v) {
       npy.write(v.values.data(), static_cast<std::size_t>(v.values.size()) * 4);
       return true;
     });
   } else {
     column_stream<double> stream(s, o);
+    if (progress) stream.on_progress(progress);
     stream.run(all_columns(s.num_columns()), [&](const column_view<double>& v) {
       npy.write(v.values.data(), static_cast<std::size_t>(v.values.size()) * 8);
       return true;

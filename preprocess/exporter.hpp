@@ -3,9 +3,11 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "colflow/store.hpp"
+#include "colflow/stream.hpp"
 
 namespace colflow::preprocess {
 
@@ -13,10 +15,14 @@ namespace colflow::preprocess {
 // zero), so it is byte-identical to a .bed it was made from. A float store must hold dosages
 // (0, 1, 2, NaN: made with --no-standardize); standardised values cannot be turned back into
 // calls exactly and are refused (errc::invalid_argument).
-void export_bed(const store& s, const std::string& prefix, bool overwrite);
+using export_progress = std::function<void(const pass_progress&)>;
+
+void export_bed(const store& s, const std::string& prefix, bool overwrite,
+                const export_progress& progress = {});
 
 // A .npy v1.0 file of float64 (or float32), shape (rows, columns), Fortran order, written
 // column by column: standardised values for a genotype store, the stored values otherwise.
-void export_npy(const store& s, const std::filesystem::path& file, bool float32, bool overwrite);
+void export_npy(const store& s, const std::filesystem::path& file, bool float32, bool overwrite,
+                const export_progress& progress = {});
 
 }  // namespace colflow::preprocess

@@ -6,6 +6,7 @@
 #include <tbb/task_arena.h>
 
 #include <atomic>
+#include <exception>
 #include <mutex>
 #include <numeric>
 
@@ -30,6 +31,9 @@ struct column_stream<T>::impl {
     const T* values = nullptr;
     std::span<const std::uint8_t> codes;
     genotype_lut<T> lut{};
+    // A decode failure, raised only if the kernel reaches this position: decoding runs
+    // ahead, and a pass that stops earlier must not fail because of a column it never used.
+    std::exception_ptr failure;
   };
 
   // One pooled buffer: room for a block of decoded columns and, for genotype stores, their codes.
@@ -59,7 +63,7 @@ struct column_stream<T>::impl {
   std::span<const std::size_t> order;
   const column_kernel<T>* kernel = nullptr;
   std::atomic<bool> stop{false};
-  std::size_t next_seq = 0, blocks = 0;
+  std::size_t next_seq = 0, pass_block = 1;
   std::atomic<std::uint64_t> bytes_read{0};
   std::uint64_t columns_done = 0;
   double busy = 0;
@@ -78,9 +82,13 @@ struct column_stream<T>::impl {
         opt(o),
         rows(s.num_rows()),
         code_bytes(s.type() == value_type::genotype ? genotype_column_bytes(s.num_rows()) : 0),
+        // Grouped by the bytes a block holds: values, or only codes for a genotype stream
+        // that does not decode values.
         per_block(std::max<std::size_t>(
-            1, o.block_bytes / std::max<std::size_t>(
-                                   1, o.decode_values ? rows * sizeof(T) : code_bytes + 1))),
+            1, o.block_bytes /
+                   std::max<std::size_t>(1, s.type() == value_type::genotype && !o.decode_values
+                                                ? genotype_column_bytes(s.num_rows())
+                                                : rows * sizeof(T)))),
         depth(o.in_flight ? o.in_flight
                           : 2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency())),
         genotype(s.type() == value_type::genotype),
@@ -113,20 +121,22 @@ struct column_stream<T>::impl {
     tbb::flow::make_edge(reorder, compute);
     // The feedback edge: a finished block lets the limiter admit the next one.
     tbb::flow::make_edge(compute, limiter.decrementer());
+    // Making the edges spawned forwarding tasks (the limiter offers itself to its new
+    // successor). Finish them now: with no worker thread nobody else would, and the reset
+    // before the first pass would drop them and leave that pass waiting forever.
+    g.wait_for_all();
   }
 
-  // Making the edges already spawned forwarding tasks (the limiter offers itself to its new
-  // successor); they must finish before the nodes they point to are destroyed, even when the
-  // stream never ran a pass through the graph.
+  // Nothing may still run in the graph when the nodes it points to are destroyed.
   ~impl() { g.wait_for_all(); }
 
   block next_block(tbb::flow_control& fc) {
-    const std::size_t first = next_seq * per_block;
+    const std::size_t first = next_seq * pass_block;
     if (stop.load(std::memory_order_relaxed) || first >= order.size()) {
       fc.stop();
       return {};
     }
-    return {next_seq++, first, std::min(per_block, order.size() - first), nullptr};
+    return {next_seq++, first, std::min(pass_block, order.size() - first), nullptr};
   }
 
   buffer* acquire() {
@@ -151,10 +161,21 @@ struct column_stream<T>::impl {
     if (stop.load(std::memory_order_relaxed)) return;  // compute will skip it
     for (std::size_t k = 0; k < b.count; ++k) {
       const std::size_t pos = b.first + k, j = order[pos];
+      decoded& d = b.buf->columns[k];
+      d.failure = nullptr;
       try {
         decode_column(j, pos, *b.buf, k);
       } catch (const error& e) {
-        throw error(e.kind(), "position " + std::to_string(pos) + ": " + e.message());
+        d.column = j;
+        d.position = pos;
+        d.failure = std::make_exception_ptr(
+            error(e.kind(), "position " + std::to_string(pos) + ": " + e.message()));
+        return;  // the rest of the block is never reached
+      } catch (...) {
+        d.column = j;
+        d.position = pos;
+        d.failure = std::current_exception();
+        return;
       }
     }
   }
@@ -200,6 +221,7 @@ struct column_stream<T>::impl {
       std::size_t k = 0;
       for (; k < b.count; ++k) {
         const decoded& d = b.buf->columns[k];
+        if (d.failure) std::rethrow_exception(d.failure);
         const column_view<T> v{d.column, d.position, d.stats,
                                {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0},
                                d.codes, d.lut};
@@ -247,6 +269,9 @@ struct column_stream<T>::impl {
                                                 ", past the last of " + std::to_string(n));
     order = o;
     kernel = &k;
+    // Short passes still pipeline: at least two blocks per buffer when the order allows.
+    pass_block = std::max<std::size_t>(
+        1, std::min(per_block, (o.size() + 2 * depth - 1) / (2 * depth)));
     stop = false;
     next_seq = 0;
     bytes_read = 0;
@@ -291,8 +316,8 @@ struct column_stream<T>::impl {
 
   pass_stats run_sequential(std::span<const std::size_t> o, const column_kernel<T>& k) {
     begin(o, k);
-    for (std::size_t pos = 0; pos < o.size() && !stop; pos += per_block) {
-      block b{pos / per_block, pos, std::min(per_block, o.size() - pos), nullptr};
+    for (std::size_t pos = 0; pos < o.size() && !stop; pos += pass_block) {
+      block b{pos / pass_block, pos, std::min(pass_block, o.size() - pos), nullptr};
       decode_block(b);
       compute_block(b);
     }

@@ -129,15 +129,20 @@ void sync_directory(const std::filesystem::path& dir) {
   if (rc != 0) throw_system_error(saved, "cannot fsync directory", dir.string());
 }
 
-mapped_file::mapped_file(const file_descriptor& fd, bool sequential_hint) {
+mapped_file::mapped_file(const file_descriptor& fd, access_hint hint) {
   const std::uint64_t size = fd.size();
   if (size == 0) return;
   void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
   if (p == MAP_FAILED) throw_system_error(errno, "cannot map", fd.path());
-  // Columns are mostly streamed front to back: ask for read-ahead. Advice is only a hint.
-  ::madvise(p, size, sequential_hint ? MADV_SEQUENTIAL : MADV_WILLNEED);
   data_ = static_cast<const std::byte*>(p);
   size_ = size;
+  advise(hint);
+}
+
+void mapped_file::advise(access_hint hint) const noexcept {
+  if (!data_ || hint == access_hint::normal) return;
+  ::madvise(const_cast<std::byte*>(data_), size_,
+            hint == access_hint::sequential ? MADV_SEQUENTIAL : MADV_WILLNEED);
 }
 
 mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {

@@ -68,11 +68,16 @@ class buffered_writer {
   std::uint64_t written_ = 0;
 };
 
+// How a mapping will be read (madvise hints; only hints).
+enum class access_hint { normal, sequential, will_need };
+
 // A read-only shared mapping of a whole file (empty files map to an empty span).
 class mapped_file {
  public:
   mapped_file() = default;
-  explicit mapped_file(const file_descriptor& fd, bool sequential_hint);
+  mapped_file(const file_descriptor& fd, access_hint hint);
+  // Changes the hint for the whole mapping.
+  void advise(access_hint hint) const noexcept;
   mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_) {
     o.data_ = nullptr;
     o.size_ = 0;

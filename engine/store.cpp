@@ -193,7 +193,7 @@ store store::open(const std::filesystem::path& path, const open_options& options
   s->index_size = s->index_fd.size();
   std::span<const std::byte> index;
   if (options.access == access_mode::mmap) {
-    s->index_map = detail::mapped_file(s->index_fd, false);
+    s->index_map = detail::mapped_file(s->index_fd, detail::access_hint::will_need);
     index = s->index_map.bytes();
   } else {
     s->index_copy.resize(s->index_size);
@@ -230,7 +230,8 @@ store store::open(const std::filesystem::path& path, const open_options& options
     throw error(errc::mismatched_store, "data and index disagree on rows, columns, value type or version (" +
                                             path.string() + ")");
   detail::validate_entries(s->entries, s->header, s->data_size, s->index_path);
-  if (options.access == access_mode::mmap) s->data_map = detail::mapped_file(s->data_fd, true);
+  if (options.access == access_mode::mmap)
+    s->data_map = detail::mapped_file(s->data_fd, detail::access_hint::sequential);
 
   const detail::manifest m = detail::read_manifest(path / detail::manifest_file_name);
   if (m.store_id != s->header.store_id)

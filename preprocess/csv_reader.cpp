@@ -1,9 +1,5 @@
 #include "csv_reader.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,6 +9,7 @@
 #include <string_view>
 
 #include "colflow/error.hpp"
+#include "file_io_internal.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -32,52 +29,25 @@ std::string shown(std::string_view field) {
 
 // The file, mapped read-only for the one pass of the constructor. Parsing from the mapping
 // keeps the text out of the heap: only the parsed doubles are held.
+// The whole file, memory-mapped with the engine's file helpers.
 class mapped_text {
  public:
   explicit mapped_text(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw_system_error(errno, "cannot open CSV file", path);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int e = errno;
-      ::close(fd);
-      throw_system_error(e, "cannot stat CSV file", path);
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
       fail(path, "not a regular file");
-    }
-    if (static_cast<std::uint64_t>(st.st_size) > std::numeric_limits<std::size_t>::max()) {
-      ::close(fd);
-      fail(path, "file too large to map");
-    }
-    size_ = static_cast<std::size_t>(st.st_size);
-    if (size_ > 0) {
-      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      const int e = errno;
-      ::close(fd);
-      if (data_ == MAP_FAILED) {
-        data_ = nullptr;
-        throw_system_error(e, "cannot memory-map CSV file", path);
-      }
-      ::madvise(data_, size_, MADV_SEQUENTIAL);
-    } else {
-      ::close(fd);
-    }
+    fd_ = detail::open_read(path);
+    map_ = detail::mapped_file(fd_, detail::access_hint::sequential);
   }
-  ~mapped_text() {
-    if (data_) ::munmap(data_, size_);
-  }
-  mapped_text(const mapped_text&) = delete;
-  mapped_text& operator=(const mapped_text&) = delete;
 
   std::string_view text() const noexcept {
-    return data_ ? std::string_view(static_cast<const char*>(data_), size_) : std::string_view();
+    const auto b = map_.bytes();
+    return {reinterpret_cast<const char*>(b.data()), b.size()};
   }
 
  private:
-  void* data_ = nullptr;
-  std::size_t size_ = 0;
+  detail::file_descriptor fd_;
+  detail::mapped_file map_;
 };
 
 // Splits one line (without its line end) into fields, one at a time.

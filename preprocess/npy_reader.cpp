@@ -1,10 +1,5 @@
 #include "npy_reader.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -15,6 +10,7 @@
 #include <utility>
 
 #include "colflow/error.hpp"
+#include "file_io_internal.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -237,41 +233,18 @@ void gather_block(const std::byte* row0, std::size_t row_step, std::size_t n, st
 
 npy_source::npy_source(const std::filesystem::path& path, const npy_options& options)
     : path_(path.string()), options_(options) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_system_error(errno, "cannot open .npy file", path_);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int e = errno;
-    ::close(fd);
-    throw_system_error(e, "cannot stat .npy file", path_);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     fail(path_, "not a regular file");
-  }
-  const auto file_size = static_cast<std::uint64_t>(st.st_size);
-  if (file_size == 0) {
-    ::close(fd);
-    fail(path_, "empty file, not a .npy file");
-  }
-  if (file_size > std::numeric_limits<std::size_t>::max()) {
-    ::close(fd);
-    fail(path_, "file too large to map");
-  }
+  const detail::file_descriptor fd = detail::open_read(path);
+  const std::uint64_t file_size = fd.size();
+  if (file_size == 0) fail(path_, "empty file, not a .npy file");
+  map_ = std::make_unique<detail::mapped_file>(fd, detail::access_hint::normal);
   map_size_ = static_cast<std::size_t>(file_size);
-  map_ = ::mmap(nullptr, map_size_, PROT_READ, MAP_SHARED, fd, 0);
-  const int map_errno = errno;
-  ::close(fd);  // the mapping keeps the file open
-  if (map_ == MAP_FAILED) {
-    map_ = nullptr;
-    throw_system_error(map_errno, "cannot memory-map .npy file", path_);
-  }
-
-  // From here on, a throw must unmap: the destructor does not run for a failed constructor.
-  try {
-    const auto* bytes = static_cast<const unsigned char*>(map_);
-    const std::string_view head(static_cast<const char*>(map_),
-                                std::min<std::size_t>(map_size_, 12));
+  {
+    const char* base = reinterpret_cast<const char*>(map_->bytes().data());
+    const auto* bytes = reinterpret_cast<const unsigned char*>(base);
+    const std::string_view head(base, std::min<std::size_t>(map_size_, 12));
     if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
       fail(path_, "is a .npz archive (zip), not a .npy file; extract its arrays first "
                   "(numpy.load, then numpy.save each one)");
@@ -297,7 +270,7 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
 
     // Versions 1 and 2 are latin-1, version 3 utf-8: every character that a valid header for
     // a float array holds is ASCII, so one parser serves all three.
-    const std::string_view header(static_cast<const char*>(map_) + preamble, header_length);
+    const std::string_view header(base + preamble, header_length);
     const auto entries = header_parser(header, path_).parse_dict();
     const py_value* descr = nullptr;
     const py_value* order = nullptr;
@@ -369,23 +342,17 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
       fail(path_, "expected " + std::to_string(expected) + " bytes of " + type_name +
                       " data for shape " + shape_text(dims) + ", found " +
                       std::to_string(available));
-    data_ = static_cast<const std::byte*>(map_) + data_offset;
+    data_ = map_->bytes().data() + data_offset;
 
     // Contiguous columns are read front to back once; a C-order file is swept once per block
     // and benefits from the page cache between sweeps, so only the former gets the hint.
-    if (contiguous_columns_) ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+    if (contiguous_columns_) map_->advise(detail::access_hint::sequential);
     block_columns_ =
         std::clamp<std::uint64_t>(options_.block_bytes / sizeof(double) / rows_, 1, columns_);
-  } catch (...) {
-    ::munmap(map_, map_size_);
-    map_ = nullptr;
-    throw;
   }
 }
 
-npy_source::~npy_source() {
-  if (map_) ::munmap(map_, map_size_);
-}
+npy_source::~npy_source() = default;
 
 std::vector<sample_info> npy_source::samples() const {
   std::vector<sample_info> out;

@@ -3,12 +3,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "column_source.hpp"
+
+namespace colflow::detail {
+class mapped_file;
+}  // namespace colflow::detail
 
 namespace colflow::preprocess {
 
@@ -85,7 +90,7 @@ class npy_source final : public column_source {
   npy_options options_;
 
   // The whole file, mapped read-only; data_ points past the header.
-  void* map_ = nullptr;
+  std::unique_ptr<detail::mapped_file> map_;
   std::size_t map_size_ = 0;
   const std::byte* data_ = nullptr;
 

@@ -1,6 +1,5 @@
 // colflow bench: how fast a store streams on this machine, like `zstd -b` for codecs.
 #include <nlohmann/json.hpp>
-#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -171,10 +170,7 @@ command add_bench(CLI::App& app) {
       "(decoding keeps up), low means the kernel waited for data. peak_rss includes the\n"
       "mapped store's page cache; peak_anon excludes it.");
   return [o] {
-    std::unique_ptr<tbb::global_control> threads;
-    if (o->threads > 0)
-      threads = std::make_unique<tbb::global_control>(
-          tbb::global_control::max_allowed_parallelism, o->threads);
+    const auto threads = limit_threads(o->threads);
     const store s = store::open(o->store);
     std::vector<std::string> modes =
         o->mode == "all" ? std::vector<std::string>{"pipelined", "sequential", "ram"}

@@ -1,5 +1,3 @@
-#include <tbb/global_control.h>
-
 #include <iostream>
 #include <memory>
 
@@ -72,10 +70,7 @@ command add_preprocess(CLI::App& app) {
       "lookup table to standardised values (missing calls mean-imputed, z'z = N - 1).\n"
       "The store appears only when complete; an existing one is replaced only with --force.");
   return [o] {
-    std::unique_ptr<tbb::global_control> threads;
-    if (o->threads > 0)
-      threads = std::make_unique<tbb::global_control>(
-          tbb::global_control::max_allowed_parallelism, o->threads);
+    const auto threads = limit_threads(o->threads);
     std::unique_ptr<preprocess::column_source> source;
     if (!o->bed_prefix.empty()) {
       source = std::make_unique<preprocess::bed_source>(

@@ -1,5 +1,3 @@
-#include <tbb/global_control.h>
-
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -78,9 +76,7 @@ command add_simulate(CLI::App& app) {
     sim.out = o->out;
     if (causal->count() > 0) sim.causal = o->causal;
     sim.threads = o->threads;
-    std::optional<tbb::global_control> limit;
-    if (o->threads > 0)
-      limit.emplace(tbb::global_control::max_allowed_parallelism, o->threads);
+    const auto limit = limit_threads(o->threads);
 
     progress_line line("simulate", !o->quiet);
     const preprocess::simulate_result r =

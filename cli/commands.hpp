@@ -3,8 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
 
 #include <functional>
+#include <memory>
 
 namespace colflow::cli {
 
@@ -16,6 +18,10 @@ command add_preprocess(CLI::App& app);
 command add_simulate(CLI::App& app);
 command add_export(CLI::App& app);
 command add_bench(CLI::App& app);
+
+// The --threads option: caps oneTBB's worker threads while the returned object lives;
+// 0 means all cores (nothing is capped).
+std::unique_ptr<tbb::global_control> limit_threads(unsigned threads);
 
 // True when stderr is a terminal and progress lines make sense there.
 bool stderr_is_terminal();

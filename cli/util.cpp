@@ -7,6 +7,12 @@
 
 namespace colflow::cli {
 
+std::unique_ptr<tbb::global_control> limit_threads(unsigned threads) {
+  if (threads == 0) return nullptr;
+  return std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                               threads);
+}
+
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
 std::string human_bytes(double bytes) {

@@ -12,4 +12,15 @@ void column_source::read_values(std::uint64_t, std::span<double>) {
   throw error(errc::invalid_argument, description() + " holds genotypes, not dense values");
 }
 
+void column_source::check_read(std::uint64_t j, std::size_t size) const {
+  if (j >= columns())
+    throw error(errc::invalid_argument, description() + ": column " + std::to_string(j) +
+                                            " is out of range (" + std::to_string(columns()) +
+                                            " columns)");
+  if (size != rows())
+    throw error(errc::invalid_argument, description() + ": a column read needs a buffer of " +
+                                            std::to_string(rows()) + " values, got " +
+                                            std::to_string(size));
+}
+
 }  // namespace colflow::preprocess

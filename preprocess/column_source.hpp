@@ -32,6 +32,10 @@ class column_source {
   virtual void read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes);
   // Column j's values (NaN = missing), rows() of them. Dense sources only.
   virtual void read_values(std::uint64_t j, std::span<double> values);
+
+ protected:
+  // Throws errc::invalid_argument unless j is a column and `size` matches the rows.
+  void check_read(std::uint64_t j, std::size_t size) const;
 };
 
 }  // namespace colflow::preprocess

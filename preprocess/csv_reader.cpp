@@ -350,14 +350,7 @@ column_info csv_source::column(std::uint64_t j) const {
 std::string csv_source::description() const { return "CSV file " + path_; }
 
 void csv_source::read_values(std::uint64_t j, std::span<double> values) {
-  if (j >= columns_)
-    throw error(errc::invalid_argument, path_ + ": column " + std::to_string(j) +
-                                            " is out of range (" + std::to_string(columns_) +
-                                            " columns)");
-  if (values.size() != rows_)
-    throw error(errc::invalid_argument, path_ + ": read_values needs a buffer of " +
-                                            std::to_string(rows_) + " values, got " +
-                                            std::to_string(values.size()));
+  check_read(j, values.size());
   const auto n = static_cast<std::size_t>(rows_);
   std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(j * n), n, values.begin());
 }

@@ -414,14 +414,7 @@ void npy_source::load_block(std::uint64_t first) {
 }
 
 void npy_source::read_values(std::uint64_t j, std::span<double> values) {
-  if (j >= columns_)
-    throw error(errc::invalid_argument, path_ + ": column " + std::to_string(j) +
-                                            " is out of range (" + std::to_string(columns_) +
-                                            " columns)");
-  if (values.size() != rows_)
-    throw error(errc::invalid_argument, path_ + ": read_values needs a buffer of " +
-                                            std::to_string(rows_) + " values, got " +
-                                            std::to_string(values.size()));
+  check_read(j, values.size());
   if (contiguous_columns_) {
     convert(data_ + static_cast<std::size_t>(j * rows_) * item_size_, 1, values);
     return;

@@ -6,18 +6,10 @@ if(NOT COLFLOW_INSTALL OR NOT TARGET colflow_cli)
   return()  # no install rules, or no colflow command to make a store with
 endif()
 
-# A sanitized static libcolflow only links into programs built with the same sanitizers.
-# Keep in step with the COLFLOW_SANITIZE flags in the top-level CMakeLists.txt.
-set(colflow_examples_cxx_flags "")
-if(COLFLOW_SANITIZE)
-  set(colflow_examples_cxx_flags
-      "-fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer -fno-sanitize-recover=all")
-endif()
-
 add_test(NAME examples
          COMMAND bash ${PROJECT_SOURCE_DIR}/tests/examples/run_examples.sh
                  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
-                 ${CMAKE_CURRENT_BINARY_DIR}/examples_work "${colflow_examples_cxx_flags}")
+                 ${CMAKE_CURRENT_BINARY_DIR}/examples_work "${COLFLOW_OUTSIDE_CXX_FLAGS}")
 # It configures and compiles two projects: give it time, and keep it out of the way of the
 # unit tests' timing.
 set_tests_properties(examples PROPERTIES LABELS package TIMEOUT 900)

@@ -6,20 +6,9 @@ if(NOT COLFLOW_INSTALL)
   return()  # no install rules, nothing to test
 endif()
 
-# A sanitized static libcolflow only links into programs built with the same sanitizers:
-# reuse the top-level COLFLOW_SANITIZE_FLAGS (a list) as one flags string.
-set(colflow_package_cxx_flags "")
-if(COLFLOW_SANITIZE)
-  if(DEFINED COLFLOW_SANITIZE_FLAGS)
-    list(JOIN COLFLOW_SANITIZE_FLAGS " " colflow_package_cxx_flags)
-  else()
-    set(colflow_package_cxx_flags "-fsanitize=address,undefined -fno-sanitize=vptr")
-  endif()
-endif()
-
 add_test(NAME package_consumer
          COMMAND bash ${PROJECT_SOURCE_DIR}/tests/package/run_package_test.sh
                  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
-                 ${CMAKE_CURRENT_BINARY_DIR}/package_work "${colflow_package_cxx_flags}")
+                 ${CMAKE_CURRENT_BINARY_DIR}/package_work "${COLFLOW_OUTSIDE_CXX_FLAGS}")
 # It installs, configures and compiles a whole project: give it time on a loaded machine.
 set_tests_properties(package_consumer PROPERTIES LABELS package TIMEOUT 600)

@@ -18,6 +18,9 @@ command add_preprocess(CLI::App& app);
 command add_simulate(CLI::App& app);
 command add_export(CLI::App& app);
 command add_bench(CLI::App& app);
+command add_stats(CLI::App& app);
+command add_assoc(CLI::App& app);
+command add_pca(CLI::App& app);
 
 // The --threads option: caps oneTBB's worker threads while the returned object lives;
 // 0 means all cores (nothing is capped).

@@ -39,6 +39,15 @@ int main(int argc, char** argv) {
     auto* bench = app.add_subcommand(
         "bench", "Measure how fast a store streams: pipelined, sequential, in RAM");
     add(bench, colflow::cli::add_bench(*bench));
+    auto* stats = app.add_subcommand(
+        "stats", "Per-column statistics: calls, missing rate, A1 frequency, mean, SD");
+    add(stats, colflow::cli::add_stats(*stats));
+    auto* assoc = app.add_subcommand(
+        "assoc", "Association scan: least squares of phenotypes on each column (+ covariates)");
+    add(assoc, colflow::cli::add_assoc(*assoc));
+    auto* pca = app.add_subcommand(
+        "pca", "Principal components by randomised SVD over streaming passes");
+    add(pca, colflow::cli::add_pca(*pca));
   }
 
   try {

@@ -7,6 +7,8 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(TBB REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+# Boost.Math (header-only): the t distribution of association tests.
+find_package(Boost 1.74 REQUIRED)
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 if(COLFLOW_BUILD_CLI)
   find_package(CLI11 2 REQUIRED)

@@ -10,11 +10,7 @@
 namespace colflow {
 namespace {
 
-const std::string cli = COLFLOW_CLI_PATH;
-
-int run(const std::string& args, std::string& output) {
-  return test::run_command(cli + " " + args, output);
-}
+int run(const std::string& args, std::string& output) { return test::run_cli(args, output); }
 
 TEST(CliTest, PrintsVersionAndHelp) {
   std::string out;

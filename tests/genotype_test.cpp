@@ -128,5 +128,86 @@ TEST(GenotypeTest, DosageTableMarksMissingAsNan) {
   EXPECT_EQ(lut[3], 0.0);
 }
 
+// Codes with padding pairs set to 0b01 (missing): kernels must never count them.
+std::vector<std::uint8_t> dirty_codes(std::uint64_t n, double p, double missing, std::mt19937_64& rng) {
+  auto codes = test::random_genotype_codes(n, p, missing, rng);
+  for (std::uint64_t i = n; i < 4 * codes.size(); ++i)
+    codes[i / 4] = static_cast<std::uint8_t>((codes[i / 4] & ~(3u << (2 * (i % 4)))) | (1u << (2 * (i % 4))));
+  return codes;
+}
+
+TEST(GenotypeTest, MaskedCountsAndMissingRowsMatchPlainLoops) {
+  std::mt19937_64 rng(11);
+  for (std::uint64_t n : {1u, 3u, 31u, 32u, 33u, 64u, 100u, 257u, 1000u}) {
+    const auto codes = dirty_codes(n, 0.3, 0.1, rng);
+    std::vector<std::uint8_t> keep(n);
+    for (auto& k : keep) k = static_cast<std::uint8_t>(rng() % 3 != 0);
+    const auto mask = make_sample_mask(keep);
+    ASSERT_EQ(mask.size(), genotype_column_bytes(n));
+    genotype_counts expect;
+    std::vector<std::size_t> expect_missing, expect_missing_all;
+    std::size_t kept = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const int d = test::dosage_at(codes, i);
+      if (d < 0) expect_missing_all.push_back(i);
+      if (!keep[i]) continue;
+      ++kept;
+      if (d < 0) {
+        ++expect.missing;
+        expect_missing.push_back(i);
+      }
+      if (d == 0) ++expect.hom_a2;
+      if (d == 1) ++expect.het;
+      if (d == 2) ++expect.hom_a1;
+    }
+    EXPECT_EQ(mask_count(mask), kept);
+    const genotype_counts c = count_genotypes(codes, n, mask);
+    EXPECT_EQ(c.hom_a1, expect.hom_a1) << n;
+    EXPECT_EQ(c.het, expect.het) << n;
+    EXPECT_EQ(c.hom_a2, expect.hom_a2) << n;
+    EXPECT_EQ(c.missing, expect.missing) << n;
+    std::vector<std::size_t> rows;
+    missing_rows(codes, n, mask, rows);
+    EXPECT_EQ(rows, expect_missing) << n;
+    rows.clear();
+    missing_rows(codes, n, {}, rows);
+    EXPECT_EQ(rows, expect_missing_all) << n;
+  }
+}
+
+TEST(GenotypeTest, DosageDotsMatchPlainSumsForEveryTileShape) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal;
+  for (std::uint64_t n : {1u, 5u, 8u, 9u, 63u, 1001u}) {
+    for (std::size_t count : {1u, 2u, 3u, 4u, 5u, 9u}) {
+      for (std::size_t m : {1u, 2u, 3u, 5u}) {
+        std::vector<std::vector<std::uint8_t>> cols;
+        std::vector<const std::uint8_t*> ptrs;
+        for (std::size_t c = 0; c < count; ++c) cols.push_back(dirty_codes(n, 0.4, 0.05, rng));
+        for (const auto& c : cols) ptrs.push_back(c.data());
+        const std::size_t stride = n + 3;  // a stride larger than n must be honoured
+        std::vector<double> w(stride * m);
+        for (double& x : w) x = normal(rng);
+        std::vector<double> out(count * m, -1.0);
+        dosage_dots(ptrs.data(), count, n, w.data(), stride, m, out.data());
+        for (std::size_t c = 0; c < count; ++c)
+          for (std::size_t v = 0; v < m; ++v) {
+            double expect = 0, scale = 0;
+            for (std::uint64_t i = 0; i < n; ++i) {
+              const int d = test::dosage_at(cols[c], i);
+              if (d > 0) expect += d * w[i + v * stride];
+              scale += std::fabs(2.0 * w[i + v * stride]);
+            }
+            EXPECT_NEAR(out[c * m + v], expect, 1e-13 * scale) << n << " " << count << " " << m;
+            // One column at a time gives exactly the same number: tiling never changes results.
+            double single = 0;
+            dosage_dots(cols[c], n, w.data() + v * stride, stride, 1, &single);
+            EXPECT_EQ(single, out[c * m + v]);
+          }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace colflow

@@ -13,6 +13,7 @@
 #include "exporter.hpp"
 #include "npy_reader.hpp"
 #include "plink_reader.hpp"
+#include "shared_data.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -21,20 +22,8 @@ namespace {
 const std::filesystem::path data_dir = COLFLOW_SHARED_DATA_DIR;
 const std::string cli = COLFLOW_CLI_PATH;
 
-#define REQUIRE_SHARED_DATA()                                                                  \
-  if (!std::filesystem::exists(data_dir / "bed-reader"))                                       \
-  GTEST_SKIP() << "the shared test data (../shared/data) is absent in this checkout"
-
-std::string prefix(const std::string& name) { return (data_dir / name).string(); }
-
-// Every PLINK dataset of the shared folder, as prefixes.
-std::vector<std::string> all_datasets() {
-  return {prefix("bed-reader/small"),        prefix("bed-reader/some_missing"),
-          prefix("bed-reader/plink_sim_10s_100v_10pmiss"), prefix("bed-reader/toydata.5chrom"),
-          prefix("bed-reader/sparse"),       prefix("hapmap-yri/plinkhapmap"),
-          prefix("hapmap3/HapMap3"),         prefix("switchgrass/example"),
-          prefix("uk10k/uk10k_chr1_1mb")};
-}
+std::string prefix(const std::string& name) { return test::dataset(name); }
+using test::all_datasets;
 
 store convert_to(const std::string& bed_prefix, const std::filesystem::path& out,
                  preprocess::codec_choice codec, value_type dtype = value_type::float64,
@@ -211,95 +200,7 @@ TEST(PreprocessTest, LargeIndividualMajorFileTransposesInBlocks) {
   }
 }
 
-// plink2 --freq and --missing, parsed by variant ID.
-struct plink_stats {
-  double alt_freq;
-  std::uint64_t allele_obs, missing;
-};
-
-std::map<std::string, plink_stats> run_plink2(const std::string& bfile, const test::temp_dir& dir) {
-  // plink2 refuses some sample IDs ('0') and counts founders only by default; genotype counts do
-  // not depend on IDs, so it reads the same .bim with a .fam of plain unrelated IDs.
-  // plink2 2.00a3.5 (Debian 12) also miscounts --freq when the padding bits of a variant's last
-  // byte are not zero (switchgrass has 0b11 padding: 2 samples move from one genotype class to
-  // another although --export A shows the right calls), so it gets the .bed with padding zeroed,
-  // which holds the same genotypes.
-  const auto copy = dir / "p_in";
-  std::filesystem::create_symlink(bfile + ".bim", copy.string() + ".bim");
-  const auto samples = preprocess::read_fam(bfile + ".fam");
-  {
-    std::ofstream fam(copy.string() + ".fam");
-    for (std::size_t i = 0; i < samples.size(); ++i) fam << "f" << i << " s" << i << " 0 0 0 -9\n";
-  }
-  auto bed = test::read_file(bfile + ".bed");
-  const std::size_t n = samples.size(), bytes = genotype_column_bytes(n);
-  if (n % 4 != 0 && bed[2] == 1)
-    for (std::size_t end = 3 + bytes; end <= bed.size(); end += bytes)
-      bed[end - 1] = static_cast<char>(bed[end - 1] & ((1 << (2 * (n % 4))) - 1));
-  test::write_file(copy.string() + ".bed", bed);
-  std::string out;
-  const std::string cmd = "plink2 --bfile " + copy.string() +
-                          " --freq --missing --nonfounders --allow-extra-chr --out " +
-                          (dir / "p").string();
-  EXPECT_EQ(test::run_command(cmd, out), 0) << "plink2 must be installed (scripts/install-deps.sh): "
-                                            << out;
-  std::map<std::string, plink_stats> stats;
-  std::ifstream freq(dir / "p.afreq"), miss(dir / "p.vmiss");
-  std::string line;
-  std::getline(freq, line);
-  while (std::getline(freq, line)) {
-    std::istringstream s(line);
-    std::string chr, id, ref, alt, f;
-    std::uint64_t obs;
-    s >> chr >> id >> ref >> alt >> f >> obs;
-    stats[id] = {f == "nan" ? NAN : std::stod(f), obs, 0};
-  }
-  std::getline(miss, line);
-  while (std::getline(miss, line)) {
-    std::istringstream s(line);
-    std::string chr, id;
-    std::uint64_t missing;
-    s >> chr >> id >> missing;
-    stats[id].missing = missing;
-  }
-  return stats;
-}
-
-TEST(PreprocessTest, StatisticsEqualPlink2FreqAndMissing) {
-  REQUIRE_SHARED_DATA();
-  for (const std::string& name : all_datasets()) {
-    test::temp_dir dir;
-    const auto expected = run_plink2(name, dir);
-    const store s = convert_to(name, dir / "s.cf", preprocess::codec_choice::genotype);
-    std::size_t compared = 0;
-    for (std::size_t j = 0; j < s.num_columns(); ++j) {
-      const column_info& c = s.columns()[j];
-      // PLINK applies ploidy rules on sex chromosomes; colflow counts A1 alleles everywhere
-      // (DESIGN §2), so only diploid chromosomes are compared.
-      if (c.chrom == "X" || c.chrom == "Y" || c.chrom == "XY" || c.chrom == "MT" ||
-          c.chrom == "23" || c.chrom == "24" || c.chrom == "25" || c.chrom == "26")
-        continue;
-      const auto it = expected.find(c.id);
-      ASSERT_NE(it, expected.end()) << c.id;
-      const column_stats st = s.entry(j).stats;
-      EXPECT_EQ(2 * st.observed, it->second.allele_obs) << name << " " << c.id;
-      EXPECT_EQ(s.num_rows() - st.observed, it->second.missing) << name << " " << c.id;
-      if (std::isnan(it->second.alt_freq)) {
-        EXPECT_TRUE(std::isnan(st.a1_freq)) << name << " " << c.id;
-      } else {
-        // plink2 prints 6 significant digits.
-        EXPECT_NEAR(st.a1_freq, it->second.alt_freq, 5e-6 * std::max(it->second.alt_freq, 1e-3))
-            << name << " " << c.id;
-      }
-      ++compared;
-    }
-    EXPECT_GT(compared, 0u) << name;
-  }
-}
-
-int run_cli(const std::string& args, std::string& out) {
-  return test::run_command(cli + " " + args, out);
-}
+using test::run_cli;
 
 TEST(PreprocessTest, MalformedInputsGetClearErrors) {
   REQUIRE_SHARED_DATA();

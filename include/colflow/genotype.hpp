@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace colflow {
 
@@ -36,6 +37,38 @@ constexpr std::size_t genotype_column_bytes(std::size_t n) noexcept { return (n 
 /// Counts the codes of the first `n` samples (padding ignored).
 /// Requires codes.size() >= genotype_column_bytes(n).
 genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n) noexcept;
+
+/// A subset of the samples, in the layout of the codes: the pair of sample i is 0b01 when it is
+/// kept and 0b00 when it is not (pairs past the last sample are 0). ceil(n/4) bytes.
+std::vector<std::uint8_t> make_sample_mask(std::span<const std::uint8_t> keep);
+
+/// Kept samples of a mask (its set pairs).
+std::size_t mask_count(std::span<const std::uint8_t> mask) noexcept;
+
+/// Counts the codes of the samples kept by `mask` (from make_sample_mask for these n samples);
+/// hom_a1 + missing + het + hom_a2 equals the number kept.
+genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n,
+                                std::span<const std::uint8_t> mask) noexcept;
+
+/// Rows (sample indices) with a missing call, appended to `rows` in increasing order; only
+/// rows kept by `mask` when it is not empty.
+void missing_rows(std::span<const std::uint8_t> codes, std::size_t n,
+                  std::span<const std::uint8_t> mask, std::vector<std::size_t>& rows);
+
+/// Dot products of the column's dosages (count of A1; a missing call counts 0) with `m`
+/// vectors: out[c] = sum over i < n of dosage_i * w[i + c * stride]. The vectors are the
+/// columns of a column-major n x m matrix. One table lookup per four samples serves every
+/// vector (AVX2 with FMA when the CPU has them), so the column is never decoded to values:
+/// with the column's mean, SD and missing rows, every standardised product follows as scalars.
+void dosage_dots(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
+                 std::size_t stride, std::size_t m, double* out) noexcept;
+
+/// The same for `count` columns at once (each ceil(n/4) bytes): out[c * m + v] is column c
+/// times vector v. Tiles of columns and vectors share their loads, so a block of columns
+/// costs much less than one call per column. Each product's arithmetic is the same whatever
+/// the tile or call it is computed in, so splitting the work never changes a result.
+void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
+                 const double* w, std::size_t stride, std::size_t m, double* out) noexcept;
 
 /// Observed count, mean, SD and A1 frequency from the counts of a column of `n` samples.
 /// With no observed call, mean and frequency are NaN and SD is 0.

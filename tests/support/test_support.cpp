@@ -144,4 +144,8 @@ int run_command(const std::string& command, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int run_cli(const std::string& args, std::string& output) {
+  return run_command(std::string(COLFLOW_CLI_PATH) + " " + args, output);
+}
+
 }  // namespace colflow::test

@@ -64,4 +64,7 @@ void write_file(const std::filesystem::path& p, const std::vector<char>& bytes);
 // Runs a shell command, returns its exit status and captures stdout+stderr into `output`.
 int run_command(const std::string& command, std::string& output);
 
+// Runs the colflow program of this build with `args` (run_command's contract).
+int run_cli(const std::string& args, std::string& output);
+
 }  // namespace colflow::test

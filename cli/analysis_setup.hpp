@@ -1,0 +1,56 @@
+// What the analysis commands (stats, assoc, pca) share: the options for threads, in-flight
+// depth, quiet mode, output precision and the sample and column lists; opening the store and
+// applying the lists; a progress line per pass; and a log of what was used on stderr.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
+
+#include <memory>
+#include <string>
+
+#include "colflow/analysis.hpp"
+#include "colflow/selection.hpp"
+#include "colflow/store.hpp"
+#include "progress.hpp"
+
+namespace colflow::cli {
+
+struct analysis_flags {
+  std::string store;
+  unsigned threads = 0;
+  std::size_t in_flight = 0;
+  bool quiet = false;
+  int digits = 6;
+  selection_files lists;
+};
+
+// Registers STORE and the shared options on `app`.
+void add_analysis_flags(CLI::App& app, analysis_flags& flags);
+
+// An open store, its selection and the options of the run; prints progress while it lives.
+class analysis_run {
+ public:
+  analysis_run(const std::string& name, const analysis_flags& flags);
+  ~analysis_run();
+  analysis_run(const analysis_run&) = delete;  // the progress callback points to this object
+  analysis_run& operator=(const analysis_run&) = delete;
+
+  const store& source() const noexcept { return store_; }
+  const selection& selected() const noexcept { return selection_; }
+  const analysis_options& options() const noexcept { return options_; }
+  // A line on stderr, unless --quiet.
+  void log(const std::string& line) const;
+
+ private:
+  std::string command_;
+  bool quiet_;
+  std::unique_ptr<tbb::global_control> threads_;
+  store store_;
+  selection selection_;
+  analysis_options options_;
+  std::string progress_label_;
+  std::unique_ptr<progress_line> progress_;
+};
+
+}  // namespace colflow::cli

@@ -1,0 +1,144 @@
+// Run-time subsets of samples and columns (--keep/--remove/--extract/--exclude).
+#include <gtest/gtest.h>
+
+#include "colflow/colflow.hpp"
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  test::write_file(p, std::vector<char>(text.begin(), text.end()));
+}
+
+class SelectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::write_genotype_store(dir / "s.cf", 10, 8, column_encoding{codec_id::none, 0});
+  }
+  test::temp_dir dir;
+};
+
+TEST_F(SelectionTest, AllSelectsEverything) {
+  const store s = store::open(dir / "s.cf");
+  const selection sel = selection::all(s);
+  EXPECT_TRUE(sel.all_rows());
+  EXPECT_EQ(sel.rows.size(), 10u);
+  EXPECT_EQ(sel.columns.size(), 8u);
+  const selection same = select(s, {});
+  EXPECT_EQ(same.rows, sel.rows);
+  EXPECT_EQ(same.columns, sel.columns);
+}
+
+TEST_F(SelectionTest, KeepThenRemoveWithPlinkSemantics) {
+  const store s = store::open(dir / "s.cf");
+  // FID IID pairs, a .fam-like line with extra fields, an IID-only line, a header, an ID the
+  // store does not have.
+  write_text(dir / "keep.txt", "#FID IID\nS2 S2\nS3 S3 0 0 1 -9\nS5\nS9 S9\nX1 X1\n\n");
+  write_text(dir / "remove.txt", "S3 S3\nS4 S4\n");
+  selection_files f;
+  f.keep = dir / "keep.txt";
+  f.remove = dir / "remove.txt";
+  const selection sel = select(s, f);
+  EXPECT_EQ(sel.rows, (std::vector<std::size_t>{1, 4, 8}));
+  EXPECT_FALSE(sel.all_rows());
+  EXPECT_EQ(sel.row_kept[1], 1);
+  EXPECT_EQ(sel.row_kept[2], 0);
+  EXPECT_EQ(sel.ids_not_found, 1u);
+  EXPECT_EQ(sel.columns.size(), 8u);
+}
+
+TEST_F(SelectionTest, ExtractThenExclude) {
+  const store s = store::open(dir / "s.cf");
+  write_text(dir / "extract.txt", "rs1\nrs2 extra fields\nrs5\nrs99\n");
+  write_text(dir / "exclude.txt", "rs2\n");
+  selection_files f;
+  f.extract = dir / "extract.txt";
+  f.exclude = dir / "exclude.txt";
+  const selection sel = select(s, f);
+  EXPECT_EQ(sel.columns, (std::vector<std::size_t>{1, 5}));
+  EXPECT_EQ(sel.ids_not_found, 1u);
+  EXPECT_TRUE(sel.all_rows());
+}
+
+TEST_F(SelectionTest, ErrorsNameTheFileOrTheProblem) {
+  const store s = store::open(dir / "s.cf");
+  selection_files f;
+  f.keep = dir / "absent.txt";
+  try {
+    select(s, f);
+    FAIL() << "a missing list must throw";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), make_error_code(errc::not_found));
+    EXPECT_NE(e.message().find("absent.txt"), std::string::npos) << e.message();
+  }
+  write_text(dir / "none.txt", "nobody here\n");
+  f.keep = dir / "none.txt";
+  try {
+    select(s, f);
+    FAIL() << "an empty selection must throw";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), make_error_code(errc::invalid_argument));
+    EXPECT_NE(e.message().find("no sample"), std::string::npos) << e.message();
+  }
+  f = {};
+  f.exclude = dir / "all.txt";
+  write_text(dir / "all.txt", "rs0\nrs1\nrs2\nrs3\nrs4\nrs5\nrs6\nrs7\n");
+  EXPECT_THROW(select(s, f), error);
+}
+
+TEST(PhenotypeTest, HeaderMissingValuesAndNames) {
+  test::temp_dir dir;
+  const auto samples = test::numbered_samples(4);
+  write_text(dir / "p.txt",
+             "#FID IID height bmi\nS1 S1 1.5 NA\nS3 S3 -9 22\r\nS4 S4 2e1 -1.25\nZ Z 3 3\n");
+  const phenotype_table all = read_phenotypes(dir / "p.txt", samples);
+  ASSERT_EQ(all.names, (std::vector<std::string>{"height", "bmi"}));
+  EXPECT_EQ(all.file_samples, 4u);
+  EXPECT_EQ(all.matched_samples, 3u);
+  EXPECT_EQ(all.values(0, 0), 1.5);
+  EXPECT_TRUE(std::isnan(all.values(0, 1)));
+  EXPECT_TRUE(std::isnan(all.values(1, 0)));  // S2 is not in the file
+  EXPECT_TRUE(std::isnan(all.values(2, 0)));  // -9
+  EXPECT_EQ(all.values(2, 1), 22.0);
+  EXPECT_EQ(all.values(3, 0), 20.0);
+  EXPECT_EQ(all.values(3, 1), -1.25);
+
+  const std::vector<std::string> names{"bmi"};
+  const phenotype_table one = read_phenotypes(dir / "p.txt", samples, names);
+  ASSERT_EQ(one.values.cols(), 1);
+  EXPECT_EQ(one.values(2, 0), 22.0);
+
+  write_text(dir / "q.txt", "S1 S1 1 2 3\nS2 S2 4 5 6\n");
+  const phenotype_table plain = read_phenotypes(dir / "q.txt", samples, {}, "COVAR");
+  EXPECT_EQ(plain.names, (std::vector<std::string>{"COVAR1", "COVAR2", "COVAR3"}));
+  EXPECT_EQ(plain.values(1, 2), 6.0);
+}
+
+TEST(PhenotypeTest, MalformedFilesGiveErrorsWithFileAndLine) {
+  test::temp_dir dir;
+  const auto samples = test::numbered_samples(3);
+  const auto expect_error = [&](const std::string& text, errc code, const std::string& part,
+                                const std::vector<std::string>& names = {}) {
+    write_text(dir / "bad.txt", text);
+    try {
+      read_phenotypes(dir / "bad.txt", samples, names);
+      ADD_FAILURE() << "no error for:\n" << text;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), make_error_code(code)) << e.message();
+      EXPECT_NE(e.message().find("bad.txt"), std::string::npos) << e.message();
+      EXPECT_NE(e.message().find(part), std::string::npos) << e.message();
+    }
+  };
+  expect_error("S1 S1 1\nS2 S2 1 2\n", errc::bad_input, ":2: expected 3 fields, found 4");
+  expect_error("FID IID y\nS1 S1 abc\n", errc::bad_input, ":2: 'abc' in column y");
+  expect_error("S1 S1 1\nS2 S2 2\nS1 S1 3\n", errc::bad_input, "listed again (first on line 1)");
+  expect_error("S1 S1\n", errc::bad_input, "at least one value");
+  expect_error("", errc::bad_input, "empty");
+  expect_error("FID IID y\nS1 S1 1\n", errc::invalid_argument, "no column named 'z' (it has y)",
+               {"z"});
+  EXPECT_THROW(read_phenotypes(dir / "absent.txt", samples), error);
+}
+
+}  // namespace
+}  // namespace colflow

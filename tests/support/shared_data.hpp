@@ -1,0 +1,45 @@
+// The real PLINK datasets of ../shared/data and the reference tool (plink2) that tests compare
+// colflow with.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace colflow::test {
+
+// Tests that need the shared data skip, saying why, when a checkout has no ../shared.
+#define REQUIRE_SHARED_DATA()                                                       \
+  if (!::colflow::test::shared_data_present())                                      \
+  GTEST_SKIP() << "the shared test data (../shared/data) is absent in this checkout"
+
+bool shared_data_present();
+// The prefix of a dataset, e.g. dataset("hapmap3/HapMap3").
+std::string dataset(const std::string& name);
+// Every PLINK dataset of the shared folder, as prefixes.
+std::vector<std::string> all_datasets();
+
+// PLINK applies ploidy rules on sex chromosomes and mitochondria (and --glm adds sex as a
+// covariate on X); colflow counts A1 alleles everywhere (DESIGN §2), so comparisons skip them.
+bool is_sex_or_mt_chromosome(const std::string& chrom);
+
+// A copy of a dataset that plink2 2.00a3.5 (Debian 12) reads as intended, under `dir`:
+// samples renamed f<i> s<i> in the same order (plink2 refuses an IID of '0'), and the padding
+// bits of each variant's last byte zeroed (with non-zero padding, as in switchgrass, plink2
+// miscounts --freq although the calls it exports are right). Returns its prefix.
+std::string plink2_input(const std::string& bfile, const std::filesystem::path& dir);
+
+// Runs plink2 with `args`; a failure is a test failure carrying plink2's output.
+void run_plink2(const std::string& args);
+
+// A whitespace table with a header line (a leading '#' is dropped from the first name).
+struct text_table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  // Index of column `name` in the header; a test failure and npos when absent.
+  std::size_t column(const std::string& name) const;
+};
+text_table read_table(const std::filesystem::path& file);
+
+}  // namespace colflow::test

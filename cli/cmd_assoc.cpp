@@ -1,4 +1,6 @@
 // colflow assoc: least-squares association scan of one or more phenotypes, one pass.
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 
 #include "analysis_setup.hpp"
@@ -63,21 +65,36 @@ command add_assoc(CLI::App& app) {
         outs.back()->text(h);
       outs.back()->end_line();
     }
+    // Results are formatted in batches, one task per phenotype's file, so that many
+    // phenotypes do not serialise the scan on number formatting.
     const auto& columns = s.columns();
+    const std::size_t np = pheno.names.size(), batch = 2048;
+    std::vector<assoc_result> pending;
+    std::vector<std::size_t> pending_columns;
+    const auto write_pending = [&] {
+      tbb::parallel_for(std::size_t{0}, np, [&](std::size_t p) {
+        tsv_output& out = *outs[p];
+        for (std::size_t k = 0; k < pending_columns.size(); ++k) {
+          const column_info& c = columns[pending_columns[k]];
+          const assoc_result& r = pending[k * np + p];
+          out.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2).integer(r.n_obs);
+          out.number(r.beta).number(r.se).number(r.t_stat).number(r.p);
+          out.text(assoc_status_name(r.status));
+          out.end_line();
+        }
+      });
+      pending.clear();
+      pending_columns.clear();
+    };
     const assoc_summary summary = linear_association(
         s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
         [&](std::size_t, std::size_t column, std::span<const assoc_result> results) {
-          const column_info& c = columns[column];
-          for (std::size_t p = 0; p < results.size(); ++p) {
-            tsv_output& out = *outs[p];
-            const assoc_result& r = results[p];
-            out.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2).integer(r.n_obs);
-            out.number(r.beta).number(r.se).number(r.t_stat).number(r.p);
-            out.text(assoc_status_name(r.status));
-            out.end_line();
-          }
+          pending.insert(pending.end(), results.begin(), results.end());
+          pending_columns.push_back(column);
+          if (pending_columns.size() == batch) write_pending();
         },
         run.options());
+    write_pending();
     for (std::size_t p = 0; p < outs.size(); ++p) {
       outs[p]->commit();
       run.log(pheno.names[p] + ": " + std::to_string(summary.samples_used[p]) +

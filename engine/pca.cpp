@@ -14,6 +14,7 @@
 #include "colflow/error.hpp"
 #include "colflow/store_writer.hpp"
 #include "colflow/stream.hpp"
+#include "dense_kernels_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -181,13 +182,18 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
   // Y += Zb · B for this block (rows split across threads).
   const auto add_product = [&](Eigen::Index cols, const matrix& b) {
     parallel_chunks(nn, 1024, [&](Eigen::Index r0, Eigen::Index rn) {
-      y.middleRows(r0, rn).noalias() += zb.block(r0, 0, rn, cols) * b.topRows(cols);
+      detail::multiply_add(zb.data() + r0, static_cast<std::size_t>(nn), static_cast<std::size_t>(rn),
+                           static_cast<std::size_t>(cols), b.data(), static_cast<std::size_t>(b.rows()),
+                           static_cast<std::size_t>(l), y.data() + r0, static_cast<std::size_t>(nn));
     });
   };
   // Bb = Zbᵀ · Q (block columns split across threads).
   const auto project = [&](Eigen::Index cols) {
     parallel_chunks(cols, 8, [&](Eigen::Index c0, Eigen::Index cn) {
-      bb.middleRows(c0, cn).noalias() = zb.middleCols(c0, cn).transpose() * q;
+      detail::transpose_multiply(zb.data() + c0 * nn, static_cast<std::size_t>(nn),
+                                 static_cast<std::size_t>(nn), static_cast<std::size_t>(cn), q.data(),
+                                 static_cast<std::size_t>(nn), static_cast<std::size_t>(l),
+                                 bb.data() + c0, static_cast<std::size_t>(bb.rows()));
     });
   };
 

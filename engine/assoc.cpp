@@ -312,8 +312,11 @@ assoc_summary linear_association(const store& s, const selection& sel,
   // then every group's sums and dot products are computed for the whole block (tiles of
   // columns share each phenotype load), the tests run across threads, and the results go to
   // the sink in order. The split across threads never changes a result.
-  constexpr std::size_t block = 64, tile = 4;
+  // About 4 MiB of codes per block (16 to 256 columns): large enough that the threads'
+  // share of a block dwarfs the cost of meeting at its end.
+  constexpr std::size_t tile = 4;
   const std::size_t bytes = genotype_column_bytes(rows);
+  const std::size_t block = std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256) / tile * tile;
   std::vector<std::uint8_t> codes(block * bytes);
   std::vector<std::size_t> block_columns(block), block_positions(block);
   std::vector<assoc_result> results(block * np);

@@ -22,6 +22,9 @@ command add_stats(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
 
+enum class penalty { ridge, lasso, elastic_net };
+command add_penalized(CLI::App& app, penalty kind);
+
 // The --threads option: caps oneTBB's worker threads while the returned object lives;
 // 0 means all cores (nothing is capped).
 std::unique_ptr<tbb::global_control> limit_threads(unsigned threads);

@@ -48,6 +48,13 @@ int main(int argc, char** argv) {
     auto* pca = app.add_subcommand(
         "pca", "Principal components by randomised SVD over streaming passes");
     add(pca, colflow::cli::add_pca(*pca));
+    using colflow::cli::penalty;
+    auto* ridge = app.add_subcommand("ridge", "Ridge regression path by coordinate descent");
+    add(ridge, colflow::cli::add_penalized(*ridge, penalty::ridge));
+    auto* lasso = app.add_subcommand("lasso", "Lasso path by coordinate descent, with screening");
+    add(lasso, colflow::cli::add_penalized(*lasso, penalty::lasso));
+    auto* enet = app.add_subcommand("enet", "Elastic-net path by coordinate descent (--alpha)");
+    add(enet, colflow::cli::add_penalized(*enet, penalty::elastic_net));
   }
 
   try {

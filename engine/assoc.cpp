@@ -26,6 +26,7 @@ struct sample_group {
   Eigen::MatrixXd w;
   std::vector<std::size_t> phenotypes;  // indices into the phenotype table
   std::vector<double> yy;               // squared norm of each projected phenotype
+  std::vector<double> w_rows;           // w stored row by row (rows x columns)
 };
 
 // Sums of one column over one group's samples with a call.
@@ -124,6 +125,8 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
       g.w.col(col) = v;
       g.yy.push_back(v.squaredNorm());
     }
+    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> by_row = g.w;
+    g.w_rows.assign(by_row.data(), by_row.data() + by_row.size());
   }
   return groups;
 }
@@ -178,6 +181,21 @@ void test_column(const sample_group& g, const column_sums& s, assoc_result* out)
     xt = s.sxx - u.dot(g_inv.solve(u));
   }
 
+  // Without covariates the samples without a call enter only through each phenotype's sum
+  // and sum of squares over them: one pass over their rows of w, stored row by row.
+  thread_local std::vector<double> missing_sum, missing_squares;
+  if (nm > 0 && k == 1) {
+    const std::size_t np = g.phenotypes.size();
+    missing_sum.assign(np, 0.0);
+    missing_squares.assign(np, 0.0);
+    for (std::size_t row : missing) {
+      const double* w = g.w_rows.data() + row * np;
+      for (std::size_t q = 0; q < np; ++q) {
+        missing_sum[q] += w[q];
+        missing_squares[q] += w[q] * w[q];
+      }
+    }
+  }
   const double n_obs = static_cast<double>(s.n_obs);
   const double centred = s.n_obs > 0 ? s.sxx - s.sx * s.sx / n_obs : 0.0;
   const double df = n_obs - static_cast<double>(k) - 1.0;
@@ -201,15 +219,9 @@ void test_column(const sample_group& g, const column_sums& s, assoc_result* out)
     const double a = s.dots[col];
     double xy = a, yy = g.yy[q];
     if (nm > 0 && k == 1) {
-      double sy = 0, syy = 0;
-      for (std::size_t row : missing) {
-        const double y = g.w(static_cast<Eigen::Index>(row), col);
-        sy += y;
-        syy += y * y;
-      }
-      const double v = -g.q0 * sy, gv = v / g1;
+      const double v = -g.q0 * missing_sum[q], gv = v / g1;
       xy -= u[0] * gv;
-      yy -= syy + v * gv;
+      yy -= missing_squares[q] + v * gv;
     } else if (nm > 0) {
       Eigen::VectorXd ym(nm);
       for (Eigen::Index m = 0; m < nm; ++m)

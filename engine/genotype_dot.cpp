@@ -5,6 +5,7 @@
 // that load is shared by every vector the column is multiplied with.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 
 #include "colflow/genotype.hpp"
@@ -35,6 +36,23 @@ struct byte_dosages {
   }
 };
 constexpr byte_dosages table{};
+
+// 1 for a call, 0 for a missing one (code 0b01), four samples per byte.
+struct byte_calls {
+  alignas(32) double four[256][4];
+  constexpr byte_calls() noexcept : four{} {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned k = 0; k < 4; ++k) four[b][k] = ((b >> (2 * k)) & 3u) == 1u ? 0.0 : 1.0;
+  }
+};
+constexpr byte_calls calls{};
+
+// A byte of codes with the samples a mask byte drops turned into missing calls (0b01), so
+// that the tables give them neither a dosage nor a call.
+constexpr std::uint8_t masked_byte(std::uint8_t codes, std::uint8_t mask) noexcept {
+  const auto keep = static_cast<std::uint8_t>(mask | (mask << 1));  // 0b01 pairs -> 0b11
+  return static_cast<std::uint8_t>((codes & keep) | (0x55u & ~keep));
+}
 
 // Samples [first, n) one by one, added to out[c * m + v].
 void dots_tail(const std::uint8_t* const* columns, std::size_t count, std::size_t first,
@@ -139,6 +157,100 @@ bool cpu_has_avx2_fma() noexcept {
 #endif
 
 }  // namespace
+
+namespace {
+
+void sums_portable(const std::uint8_t* codes, std::size_t n, const double* w, double& dot,
+                   double& called) noexcept {
+  const std::size_t full = n / 4;
+  double d[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0};
+  for (std::size_t b = 0; b < full; ++b)
+    for (std::size_t k = 0; k < 4; ++k) {
+      d[k] += table.four[codes[b]][k] * w[4 * b + k];
+      c[k] += calls.four[codes[b]][k] * w[4 * b + k];
+    }
+  dot = (d[0] + d[1]) + (d[2] + d[3]);
+  called = (c[0] + c[1]) + (c[2] + c[3]);
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+    dot += code_dosage(code) * w[i];
+    called += code == 1u ? 0.0 : w[i];
+  }
+}
+
+void axpy_portable(const std::uint8_t* codes, std::size_t n, const std::uint8_t* mask, double a,
+                   double c, double* r) noexcept {
+  const std::size_t full = n / 4;
+  for (std::size_t b = 0; b < full; ++b) {
+    const std::uint8_t byte = mask ? masked_byte(codes[b], mask[b]) : codes[b];
+    for (std::size_t k = 0; k < 4; ++k)
+      r[4 * b + k] += a * table.four[byte][k] + c * calls.four[byte][k];
+  }
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const std::uint8_t byte = mask ? masked_byte(codes[i / 4], mask[i / 4]) : codes[i / 4];
+    const unsigned code = (byte >> (2 * (i % 4))) & 3u;
+    if (code != 1u) r[i] += a * code_dosage(code) + c;
+  }
+}
+
+#if COLFLOW_GENOTYPE_AVX2
+__attribute__((target("avx2,fma"))) void sums_avx2(const std::uint8_t* codes, std::size_t n,
+                                                   const double* w, double& dot,
+                                                   double& called) noexcept {
+  const std::size_t full = n / 4;
+  __m256d d = _mm256_setzero_pd(), c = _mm256_setzero_pd();
+  for (std::size_t b = 0; b < full; ++b) {
+    const __m256d wv = _mm256_loadu_pd(w + 4 * b);
+    d = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b]]), wv, d);
+    c = _mm256_fmadd_pd(_mm256_load_pd(calls.four[codes[b]]), wv, c);
+  }
+  dot = sum4(d);
+  called = sum4(c);
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+    dot = std::fma(code_dosage(code), w[i], dot);
+    called += code == 1u ? 0.0 : w[i];
+  }
+}
+
+__attribute__((target("avx2,fma"))) void axpy_avx2(const std::uint8_t* codes, std::size_t n,
+                                                   const std::uint8_t* mask, double a, double c,
+                                                   double* r) noexcept {
+  const std::size_t full = n / 4;
+  const __m256d av = _mm256_set1_pd(a), cv = _mm256_set1_pd(c);
+  for (std::size_t b = 0; b < full; ++b) {
+    const std::uint8_t byte = mask ? masked_byte(codes[b], mask[b]) : codes[b];
+    __m256d rv = _mm256_loadu_pd(r + 4 * b);
+    rv = _mm256_fmadd_pd(av, _mm256_load_pd(table.four[byte]), rv);
+    rv = _mm256_fmadd_pd(cv, _mm256_load_pd(calls.four[byte]), rv);
+    _mm256_storeu_pd(r + 4 * b, rv);
+  }
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const std::uint8_t byte = mask ? masked_byte(codes[i / 4], mask[i / 4]) : codes[i / 4];
+    const unsigned code = (byte >> (2 * (i % 4))) & 3u;
+    if (code != 1u) r[i] = std::fma(c, 1.0, std::fma(a, code_dosage(code), r[i]));
+  }
+}
+#endif
+
+}  // namespace
+
+void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
+                          double& dot, double& called) noexcept {
+#if COLFLOW_GENOTYPE_AVX2
+  if (cpu_has_avx2_fma()) return sums_avx2(codes.data(), n, w, dot, called);
+#endif
+  sums_portable(codes.data(), n, w, dot, called);
+}
+
+void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,
+                   std::span<const std::uint8_t> mask, double a, double c, double* r) noexcept {
+  const std::uint8_t* m = mask.empty() ? nullptr : mask.data();
+#if COLFLOW_GENOTYPE_AVX2
+  if (cpu_has_avx2_fma()) return axpy_avx2(codes.data(), n, m, a, c, r);
+#endif
+  axpy_portable(codes.data(), n, m, a, c, r);
+}
 
 void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
                  const double* w, std::size_t stride, std::size_t m, double* out) noexcept {

@@ -13,7 +13,7 @@ packages=(
   libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev librandom123-dev
   libboost-math-dev
   # test tools: stock codec programs that must decode our frames, reference outputs, scripts
-  zstd lz4 python3 python3-numpy plink2 xxd
+  zstd lz4 python3 python3-numpy python3-venv plink2 xxd
   # benchmark tools: wall time and peak memory of each run
   time
 )

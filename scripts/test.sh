@@ -13,6 +13,7 @@ preset=${1:-${COLFLOW_PRESET:-ci}}
 jobs=$(nproc)
 
 bash scripts/install-deps.sh
+bash scripts/python-env.sh
 
 echo "test: configure, build and test with preset '$preset' ($jobs jobs)"
 cmake --preset "$preset"

@@ -209,5 +209,52 @@ TEST(GenotypeTest, DosageDotsMatchPlainSumsForEveryTileShape) {
   }
 }
 
+TEST(GenotypeTest, StandardisedProductAndResidualUpdateWithoutDecoding) {
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> normal;
+  for (std::uint64_t n : {1u, 4u, 7u, 64u, 203u, 1000u}) {
+    const auto codes = dirty_codes(n, 0.35, 0.08, rng);
+    std::vector<double> w(n);
+    for (double& x : w) x = normal(rng);
+    double dot = 0, called = 0;
+    dosage_and_call_sums(codes, n, w.data(), dot, called);
+    double expect_dot = 0, expect_called = 0, scale = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const int d = test::dosage_at(codes, i);
+      if (d >= 0) {
+        expect_dot += d * w[i];
+        expect_called += w[i];
+      }
+      scale += 2 * std::fabs(w[i]);
+    }
+    EXPECT_NEAR(dot, expect_dot, 1e-13 * scale) << n;
+    EXPECT_NEAR(called, expect_called, 1e-13 * scale) << n;
+    // zᵀw from the two sums equals the product with the decoded standardised column.
+    const column_stats st = genotype_stats(count_genotypes(codes, n), n);
+    if (st.sd > 0) {
+      std::vector<double> z(n);
+      decode_genotypes(codes, standardized_lut(st), z);
+      double zw = 0;
+      for (std::uint64_t i = 0; i < n; ++i) zw += z[i] * w[i];
+      EXPECT_NEAR((dot - st.mean * called) / st.sd, zw, 1e-12 * scale / st.sd) << n;
+    }
+
+    // r −= δz through genotype_axpy, with and without a mask.
+    std::vector<std::uint8_t> keep(n);
+    for (auto& k : keep) k = static_cast<std::uint8_t>(rng() % 4 != 0);
+    const auto mask = make_sample_mask(keep);
+    for (const bool masked : {false, true}) {
+      std::vector<double> r = w;
+      const double a = -0.75, c = 0.3;
+      genotype_axpy(codes, n, masked ? std::span<const std::uint8_t>(mask) : std::span<const std::uint8_t>(), a, c, r.data());
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const int d = test::dosage_at(codes, i);
+        const bool touched = d >= 0 && (!masked || keep[i]);
+        EXPECT_NEAR(r[i], touched ? w[i] + a * d + c : w[i], 1e-15) << n << " " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace colflow

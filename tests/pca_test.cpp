@@ -15,37 +15,6 @@
 namespace colflow {
 namespace {
 
-// The standardised matrix, built plainly from the stored dosages of the selected rows.
-Eigen::MatrixXd explicit_matrix(const store& s, const selection& sel, pca_scaling scaling,
-                                std::size_t& used) {
-  const auto n = static_cast<Eigen::Index>(sel.rows.size());
-  Eigen::MatrixXd z(n, static_cast<Eigen::Index>(sel.columns.size()));
-  std::vector<double> x(s.num_rows());
-  used = 0;
-  for (std::size_t k = 0; k < sel.columns.size(); ++k) {
-    s.read_column(sel.columns[k], x, decode_as::stored);
-    double sum = 0, obs = 0;
-    for (std::size_t i : sel.rows)
-      if (!std::isnan(x[i])) {
-        sum += x[i];
-        ++obs;
-      }
-    const double mean = sum / obs;
-    double ss = 0;
-    for (std::size_t i : sel.rows)
-      if (!std::isnan(x[i])) ss += (x[i] - mean) * (x[i] - mean);
-    double scale = std::sqrt(ss / static_cast<double>(n - 1));
-    if (scaling == pca_scaling::hwe) scale = std::sqrt(2 * (mean / 2) * (1 - mean / 2));
-    const bool varies = obs > 0 && scale > 0 && std::isfinite(scale);
-    used += varies;
-    for (Eigen::Index r = 0; r < n; ++r) {
-      const double v = x[sel.rows[static_cast<std::size_t>(r)]];
-      z(r, static_cast<Eigen::Index>(k)) = !varies || std::isnan(v) ? 0.0 : (v - mean) / scale;
-    }
-  }
-  return z;
-}
-
 struct exact_pca {
   Eigen::VectorXd values;   // decreasing, of ZZ'/M
   Eigen::MatrixXd vectors;  // matching unit eigenvectors
@@ -94,7 +63,7 @@ TEST(PcaTest, HapMap3TopFiveMatchAnExactDecomposition) {
   o.components = 5;
   const pca_result r = principal_components(s, sel, o);
   std::size_t used = 0;
-  const Eigen::MatrixXd z = explicit_matrix(s, sel, pca_scaling::standardized, used);
+  const Eigen::MatrixXd z = test::standardized_matrix(s, sel, false, used);
   EXPECT_EQ(r.columns_used, used);
   EXPECT_EQ(r.passes, 2 + o.power_iterations);
   expect_matches(r, exact(z, used, 5), 1e-3, 0.999, "hapmap3");
@@ -201,7 +170,7 @@ TEST(PcaTest, SubsetsLoadingsAndThreadCountsGiveTheExactAnswer) {
   o.block_columns = 16;  // several blocks and a partial one
   const pca_result r = principal_components(s, sel, o);
   std::size_t used = 0;
-  const Eigen::MatrixXd z = explicit_matrix(s, sel, pca_scaling::standardized, used);
+  const Eigen::MatrixXd z = test::standardized_matrix(s, sel, false, used);
   EXPECT_EQ(used, sel.columns.size() - 1);  // column 7 is constant
   expect_matches(r, exact(z, used, 2), 1e-6, 0.99999, "subset");
   ASSERT_EQ(r.eigenvectors.rows(), static_cast<Eigen::Index>(sel.rows.size()));
@@ -239,7 +208,7 @@ TEST(PcaTest, DenseStoresAndBadRequests) {
   o.power_iterations = 10;
   const pca_result r = principal_components(f, selection::all(f), o);
   std::size_t used = 0;
-  const Eigen::MatrixXd z = explicit_matrix(f, selection::all(f), pca_scaling::standardized, used);
+  const Eigen::MatrixXd z = test::standardized_matrix(f, selection::all(f), false, used);
   expect_matches(r, exact(z, used, 4), 1e-4, 0.999, "dense");
 
   o.scaling = pca_scaling::hwe;

@@ -15,3 +15,4 @@
 #include "colflow/stats.hpp"
 #include "colflow/assoc.hpp"
 #include "colflow/pca.hpp"
+#include "colflow/penalized.hpp"

@@ -70,6 +70,18 @@ void dosage_dots(std::span<const std::uint8_t> codes, std::size_t n, const doubl
 void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
                  const double* w, std::size_t stride, std::size_t m, double* out) noexcept;
 
+/// The two sums a standardised product needs, in one pass over the codes: dot = sum of
+/// dosage_i * w[i] (a missing call counts 0) and called = sum of w[i] over the samples with a
+/// call. With the column's mean m and SD s (DESIGN §2), zᵀw = (dot − m · called) / s.
+void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
+                          double& dot, double& called) noexcept;
+
+/// r[i] += a * dosage_i + c for every sample with a call that `mask` keeps (all when empty);
+/// other entries are left as they are. With a = −δ/s and c = δm/s this is r −= δz, the
+/// residual update of coordinate descent and Gibbs samplers, without decoding the column.
+void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,
+                   std::span<const std::uint8_t> mask, double a, double c, double* r) noexcept;
+
 /// Observed count, mean, SD and A1 frequency from the counts of a column of `n` samples.
 /// With no observed call, mean and frequency are NaN and SD is 0.
 column_stats genotype_stats(const genotype_counts& counts, std::size_t n) noexcept;

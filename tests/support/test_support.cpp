@@ -144,6 +144,36 @@ int run_command(const std::string& command, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+Eigen::MatrixXd standardized_matrix(const store& s, const selection& sel, bool hwe,
+                                    std::size_t& nonconstant) {
+  const auto n = static_cast<Eigen::Index>(sel.rows.size());
+  Eigen::MatrixXd z(n, static_cast<Eigen::Index>(sel.columns.size()));
+  std::vector<double> x(s.num_rows());
+  nonconstant = 0;
+  for (std::size_t k = 0; k < sel.columns.size(); ++k) {
+    s.read_column(sel.columns[k], x, decode_as::stored);
+    double sum = 0, obs = 0;
+    for (std::size_t i : sel.rows)
+      if (!std::isnan(x[i])) {
+        sum += x[i];
+        ++obs;
+      }
+    const double mean = sum / obs;
+    double ss = 0;
+    for (std::size_t i : sel.rows)
+      if (!std::isnan(x[i])) ss += (x[i] - mean) * (x[i] - mean);
+    double scale = std::sqrt(ss / static_cast<double>(n - 1));
+    if (hwe) scale = std::sqrt(2 * (mean / 2) * (1 - mean / 2));
+    const bool varies = obs > 0 && scale > 0 && std::isfinite(scale);
+    nonconstant += varies;
+    for (Eigen::Index r = 0; r < n; ++r) {
+      const double v = x[sel.rows[static_cast<std::size_t>(r)]];
+      z(r, static_cast<Eigen::Index>(k)) = !varies || std::isnan(v) ? 0.0 : (v - mean) / scale;
+    }
+  }
+  return z;
+}
+
 int run_cli(const std::string& args, std::string& output) {
   return run_command(std::string(COLFLOW_CLI_PATH) + " " + args, output);
 }

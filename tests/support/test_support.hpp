@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "colflow/colflow.hpp"
 
 namespace colflow::test {
@@ -63,6 +65,12 @@ void write_file(const std::filesystem::path& p, const std::vector<char>& bytes);
 
 // Runs a shell command, returns its exit status and captures stdout+stderr into `output`.
 int run_command(const std::string& command, std::string& output);
+
+// The standardised matrix of the selected rows and columns, built plainly from the stored
+// values: DESIGN §2 (mean and SD of the selected rows, missing values 0), or with `hwe` the
+// scaling (x − 2p)/sqrt(2p(1 − p)). Constant columns are zero; `nonconstant` counts the others.
+Eigen::MatrixXd standardized_matrix(const store& s, const selection& sel, bool hwe,
+                                    std::size_t& nonconstant);
 
 // Runs the colflow program of this build with `args` (run_command's contract).
 int run_cli(const std::string& args, std::string& output);

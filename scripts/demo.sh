@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # colflow end to end on data it makes itself: simulate PLINK files, preprocess them into stores
 # with several codecs, inspect and verify the stores, show that damage is detected, stream them,
-# and run the analyses (stats, association scan, principal components).
+# and run the analyses (stats, association scan, principal components, lasso path).
 #
 #   bash scripts/demo.sh            # 2,000 samples x 20,000 variants
 #   SAMPLES=10000 VARIANTS=50000 bash scripts/demo.sh
@@ -83,6 +83,10 @@ echo "$causal_hits of the 50 strongest associations are causal variants of the s
 step "principal components (colflow pca): randomised SVD, one streaming pass per iteration"
 "$colflow" pca sim.cf --k 5 --out sim
 echo "eigenvalues:"; cat sim.eigenval
+
+step "lasso path (colflow lasso): coordinate descent streaming only the columns that matter"
+"$colflow" lasso sim.cf --pheno sim.phen --nlambda 10 --lambda-min-ratio 0.05 --out sim
+cat sim.path.tsv
 
 step "export the genotype store back to PLINK: the .bed is byte-identical"
 "$colflow" export sim.cf --bed roundtrip

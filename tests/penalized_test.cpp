@@ -117,8 +117,9 @@ void expect_equals_sklearn(const store& s, const selection& sel, const std::vect
     ASSERT_NE(it, sk.end()) << r.path[k].lambda;
     const std::vector<double> ours = dense_beta(r, k, u.columns.size());
     for (std::size_t c = 0; c < ours.size(); ++c)
-      if (!tied[c] || alpha < 1)
+      if (!tied[c] || alpha < 1) {
         EXPECT_NEAR(ours[c], it->second[c], 1e-5) << "lambda " << r.path[k].lambda << " column " << c;
+      }
     const Eigen::VectorXd diff = z * (Eigen::Map<const Eigen::VectorXd>(ours.data(), z.cols()) -
                                       Eigen::Map<const Eigen::VectorXd>(it->second.data(), z.cols()));
     EXPECT_LT(diff.norm() / std::sqrt(static_cast<double>(z.rows())), 1e-5) << "lambda " << r.path[k].lambda;
@@ -160,7 +161,9 @@ TEST(PenalizedTest, PathsSatisfyKktAndEqualScikitLearnForLassoEnetAndRidge) {
     const penalized_result r = penalized_regression(s, sel, y, o);
     ASSERT_EQ(r.path.size(), 8u);
     EXPECT_EQ(r.columns.size(), m);
-    if (alpha > 0) EXPECT_EQ(r.path[0].nonzero, 0u) << "nothing enters at lambda_max";
+    if (alpha > 0) {
+      EXPECT_EQ(r.path[0].nonzero, 0u) << "nothing enters at lambda_max";
+    }
     EXPECT_GT(r.path.back().nonzero, 4u);
     expect_kkt(s, sel, y, r, alpha, 1e-9);
     expect_equals_sklearn(s, sel, y, r, alpha, dir);

@@ -1,5 +1,6 @@
 // colflow ridge | lasso | enet: penalised regression paths by coordinate descent.
 #include <cmath>
+#include <cstdio>
 
 #include "analysis_setup.hpp"
 #include "colflow/error.hpp"
@@ -14,7 +15,7 @@ command add_penalized(CLI::App& app, penalty kind) {
   struct options {
     analysis_flags common;
     penalized_options fit;
-    std::string pheno, pheno_name, out;
+    std::string pheno, pheno_name, out, predict;
     double lambda = 0;
   };
   auto o = std::make_shared<options>();
@@ -39,13 +40,17 @@ command add_penalized(CLI::App& app, penalty kind) {
                  "Converged when no coefficient moves more than this in a sweep (default 1e-7)")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-sweeps", o->fit.max_sweeps, "Sweeps per lambda at most (default 100000)");
+  app.add_option("--predict", o->predict,
+                 "Also predict the samples of this store (columns matched by ID, A1/A2 swaps\n"
+                 "handled): PREFIX.pred.tsv with #FID IID and one column per lambda");
   app.footer(
       "Minimises 1/(2n) |y - b0 - Zb|^2 + lambda (alpha |b|_1 + (1 - alpha)/2 |b|^2) over the\n"
       "standardised columns Z of the samples with a phenotype (scikit-learn's ElasticNet with\n"
       "alpha = lambda, l1_ratio = alpha). PREFIX.coef.tsv: LAMBDA ID A1 BETA BETA_PER_UNIT for\n"
       "the non-zero coefficients (every coefficient for ridge); BETA is on the standardised\n"
       "scale, BETA_PER_UNIT per A1 allele (per unit for dense columns). PREFIX.path.tsv: LAMBDA\n"
-      "NONZERO R2 OBJECTIVE SWEEPS FULL_PASSES CONVERGED per lambda.");
+      "NONZERO R2 OBJECTIVE SWEEPS FULL_PASSES CONVERGED per lambda. With --predict, the new\n"
+      "samples are standardised with the fitted samples' means and SDs.");
   return [o, kind] {
     analysis_run run(kind == penalty::lasso ? "lasso" : kind == penalty::ridge ? "ridge" : "enet",
                      o->common);
@@ -94,6 +99,30 @@ command add_penalized(CLI::App& app, penalty kind) {
     path.commit();
     if (unconverged > 0)
       run.log("warning: " + std::to_string(unconverged) + " lambda(s) stopped at --max-sweeps");
+    if (!o->predict.empty()) {
+      const store target = store::open(o->predict);
+      const column_match match = match_columns(s, run.selected(), target);
+      if (match.missing > 0)
+        run.log(o->predict + ": " + std::to_string(match.missing) +
+                " fitted columns are not in this store and count as their mean");
+      const Eigen::MatrixXd pred = predict(target, fit, match, run.options());
+      tsv_output out(o->out + ".pred.tsv", o->common.digits);
+      out.text("#FID").text("IID");
+      for (const penalized_step& st : fit.path) {
+        char name[48];
+        std::snprintf(name, sizeof name, "LAMBDA=%.*g", o->common.digits, st.lambda);
+        out.text(name);
+      }
+      out.end_line();
+      const auto& samples = target.samples();
+      for (Eigen::Index i = 0; i < pred.rows(); ++i) {
+        out.text(samples[static_cast<std::size_t>(i)].fid).text(samples[static_cast<std::size_t>(i)].iid);
+        for (Eigen::Index k = 0; k < pred.cols(); ++k) out.number(pred(i, k));
+        out.end_line();
+      }
+      out.commit();
+      run.log("wrote " + o->out + ".pred.tsv");
+    }
     run.log("wrote " + o->out + ".coef.tsv and " + o->out + ".path.tsv");
     return 0;
   };

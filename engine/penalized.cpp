@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <unordered_map>
 
 #include "colflow/error.hpp"
 #include "colflow/store_writer.hpp"
@@ -236,6 +238,69 @@ penalized_result penalized_regression(const store& s, const selection& sel,
     previous_lambda = lambda;
   }
   return result;
+}
+
+column_match match_columns(const store& fitted, const selection& sel, const store& target) {
+  column_match m;
+  std::unordered_map<std::string, std::size_t> by_id;
+  const auto& theirs = target.columns();
+  for (std::size_t j = 0; j < theirs.size(); ++j) by_id.emplace(theirs[j].id, j);
+  const auto& ours = fitted.columns();
+  for (std::size_t p = 0; p < sel.columns.size(); ++p) {
+    const column_info& c = ours[sel.columns[p]];
+    const auto it = by_id.find(c.id);
+    if (it == by_id.end()) {
+      m.target.push_back(column_match::absent);
+      m.swapped.push_back(0);
+      ++m.missing;
+      continue;
+    }
+    m.target.push_back(it->second);
+    const column_info& t = theirs[it->second];
+    m.swapped.push_back(!c.a1.empty() && t.a1 == c.a2 && t.a2 == c.a1 && c.a1 != c.a2);
+  }
+  return m;
+}
+
+Eigen::MatrixXd predict(const store& target, const penalized_result& fit, const column_match& match,
+                        const analysis_options& analysis) {
+  const auto rows = static_cast<Eigen::Index>(target.num_rows());
+  const auto k = static_cast<Eigen::Index>(fit.path.size());
+  if (match.target.size() != fit.columns.size())
+    throw error(errc::invalid_argument, "predict: the column match is for another fit");
+  // Coefficients by fitted column: one row of λ values each, for the columns ever non-zero.
+  std::vector<std::size_t> order, position;  // target columns in store order, fitted position
+  Eigen::MatrixXd beta = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(fit.columns.size()), k);
+  for (Eigen::Index l = 0; l < k; ++l)
+    for (const auto& [p, b] : fit.coefficients[static_cast<std::size_t>(l)]) beta(static_cast<Eigen::Index>(p), l) = b;
+  std::vector<std::pair<std::size_t, std::size_t>> used;  // (target column, fitted position)
+  for (std::size_t p = 0; p < fit.columns.size(); ++p)
+    if (match.target[p] != column_match::absent && beta.row(static_cast<Eigen::Index>(p)).any())
+      used.emplace_back(match.target[p], p);
+  std::sort(used.begin(), used.end());
+  for (const auto& [t, p] : used) {
+    order.push_back(t);
+    position.push_back(p);
+  }
+  Eigen::MatrixXd pred = Eigen::MatrixXd::Constant(rows, k, fit.intercept);
+  stream_options so = analysis.stream;
+  so.values = decode_as::stored;
+  column_stream<double> stream(target, so);
+  if (analysis.progress)
+    stream.on_progress([&](const pass_progress& pp) { analysis.progress("predict", pp); });
+  Eigen::VectorXd z(rows);
+  stream.run(order, [&](const column_view<double>& v) {
+    const std::size_t p = position[v.position];
+    const column_stats& st = fit.columns[p];
+    const bool swap = match.swapped[p] != 0;
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const double x = v.values[i];
+      z[i] = std::isnan(x) ? 0.0 : ((swap ? 2.0 - x : x) - st.mean) / st.sd;
+    }
+    pred.noalias() += z * beta.row(static_cast<Eigen::Index>(p));
+    return true;
+  });
+  return pred;
 }
 
 }  // namespace colflow

@@ -260,5 +260,76 @@ TEST(PenalizedTest, BadRequestsAreRefused) {
   EXPECT_NE(out.find("--alpha"), std::string::npos) << out;
 }
 
+TEST(PenalizedTest, PredictionsUseTheFittedStandardisationAndHandleSwappedAlleles) {
+  test::temp_dir dir;
+  const std::uint64_t n = 180, m = 45;
+  const auto codes = test::write_genotype_store(dir / "g.cf", n, m, column_encoding{codec_id::zstd, 1});
+  const store s = store::open(dir / "g.cf");
+  const std::vector<double> y = make_phenotype(s, 12);
+  penalized_options o;
+  o.alpha = 0.8;
+  o.n_lambda = 5;
+  o.lambda_min_ratio = 0.05;
+  o.tolerance = 1e-12;
+  const selection sel = selection::all(s);
+  const penalized_result r = penalized_regression(s, sel, y, o);
+  const Eigen::MatrixXd pred = predict(s, r, match_columns(s, sel, s));
+  ASSERT_EQ(pred.rows(), static_cast<Eigen::Index>(n));
+  ASSERT_EQ(pred.cols(), 5);
+  // Every sample, with or without a phenotype: b0 + Σ b_j (x_ij − mean_j) / sd_j, the mean and
+  // SD those of the fitted samples, a missing call counting as the mean.
+  for (std::size_t k = 0; k < r.path.size(); ++k)
+    for (std::size_t i = 0; i < n; ++i) {
+      double expect = r.intercept;
+      for (const auto& [p, b] : r.coefficients[k]) {
+        const int d = test::dosage_at(codes[p], i);
+        if (d >= 0) expect += b * (d - r.columns[p].mean) / r.columns[p].sd;
+      }
+      EXPECT_NEAR(pred(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)), expect, 1e-10);
+    }
+  // The same genotypes counted on the other allele (A1 and A2 swapped), in another column
+  // order, with one column absent: identical predictions but for that column's share.
+  {
+    store_writer w(dir / "swapped.cf", writer_options{value_type::genotype, n, false, "test"}, test::numbered_samples(n));
+    for (std::size_t j = m; j-- > 1;) {
+      std::vector<std::uint8_t> c = codes[j];
+      for (auto& byte : c) {
+        std::uint8_t out = 0;
+        for (int q = 0; q < 4; ++q) {
+          const unsigned code = (byte >> (2 * q)) & 3u;
+          const unsigned swapped = code == 0 ? 3u : code == 3 ? 0u : code;
+          out = static_cast<std::uint8_t>(out | (swapped << (2 * q)));
+        }
+        byte = out;
+      }
+      column_info info = test::numbered_column(j);
+      std::swap(info.a1, info.a2);
+      w.append(encode_genotype_column(c, n, column_encoding{codec_id::none, 0}), info);
+    }
+    w.finish();
+  }
+  const store t = store::open(dir / "swapped.cf");
+  const column_match match = match_columns(s, sel, t);
+  EXPECT_EQ(match.missing, 1u);
+  EXPECT_EQ(match.target[0], column_match::absent);
+  EXPECT_EQ(match.target[1], m - 2);
+  EXPECT_EQ(match.swapped[1], 1);
+  const Eigen::MatrixXd other = predict(t, r, match);
+  for (std::size_t k = 0; k < r.path.size(); ++k)
+    for (std::size_t i = 0; i < n; ++i) {
+      double absent_share = 0;
+      for (const auto& [p, b] : r.coefficients[k])
+        if (p == 0 && test::dosage_at(codes[0], i) >= 0)
+          absent_share = b * (test::dosage_at(codes[0], i) - r.columns[0].mean) / r.columns[0].sd;
+      EXPECT_NEAR(other(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)),
+                  pred(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) - absent_share, 1e-10);
+    }
+  std::string out;
+  ASSERT_EQ(test::run_cli("lasso " + (dir / "g.cf").string() + " --quiet --nlambda 3 --pheno " +
+                              (dir / "p.txt").string() + " --out " + (dir / "c").string() +
+                              " --predict " + (dir / "swapped.cf").string(), out), 1) << out;
+  EXPECT_NE(out.find("p.txt"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace colflow

@@ -19,7 +19,9 @@
 /// the packed codes (dosage_and_call_sums, genotype_axpy).
 #pragma once
 
+#include <Eigen/Core>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
@@ -73,5 +75,22 @@ penalized_result penalized_regression(const store& s, const selection& sel,
                                       std::span<const double> phenotype,
                                       const penalized_options& options,
                                       const analysis_options& analysis = {});
+
+/// The columns of another store that correspond to the selected columns of a fitted one:
+/// matched by ID; a column whose A1 and A2 are swapped there counts the other allele.
+struct column_match {
+  static constexpr std::size_t absent = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> target;  ///< per selected column: the other store's column, or absent
+  std::vector<std::uint8_t> swapped;  ///< per selected column: A1/A2 swapped in the other store
+  std::size_t missing = 0;            ///< selected columns the other store does not have
+};
+column_match match_columns(const store& fitted, const selection& sel, const store& target);
+
+/// Predictions b0 + Σ b_j z_j for every sample (row) of `target`, one column per λ of the path,
+/// with z_j standardised by the *fitted* samples' mean and SD (a missing call counts as that
+/// mean). Columns the target lacks contribute nothing. One streaming pass over the target's
+/// columns with a non-zero coefficient.
+Eigen::MatrixXd predict(const store& target, const penalized_result& fit, const column_match& match,
+                        const analysis_options& analysis = {});
 
 }  // namespace colflow

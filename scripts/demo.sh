@@ -75,9 +75,11 @@ head -2 half.stats.tsv | tail -1
 step "association scan (colflow assoc): least squares of the phenotype on each variant"
 "$colflow" assoc sim.cf --pheno sim.phen --out sim
 echo "the 10 strongest associations:"
-sort -t$'\t' -k10,10g sim.PHENO1.assoc.tsv | grep -v '^#' | head -10 | cut -f3,4,6-10
-causal_hits=$(sort -t$'\t' -k10,10g sim.PHENO1.assoc.tsv | grep -v '^#' | head -50 | cut -f3 |
-  grep -cwFf <(grep -v '^#' sim.truth.tsv | tail -n +2 | cut -f1) || true)
+# sed -n reads to the end: an early-closing head would fail the pipeline under pipefail.
+grep -v '^#' sim.PHENO1.assoc.tsv | sort -t$'\t' -k10,10g > sim.sorted.tsv
+sed -n 1,10p sim.sorted.tsv | cut -f3,4,6-10
+grep -v '^#' sim.truth.tsv | sed -n '2,$p' | cut -f1 > causal.txt
+causal_hits=$(sed -n 1,50p sim.sorted.tsv | cut -f3 | grep -cwFf causal.txt || true)
 echo "$causal_hits of the 50 strongest associations are causal variants of the simulation"
 
 step "principal components (colflow pca): randomised SVD, one streaming pass per iteration"

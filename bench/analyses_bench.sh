@@ -16,14 +16,8 @@ runs=${RUNS:-3}
 pca_runs=${PCA_RUNS:-1}
 threads=${THREADS:-$(nproc)}
 
-cmake --preset release >/dev/null && cmake --build --preset release --target colflow_cli >/dev/null
-colflow=$PWD/build/release/cli/colflow
-work=$PWD/build/bench-analyses
-mkdir -p "$work" && cd "$work"
-[[ -f sim.bed && $(stat -c %s sim.bed) -eq $((3 + variants * ((samples + 3) / 4))) ]] ||
-  "$colflow" simulate --quiet --samples "$samples" --variants "$variants" --missing 0.01 \
-    --seed 1 --out sim
-[[ -d sim.cf ]] || "$colflow" preprocess --quiet --bed sim --out sim.cf
+source bench/common.sh
+bench_setup analyses "$samples" "$variants"
 # Ten phenotypes: the simulated one plus independent noise, as a header-named table.
 python3 - <<'PY'
 import random

@@ -17,16 +17,10 @@ runs=${RUNS:-3}
 nlambda=${NLAMBDA:-20}
 ratio=${RATIO:-0.05}
 
-cmake --preset release >/dev/null && cmake --build --preset release --target colflow_cli >/dev/null
 bash scripts/python-env.sh >/dev/null
 python=$PWD/build/venv/bin/python3
-colflow=$PWD/build/release/cli/colflow
-work=$PWD/build/bench-penalized
-mkdir -p "$work" && cd "$work"
-[[ -f sim.bed && $(stat -c %s sim.bed) -eq $((3 + variants * ((samples + 3) / 4))) ]] ||
-  "$colflow" simulate --quiet --samples "$samples" --variants "$variants" --missing 0.01 \
-    --seed 1 --out sim
-[[ -d sim.cf ]] || "$colflow" preprocess --quiet --bed sim --out sim.cf
+source bench/common.sh
+bench_setup penalized "$samples" "$variants"
 head -n "$subset" sim.bim | cut -f2 > subset.txt
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"

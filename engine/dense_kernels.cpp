@@ -2,12 +2,7 @@
 
 #include "dense_kernels_internal.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define COLFLOW_DENSE_AVX2 1
-#include <immintrin.h>
-#else
-#define COLFLOW_DENSE_AVX2 0
-#endif
+#include "cpu_dispatch_internal.hpp"
 
 namespace colflow::detail {
 namespace {
@@ -37,7 +32,7 @@ void transpose_multiply_portable(const double* z, std::size_t ldz, std::size_t n
     }
 }
 
-#if COLFLOW_DENSE_AVX2
+#if COLFLOW_X86_DISPATCH
 #define COLFLOW_AVX2 __attribute__((target("avx2,fma")))
 
 // Rows [i, i+8) x NC columns of Y: 2·NC accumulators, fed by two loads of Z and NC
@@ -88,13 +83,6 @@ COLFLOW_AVX2 void multiply_add_avx2(const double* z, std::size_t ldz, std::size_
     }
 }
 
-COLFLOW_AVX2 inline double lanes_sum(__m256d v) noexcept {
-  const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
-  const double a = _mm_cvtsd_f64(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)));
-  const double h = _mm_cvtsd_f64(_mm_add_sd(hi, _mm_unpackhi_pd(hi, hi)));
-  return a + h;
-}
-
 // NK columns of Z against NQ columns of Q: NK·NQ accumulators over the rows, 4 at a time.
 template <int NK, int NQ>
 COLFLOW_AVX2 void transpose_tile(const double* z, std::size_t ldz, std::size_t n,
@@ -142,13 +130,6 @@ COLFLOW_AVX2 void transpose_multiply_avx2(const double* z, std::size_t ldz, std:
   if (k < b) transpose_columns<1>(z + k * ldz, ldz, n, q, ldq, l, c + k, ldc);
 }
 
-bool cpu_has_avx2_fma() noexcept {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
-  }();
-  return has;
-}
 #endif
 
 }  // namespace
@@ -156,7 +137,7 @@ bool cpu_has_avx2_fma() noexcept {
 void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
                   const double* bm, std::size_t ldb, std::size_t l, double* y,
                   std::size_t ldy) noexcept {
-#if COLFLOW_DENSE_AVX2
+#if COLFLOW_X86_DISPATCH
   if (cpu_has_avx2_fma()) return multiply_add_avx2(z, ldz, n, b, bm, ldb, l, y, ldy);
 #endif
   multiply_add_portable(z, ldz, n, b, bm, ldb, l, y, ldy);
@@ -165,7 +146,7 @@ void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b
 void transpose_multiply(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
                         const double* q, std::size_t ldq, std::size_t l, double* c,
                         std::size_t ldc) noexcept {
-#if COLFLOW_DENSE_AVX2
+#if COLFLOW_X86_DISPATCH
   if (cpu_has_avx2_fma()) return transpose_multiply_avx2(z, ldz, n, b, q, ldq, l, c, ldc);
 #endif
   transpose_multiply_portable(z, ldz, n, b, q, ldq, l, c, ldc);

@@ -6,18 +6,7 @@
 #include <cstring>
 #include <limits>
 
-// The AVX2 decoders need GCC or Clang on x86-64 (target attribute, __builtin_cpu_supports).
-// -DCOLFLOW_GENOTYPE_AVX2=0 builds only the portable decoder, to test it on an AVX2 machine.
-#ifndef COLFLOW_GENOTYPE_AVX2
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define COLFLOW_GENOTYPE_AVX2 1
-#else
-#define COLFLOW_GENOTYPE_AVX2 0
-#endif
-#endif
-#if COLFLOW_GENOTYPE_AVX2
-#include <immintrin.h>
-#endif
+#include "cpu_dispatch_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -44,7 +33,7 @@ void count_full_words(const std::uint8_t* codes, std::size_t words, genotype_cou
   }
 }
 
-#if COLFLOW_GENOTYPE_AVX2
+#if COLFLOW_X86_DISPATCH
 // Plain x86-64 has no POPCNT, and the library call GCC emits instead took a quarter of the
 // preprocessor's time; every x86-64 CPU since 2008 has the instruction, chosen at run time.
 __attribute__((target("popcnt"))) void count_full_words_popcnt(const std::uint8_t* codes,
@@ -92,7 +81,7 @@ void decode_portable(const std::uint8_t* in, const genotype_lut<T>& lut, T* dst,
   decode_tail(in, lut, dst, 4 * full_bytes, n);
 }
 
-#if COLFLOW_GENOTYPE_AVX2
+#if COLFLOW_X86_DISPATCH
 // AVX2 decoders, chosen at run time so that the build stays plain x86-64. The 4-entry table sits
 // in a register and vpermps picks every output lane from it: a few register operations per
 // 32-byte store and no table to build. On a Zen 4 (bench/codec_bench, 10,000 samples) float32
@@ -148,20 +137,13 @@ __attribute__((target("avx2"))) void decode_avx2(const std::uint8_t* in,
   decode_tail(in, lut, dst, s, n);
 }
 
-bool cpu_has_avx2() noexcept {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return has;
-}
 #endif
 
 template <typename T>
 void decode_impl(std::span<const std::uint8_t> codes, const genotype_lut<T>& lut,
                  std::span<T> out) noexcept {
-#if COLFLOW_GENOTYPE_AVX2
-  if (cpu_has_avx2()) return decode_avx2(codes.data(), lut, out.data(), out.size());
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2()) return decode_avx2(codes.data(), lut, out.data(), out.size());
 #endif
   decode_portable(codes.data(), lut, out.data(), out.size());
 }
@@ -180,9 +162,8 @@ genotype_lut<T> standardized(const column_stats& s) noexcept {
 genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n) noexcept {
   genotype_counts c;
   const std::size_t full_words = n / 32;
-#if COLFLOW_GENOTYPE_AVX2
-  static const bool has_popcnt = __builtin_cpu_supports("popcnt");
-  if (has_popcnt) {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_popcnt()) {
     count_full_words_popcnt(codes.data(), full_words, c);
   } else {
     count_full_words(codes.data(), full_words, c);
@@ -237,7 +218,7 @@ void count_masked_words(const std::uint8_t* codes, const std::uint8_t* mask, std
                         genotype_counts& c, std::uint64_t& kept) noexcept {
   COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c, kept);
 }
-#if COLFLOW_GENOTYPE_AVX2
+#if COLFLOW_X86_DISPATCH
 __attribute__((target("popcnt"))) void count_masked_words_popcnt(const std::uint8_t* codes,
                                                                  const std::uint8_t* mask,
                                                                  std::size_t words,
@@ -254,9 +235,8 @@ genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t
   genotype_counts c;
   const std::size_t bytes = genotype_column_bytes(n), full_words = bytes / 8;
   std::uint64_t kept = 0;
-#if COLFLOW_GENOTYPE_AVX2
-  static const bool has_popcnt = __builtin_cpu_supports("popcnt");
-  if (has_popcnt) {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_popcnt()) {
     count_masked_words_popcnt(codes.data(), mask.data(), full_words, c, kept);
   } else {
     count_masked_words(codes.data(), mask.data(), full_words, c, kept);

@@ -10,16 +10,7 @@
 
 #include "colflow/genotype.hpp"
 
-#ifndef COLFLOW_GENOTYPE_AVX2
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define COLFLOW_GENOTYPE_AVX2 1
-#else
-#define COLFLOW_GENOTYPE_AVX2 0
-#endif
-#endif
-#if COLFLOW_GENOTYPE_AVX2
-#include <immintrin.h>
-#endif
+#include "cpu_dispatch_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -84,15 +75,7 @@ void dots_portable(const std::uint8_t* const* columns, std::size_t count, std::s
   dots_tail(columns, count, 4 * full, n, w, stride, m, out);
 }
 
-#if COLFLOW_GENOTYPE_AVX2
-__attribute__((target("avx2,fma"))) inline double sum4(__m256d v) noexcept {
-  const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
-  // (lane0 + lane1) + (lane2 + lane3), as the portable kernel adds them.
-  const double a = _mm_cvtsd_f64(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)));
-  const double b = _mm_cvtsd_f64(_mm_add_sd(hi, _mm_unpackhi_pd(hi, hi)));
-  return a + b;
-}
-
+#if COLFLOW_X86_DISPATCH
 // A tile of MC columns x MV vectors: per step of four samples, MC table loads and MV vector
 // loads feed MC x MV independent FMA chains, enough to hide the FMA latency with the loads
 // shared across the tile.
@@ -112,7 +95,7 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const std::uint8_t* const* co
     }
   }
   for (int c = 0; c < MC; ++c)
-    for (int v = 0; v < MV; ++v) out[static_cast<std::size_t>(c) * m + static_cast<std::size_t>(v)] = sum4(acc[c][v]);
+    for (int v = 0; v < MV; ++v) out[static_cast<std::size_t>(c) * m + static_cast<std::size_t>(v)] = detail::lanes_sum(acc[c][v]);
 }
 
 template <int MC>
@@ -147,13 +130,6 @@ __attribute__((target("avx2,fma"))) void dots_avx2(const std::uint8_t* const* co
   dots_tail(columns, count, 4 * full, n, w, stride, m, out);
 }
 
-bool cpu_has_avx2_fma() noexcept {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
-  }();
-  return has;
-}
 #endif
 
 }  // namespace
@@ -193,7 +169,7 @@ void axpy_portable(const std::uint8_t* codes, std::size_t n, const std::uint8_t*
   }
 }
 
-#if COLFLOW_GENOTYPE_AVX2
+#if COLFLOW_X86_DISPATCH
 __attribute__((target("avx2,fma"))) void sums_avx2(const std::uint8_t* codes, std::size_t n,
                                                    const double* w, double& dot,
                                                    double& called) noexcept {
@@ -204,8 +180,8 @@ __attribute__((target("avx2,fma"))) void sums_avx2(const std::uint8_t* codes, st
     d = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b]]), wv, d);
     c = _mm256_fmadd_pd(_mm256_load_pd(calls.four[codes[b]]), wv, c);
   }
-  dot = sum4(d);
-  called = sum4(c);
+  dot = detail::lanes_sum(d);
+  called = detail::lanes_sum(c);
   for (std::size_t i = 4 * full; i < n; ++i) {
     const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
     dot = std::fma(code_dosage(code), w[i], dot);
@@ -237,8 +213,8 @@ __attribute__((target("avx2,fma"))) void axpy_avx2(const std::uint8_t* codes, st
 
 void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
                           double& dot, double& called) noexcept {
-#if COLFLOW_GENOTYPE_AVX2
-  if (cpu_has_avx2_fma()) return sums_avx2(codes.data(), n, w, dot, called);
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2_fma()) return sums_avx2(codes.data(), n, w, dot, called);
 #endif
   sums_portable(codes.data(), n, w, dot, called);
 }
@@ -246,8 +222,8 @@ void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, co
 void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,
                    std::span<const std::uint8_t> mask, double a, double c, double* r) noexcept {
   const std::uint8_t* m = mask.empty() ? nullptr : mask.data();
-#if COLFLOW_GENOTYPE_AVX2
-  if (cpu_has_avx2_fma()) return axpy_avx2(codes.data(), n, m, a, c, r);
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2_fma()) return axpy_avx2(codes.data(), n, m, a, c, r);
 #endif
   axpy_portable(codes.data(), n, m, a, c, r);
 }
@@ -255,8 +231,8 @@ void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,
 void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
                  const double* w, std::size_t stride, std::size_t m, double* out) noexcept {
   if (m == 0 || count == 0) return;
-#if COLFLOW_GENOTYPE_AVX2
-  if (cpu_has_avx2_fma()) return dots_avx2(columns, count, n, w, stride, m, out);
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2_fma()) return dots_avx2(columns, count, n, w, stride, m, out);
 #endif
   dots_portable(columns, count, n, w, stride, m, out);
 }

@@ -12,9 +12,9 @@
 #include <numbers>
 
 #include "colflow/error.hpp"
-#include "colflow/store_writer.hpp"
 #include "colflow/stream.hpp"
 #include "dense_kernels_internal.hpp"
+#include "selected_stats_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -58,17 +58,14 @@ class standardizer {
         scaling_(scaling),
         genotype_(s.type() == value_type::genotype),
         rows_(s.num_rows()),
-        mask_(genotype_ && !sel.all_rows() ? make_sample_mask(sel.row_kept)
-                                           : std::vector<std::uint8_t>{}),
-        full_(sel.all_rows() ? 0 : rows_),
-        kept_(sel.rows.size()) {}
+        statistics_(s, sel.row_kept),
+        full_(sel.all_rows() ? 0 : rows_) {}
 
   // Writes z (selected rows) to `out`; false (and zeros) for a constant column.
   bool operator()(const column_view<double>& v, double* out) {
     const std::size_t n = sel_.rows.size();
+    const column_stats st = statistics_(v);
     if (genotype_) {
-      column_stats st = v.stats;
-      if (!sel_.all_rows()) st = genotype_stats(count_genotypes(v.codes, rows_, mask_), n);
       genotype_lut<double> lut;
       if (scaling_ == pca_scaling::hwe) {
         const double p = st.a1_freq;
@@ -87,11 +84,10 @@ class standardizer {
       }
       return true;
     }
-    for (std::size_t i = 0; i < n; ++i) kept_[i] = v.values[static_cast<Eigen::Index>(sel_.rows[i])];
-    const column_stats st = dense_stats(kept_);
     if (!(st.sd > 0.0)) return zero(out, n);
+    const auto kept = statistics_.kept_values();
     for (std::size_t i = 0; i < n; ++i)
-      out[i] = std::isnan(kept_[i]) ? 0.0 : (kept_[i] - st.mean) / st.sd;
+      out[i] = std::isnan(kept[i]) ? 0.0 : (kept[i] - st.mean) / st.sd;
     return true;
   }
 
@@ -104,8 +100,8 @@ class standardizer {
   pca_scaling scaling_;
   bool genotype_;
   std::size_t rows_;
-  std::vector<std::uint8_t> mask_;
-  std::vector<double> full_, kept_;
+  detail::selected_stats statistics_;
+  std::vector<double> full_;
 };
 
 // Columns of Q: an orthonormal basis of the range of y (thin QR).

@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "colflow/error.hpp"
-#include "colflow/store_writer.hpp"
 #include "colflow/stream.hpp"
+#include "selected_stats_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -22,31 +22,18 @@ double soft_threshold(double x, double t) noexcept {
 class design {
  public:
   design(const store& s, const selection& sel, std::vector<std::uint8_t> used)
-      : sel_(sel),
-        genotype_(s.type() == value_type::genotype),
+      : genotype_(s.type() == value_type::genotype),
         rows_(s.num_rows()),
         used_(std::move(used)),
-        mask_(make_sample_mask(used_)),
-        n_(mask_count(mask_)),
+        statistics_(s, used_),
+        stats_(sel.columns.size()),
         z_(genotype_ ? 0 : rows_) {}
 
-  std::size_t samples() const noexcept { return n_; }
   bool genotype() const noexcept { return genotype_; }
   const std::vector<column_stats>& stats() const noexcept { return stats_; }
 
   // Statistics of column `p` (selection position) over the used samples.
-  void learn(std::size_t p, const column_view<double>& v) {
-    if (stats_.size() <= p) stats_.resize(sel_.columns.size());
-    if (genotype_) {
-      stats_[p] = genotype_stats(count_genotypes(v.codes, rows_, mask_), n_);
-    } else {
-      std::vector<double> kept;
-      kept.reserve(n_);
-      for (std::size_t i = 0; i < rows_; ++i)
-        if (used_[i]) kept.push_back(v.values[static_cast<Eigen::Index>(i)]);
-      stats_[p] = dense_stats(kept);
-    }
-  }
+  void learn(std::size_t p, const column_view<double>& v) { stats_[p] = statistics_(v); }
 
   bool constant(std::size_t p) const noexcept { return !(stats_[p].sd > 0.0); }
 
@@ -66,7 +53,8 @@ class design {
   void subtract(std::size_t p, const column_view<double>& v, double delta, std::vector<double>& r) {
     const column_stats& st = stats_[p];
     if (genotype_) {
-      genotype_axpy(v.codes, rows_, mask_, -delta / st.sd, delta * st.mean / st.sd, r.data());
+      genotype_axpy(v.codes, rows_, statistics_.mask(), -delta / st.sd, delta * st.mean / st.sd,
+                    r.data());
       return;
     }
     Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(rows_)) -= delta * z_;
@@ -81,11 +69,10 @@ class design {
     }
   }
 
-  const selection& sel_;
   bool genotype_;
   std::size_t rows_;
-  std::vector<std::uint8_t> used_, mask_;
-  std::size_t n_;
+  std::vector<std::uint8_t> used_;
+  detail::selected_stats statistics_;
   std::vector<column_stats> stats_;
   Eigen::VectorXd z_;
 };

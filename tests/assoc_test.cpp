@@ -18,13 +18,6 @@
 namespace colflow {
 namespace {
 
-// Within one unit of the 6th significant digit that plink2 printed.
-bool same_6_digits(double ours, const std::string& printed) {
-  const double ref = std::stod(printed);
-  if (ref == 0) return ours == 0;
-  return std::fabs(ours - ref) <= 1.0001 * std::pow(10.0, std::floor(std::log10(std::fabs(ref))) - 5);
-}
-
 // Phenotype (2 traits, ~5% and ~10% missing) and covariate (2, ~2% missing) files for the same
 // samples under colflow's IDs and under the f<i> s<i> IDs of plink2's copy.
 void write_traits(const std::vector<sample_info>& samples, const std::filesystem::path& dir) {
@@ -85,7 +78,7 @@ void compare_with_plink2(const std::filesystem::path& ours, const std::filesyste
     for (const char* c : {"BETA", "SE", "T_STAT", "P"}) {
       const bool flips = std::string(c) == "BETA" || std::string(c) == "T_STAT";
       const double x = std::stod(r[a.column(c)]) * (flips ? sign : 1.0);
-      EXPECT_TRUE(same_6_digits(x, q[p.column(c)])) << where << " " << c << ": " << x << " vs " << q[p.column(c)];
+      EXPECT_TRUE(test::same_as_printed(x, q[p.column(c)])) << where << " " << c << ": " << x << " vs " << q[p.column(c)];
     }
     ++compared;
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -29,6 +30,13 @@ std::vector<std::string> all_datasets() {
 bool is_sex_or_mt_chromosome(const std::string& c) {
   return c == "X" || c == "Y" || c == "XY" || c == "MT" || c == "23" || c == "24" ||
          c == "25" || c == "26";
+}
+
+bool same_as_printed(double ours, const std::string& printed) {
+  if (printed == "NA" || printed == "nan") return std::isnan(ours);
+  const double ref = std::stod(printed);
+  if (ref == 0) return ours == 0;
+  return std::fabs(ours - ref) <= 1.0001 * std::pow(10.0, std::floor(std::log10(std::fabs(ref))) - 5);
 }
 
 std::string plink2_input(const std::string& bfile, const std::filesystem::path& dir) {

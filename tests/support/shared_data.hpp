@@ -24,6 +24,10 @@ std::vector<std::string> all_datasets();
 // covariate on X); colflow counts A1 alleles everywhere (DESIGN §2), so comparisons skip them.
 bool is_sex_or_mt_chromosome(const std::string& chrom);
 
+// True when `ours` equals what PLINK printed to 6 significant digits: within one unit of the
+// last digit (the exact value may round either way at a boundary); "NA"/"nan" match NaN.
+bool same_as_printed(double ours, const std::string& printed);
+
 // A copy of a dataset that plink2 2.00a3.5 (Debian 12) reads as intended, under `dir`:
 // samples renamed f<i> s<i> in the same order (plink2 refuses an IID of '0'), and the padding
 // bits of each variant's last byte zeroed (with non-zero padding, as in switchgrass, plink2

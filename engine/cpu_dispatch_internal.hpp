@@ -1,0 +1,53 @@
+// Run-time choice of x86-64 vector code. The library is built for plain x86-64; kernels that
+// gain from AVX2, FMA or POPCNT carry a target attribute and are called only when the CPU has
+// the feature. Builds with -DCOLFLOW_X86_DISPATCH=0 keep just the portable code, to test it on
+// a machine that would otherwise always take the vector paths.
+#pragma once
+
+#ifndef COLFLOW_X86_DISPATCH
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define COLFLOW_X86_DISPATCH 1
+#else
+#define COLFLOW_X86_DISPATCH 0
+#endif
+#endif
+
+#if COLFLOW_X86_DISPATCH
+#include <immintrin.h>
+
+namespace colflow::detail {
+
+inline bool cpu_has_avx2() noexcept {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return has;
+}
+
+inline bool cpu_has_avx2_fma() noexcept {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
+  }();
+  return has;
+}
+
+inline bool cpu_has_popcnt() noexcept {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("popcnt") != 0;
+  }();
+  return has;
+}
+
+// (lane 0 + lane 1) + (lane 2 + lane 3): the order the portable kernels add their four lanes.
+__attribute__((target("avx2"))) inline double lanes_sum(__m256d v) noexcept {
+  const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
+  const double a = _mm_cvtsd_f64(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)));
+  const double b = _mm_cvtsd_f64(_mm_add_sd(hi, _mm_unpackhi_pd(hi, hi)));
+  return a + b;
+}
+
+}  // namespace colflow::detail
+#endif

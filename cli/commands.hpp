@@ -21,6 +21,7 @@ command add_bench(CLI::App& app);
 command add_stats(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
+command add_bayesr(CLI::App& app);
 
 enum class penalty { ridge, lasso, elastic_net };
 command add_penalized(CLI::App& app, penalty kind);

@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
     add(lasso, colflow::cli::add_penalized(*lasso, penalty::lasso));
     auto* enet = app.add_subcommand("enet", "Elastic-net path by coordinate descent (--alpha)");
     add(enet, colflow::cli::add_penalized(*enet, penalty::elastic_net));
+    auto* bayesr = app.add_subcommand(
+        "bayesr", "BayesR Gibbs sampler: mixture-of-normals effects, h2, inclusion probabilities");
+    add(bayesr, colflow::cli::add_bayesr(*bayesr));
   }
 
   try {

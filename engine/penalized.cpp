@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <unordered_map>
 
 #include "colflow/error.hpp"
 #include "colflow/stream.hpp"
-#include "selected_stats_internal.hpp"
+#include "standardized_columns_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -16,66 +17,6 @@ namespace {
 double soft_threshold(double x, double t) noexcept {
   return x > t ? x - t : x < -t ? x + t : 0.0;
 }
-
-// The columns as the algorithm sees them: products with the residual and residual updates of
-// standardised columns of the used samples, on packed codes or on decoded dense values.
-class design {
- public:
-  design(const store& s, const selection& sel, std::vector<std::uint8_t> used)
-      : genotype_(s.type() == value_type::genotype),
-        rows_(s.num_rows()),
-        used_(std::move(used)),
-        statistics_(s, used_),
-        stats_(sel.columns.size()),
-        z_(genotype_ ? 0 : rows_) {}
-
-  bool genotype() const noexcept { return genotype_; }
-  const std::vector<column_stats>& stats() const noexcept { return stats_; }
-
-  // Statistics of column `p` (selection position) over the used samples.
-  void learn(std::size_t p, const column_view<double>& v) { stats_[p] = statistics_(v); }
-
-  bool constant(std::size_t p) const noexcept { return !(stats_[p].sd > 0.0); }
-
-  // z_pᵀ r.
-  double dot(std::size_t p, const column_view<double>& v, const std::vector<double>& r) {
-    const column_stats& st = stats_[p];
-    if (genotype_) {
-      double d = 0, called = 0;
-      dosage_and_call_sums(v.codes, rows_, r.data(), d, called);
-      return (d - st.mean * called) / st.sd;
-    }
-    standardize(p, v);
-    return z_.dot(Eigen::Map<const Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(rows_)));
-  }
-
-  // r −= δ z_p (after dot() on the same view, which standardised a dense column).
-  void subtract(std::size_t p, const column_view<double>& v, double delta, std::vector<double>& r) {
-    const column_stats& st = stats_[p];
-    if (genotype_) {
-      genotype_axpy(v.codes, rows_, statistics_.mask(), -delta / st.sd, delta * st.mean / st.sd,
-                    r.data());
-      return;
-    }
-    Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(rows_)) -= delta * z_;
-  }
-
- private:
-  void standardize(std::size_t p, const column_view<double>& v) {
-    const column_stats& st = stats_[p];
-    for (std::size_t i = 0; i < rows_; ++i) {
-      const double x = v.values[static_cast<Eigen::Index>(i)];
-      z_[static_cast<Eigen::Index>(i)] = used_[i] && !std::isnan(x) ? (x - st.mean) / st.sd : 0.0;
-    }
-  }
-
-  bool genotype_;
-  std::size_t rows_;
-  std::vector<std::uint8_t> used_;
-  detail::selected_stats statistics_;
-  std::vector<column_stats> stats_;
-  Eigen::VectorXd z_;
-};
 
 }  // namespace
 
@@ -112,7 +53,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
   for (double x : r) yy += x * x;
   if (!(yy > 0)) throw error(errc::invalid_argument, "the phenotype is constant among the samples used");
 
-  design z(s, sel, std::move(used));
+  detail::standardized_columns z(s, sel, std::move(used));
   const double nd = static_cast<double>(n);
   stream_options so = analysis.stream;
   so.values = decode_as::stored;
@@ -124,9 +65,10 @@ penalized_result penalized_regression(const store& s, const selection& sel,
 
   // First pass: each column's statistics and its correlation with the phenotype.
   std::vector<double> gradient(m, 0.0);  // z_jᵀr / n at the current solution
+  double r_sum = std::accumulate(r.begin(), r.end(), 0.0);  // for z.dot; kept by the updates
   stream.run(sel.columns, [&](const column_view<double>& v) {
     z.learn(v.position, v);
-    if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r) / nd;
+    if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r, r_sum) / nd;
     return true;
   });
   result.columns = z.stats();
@@ -177,9 +119,10 @@ penalized_result penalized_regression(const store& s, const selection& sel,
         label = "lambda " + std::to_string(k + 1) + "/" + std::to_string(lambdas.size()) +
                 " sweep " + std::to_string(step.sweeps);
         double largest = 0;
+        r_sum = std::accumulate(r.begin(), r.end(), 0.0);
         stream.run(working_columns, [&](const column_view<double>& v) {
           const std::size_t p = working[v.position];
-          const double rho = z.dot(p, v, r) / nd + v_j * beta[p];
+          const double rho = z.dot(p, v, r, r_sum) / nd + v_j * beta[p];
           const double updated = soft_threshold(rho, l1) / denominator;
           const double delta = updated - beta[p];
           if (delta != 0.0) {
@@ -195,8 +138,9 @@ penalized_result penalized_regression(const store& s, const selection& sel,
       // λ's strong rule).
       ++step.full_passes;
       label = "lambda " + std::to_string(k + 1) + "/" + std::to_string(lambdas.size()) + " check";
+      r_sum = std::accumulate(r.begin(), r.end(), 0.0);
       stream.run(sel.columns, [&](const column_view<double>& v) {
-        if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r) / nd;
+        if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r, r_sum) / nd;
         return true;
       });
       bool violated = false;

@@ -229,6 +229,7 @@ TEST(GenotypeTest, StandardisedProductAndResidualUpdateWithoutDecoding) {
     }
     EXPECT_NEAR(dot, expect_dot, 1e-13 * scale) << n;
     EXPECT_NEAR(called, expect_called, 1e-13 * scale) << n;
+    EXPECT_NEAR(dosage_dot(codes, n, w.data()), expect_dot, 1e-13 * scale) << n;
     // zᵀw from the two sums equals the product with the decoded standardised column.
     const column_stats st = genotype_stats(count_genotypes(codes, n), n);
     if (st.sd > 0) {

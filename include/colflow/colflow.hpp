@@ -16,3 +16,4 @@
 #include "colflow/assoc.hpp"
 #include "colflow/pca.hpp"
 #include "colflow/penalized.hpp"
+#include "colflow/bayesr.hpp"

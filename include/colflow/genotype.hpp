@@ -76,6 +76,11 @@ void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::siz
 void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
                           double& dot, double& called) noexcept;
 
+/// The dot product alone: sum of dosage_i * w[i] (a missing call counts 0). Half the work of
+/// dosage_and_call_sums, for columns without a missing call among the samples where w is not
+/// zero (where the call sum is the sum of w, which a solver can keep itself).
+double dosage_dot(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept;
+
 /// r[i] += a * dosage_i + c for every sample with a call that `mask` keeps (all when empty);
 /// other entries are left as they are. With a = −δ/s and c = δm/s this is r −= δz, the
 /// residual update of coordinate descent and Gibbs samplers, without decoding the column.

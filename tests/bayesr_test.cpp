@@ -1,0 +1,386 @@
+// BayesR: recovery of h² and causal variants on simulated data and on uk10k, bit-identical
+// chains whatever the threads, in-flight depth, execution mode or resume point, the
+// standardised arithmetic on packed codes against the explicit matrix, checkpoint damage and
+// bad requests.
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "colflow/colflow.hpp"
+#include "shared_data.hpp"
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+std::vector<double> phenotype_column(const phenotype_table& ph) {
+  return {ph.values.col(0).data(), ph.values.col(0).data() + ph.values.rows()};
+}
+
+double posterior_h2(const bayesr_result& r, std::size_t burnin) {
+  double sum = 0;
+  std::size_t k = 0;
+  for (const bayesr_sample& t : r.trace)
+    if (t.iteration > burnin) {
+      sum += t.h2;
+      ++k;
+    }
+  return sum / static_cast<double>(k);
+}
+
+void expect_same_chain(const bayesr_result& a, const bayesr_result& b) {
+  ASSERT_EQ(a.trace.size(), b.trace.size());
+  for (std::size_t i = 0; i < a.trace.size(); ++i) {
+    const bayesr_sample &x = a.trace[i], &y = b.trace[i];
+    EXPECT_EQ(x.iteration, y.iteration);
+    EXPECT_EQ(x.mu, y.mu) << "iteration " << x.iteration;
+    EXPECT_EQ(x.sigma2_g, y.sigma2_g) << "iteration " << x.iteration;
+    EXPECT_EQ(x.sigma2_e, y.sigma2_e) << "iteration " << x.iteration;
+    EXPECT_EQ(x.genetic_variance, y.genetic_variance) << "iteration " << x.iteration;
+    EXPECT_EQ(x.nonzero, y.nonzero) << "iteration " << x.iteration;
+    EXPECT_EQ(x.pi, y.pi) << "iteration " << x.iteration;
+  }
+  EXPECT_EQ(a.posterior_samples, b.posterior_samples);
+  EXPECT_EQ(a.inclusion, b.inclusion);
+  EXPECT_EQ(a.beta_mean, b.beta_mean);
+  EXPECT_EQ(a.beta_sd, b.beta_sd);
+}
+
+// A simulated genotype store with missing calls and a phenotype with some missing values.
+struct small_problem {
+  test::temp_dir dir;
+  store s;
+  std::vector<double> y;
+  static store make(const test::temp_dir& dir, std::uint64_t n, std::uint64_t m) {
+    test::write_genotype_store(dir / "g.cf", n, m, column_encoding{codec_id::zstd, 1}, 11);
+    return store::open(dir / "g.cf");
+  }
+  explicit small_problem(std::uint64_t n = 300, std::uint64_t m = 400) : s(make(dir, n, m)) {
+    // y from a few columns' dosages plus noise, NaN for every 13th sample.
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> noise;
+    y.assign(n, 0.0);
+    column_stream<double> stream(s, stream_options{.values = decode_as::standardized});
+    const std::vector<std::size_t> causal = {5, m / 8, m / 3, m - 7};
+    stream.run(causal, [&](const column_view<double>& v) {
+      for (std::uint64_t i = 0; i < n; ++i) y[i] += 0.6 * v.values[static_cast<Eigen::Index>(i)];
+      return true;
+    });
+    for (std::uint64_t i = 0; i < n; ++i) y[i] = i % 13 == 4 ? std::nan("") : y[i] + noise(rng);
+  }
+};
+
+TEST(BayesRTest, ChainIsTheSameWhateverThreadsInFlightAndSequentialMode) {
+  small_problem p;
+  bayesr_options o;
+  o.iterations = 40;
+  o.burnin = 10;
+  o.seed = 42;
+  const bayesr_result a = bayesr(p.s, selection::all(p.s), p.y, o);
+  EXPECT_EQ(a.trace.size(), 40u);
+  EXPECT_EQ(a.posterior_samples, 30u);
+  EXPECT_EQ(a.samples, 300u - 23u);
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    analysis_options serial;
+    serial.stream.in_flight = 1;
+    serial.stream.block_bytes = 64;
+    expect_same_chain(a, bayesr(p.s, selection::all(p.s), p.y, o, serial));
+  }
+  analysis_options deep;
+  deep.stream.in_flight = 16;
+  expect_same_chain(a, bayesr(p.s, selection::all(p.s), p.y, o, deep));
+  o.execution = bayesr_execution::sequential;
+  expect_same_chain(a, bayesr(p.s, selection::all(p.s), p.y, o));
+  // Another seed is another chain.
+  o.seed = 43;
+  const bayesr_result c = bayesr(p.s, selection::all(p.s), p.y, o);
+  EXPECT_NE(a.trace.back().sigma2_e, c.trace.back().sigma2_e);
+}
+
+TEST(BayesRTest, ResumingFromAnyCheckpointContinuesTheSameChain) {
+  small_problem p;
+  bayesr_options o;
+  o.iterations = 30;
+  o.burnin = 8;
+  o.thin = 2;
+  o.checkpoint = p.dir / "chain.ckpt";
+  o.checkpoint_every = 10;
+  const bayesr_result whole = bayesr(p.s, selection::all(p.s), p.y, o);
+  ASSERT_EQ(whole.trace.size(), 15u);  // thinned
+  EXPECT_EQ(whole.trace.front().iteration, 2u);
+  EXPECT_EQ(whole.posterior_samples, 11u);  // iterations 10, 12, ..., 30
+
+  // Stop at 10 (its final checkpoint), then resume to 30: the same chain.
+  o.iterations = 10;
+  const bayesr_result first = bayesr(p.s, selection::all(p.s), p.y, o);
+  EXPECT_EQ(first.iterations_run, 10u);
+  o.iterations = 30;
+  o.resume = true;
+  const bayesr_result resumed = bayesr(p.s, selection::all(p.s), p.y, o);
+  EXPECT_EQ(resumed.resumed_from, 10u);
+  EXPECT_EQ(resumed.iterations_run, 20u);
+  expect_same_chain(whole, resumed);
+
+  // A chain killed after iteration 17 finds the checkpoint of iteration 10 (with a stale
+  // temporary beside it) and continues it from there, with another in-flight depth.
+  o.resume = false;
+  const std::filesystem::path killed = p.dir / "killed.ckpt";
+  o.checkpoint = killed;
+  o.iterations = 10;
+  bayesr(p.s, selection::all(p.s), p.y, o);
+  std::ofstream(p.dir / "killed.ckpt.partial") << "half a checkpoint";
+  o.iterations = 30;
+  o.resume = true;
+  analysis_options other;
+  other.stream.in_flight = 3;
+  expect_same_chain(whole, bayesr(p.s, selection::all(p.s), p.y, o, other));
+
+  // Resuming a finished chain with the same length only re-reports it.
+  const bayesr_result again = bayesr(p.s, selection::all(p.s), p.y, o);
+  EXPECT_EQ(again.iterations_run, 0u);
+  expect_same_chain(whole, again);
+}
+
+TEST(BayesRTest, PackedCodesAgreeWithTheExplicitMatrixOnSubsetsAndMissingCalls) {
+  small_problem p;
+  selection sel = selection::all(p.s);
+  sel.rows.clear();
+  for (std::size_t i = 0; i < p.s.num_rows(); ++i) {
+    sel.row_kept[i] = i % 5 != 1;
+    if (sel.row_kept[i]) sel.rows.push_back(i);
+  }
+  sel.columns.erase(sel.columns.begin() + 100, sel.columns.begin() + 150);
+  bayesr_options o;
+  o.iterations = 4;
+  o.burnin = 1;
+  const bayesr_result streamed = bayesr(p.s, sel, p.y, o);
+  o.execution = bayesr_execution::in_memory;
+  const bayesr_result in_memory = bayesr(p.s, sel, p.y, o);
+  ASSERT_EQ(streamed.trace.size(), in_memory.trace.size());
+  for (std::size_t i = 0; i < streamed.trace.size(); ++i) {
+    EXPECT_NEAR(streamed.trace[i].sigma2_e, in_memory.trace[i].sigma2_e, 1e-9);
+    EXPECT_NEAR(streamed.trace[i].genetic_variance, in_memory.trace[i].genetic_variance, 1e-9);
+    EXPECT_EQ(streamed.trace[i].nonzero, in_memory.trace[i].nonzero);
+  }
+  for (std::size_t j = 0; j < streamed.beta_mean.size(); ++j)
+    EXPECT_NEAR(streamed.beta_mean[j], in_memory.beta_mean[j], 1e-9) << j;
+  // The standardisation is over the samples used: kept and with a phenotype value.
+  std::size_t used = 0;
+  for (std::size_t i : sel.rows) used += !std::isnan(p.y[i]);
+  EXPECT_EQ(streamed.samples, used);
+  EXPECT_EQ(streamed.columns.size(), sel.columns.size());
+}
+
+TEST(BayesRTest, DenseStoreOfTheSameValuesGivesTheSameChain) {
+  // A float64 store of the dosages (NaN for missing calls) is standardised by the same
+  // statistics: the chain agrees with the genotype store's to rounding.
+  small_problem p(200, 120);
+  const std::uint64_t n = p.s.num_rows(), m = p.s.num_columns();
+  {
+    writer_options wo;
+    wo.type = value_type::float64;
+    wo.rows = n;
+    store_writer w(p.dir / "d.cf", wo, p.s.samples());
+    column_stream<double> stream(p.s, stream_options{.values = decode_as::stored});
+    stream.run(all_columns(m), [&](const column_view<double>& v) {
+      const std::vector<double> x(v.values.data(), v.values.data() + v.values.size());
+      w.append(encode_float_column(x, value_type::float64, dense_stats(x), 0, column_encoding{codec_id::lz4, 1}),
+               p.s.columns()[v.column]);
+      return true;
+    });
+    w.finish();
+  }
+  const store d = store::open(p.dir / "d.cf");
+  bayesr_options o;
+  o.iterations = 3;
+  o.burnin = 1;
+  const bayesr_result g = bayesr(p.s, selection::all(p.s), p.y, o);
+  const bayesr_result f = bayesr(d, selection::all(d), p.y, o);
+  ASSERT_EQ(g.trace.size(), f.trace.size());
+  for (std::size_t i = 0; i < g.trace.size(); ++i) {
+    EXPECT_NEAR(g.trace[i].sigma2_e, f.trace[i].sigma2_e, 1e-9);
+    EXPECT_EQ(g.trace[i].nonzero, f.trace[i].nonzero);
+  }
+}
+
+TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
+  test::temp_dir dir;
+  const std::string d = dir.path().string() + "/";
+  std::string out;
+  ASSERT_EQ(test::run_cli("simulate --quiet --samples 2000 --variants 10000 --causal 50 --h2 0.5 "
+                          "--missing 0.01 --seed 7 --out " + d + "sim", out), 0) << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + d + "sim --out " + d + "sim.cf", out), 0) << out;
+  ASSERT_EQ(test::run_cli("bayesr " + d + "sim.cf --pheno " + d + "sim.phen --iterations 1000 "
+                          "--burnin 300 --seed 3 --digits 10 --out " + d + "b", out), 0) << out;
+  EXPECT_NE(out.find("posterior mean h2"), std::string::npos) << out;
+  std::set<std::string> causal;
+  {
+    std::ifstream truth(d + "sim.truth.tsv");
+    std::string line;
+    bool header = false;
+    while (std::getline(truth, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      if (!header) {
+        header = true;
+        continue;
+      }
+      causal.insert(line.substr(0, line.find('\t')));
+    }
+  }
+  ASSERT_EQ(causal.size(), 50u);
+  const test::text_table trace = test::read_table(d + "b.trace.tsv");
+  ASSERT_EQ(trace.rows.size(), 1000u);
+  double h2 = 0;
+  for (const auto& row : trace.rows)
+    if (std::stoul(row[0]) > 300) h2 += std::stod(row[4]) / 700.0;
+  EXPECT_NEAR(h2, 0.5, 0.1);
+  // The highest inclusion probabilities are causal variants.
+  const test::text_table effects = test::read_table(d + "b.effects.tsv");
+  ASSERT_EQ(effects.rows.size(), 10000u);
+  std::vector<std::pair<double, std::string>> pip;
+  double causal_pip = 0, other_pip = 0;
+  for (const auto& row : effects.rows) {
+    pip.emplace_back(std::stod(row[2]), row[0]);
+    (causal.count(row[0]) ? causal_pip : other_pip) += std::stod(row[2]);
+  }
+  std::sort(pip.rbegin(), pip.rend());
+  for (std::size_t k = 0; k < 15; ++k) EXPECT_TRUE(causal.count(pip[k].second)) << "rank " << k << " " << pip[k].second;
+  EXPECT_GT(causal_pip / 50.0, 10.0 * other_pip / 9950.0);
+}
+
+TEST(BayesRTest, Uk10kHeritabilityAndGeneticValues) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const std::string d = dir.path().string() + "/";
+  std::string out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + test::dataset("uk10k/uk10k_chr1_1mb") + " --out " + d + "u.cf", out), 0) << out;
+  const store s = store::open(d + "u.cf");
+  const std::vector<double> y = phenotype_column(read_phenotypes(test::dataset("uk10k/test.phen"), s.samples()));
+  bayesr_options o;
+  o.iterations = 1500;
+  o.burnin = 500;
+  const bayesr_result r = bayesr(s, selection::all(s), y, o);
+  const double h2 = posterior_h2(r, o.burnin);
+  // The realised h² of test.phen is 0.493 (GCTB 2.05: 0.495 ± 0.011).
+  EXPECT_NEAR(h2, 0.493, 0.05);
+
+  // Genetic values: ours, Σ β_per_allele · dosage, against the truth from test.par.
+  std::map<std::string, std::size_t> column_of;
+  for (std::size_t j = 0; j < s.num_columns(); ++j) column_of[s.columns()[j].id] = j;
+  std::vector<double> true_effect(s.num_columns(), 0.0);  // per A1 allele
+  {
+    std::ifstream par(test::dataset("uk10k/test.par"));
+    std::string id, allele, freq, effect;
+    std::getline(par, id);
+    while (par >> id >> allele >> freq >> effect) {
+      const std::size_t j = column_of.at(id);
+      // test.par holds effects on the genotype of RefAllele standardised by its frequency
+      // f (GCTA's --simu-qt): per allele, effect / sqrt(2f(1 − f)); the realised h² checks it.
+      const double f = std::stod(freq);
+      true_effect[j] = (allele == s.columns()[j].a1 ? 1.0 : -1.0) * std::stod(effect) / std::sqrt(2 * f * (1 - f));
+    }
+  }
+  Eigen::VectorXd g_true = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.num_rows())), g_hat = g_true;
+  column_stream<double> stream(s, stream_options{.values = decode_as::stored});
+  stream.run(all_columns(s.num_columns()), [&](const column_view<double>& v) {
+    const double hat = r.beta_mean[v.column] * r.phenotype_sd / r.columns[v.column].sd;
+    for (Eigen::Index i = 0; i < v.values.size(); ++i) {
+      g_true[i] += true_effect[v.column] * v.values[i];
+      if (r.columns[v.column].sd > 0) g_hat[i] += hat * v.values[i];
+    }
+    return true;
+  });
+  const auto centred = [](const Eigen::VectorXd& x) { return (x.array() - x.mean()).matrix(); };
+  const double corr = centred(g_true).dot(centred(g_hat)) / (centred(g_true).norm() * centred(g_hat).norm());
+  EXPECT_GT(corr, 0.9);
+  std::cout << "uk10k: posterior mean h2 " << h2 << ", corr(genetic values, truth) " << corr << "\n";
+}
+
+TEST(BayesRTest, DamagedOrForeignCheckpointsAreRefusedByName) {
+  small_problem p(120, 60);
+  bayesr_options o;
+  o.iterations = 5;
+  o.burnin = 1;
+  o.checkpoint = p.dir / "c.ckpt";
+  bayesr(p.s, selection::all(p.s), p.y, o);
+  const std::vector<char> good = test::read_file(o.checkpoint);
+  o.resume = true;
+  o.iterations = 6;
+  const auto expect_refused = [&](errc code, const std::string& what) {
+    try {
+      bayesr(p.s, selection::all(p.s), p.y, o);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), code) << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("c.ckpt"), std::string::npos) << e.what();
+    }
+  };
+  // Every single-byte change is caught (a sample of positions over the whole file).
+  for (std::size_t at = 0; at < good.size(); at += 1 + good.size() / 97) {
+    std::vector<char> bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x20);
+    test::write_file(o.checkpoint, bad);
+    const errc expected = at < 8 ? errc::bad_magic : at < 12 ? errc::unsupported_version : errc::checksum_mismatch;
+    expect_refused(expected, "byte " + std::to_string(at));
+  }
+  for (std::size_t length : {std::size_t{0}, std::size_t{20}, good.size() / 2, good.size() - 1}) {
+    test::write_file(o.checkpoint, std::vector<char>(good.begin(), good.begin() + static_cast<long>(length)));
+    try {
+      bayesr(p.s, selection::all(p.s), p.y, o);
+      ADD_FAILURE() << "accepted a checkpoint truncated to " << length;
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("c.ckpt"), std::string::npos) << e.what();
+    }
+  }
+  test::write_file(o.checkpoint, good);
+  o.seed = 99;  // another run's settings
+  expect_refused(errc::invalid_argument, "another seed");
+  o.seed = 1;
+  o.iterations = 4;  // the checkpoint is already past this
+  expect_refused(errc::invalid_argument, "past the end");
+  o.iterations = 6;
+  EXPECT_NO_THROW(bayesr(p.s, selection::all(p.s), p.y, o));
+  std::filesystem::remove(o.checkpoint);
+  expect_refused(errc::not_found, "absent");
+}
+
+TEST(BayesRTest, BadRequestsAreRefused) {
+  small_problem p(60, 20);
+  const auto refused = [&](const std::function<void(bayesr_options&)>& change) {
+    bayesr_options o;
+    o.iterations = 5;
+    o.burnin = 1;
+    change(o);
+    EXPECT_THROW(bayesr(p.s, selection::all(p.s), p.y, o), error);
+  };
+  refused([](bayesr_options& o) { o.burnin = 5; });
+  refused([](bayesr_options& o) { o.thin = 0; });
+  refused([](bayesr_options& o) { o.mixture = {1e-3, 1e-4}; });
+  refused([](bayesr_options& o) { o.mixture = {}; });
+  refused([](bayesr_options& o) { o.mixture = {-1e-3}; });
+  refused([](bayesr_options& o) { o.dirichlet_alpha = 0; });
+  refused([](bayesr_options& o) { o.sigma2_e_scale = -1; });
+  refused([](bayesr_options& o) { o.checkpoint_every = 2; });  // no path
+  std::vector<double> constant(p.s.num_rows(), 1.0);
+  EXPECT_THROW(bayesr(p.s, selection::all(p.s), constant, bayesr_options{}), error);
+
+  std::string out;
+  const std::string store = (p.dir / "g.cf").string();
+  EXPECT_NE(test::run_cli("bayesr " + store + " --pheno x --out y --iterations 10 --burnin 10", out), 0);
+  EXPECT_NE(out.find("burn-in"), std::string::npos) << out;
+  EXPECT_NE(test::run_cli("bayesr " + store + " --pheno x --out y --mixture 0.01,0.001", out), 0);
+  EXPECT_NE(test::run_cli("bayesr " + store + " --pheno " + (p.dir / "none.phen").string() +
+                              " --out " + (p.dir / "o").string() + " --resume", out), 0);
+  EXPECT_NE(out.find("none.phen"), std::string::npos) << out;
+  EXPECT_EQ(test::run_cli("bayesr --help", out), 0);
+  EXPECT_NE(out.find("--checkpoint-every"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace colflow

@@ -2,6 +2,7 @@
 // stderr naming the file and the problem, and a non-zero exit.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <iostream>
 #include <map>
 
@@ -9,6 +10,9 @@
 #include "commands.hpp"
 
 int main(int argc, char** argv) {
+  // A file-size limit (RLIMIT_FSIZE) must fail the write with EFBIG, reported and cleaned up
+  // like a full disk, not kill the process half-way through a store.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "colflow: per-column compressed genotype stores, streamed through a self-balancing\n"
       "flow graph of parallel decompression and serial compute.\n"};

@@ -244,6 +244,9 @@ struct column_stream<T>::impl {
           break;
         }
       }
+      // Codes of uncompressed genotype frames are read straight from the mapping by the
+      // kernel: if the file shrank meanwhile they were zeros, and the pass must fail.
+      src.check_mapping();
       const auto t1 = clock::now();
       busy += std::chrono::duration<double>(t1 - t0).count();
       columns_done += k;

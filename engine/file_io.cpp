@@ -7,6 +7,7 @@
 
 #include "colflow/error.hpp"
 #include "file_io_internal.hpp"
+#include "truncation_guard_internal.hpp"
 
 namespace colflow::detail {
 
@@ -136,6 +137,7 @@ mapped_file::mapped_file(const file_descriptor& fd, access_hint hint) {
   if (p == MAP_FAILED) throw_system_error(errno, "cannot map", fd.path());
   data_ = static_cast<const std::byte*>(p);
   size_ = size;
+  guard_ = watch_mapping(data_, size_);
   advise(hint);
 }
 
@@ -145,20 +147,30 @@ void mapped_file::advise(access_hint hint) const noexcept {
             hint == access_hint::sequential ? MADV_SEQUENTIAL : MADV_WILLNEED);
 }
 
+bool mapped_file::damaged() const noexcept { return mapping_damaged(guard_); }
+
+void mapped_file::release() noexcept {
+  unwatch_mapping(guard_);
+  if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+  guard_ = -1;
+}
+
 mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
   if (this != &o) {
-    if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+    release();
     data_ = o.data_;
     size_ = o.size_;
+    guard_ = o.guard_;
     o.data_ = nullptr;
     o.size_ = 0;
+    o.guard_ = -1;
   }
   return *this;
 }
 
-mapped_file::~mapped_file() {
-  if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
-}
+mapped_file::~mapped_file() { release(); }
 
 std::string read_text_file(const std::filesystem::path& path) {
   file_descriptor fd = open_read(path);

@@ -78,18 +78,25 @@ class mapped_file {
   mapped_file(const file_descriptor& fd, access_hint hint);
   // Changes the hint for the whole mapping.
   void advise(access_hint hint) const noexcept;
-  mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_) {
+  mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_), guard_(o.guard_) {
     o.data_ = nullptr;
     o.size_ = 0;
+    o.guard_ = -1;
   }
   mapped_file& operator=(mapped_file&& o) noexcept;
   ~mapped_file();
 
   std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
 
+  // The file shrank under the mapping and a read touched a lost page (which read zeros
+  // instead of killing the process: truncation_guard_internal.hpp).
+  bool damaged() const noexcept;
+
  private:
+  void release() noexcept;
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
+  int guard_ = -1;
 };
 
 // Reads a whole (small) file into a string.

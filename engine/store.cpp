@@ -278,9 +278,19 @@ store_summary store::summary() const {
 
 void store::read_column(std::size_t j, std::span<double> out, decode_as as) const {
   impl_->read_values(j, out, as);
+  check_mapping();
 }
 void store::read_column(std::size_t j, std::span<float> out, decode_as as) const {
   impl_->read_values(j, out, as);
+  check_mapping();
+}
+
+void store::check_mapping() const {
+  if (impl_->data_map.damaged())
+    throw error(errc::io_error, impl_->data_path +
+                                    ": the data file shrank while it was being read (truncated or "
+                                    "rewritten by another program?); the store must be reopened "
+                                    "and verified");
 }
 
 void store::read_payload(std::size_t j, std::span<std::byte> out) const {
@@ -290,12 +300,14 @@ void store::read_payload(std::size_t j, std::span<std::byte> out) const {
     throw error(errc::invalid_argument, "read_payload: buffer of " + std::to_string(out.size()) +
                                             " bytes, payload is " + std::to_string(e.decoded_size));
   impl_->decode_payload(j, e, out);
+  check_mapping();
 }
 
 void store::read_frame(std::size_t j, std::vector<std::byte>& frame) const {
   if (j >= num_columns()) throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
   const auto f = impl_->frame(entry(j));
   frame.assign(f.begin(), f.end());
+  check_mapping();
 }
 
 std::span<const std::byte> store::mapped_frame(std::size_t j) const noexcept {
@@ -308,6 +320,7 @@ void store::verify_checksum(std::size_t j) const {
   if (j >= num_columns()) throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
   const column_entry e = entry(j);
   impl_->check(j, e, impl_->frame(e));
+  check_mapping();
 }
 
 }  // namespace colflow

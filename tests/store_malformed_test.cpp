@@ -7,6 +7,8 @@
 // docs/FORMAT.md) rather than taken from the engine, so that a change of layout fails here.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <iostream>
 #include <unistd.h>
 
 #include <algorithm>
@@ -333,6 +335,7 @@ TEST_P(StoreTruncationTest, RejectsDataFileTruncatedAtEveryLength) {
   const fs::path dat = dat_of(path_);
   const std::uint64_t full = fs::file_size(dat);
   ASSERT_GT(full, header_size);
+  std::cout << "data file truncated at each of " << full << " lengths, both access modes\n";
   // Each shorter length is a prefix of the previous one: shrink the file step by step.
   for (std::uint64_t length = full; length-- > 0;) {
     fs::resize_file(dat, length);
@@ -451,6 +454,9 @@ TEST_P(StoreFrameDamageTest, FlippedByteFailsOnlyThatColumnsChecksum) {
     }
   }
   EXPECT_GT(flips, 0u);
+  std::cout << "frame damage " << store_kind_name(testing::TestParamInfo<store_kind>(GetParam(), 0))
+            << ": " << flips << " single-byte corruptions, all detected by the checksum; "
+            << decode_errors << " also by the codec\n";
   // Compressed frames carry structure: some of the damage must be noticed by the codec.
   if (codec != codec_id::none) {
     EXPECT_GT(decode_errors, 0u);

@@ -149,6 +149,13 @@ class store {
   /// Checks column `j`'s frame checksum. Throws errc::checksum_mismatch.
   void verify_checksum(std::size_t j) const;
 
+  /// Throws errc::io_error when the data file shrank under this store's mapping (another
+  /// program truncated or rewrote it) and a read touched the lost part. Such a read does not
+  /// kill the process with SIGBUS: it sees zeros, and the reads of this class and the passes
+  /// of column_stream call this check after using the mapping, so the zeros never pass for
+  /// data. In pread mode a shrunk file fails the read itself.
+  void check_mapping() const;
+
  private:
   struct impl;
   explicit store(std::unique_ptr<impl> p) noexcept;

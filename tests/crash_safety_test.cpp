@@ -1,0 +1,233 @@
+// Crash safety of what colflow writes: `colflow preprocess` killed with SIGKILL at many moments
+// (with and without a store already at the target), a write error from a file-size limit, and
+// `colflow bayesr` killed at many moments (also while writing a checkpoint) then resumed.
+// The program under test is the real colflow binary, run in a child process.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "colflow/colflow.hpp"
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// Starts the colflow program with `args` (output discarded). With `file_size_limit`, the
+// child may not write files larger than that (RLIMIT_FSIZE; writes past it fail with EFBIG).
+pid_t spawn(const std::vector<std::string>& args, rlim_t file_size_limit = RLIM_INFINITY) {
+  std::vector<std::string> all = {COLFLOW_CLI_PATH};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {  // only async-signal-safe calls until exec
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    if (file_size_limit != RLIM_INFINITY) {
+      ::signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit{file_size_limit, file_size_limit};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits for the child; its exit status, or 128 + signal.
+int wait_for(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Runs to completion; the wall time.
+double run_timed(const std::vector<std::string>& args) {
+  const auto start = clock_type::now();
+  EXPECT_EQ(wait_for(spawn(args)), 0);
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+// Kills the program `delay` seconds after its start (or lets it finish first). True if the
+// kill landed while it ran.
+bool run_and_kill(const std::vector<std::string>& args, double delay) {
+  const pid_t pid = spawn(args);
+  std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+  ::kill(pid, SIGKILL);
+  return wait_for(pid) == 128 + SIGKILL;
+}
+
+// The column checksums of a store: what identifies its content.
+std::vector<std::uint64_t> fingerprint(const store& s) {
+  std::vector<std::uint64_t> f;
+  for (std::size_t j = 0; j < s.num_columns(); ++j) f.push_back(s.entry(j).checksum);
+  return f;
+}
+
+// Opens and verifies every frame; the store's fingerprint.
+std::vector<std::uint64_t> open_and_verify(const std::filesystem::path& p) {
+  const store s = store::open(p);
+  std::vector<double> values(s.num_rows());
+  for (std::size_t j = 0; j < s.num_columns(); ++j) {
+    s.verify_checksum(j);
+    s.read_column(j, values, decode_as::stored);
+  }
+  return fingerprint(s);
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class CrashSafetyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::temp_dir;
+    std::string out;
+    for (const char* name : {"a", "b"})
+      ASSERT_EQ(test::run_cli(std::string("simulate --quiet --samples 2000 --variants 16000 --seed ") +
+                                  (name[0] == 'a' ? "1" : "2") + " --out " + (*dir_ / name).string(), out), 0)
+          << out;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static test::temp_dir* dir_;
+};
+test::temp_dir* CrashSafetyTest::dir_ = nullptr;
+
+TEST_F(CrashSafetyTest, PreprocessKilledAtFiftyMomentsLeavesNothingOrAWholeStore) {
+  const auto target = (*dir_ / "killed.cf").string();
+  const std::vector<std::string> args = {"preprocess", "--quiet", "--codec", "zstd", "--bed",
+                                         (*dir_ / "a").string(), "--out", target};
+  const double full = run_timed(args);
+  const std::vector<std::uint64_t> complete = open_and_verify(target);
+  std::filesystem::remove_all(target);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> moment(0.0, 1.1 * full);
+  int absent = 0, whole = 0, killed_running = 0;
+  for (int k = 0; k < 50; ++k) {
+    killed_running += run_and_kill(args, moment(rng));
+    if (!std::filesystem::exists(target)) {
+      ++absent;
+      continue;
+    }
+    EXPECT_EQ(open_and_verify(target), complete) << "kill " << k;
+    ++whole;
+    std::filesystem::remove_all(target);
+  }
+  std::cout << "preprocess (" << full << " s) killed at 50 moments: " << killed_running
+            << " while running; afterwards " << absent << " absent, " << whole << " complete\n";
+  EXPECT_GT(killed_running, 25);
+}
+
+TEST_F(CrashSafetyTest, PreprocessKilledWhileReplacingKeepsTheOldStoreUntilTheNewIsWhole) {
+  const auto target = (*dir_ / "replaced.cf").string();
+  std::string out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --codec zstd --bed " + (*dir_ / "b").string() + " --out " + target, out), 0) << out;
+  const std::vector<std::uint64_t> old_store = open_and_verify(target);
+  const std::vector<std::string> args = {"preprocess", "--quiet", "--force", "--codec", "zstd", "--bed",
+                                         (*dir_ / "a").string(), "--out", target};
+  const double full = run_timed(args);
+  const std::vector<std::uint64_t> new_store = open_and_verify(target);
+  ASSERT_NE(old_store, new_store);
+  std::mt19937_64 rng(6);
+  std::uniform_real_distribution<double> moment(0.0, 1.1 * full);
+  int old_kept = 0, replaced = 0;
+  for (int k = 0; k < 20; ++k) {
+    if (open_and_verify(target) != old_store) {
+      std::filesystem::remove_all(target);
+      ASSERT_EQ(test::run_cli("preprocess --quiet --codec zstd --bed " + (*dir_ / "b").string() + " --out " + target, out), 0) << out;
+    }
+    run_and_kill(args, moment(rng));
+    ASSERT_TRUE(std::filesystem::exists(target)) << "kill " << k << ": the target name was left empty";
+    const std::vector<std::uint64_t> now = open_and_verify(target);
+    if (now == old_store) {
+      ++old_kept;
+    } else {
+      EXPECT_EQ(now, new_store) << "kill " << k;
+      ++replaced;
+    }
+  }
+  std::cout << "preprocess --force killed at 20 moments: old store intact " << old_kept
+            << ", replaced by the whole new one " << replaced << "\n";
+  EXPECT_GT(old_kept, 5);
+}
+
+TEST_F(CrashSafetyTest, WriteErrorsFailCleanlyAndLeaveNoStore) {
+  // A file-size limit below the data file's size: the write fails with EFBIG mid-way.
+  for (const rlim_t limit : {rlim_t{4096}, rlim_t{1} << 20, rlim_t{8} << 20}) {
+    const auto target = *dir_ / ("limited" + std::to_string(limit) + ".cf");
+    const pid_t pid = spawn({"preprocess", "--quiet", "--codec", "none", "--bed", (*dir_ / "a").string(),
+                             "--out", target.string()}, limit);
+    EXPECT_NE(wait_for(pid), 0) << "limit " << limit;
+    EXPECT_FALSE(std::filesystem::exists(target)) << "limit " << limit;
+    // No hidden temporary directory is left either: the writer removes what it wrote.
+    for (const auto& entry : std::filesystem::directory_iterator(dir_->path()))
+      EXPECT_EQ(entry.path().filename().string().find(".limited"), std::string::npos) << entry.path();
+  }
+  // The error names the file and the cause (run through the shell to capture stderr).
+  std::string out;
+  const auto target = (*dir_ / "limited.cf").string();
+  EXPECT_NE(test::run_command("ulimit -f 1024; " + std::string(COLFLOW_CLI_PATH) + " preprocess --quiet --codec none --bed " +
+                                  (*dir_ / "a").string() + " --out " + target + " 2>&1", out), 0);
+  EXPECT_NE(out.find("limited.cf"), std::string::npos) << out;
+  EXPECT_NE(out.find("too large"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {
+  const auto d = dir_->path();
+  std::string out;
+  const std::string store = (d / "small.cf").string();
+  ASSERT_EQ(test::run_cli("simulate --quiet --samples 400 --variants 3000 --causal 20 --seed 9 --out " + (d / "small").string(), out), 0);
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + (d / "small").string() + " --out " + store, out), 0);
+  const auto args = [&](const std::string& prefix, bool resume) {
+    std::vector<std::string> a = {"bayesr", store, "--quiet", "--pheno", (d / "small.phen").string(),
+                                  "--iterations", "300", "--burnin", "100", "--checkpoint-every", "1",
+                                  "--digits", "17", "--out", (d / prefix).string()};
+    if (resume) a.push_back("--resume");
+    return a;
+  };
+  const double full = run_timed(args("whole", false));
+  const std::string trace = slurp(d / "whole.trace.tsv"), effects = slurp(d / "whole.effects.tsv");
+  ASSERT_FALSE(trace.empty());
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> moment(0.02 * full, 0.95 * full);
+  int resumed = 0;
+  for (int k = 0; k < 12; ++k) {
+    const std::string prefix = "killed" + std::to_string(k);
+    if (!run_and_kill(args(prefix, false), moment(rng))) continue;
+    EXPECT_FALSE(std::filesystem::exists(d / (prefix + ".trace.tsv"))) << "a killed run left a result";
+    if (!std::filesystem::exists(d / (prefix + ".checkpoint"))) continue;  // killed before the first
+    ASSERT_EQ(wait_for(spawn(args(prefix, true))), 0) << "kill " << k;
+    EXPECT_EQ(slurp(d / (prefix + ".trace.tsv")), trace) << "kill " << k;
+    EXPECT_EQ(slurp(d / (prefix + ".effects.tsv")), effects) << "kill " << k;
+    ++resumed;
+  }
+  std::cout << "bayesr (" << full << " s, a checkpoint every iteration) killed at 12 moments: "
+            << resumed << " resumed to the uninterrupted chain's outputs, byte for byte\n";
+  EXPECT_GT(resumed, 6);
+}
+
+}  // namespace
+}  // namespace colflow

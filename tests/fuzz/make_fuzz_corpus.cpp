@@ -1,0 +1,131 @@
+// Writes the seed corpora of the fuzz targets: small valid inputs of every kind each reader
+// accepts, and the malformed files of ../shared/data/bed-reader. Run by hand when a reader
+// learns a new kind of input; the output is committed under tests/fuzz/corpus/.
+//
+//   make_fuzz_corpus tests/fuzz/corpus ../shared/data
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "colflow/colflow.hpp"
+#include "fuzz_files.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void put(const fs::path& dir, const std::string& name, const std::string& bytes) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << bytes;
+}
+
+std::string store_input(const fs::path& store) {
+  return colflow::fuzz::pack_parts({slurp(store / "columns.dat"), slurp(store / "columns.idx"),
+                                    slurp(store / "samples.tsv"), slurp(store / "columns.tsv"),
+                                    slurp(store / "manifest.json")});
+}
+
+// A .npy file: version 1.0 header for `descr`, `fortran`, shape (rows, cols) (cols 0: 1-D).
+std::string npy(const std::string& descr, bool fortran, std::size_t rows, std::size_t cols,
+                const std::string& payload) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+                     ", 'shape': (" + std::to_string(rows) + (cols ? ", " + std::to_string(cols) : ",") + "), }";
+  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+  dict += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  const auto len = static_cast<std::uint16_t>(dict.size());
+  out.append(reinterpret_cast<const char*>(&len), 2);
+  return out + dict + payload;
+}
+
+template <typename T>
+std::string values(std::size_t n, double start) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) {
+    T v = static_cast<T>(start + 0.5 * static_cast<double>(i));
+    if (i % 7 == 3) v = static_cast<T>(std::nan(""));
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: make_fuzz_corpus OUTPUT_DIR SHARED_DATA_DIR\n";
+    return 2;
+  }
+  const fs::path out = argv[1], shared = argv[2];
+  colflow::test::temp_dir tmp;
+
+  // Stores: genotype and float stores of every codec setting, and two damaged ones.
+  int k = 0;
+  for (const colflow::column_encoding& e : colflow::test::all_encodings()) {
+    const std::string name = colflow::test::encoding_name(e);
+    colflow::test::write_genotype_store(tmp / ("g" + name), 13, 6, e, 3);
+    put(out / "store", "genotype-" + name, store_input(tmp / ("g" + name)));
+    colflow::test::write_float_store(tmp / ("f" + name), k % 2 ? colflow::value_type::float32 : colflow::value_type::float64,
+                                     9, 4, e, 3);
+    put(out / "store", "float-" + name, store_input(tmp / ("f" + name)));
+    ++k;
+  }
+  {
+    std::string damaged = store_input(tmp / "gzstd3");
+    damaged[4 + 64 + 5] ^= 0x40;  // inside the first frame
+    put(out / "store", "damaged-frame", damaged);
+    put(out / "store", "truncated", damaged.substr(0, damaged.size() / 2));
+  }
+
+  // PLINK: the bed-reader test files, valid and malformed.
+  const fs::path br = shared / "bed-reader";
+  const auto plink = [&](const std::string& name, const std::string& fam, const std::string& bim, const std::string& bed) {
+    put(out / "plink", name, colflow::fuzz::pack_parts({slurp(br / fam), slurp(br / bim), slurp(br / bed)}));
+  };
+  for (const char* p : {"small", "smallmode0", "some_missing", "plink_sim_10s_100v_10pmiss", "sparse"})
+    plink(p, std::string(p) + ".fam", std::string(p) + ".bim", std::string(p) + ".bed");
+  plink("badfile", "small.fam", "small.bim", "badfile.bed");
+  plink("empty", "small.fam", "small.bim", "empty.bed");
+  plink("smallmodebad", "small.fam", "small.bim", "smallmodebad.bed");
+  plink("small_too_short", "small_too_short.fam", "small_too_short.bim", "small_too_short.bed");
+  plink("fam_bad", "small.fam_bad", "small.bim", "small.bed");
+  plink("bim_bad", "small.fam", "small.bad_bim", "small.bed");
+  plink("bim_bad_positions", "small.fam", "small.bim_bad_positions.bim", "small.bed");
+
+  // .npy: float64/float32, C/Fortran order, 2-D and 1-D, a real file, and broken ones.
+  put(out / "npy", "f8-c", npy("<f8", false, 5, 3, values<double>(15, 1)));
+  put(out / "npy", "f8-fortran", npy("<f8", true, 4, 2, values<double>(8, -2)));
+  put(out / "npy", "f4-c", npy("<f4", false, 6, 2, values<float>(12, 0)));
+  put(out / "npy", "f8-1d", npy("<f8", false, 7, 0, values<double>(7, 3)));
+  put(out / "npy", "big-endian", npy(">f8", false, 2, 2, values<double>(4, 0)));
+  put(out / "npy", "short", npy("<f8", false, 5, 3, values<double>(10, 1)));
+  put(out / "npy", "bed-reader-some_missing", slurp(br / "some_missing.val.npy"));
+
+  // CSV/TSV.
+  put(out / "csv", "header-ids", "id,a,b,c\ns1,1,2,3\ns2,4,NA,6\ns3,7,8,\n");
+  put(out / "csv", "plain-tsv", "1.5\t2\t-3e4\n4\t5\tnan\n");
+  put(out / "csv", "header-only", "x,y\n");
+  put(out / "csv", "ragged", "a,b\n1,2,3\n4\n");
+  put(out / "csv", "quoted", "\"name\",\"v\"\n\"s1\",1\n");
+
+  // Phenotype and covariate files.
+  put(out / "phenotype", "header", "#FID IID height PHENO2\nF1 S1 1.5 2\nF1 S2 NA 3\nF2 S3 -9 .\nS4 S4 2 nan\n");
+  put(out / "phenotype", "no-header", "F1 S1 1\nF1 S2 2\n0 S5 3\n");
+  put(out / "phenotype", "fid-header", "FID\tIID\theight\nF1\tS1\t1e3\n");
+  put(out / "phenotype", "duplicate", "F1 S1 1\nF1 S1 2\n");
+  put(out / "phenotype", "wrong-fields", "F1 S1 1 2\nF1 S2 3\n");
+  put(out / "phenotype", "not-a-number", "F1 S1 abc\n");
+  std::cout << "corpora written to " << out << "\n";
+  return 0;
+}

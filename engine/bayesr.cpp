@@ -238,8 +238,10 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   } else {
     state.fingerprint = fingerprint;
     state.sigma2_g = state.sigma2_e = 0.5;  // y has variance 1: start at h² = 0.5
-    state.pi.assign(classes, 0.5 / static_cast<double>(classes - 1));
-    state.pi[0] = 0.5;
+    // A sparse start (GCTB's 0.95 for the zero class): from π₀ = 0.5 the first sweeps admit
+    // half the columns and the chain takes hundreds of iterations to shed them when m > n.
+    state.pi.assign(classes, 0.05 / static_cast<double>(classes - 1));
+    state.pi[0] = 0.95;
     state.beta.assign(m, 0.0);
     state.component.assign(m, 0);
     state.residual = y;

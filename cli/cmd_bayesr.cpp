@@ -16,7 +16,7 @@ command add_bayesr(CLI::App& app) {
   struct options {
     analysis_flags common;
     bayesr_options chain;
-    std::string pheno, pheno_name, out, mode = "pipelined";
+    std::string pheno, pheno_name, out, mode = "auto";
     std::vector<double> g_prior, e_prior;
   };
   auto o = std::make_shared<options>();
@@ -57,9 +57,10 @@ command add_bayesr(CLI::App& app) {
                "Continue the chain saved in PREFIX.checkpoint (same data and settings;\n"
                "--iterations may grow); the result is the same as one uninterrupted run");
   app.add_option("--mode", o->mode,
-                 "How each iteration reads the columns: pipelined (default), sequential\n"
-                 "(decode then compute, one thread), in-memory (decode everything once)")
-      ->check(CLI::IsMember({"pipelined", "sequential", "in-memory"}));
+                 "How each iteration reads the columns: auto (default: sequential when nothing\n"
+                 "needs decoding, i.e. uncompressed genotype frames, else pipelined), pipelined,\n"
+                 "sequential (decode then compute, one thread), in-memory (decode everything once)")
+      ->check(CLI::IsMember({"auto", "pipelined", "sequential", "in-memory"}));
   app.footer(
       "BayesR: y = mu + Zb + e on the standardised columns Z and the standardised phenotype of\n"
       "the samples used; each effect is 0 or N(0, gamma_k sigma2_G) with mixture weights pi\n"
@@ -81,7 +82,8 @@ command add_bayesr(CLI::App& app) {
     }
     o->chain.execution = o->mode == "sequential"  ? bayesr_execution::sequential
                          : o->mode == "in-memory" ? bayesr_execution::in_memory
-                                                  : bayesr_execution::pipelined;
+                         : o->mode == "pipelined" ? bayesr_execution::pipelined
+                                                  : bayesr_execution::automatic;
     o->chain.checkpoint = o->out + ".checkpoint";
     check_bayesr_options(o->chain);
     analysis_run run("bayesr", o->common);
@@ -152,8 +154,11 @@ command add_bayesr(CLI::App& app) {
     }
     if (r.iterations_run > 0) {
       char line[160];
-      std::snprintf(line, sizeof line, "%zu iterations in %.2f s: %.2f ms per iteration, compute busy %.0f%%",
-                    r.iterations_run, r.seconds, 1e3 * r.seconds / static_cast<double>(r.iterations_run),
+      const char* mode = r.execution == bayesr_execution::sequential  ? "sequential"
+                         : r.execution == bayesr_execution::in_memory ? "in memory"
+                                                                      : "pipelined";
+      std::snprintf(line, sizeof line, "%zu iterations (%s) in %.2f s: %.2f ms per iteration, compute busy %.0f%%",
+                    r.iterations_run, mode, r.seconds, 1e3 * r.seconds / static_cast<double>(r.iterations_run),
                     r.seconds > 0 ? 100.0 * r.compute_busy_seconds / r.seconds : 0.0);
       run.log(line);
     }

@@ -259,7 +259,14 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   std::string label = "statistics";
   if (analysis.progress)
     stream.on_progress([&](const pass_progress& p) { analysis.progress(label, p); });
-  const bool in_memory = o.execution == bayesr_execution::in_memory;
+  result.execution = o.execution;
+  if (o.execution == bayesr_execution::automatic) {
+    bool nothing_to_decode = z.genotype();
+    for (std::size_t j : sel.columns)
+      if (nothing_to_decode && s.entry(j).codec != codec_id::none) nothing_to_decode = false;
+    result.execution = nothing_to_decode ? bayesr_execution::sequential : bayesr_execution::pipelined;
+  }
+  const bool in_memory = result.execution == bayesr_execution::in_memory;
   Eigen::MatrixXd matrix;
   if (in_memory) matrix.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(m));
   stream.run(sel.columns, [&](const column_view<double>& v) {
@@ -306,7 +313,7 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
         if (delta != 0.0) z.subtract(p, v, delta, state.residual);
         return true;
       };
-      const pass_stats ps = o.execution == bayesr_execution::sequential
+      const pass_stats ps = result.execution == bayesr_execution::sequential
                                 ? stream.run_sequential(order_columns, kernel)
                                 : stream.run(order_columns, kernel);
       result.seconds += ps.wall_seconds;

@@ -82,6 +82,7 @@ TEST(BayesRTest, ChainIsTheSameWhateverThreadsInFlightAndSequentialMode) {
   o.burnin = 10;
   o.seed = 42;
   const bayesr_result a = bayesr(p.s, selection::all(p.s), p.y, o);
+  EXPECT_EQ(a.execution, bayesr_execution::pipelined);  // automatic: zstd frames to decode
   EXPECT_EQ(a.trace.size(), 40u);
   EXPECT_EQ(a.posterior_samples, 30u);
   EXPECT_EQ(a.samples, 300u - 23u);
@@ -97,6 +98,15 @@ TEST(BayesRTest, ChainIsTheSameWhateverThreadsInFlightAndSequentialMode) {
   expect_same_chain(a, bayesr(p.s, selection::all(p.s), p.y, o, deep));
   o.execution = bayesr_execution::sequential;
   expect_same_chain(a, bayesr(p.s, selection::all(p.s), p.y, o));
+  // Uncompressed genotype frames: automatic runs sequentially, with the same chain.
+  test::write_genotype_store(p.dir / "plain.cf", 300, 400, column_encoding{codec_id::none, 0}, 11);
+  const store plain = store::open(p.dir / "plain.cf");
+  o.execution = bayesr_execution::automatic;
+  const bayesr_result automatic = bayesr(plain, selection::all(plain), p.y, o);
+  EXPECT_EQ(automatic.execution, bayesr_execution::sequential);
+  o.execution = bayesr_execution::pipelined;
+  expect_same_chain(automatic, bayesr(plain, selection::all(plain), p.y, o));
+  expect_same_chain(a, automatic);  // the same codes, whatever the codec
   // Another seed is another chain.
   o.seed = 43;
   const bayesr_result c = bayesr(p.s, selection::all(p.s), p.y, o);

@@ -38,10 +38,13 @@
 
 namespace colflow {
 
-/// How each iteration's pass over the columns runs. Results are identical for the two
-/// streamed modes; `in_memory` decodes the standardised matrix once into RAM as doubles (the
-/// baseline the benchmarks compare streaming with; its arithmetic differs in the last bits).
-enum class bayesr_execution { pipelined, sequential, in_memory };
+/// How each iteration's pass over the columns runs. Results are identical for the streamed
+/// modes; `in_memory` decodes the standardised matrix once into RAM as doubles (the baseline
+/// the benchmarks compare streaming with; its arithmetic differs in the last bits).
+/// `automatic` runs sequentially when there is nothing to decode (a genotype store whose
+/// selected columns are all stored uncompressed: the kernel reads the mapped codes, and a
+/// pipeline would only add an idle thread beside it), pipelined otherwise.
+enum class bayesr_execution { automatic, pipelined, sequential, in_memory };
 
 struct bayesr_options {
   std::size_t iterations = 1000;  ///< total iterations of the chain (a resumed chain included)
@@ -61,7 +64,7 @@ struct bayesr_options {
   /// Continue the chain saved in `checkpoint` (same store, selection, phenotype and
   /// settings; only `iterations` may grow).
   bool resume = false;
-  bayesr_execution execution = bayesr_execution::pipelined;
+  bayesr_execution execution = bayesr_execution::automatic;
   /// Called after every iteration with the iteration (1-based), the chain's length and the
   /// iteration's h² (for progress displays).
   std::function<void(std::size_t iteration, std::size_t iterations, double h2)> on_iteration;
@@ -88,6 +91,7 @@ struct bayesr_result {
   /// fraction with a non-zero effect, the mean and the SD of the effect.
   std::vector<double> inclusion, beta_mean, beta_sd;
   std::size_t resumed_from = 0;  ///< the checkpoint's iteration, when resumed
+  bayesr_execution execution = bayesr_execution::pipelined;  ///< the mode used (never automatic)
   /// The passes of this run (not of the iterations before a resume).
   double seconds = 0, compute_busy_seconds = 0;
   std::size_t iterations_run = 0;

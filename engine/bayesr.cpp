@@ -201,27 +201,13 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
                      const bayesr_options& o, const analysis_options& analysis) {
   check_bayesr_options(o);
   const std::size_t rows = s.num_rows(), m = sel.columns.size(), classes = o.mixture.size() + 1;
-  if (phenotype.size() != rows || sel.row_kept.size() != rows)
-    throw error(errc::invalid_argument,
-                s.path().string() + ": the phenotype must have one value per sample of the store");
-  std::vector<std::uint8_t> used(rows, 0);
-  std::size_t n = 0;
-  double sum = 0;
-  for (std::size_t i = 0; i < rows; ++i)
-    if (sel.row_kept[i] && !std::isnan(phenotype[i])) {
-      used[i] = 1;
-      sum += phenotype[i];
-      ++n;
-    }
-  if (n < 3) throw error(errc::invalid_argument, "bayesr: fewer than 3 selected samples have a phenotype value");
+  const detail::phenotype_samples fit = detail::used_samples(s, sel, phenotype, 3, "bayesr: ");
+  const std::vector<std::uint8_t>& used = fit.used;
+  const std::size_t n = fit.count;
   bayesr_result result;
   result.samples = n;
-  result.phenotype_mean = sum / static_cast<double>(n);
-  double ss = 0;
-  for (std::size_t i = 0; i < rows; ++i)
-    if (used[i]) ss += (phenotype[i] - result.phenotype_mean) * (phenotype[i] - result.phenotype_mean);
-  result.phenotype_sd = std::sqrt(ss / static_cast<double>(n - 1));
-  if (!(result.phenotype_sd > 0)) throw error(errc::invalid_argument, "bayesr: the phenotype is constant among the samples used");
+  result.phenotype_mean = fit.mean;
+  result.phenotype_sd = fit.sd;
   std::vector<double> y(rows, 0.0);  // standardised over the used samples, 0 elsewhere
   for (std::size_t i = 0; i < rows; ++i)
     if (used[i]) y[i] = (phenotype[i] - result.phenotype_mean) / result.phenotype_sd;

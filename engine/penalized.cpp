@@ -25,35 +25,23 @@ penalized_result penalized_regression(const store& s, const selection& sel,
                                       const penalized_options& o,
                                       const analysis_options& analysis) {
   const std::size_t rows = s.num_rows(), m = sel.columns.size();
-  if (phenotype.size() != rows || sel.row_kept.size() != rows)
-    throw error(errc::invalid_argument,
-                s.path().string() + ": the phenotype must have one value per sample of the store");
   if (!(o.alpha >= 0.0 && o.alpha <= 1.0))
     throw error(errc::invalid_argument, "alpha must be between 0 and 1");
   for (double l : o.lambdas)
     if (!(l > 0.0)) throw error(errc::invalid_argument, "every lambda must be positive");
-  std::vector<std::uint8_t> used(rows, 0);
-  double sum = 0;
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < rows; ++i)
-    if (sel.row_kept[i] && !std::isnan(phenotype[i])) {
-      used[i] = 1;
-      sum += phenotype[i];
-      ++n;
-    }
-  if (n < 2) throw error(errc::invalid_argument, "fewer than 2 selected samples have a phenotype value");
+  const detail::phenotype_samples fit = detail::used_samples(s, sel, phenotype, 2, "");
+  const std::size_t n = fit.count;
 
   penalized_result result;
   result.samples = n;
-  result.intercept = sum / static_cast<double>(n);
+  result.intercept = fit.mean;
   std::vector<double> r(rows, 0.0);  // the residual; zero on unused rows, always
   for (std::size_t i = 0; i < rows; ++i)
-    if (used[i]) r[i] = phenotype[i] - result.intercept;
+    if (fit.used[i]) r[i] = phenotype[i] - result.intercept;
   double yy = 0;
   for (double x : r) yy += x * x;
-  if (!(yy > 0)) throw error(errc::invalid_argument, "the phenotype is constant among the samples used");
 
-  detail::standardized_columns z(s, sel, std::move(used));
+  detail::standardized_columns z(s, sel, fit.used);
   const double nd = static_cast<double>(n);
   stream_options so = analysis.stream;
   so.values = decode_as::stored;

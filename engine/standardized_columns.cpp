@@ -2,8 +2,38 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "colflow/error.hpp"
 
 namespace colflow::detail {
+
+phenotype_samples used_samples(const store& s, const selection& sel, std::span<const double> phenotype,
+                               std::size_t minimum, const std::string& what) {
+  const std::size_t rows = s.num_rows();
+  if (phenotype.size() != rows || sel.row_kept.size() != rows)
+    throw error(errc::invalid_argument,
+                s.path().string() + ": the phenotype must have one value per sample of the store");
+  phenotype_samples p;
+  p.used.assign(rows, 0);
+  double sum = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    if (sel.row_kept[i] && !std::isnan(phenotype[i])) {
+      p.used[i] = 1;
+      sum += phenotype[i];
+      ++p.count;
+    }
+  if (p.count < minimum)
+    throw error(errc::invalid_argument, what + "fewer than " + std::to_string(minimum) +
+                                            " selected samples have a phenotype value");
+  p.mean = sum / static_cast<double>(p.count);
+  double squares = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    if (p.used[i]) squares += (phenotype[i] - p.mean) * (phenotype[i] - p.mean);
+  p.sd = std::sqrt(squares / static_cast<double>(p.count - 1));
+  if (!(p.sd > 0)) throw error(errc::invalid_argument, what + "the phenotype is constant among the samples used");
+  return p;
+}
 
 standardized_columns::standardized_columns(const store& s, const selection& sel,
                                            std::vector<std::uint8_t> used)

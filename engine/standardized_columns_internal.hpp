@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "colflow/selection.hpp"
@@ -19,6 +21,17 @@
 #include "selected_stats_internal.hpp"
 
 namespace colflow::detail {
+
+// The samples a fit uses: selected and with a phenotype value, and the phenotype's mean and
+// SD over them. Throws invalid_argument (prefixed by `what`) when the phenotype does not have
+// one value per store row, fewer than `minimum` samples are used, or it is constant on them.
+struct phenotype_samples {
+  std::vector<std::uint8_t> used;  // one flag per store row
+  std::size_t count = 0;
+  double mean = 0, sd = 0;
+};
+phenotype_samples used_samples(const store& s, const selection& sel, std::span<const double> phenotype,
+                               std::size_t minimum, const std::string& what);
 
 class standardized_columns {
  public:

@@ -267,10 +267,7 @@ TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
 TEST(BayesRTest, Uk10kHeritabilityAndGeneticValues) {
   REQUIRE_SHARED_DATA();
   test::temp_dir dir;
-  const std::string d = dir.path().string() + "/";
-  std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + test::dataset("uk10k/uk10k_chr1_1mb") + " --out " + d + "u.cf", out), 0) << out;
-  const store s = store::open(d + "u.cf");
+  const store s = store::open(test::uk10k_store(dir.path()));
   const std::vector<double> y = phenotype_column(read_phenotypes(test::dataset("uk10k/test.phen"), s.samples()));
   bayesr_options o;
   o.iterations = 1500;

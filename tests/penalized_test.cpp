@@ -175,8 +175,7 @@ TEST(PenalizedTest, Uk10kLassoEqualsScikitLearn) {
   test::temp_dir dir;
   const std::string d = dir.path().string() + "/";
   std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + test::dataset("uk10k/uk10k_chr1_1mb") + " --out " + d + "u.cf", out), 0) << out;
-  const store s = store::open(d + "u.cf");
+  const store s = store::open(test::uk10k_store(dir.path()));
   {
     std::ofstream list(d + "first.txt");
     for (std::size_t j = 0; j < 800; ++j) list << s.columns()[j].id << "\n";

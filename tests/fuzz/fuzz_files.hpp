@@ -34,6 +34,17 @@ class fuzz_files {
   std::vector<std::string> names_;
 };
 
+// Describes and reads every column of a dense column source (npy, csv), and its samples.
+template <typename Source>
+void read_every_column(Source& source) {
+  std::vector<double> values(source.rows());
+  for (std::uint64_t j = 0; j < source.columns(); ++j) {
+    (void)source.column(j);
+    source.read_values(j, values);
+  }
+  (void)source.samples();
+}
+
 // Packs files into one input of the layout above (for building seed corpora).
 std::string pack_parts(const std::vector<std::string>& parts);
 

@@ -19,6 +19,14 @@ bool shared_data_present() { return std::filesystem::exists(data_dir / "bed-read
 
 std::string dataset(const std::string& name) { return (data_dir / name).string(); }
 
+std::filesystem::path uk10k_store(const std::filesystem::path& dir) {
+  const std::filesystem::path store = dir / "u.cf";
+  std::string out;
+  EXPECT_EQ(run_cli("preprocess --quiet --bed " + dataset("uk10k/uk10k_chr1_1mb") + " --out " + store.string(), out), 0)
+      << out;
+  return store;
+}
+
 std::vector<std::string> all_datasets() {
   return {dataset("bed-reader/small"),        dataset("bed-reader/some_missing"),
           dataset("bed-reader/plink_sim_10s_100v_10pmiss"), dataset("bed-reader/toydata.5chrom"),

@@ -17,6 +17,8 @@ namespace colflow::test {
 bool shared_data_present();
 // The prefix of a dataset, e.g. dataset("hapmap3/HapMap3").
 std::string dataset(const std::string& name);
+// The genotype store of uk10k made by `colflow preprocess` in `dir`; its path.
+std::filesystem::path uk10k_store(const std::filesystem::path& dir);
 // Every PLINK dataset of the shared folder, as prefixes.
 std::vector<std::string> all_datasets();
 

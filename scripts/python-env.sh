@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Makes the Python environment that the comparison tests and benchmarks use for peers from
-# PyPI (numpy, scikit-learn), in build/venv; a no-op when it is already complete.
+# Makes a Python environment with peers from PyPI that comparison tests and benchmarks use;
+# a no-op when it is already complete.
 #
 #   bash scripts/python-env.sh [PACKAGE ...]     (default: numpy scikit-learn)
+#   COLFLOW_VENV=DIR (default build/venv: the tests'; bench/run.sh uses bench/.venv)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-venv=build/venv
+venv=${COLFLOW_VENV:-build/venv}
 packages=("$@")
 [[ ${#packages[@]} -gt 0 ]] || packages=(numpy scikit-learn)
 # The Debian interpreter (python3-venv): a python3 earlier on PATH may lack the venv module.

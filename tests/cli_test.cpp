@@ -80,7 +80,7 @@ TEST(CliTest, BenchReportsEveryModeAsJson) {
     EXPECT_GT(r["peak_rss_bytes"].get<std::uint64_t>(), 0u);
   }
   EXPECT_EQ(modes, (std::set<std::string>{"pipelined", "sequential", "ram"}));
-  ASSERT_EQ(run("bench " + (dir / "g.cf").string() + " --passes 1 --mode sequential --kernel sum",
+  ASSERT_EQ(run("bench " + (dir / "g.cf").string() + " --passes 1 --warmup 0 --mode sequential --kernel sum",
                 out),
             0)
       << out;

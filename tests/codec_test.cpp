@@ -144,6 +144,23 @@ TEST(ShuffleTest, RoundTripsAndGroupsBytes) {
   EXPECT_EQ(back, src);
 }
 
+// Every element count around the 16-element vector blocks, for the element sizes with their
+// own code paths (4, 8) and a generic one (3): both directions against the definition.
+TEST(ShuffleTest, MatchesTheDefinitionForEveryLengthAndElementSize) {
+  for (const std::size_t e : {std::size_t{3}, std::size_t{4}, std::size_t{8}}) {
+    for (std::size_t n = 0; n <= 70; ++n) {
+      std::vector<std::byte> src(e * n), shuffled(src.size()), back(src.size());
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::byte>((i * 37 + n) & 0xFF);
+      shuffle_bytes(src, e, shuffled);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t b = 0; b < e; ++b)
+          ASSERT_EQ(shuffled[b * n + i], src[i * e + b]) << "e " << e << " n " << n << " i " << i;
+      unshuffle_bytes(shuffled, e, back);
+      ASSERT_EQ(back, src) << "e " << e << " n " << n;
+    }
+  }
+}
+
 TEST(ChecksumTest, IsXxh3OfTheBytes) {
   // Known XXH3-64 values (seed 0): empty input and "abc".
   EXPECT_EQ(checksum64({}), 0x2D06800538D394C2ULL);

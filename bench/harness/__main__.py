@@ -1,0 +1,96 @@
+"""The benchmark harness: colflow against the tools users would pick instead, side by side.
+
+  python -m harness [--quick] [--only SUITE,...] [--rounds N] [--threads N] [--readme]
+  python -m harness --report RESULTS.tsv [--readme]     (plots and README from a results file)
+
+bench/run.sh installs the peers, builds colflow and calls this from bench/. Writes
+bench/results/<date>-<machine>[-quick].tsv and its plots (<same name>/*.png); a full run (or
+--readme) regenerates the README's performance section from them.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import os
+import sys
+import time
+
+from . import machine, plots, readme
+from . import suite_analyses, suite_codecs, suite_models, suite_streaming
+from .context import FULL, QUICK, Context
+from .data import Workspace, shared_uk10k
+from .measure import log, read_tsv, write_tsv
+
+SUITES = {"codecs": suite_codecs, "streaming": suite_streaming, "analyses": suite_analyses,
+          "models": suite_models}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="bench/run.sh", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="small data, 2 rounds: every comparison in a few minutes")
+    parser.add_argument("--only", default=",".join(SUITES),
+                        help=f"comma-separated suites to run (default: all of {', '.join(SUITES)})")
+    parser.add_argument("--rounds", type=int, help="alternating rounds per comparison")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for every tool")
+    parser.add_argument("--readme", action="store_true",
+                        help="regenerate the README's performance section (a full run always does)")
+    parser.add_argument("--report", metavar="TSV", help="only make the plots (and with --readme "
+                        "the README section) from an existing results file")
+    parser.add_argument("--colflow", default="build/release/cli/colflow")
+    args = parser.parse_args()
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+    if args.report:
+        return report(root, args.report, args.readme)
+
+    suites = [s for s in args.only.split(",") if s]
+    unknown = [s for s in suites if s not in SUITES]
+    if unknown:
+        parser.error(f"unknown suite {', '.join(unknown)}; the suites are {', '.join(SUITES)}")
+    scale = QUICK if args.quick else FULL
+    if args.rounds:
+        scale = dataclasses.replace(scale, rounds=args.rounds)
+    colflow = os.path.join(root, args.colflow)
+    ws = Workspace(root, colflow, os.path.join(root, "build", "bench-quick" if args.quick else "bench-full"))
+    ctx = Context(root, ws, scale, args.threads, ws.simulate(*scale.main), shared_uk10k(root))
+
+    started = time.time()
+    header = machine.describe(root, colflow, os.path.dirname(os.path.dirname(colflow)))
+    header += [f"date: {datetime.date.today().isoformat()}",
+               f"command: bench/run.sh{' --quick' if args.quick else ''}"
+               f"{'' if args.only == ','.join(SUITES) else ' --only ' + args.only}",
+               f"threads: {args.threads}", f"rounds: {scale.rounds}"]
+    for line in header:
+        log(line)
+    rows = []
+    for name in suites:
+        log(f"\n== {name}")
+        for cmp in SUITES[name].run(ctx):
+            rows += cmp.rows()
+    header.append(f"minutes: {(time.time() - started) / 60:.1f}")
+
+    name = f"{datetime.date.today().isoformat()}-{machine.machine_id()}{'-quick' if args.quick else ''}"
+    results = os.path.join(root, "bench", "results", name + ".tsv")
+    os.makedirs(os.path.dirname(results), exist_ok=True)
+    write_tsv(results, rows, header)
+    log(f"\nwrote {os.path.relpath(results, root)} ({len(rows)} rows) in {header[-1]}")
+    return report(root, results, args.readme or (not args.quick and args.only == ",".join(SUITES)))
+
+
+def report(root: str, results: str, update_readme: bool) -> int:
+    header, rows = read_tsv(results)
+    figures = plots.make_all(results, header, rows)
+    for f in figures:
+        log(f"wrote {os.path.relpath(f, root)}")
+    print(readme.summary(header, rows))
+    if update_readme:
+        readme.update(os.path.join(root, "README.md"), results, header, rows, figures, root)
+        log("updated the performance section of README.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

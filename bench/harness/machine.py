@@ -1,0 +1,62 @@
+"""What a result was measured on: the machine, the build and the peers' versions. Written as
+the header of the results file and quoted in the README."""
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+from importlib import metadata
+
+
+def cpu_model() -> str:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown CPU"
+
+
+def machine_id() -> str:
+    """A file-name-safe name for the kind of machine: CPU model and core count."""
+    model = re.sub(r"\(R\)|\(TM\)|CPU|Processor|[0-9]+-Core", "", cpu_model())
+    model = re.sub(r"@.*", "", model)
+    slug = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    return f"{slug}-{os.cpu_count()}c"
+
+
+def first_line(cmd: list[str]) -> str:
+    try:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+        return out.strip().splitlines()[0] if out.strip() else "?"
+    except OSError:
+        return "not installed"
+
+
+def cmake_cache(build_dir: str, key: str) -> str:
+    path = os.path.join(build_dir, "CMakeCache.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith(key + ":"):
+                return line.split("=", 1)[1].strip()
+    return "?"
+
+
+def describe(root: str, colflow: str, build_dir: str) -> list[str]:
+    memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    build_type = cmake_cache(build_dir, "CMAKE_BUILD_TYPE")
+    flags = cmake_cache(build_dir, f"CMAKE_CXX_FLAGS_{build_type.upper()}")
+    compiler = first_line([cmake_cache(build_dir, "CMAKE_CXX_COMPILER"), "--version"])
+    versions = []
+    for package in ("numpy", "scikit-learn", "blosc2", "bed-reader", "matplotlib"):
+        try:
+            versions.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{package} not installed")
+    return [f"machine: {cpu_model()}, {os.cpu_count()} cores, {memory_gib:.0f} GiB, "
+            f"Linux {platform.release()}",
+            f"compiler: {compiler}",
+            f"build: {build_type}, flags {flags or '(none)'}; AVX2/FMA/POPCNT kernels chosen at run time",
+            f"colflow: {first_line([colflow, '--version'])}",
+            f"plink2: {first_line(['plink2', '--version'])}",
+            f"plink1.9: {first_line(['plink1.9', '--version'])}",
+            f"python: {platform.python_version()}, {', '.join(versions)}"]

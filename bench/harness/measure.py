@@ -1,0 +1,176 @@
+"""Timing contenders side by side: one process per run, contenders alternating round by round.
+
+The machines we run on are shared virtual machines whose speed drifts by up to 2x within
+minutes. Measuring contender A for a minute and then B for a minute would let that drift decide
+the result, so every Comparison runs its contenders in rounds (A B C, then C B A, ...), keeps
+every run, and reports per contender the median, and per declared pair the median of the
+round-by-round ratios: both sides of a ratio were measured within the same round.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from typing import Callable
+
+
+@dataclasses.dataclass
+class Run:
+    """One measured run. `seconds` is what the comparison is about (wall time of the process,
+    or the time a tool reports for the measured part); the other fields are optional."""
+    seconds: float
+    peak_rss_mb: float
+    gb_per_s: float | None = None      # decoded float64 bytes per second
+    busy: float | None = None          # compute-busy fraction of a streaming pass
+    compression: float | None = None   # float64 bytes over compressed bytes (peers report it)
+    stdout: str = ""
+    stderr: str = ""
+
+
+class CommandFailed(RuntimeError):
+    pass
+
+
+def timed(cmd: list[str], cwd: str, env: dict | None = None) -> Run:
+    """Runs cmd under /usr/bin/time: wall seconds and peak resident set size of the process
+    (for a process that maps a store, the RSS includes the mapped pages it touched)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
+        proc = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name, *cmd], cwd=cwd,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            raise CommandFailed(f"{' '.join(cmd)} (in {cwd}) exited with {proc.returncode}:\n"
+                                f"{proc.stderr[-3000:]}")
+        seconds, kb = t.read().split()[-2:]
+    return Run(float(seconds), int(kb) / 1024, stdout=proc.stdout, stderr=proc.stderr)
+
+
+def timed_reporting(cmd: list[str], cwd: str) -> Run:
+    """A peer measured in its own process that prints one JSON object with 'seconds' (the timed
+    part only: no interpreter start, no data loading) and optionally 'gb_per_s'."""
+    run = timed(cmd, cwd)
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    run.seconds = report["seconds"]
+    run.gb_per_s = report.get("gb_per_s")
+    run.compression = report.get("compression")
+    return run
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+@dataclasses.dataclass
+class Contender:
+    name: str
+    measure: Callable[[], Run]
+    threads: int | None = None
+    compression: float | None = None   # float64 bytes over stored bytes, when it applies
+    runs: list[Run] = dataclasses.field(default_factory=list)
+
+
+class Comparison:
+    """Contenders of one task on one data set, measured in alternating rounds."""
+
+    def __init__(self, suite: str, data: str, task: str):
+        self.suite, self.data, self.task = suite, data, task
+        self.contenders: dict[str, Contender] = {}
+        self.pairs: list[tuple[str, str]] = []
+
+    def add(self, name: str, measure: Callable[[], Run], threads: int | None = None,
+            compression: float | None = None) -> None:
+        self.contenders[name] = Contender(name, measure, threads, compression)
+
+    def ratio(self, a: str, b: str) -> None:
+        """Report time(a) / time(b), the median over rounds (below 1: a is faster)."""
+        self.pairs.append((a, b))
+
+    def run(self, rounds: int, log=print) -> "Comparison":
+        order = list(self.contenders.values())
+        for r in range(rounds):
+            for c in (order if r % 2 == 0 else order[::-1]):
+                run = c.measure()
+                c.runs.append(run)
+                log(f"  {self.data} | {self.task} | {c.name}: {run.seconds:.4g} s, "
+                    f"{run.peak_rss_mb:.0f} MB")
+        return self
+
+    def median_seconds(self, name: str) -> float:
+        return median(r.seconds for r in self.contenders[name].runs)
+
+    def paired_ratio(self, a: str, b: str) -> float:
+        ra, rb = self.contenders[a].runs, self.contenders[b].runs
+        return statistics.median(x.seconds / y.seconds for x, y in zip(ra, rb))
+
+    def rows(self) -> list[dict]:
+        base = {"suite": self.suite, "data": self.data, "task": self.task}
+        rows = []
+        for c in self.contenders.values():
+            if not c.runs:
+                continue
+            rows.append({**base, "kind": "measure", "contender": c.name, "threads": c.threads,
+                         "runs": len(c.runs), "seconds": median(r.seconds for r in c.runs),
+                         "seconds_min": min(r.seconds for r in c.runs),
+                         "seconds_max": max(r.seconds for r in c.runs),
+                         "peak_rss_mb": median(r.peak_rss_mb for r in c.runs),
+                         "gb_per_s": median(r.gb_per_s for r in c.runs),
+                         "busy": median(r.busy for r in c.runs), "compression": c.compression})
+        for a, b in self.pairs:
+            if self.contenders[a].runs and self.contenders[b].runs:
+                rows.append({**base, "kind": "ratio", "contender": a, "versus": b,
+                             "runs": len(self.contenders[a].runs), "ratio": self.paired_ratio(a, b)})
+        return rows
+
+
+COLUMNS = ["kind", "suite", "data", "task", "contender", "threads", "runs", "seconds",
+           "seconds_min", "seconds_max", "peak_rss_mb", "gb_per_s", "compression", "busy",
+           "versus", "ratio"]
+
+
+def format_cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def write_tsv(path: str, rows: list[dict], header_lines: list[str]) -> None:
+    """The results file: '# key: value' lines describing the machine and the run, then one row
+    per contender (kind 'measure': medians) and per declared pair (kind 'ratio')."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as out:
+        for line in header_lines:
+            out.write(f"# {line}\n")
+        out.write("\t".join(COLUMNS) + "\n")
+        for row in rows:
+            out.write("\t".join(format_cell(row.get(c)) for c in COLUMNS) + "\n")
+    os.replace(tmp, path)
+
+
+def read_tsv(path: str) -> tuple[dict[str, str], list[dict]]:
+    header, rows, columns = {}, [], None
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith("# "):
+            key, _, value = line[2:].partition(": ")
+            header[key] = value
+        elif columns is None:
+            columns = line.split("\t")
+        else:
+            row = dict(zip(columns, line.split("\t")))
+            for k in ("seconds", "seconds_min", "seconds_max", "peak_rss_mb", "gb_per_s",
+                      "compression", "busy", "ratio"):
+                row[k] = float(row[k]) if row.get(k) else None
+            for k in ("threads", "runs"):
+                row[k] = int(row[k]) if row.get(k) else None
+            rows.append(row)
+    return header, rows
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

@@ -1,0 +1,265 @@
+"""The README's performance section, generated from a results file: what was measured where,
+the goals with their verdicts, and the tables behind them. The section runs from the
+'## Performance' heading to the next '## ' heading and is replaced whole."""
+from __future__ import annotations
+
+import os
+
+SECTION = "## Performance"
+
+
+def find(rows, suite=None, data=None, task=None, contender=None, kind="measure"):
+    for r in rows:
+        if (r["kind"] == kind and (suite is None or r["suite"] == suite)
+                and (data is None or r["data"] == data) and (task is None or r["task"] == task)
+                and (contender is None or r["contender"] == contender)):
+            yield r
+
+
+def one(rows, **keys):
+    return next(find(rows, **keys), None)
+
+
+def ratio(rows, data, task, contender, versus):
+    for r in find(rows, data=data, task=task, contender=contender, kind="ratio"):
+        if r["versus"] == versus:
+            return r["ratio"]
+    return None
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 100:
+        return f"{value:.0f} s"
+    if value >= 1:
+        return f"{value:.2f} s"
+    return f"{value * 1e3:.3g} ms"
+
+
+def mb(value: float | None) -> str:
+    return "–" if value is None else f"{value:,.0f} MB"
+
+
+def num(value: float | None, digits=3) -> str:
+    return "–" if value is None else f"{value:.{digits}g}"
+
+
+def table(head: list[str], body: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            *("| " + " | ".join(row) + " |" for row in body), ""]
+
+
+class Goals:
+    """Each goal: what it asks, what was measured, and whether it holds."""
+
+    def __init__(self):
+        self.lines: list[tuple[str, str, bool]] = []
+
+    def add(self, goal: str, measured: str, holds: bool) -> None:
+        self.lines.append((goal, measured, holds))
+
+    def table(self) -> list[str]:
+        return table(["goal", "measured", "holds"],
+                     [[g, m, "yes" if h else "**no**"] for g, m, h in self.lines])
+
+
+def codec_goals(rows, goals: Goals) -> None:
+    for data in dict.fromkeys(r["data"] for r in find(rows, suite="codecs")):
+        group = list(find(rows, suite="codecs", data=data))
+        blosc2 = [r for r in group if r["contender"].startswith("blosc2")]
+        colflow = [r for r in group if r["contender"].startswith("colflow")]
+        if not blosc2 or not colflow:
+            continue
+        smallest = max(blosc2, key=lambda r: r["compression"])
+        fastest = max(blosc2, key=lambda r: r["gb_per_s"])
+        versus = (f"Blosc2 best ratio {smallest['compression']:.1f} ({smallest['contender'][7:]}), "
+                  f"best speed {fastest['gb_per_s']:.2f} GB/s ({fastest['contender'][7:]})")
+        if "genotype" in data or not data.startswith("dense"):
+            for r in colflow:
+                if r["contender"] in ("colflow genotype", "colflow genotype-zstd"):
+                    goals.add(f"{data}: {r['contender'][8:]} codec smaller and faster than the best Blosc2 setting",
+                              f"ratio {r['compression']:.1f}, {r['gb_per_s']:.2f} GB/s; {versus}",
+                              r["compression"] > smallest["compression"] and r["gb_per_s"] > fastest["gb_per_s"])
+        else:
+            best_ratio = max(colflow, key=lambda r: r["compression"])
+            best_speed = max(colflow, key=lambda r: r["gb_per_s"])
+            goals.add(f"{data}: colflow's best within 10% of Blosc2's best ratio and speed",
+                      f"colflow ratio {best_ratio['compression']:.2f} ({best_ratio['contender'][8:]}), "
+                      f"{best_speed['gb_per_s']:.2f} GB/s ({best_speed['contender'][8:]}); {versus}",
+                      best_ratio["compression"] >= 0.9 * smallest["compression"]
+                      and best_speed["gb_per_s"] >= 0.9 * fastest["gb_per_s"])
+
+
+def streaming_goals(rows, goals: Goals, threads: int) -> None:
+    for data in dict.fromkeys(r["data"] for r in find(rows, suite="streaming")):
+        for store in ("float64 zstd-3", "float64 zlib-6"):
+            task = f"pass over {store} store"
+            r = ratio(rows, data, task, f"pipelined {threads}t", "sequential 1t")
+            if r is not None:
+                goals.add(f"{data}, {store} store: pipelined ≥ 1.7x faster than sequential",
+                          f"{1 / r:.2f}x", 1 / r >= 1.7)
+        r = ratio(rows, data, "pass over genotype store", f"pipelined {threads}t", f"ram {threads}t")
+        if r is not None:
+            goals.add(f"{data}, genotype store: pipelined pass no slower than in RAM as float64",
+                      f"pipelined / RAM {r:.2f}", r <= 1.0)
+
+
+def analysis_goals(rows, goals: Goals) -> None:
+    for data in dict.fromkeys(r["data"] for r in find(rows, suite="analyses")):
+        r = ratio(rows, data, "assoc, 1 phenotype", "colflow assoc", "plink2 --glm")
+        if r is not None:
+            goals.add(f"{data}: assoc time ≤ 0.5x plink2 --glm", f"{r:.3f}x", r <= 0.5)
+        r = ratio(rows, data, "pca, 10 components", "colflow pca", "plink2 --pca approx")
+        if r is not None:
+            goals.add(f"{data}: pca ≥ 10x faster than plink2 --pca approx", f"{1 / r:.1f}x", 1 / r >= 10)
+        one_ = one(rows, data=data, task="assoc, 1 phenotype", contender="colflow assoc")
+        ten = one(rows, data=data, task="assoc, 10 phenotypes", contender="colflow assoc")
+        if one_ and ten:
+            goals.add(f"{data}: assoc with 10 phenotypes < 2x the time of one",
+                      f"{ten['seconds'] / one_['seconds']:.2f}x", ten["seconds"] < 2 * one_["seconds"])
+    for r in find(rows, suite="analyses", kind="ratio"):
+        if r["contender"].startswith("colflow preprocess float64 zstd-3") and r["versus"].endswith("1 thread"):
+            goals.add(f"{r['data']}: preprocess to zstd float64 with 2 threads ≥ 1.8x faster than 1",
+                      f"{1 / r['ratio']:.2f}x", 1 / r["ratio"] >= 1.8)
+    for r in find(rows, suite="models", kind="ratio"):
+        if r["versus"].startswith("scikit-learn"):
+            goals.add(f"{r['data']}: {r['task'].split()[0]} path faster than {r['versus']}",
+                      f"{r['ratio']:.2f}x its time", r["ratio"] < 1)
+        elif r["versus"] == "genotype in-memory":
+            goals.add(f"{r['data']}: BayesR on the genotype store no slower than on the matrix in RAM",
+                      f"{r['ratio']:.2f}x", r["ratio"] <= 1)
+        elif r["versus"] == "float64 zlib-6 pipelined":
+            goals.add(f"{r['data']}: BayesR ≥ 2x faster than on a zlib-6 float64 store",
+                      f"{1 / r['ratio']:.1f}x", 1 / r["ratio"] >= 2)
+    uk = one(rows, suite="models", data="uk10k", contender="genotype auto")
+    if uk:
+        goals.add("uk10k: BayesR faster than GCTB 2.05 (13.4 ms per iteration, the issue's figure; "
+                  "not installable here)", f"{uk['seconds'] * 1e3:.1f} ms", uk["seconds"] < 0.0134)
+
+
+def goals_of(header, rows) -> Goals:
+    goals = Goals()
+    codec_goals(rows, goals)
+    streaming_goals(rows, goals, int(header.get("threads", "2")))
+    analysis_goals(rows, goals)
+    return goals
+
+
+def codec_tables(rows) -> list[str]:
+    out = []
+    for data in dict.fromkeys(r["data"] for r in find(rows, suite="codecs")):
+        group = list(find(rows, suite="codecs", data=data))
+        blosc2 = [r for r in group if r["contender"].startswith("blosc2")]
+        shown = [r for r in group if not r["contender"].startswith("blosc2")]
+        if blosc2:
+            picks = {max(blosc2, key=lambda r: r["compression"])["contender"],
+                     max(blosc2, key=lambda r: r["gb_per_s"])["contender"]}
+            shown += [r for r in blosc2 if r["contender"] in picks]
+        shown.sort(key=lambda r: -r["gb_per_s"])
+        out += [f"*{data}* ({len(blosc2)} Blosc2 settings tried; the smallest and the fastest shown):", ""]
+        out += table(["contender", "ratio vs float64", "decode GB/s", "peak RSS"],
+                     [[r["contender"], f"{r['compression']:.1f}", f"{r['gb_per_s']:.2f}", mb(r["peak_rss_mb"])]
+                      for r in shown])
+    return out
+
+
+def streaming_table(rows, threads: int) -> list[str]:
+    body = []
+    for r in find(rows, suite="streaming", contender=f"pipelined {threads}t"):
+        data, task = r["data"], r["task"]
+        cells = {m: one(rows, data=data, task=task, contender=m)
+                 for m in ("pipelined 1t", f"pipelined {threads}t", "sequential 1t", f"ram {threads}t")}
+        p_s = ratio(rows, data, task, f"pipelined {threads}t", "sequential 1t")
+        p_1 = ratio(rows, data, task, f"pipelined {threads}t", "pipelined 1t")
+        p_r = ratio(rows, data, task, f"pipelined {threads}t", f"ram {threads}t")
+        ram = cells[f"ram {threads}t"]
+        body.append([data, task.removeprefix("pass over ").removesuffix(" store"),
+                     seconds(cells["pipelined 1t"]["seconds"] if cells["pipelined 1t"] else None),
+                     seconds(r["seconds"]), f"{r['busy'] * 100:.0f}%",
+                     seconds(cells["sequential 1t"]["seconds"] if cells["sequential 1t"] else None),
+                     seconds(ram["seconds"]) if ram else "does not fit",
+                     f"{1 / p_s:.2f}x" if p_s else "–", f"{1 / p_1:.2f}x" if p_1 else "–",
+                     num(p_r) if p_r else "–", mb(r["peak_rss_mb"]), mb(ram["peak_rss_mb"]) if ram else "–"])
+    return table(["data", "store", "pipelined 1 thread", f"pipelined {threads} threads", "busy",
+                  "sequential", "in RAM", "speed-up vs sequential", f"{threads} vs 1 thread",
+                  "pipelined / RAM", "peak RSS", "peak RSS in RAM"], body)
+
+
+def peer_table(rows, suites) -> list[str]:
+    body = []
+    for r in rows:
+        if r["kind"] != "measure" or r["suite"] not in suites:
+            continue
+        lead = next((x for x in find(rows, data=r["data"], task=r["task"], kind="ratio")
+                     if x["versus"] == r["contender"]), None)
+        body.append([r["data"], r["task"], r["contender"], seconds(r["seconds"]),
+                     f"{r['seconds_min']:.3g}–{r['seconds_max']:.3g}",
+                     f"{lead['ratio']:.3f}" if lead else "", mb(r["peak_rss_mb"])])
+    return table(["data", "task", "contender", "median", "range (s)", "colflow / this", "peak RSS"], body)
+
+
+def section(results: str, header: dict, rows: list[dict], figures: list[str], root: str) -> str:
+    rel = os.path.relpath(results, root)
+    threads = int(header.get("threads", "2"))
+    lines = [SECTION, "",
+             f"<!-- Generated by bench/run.sh from {rel}; edit bench/harness/readme.py, not this section. -->",
+             "",
+             f"Measured by `{header.get('command', 'bench/run.sh')}` on {header.get('date', '?')} "
+             f"({header.get('minutes', '?')} minutes), on {header.get('machine', '?')}; "
+             f"{header.get('compiler', '?')}; {header.get('build', '?')}. Peers: {header.get('plink2', '?')}, "
+             f"{header.get('plink1.9', '?')}; Python {header.get('python', '?')}. Every tool ran with "
+             f"{threads} threads unless a row says otherwise. All results: [{os.path.basename(rel)}]({rel}).",
+             "",
+             f"Method: each comparison runs its contenders in {header.get('rounds', '?')} alternating rounds "
+             "(A B C, then C B A), so that a machine whose speed drifts favours no side (these shared "
+             "virtual machines drift by up to 2x within minutes). Tables give medians; a ratio is the "
+             "median of the round-by-round ratios (below 1: colflow takes less time). Peak RSS is the "
+             "process's maximum resident set from `/usr/bin/time`; for colflow it includes the page "
+             "cache of the mapped store. Data: `colflow simulate` (1% missing calls, seed 1) and uk10k "
+             "from `../shared/data` (3,642 x 6,717, real LD).", ""]
+    lines += ["### Goals", ""] + goals_of(header, rows).table()
+    for f in figures:
+        lines += [f"![{os.path.basename(f)}]({os.path.relpath(f, root)})", ""]
+    lines += ["### Store size and decode speed", "",
+              "One thread. colflow: a sequential `colflow bench --kernel none` pass over the mapped "
+              "store (every column decoded, nothing computed); Blosc2: its decode loop alone, one chunk "
+              "per column into a reused buffer; bed-reader: `read(dtype='float64')` of the .bed. "
+              "Ratio: float64 bytes over stored bytes (a store's index and text files included).", ""]
+    lines += codec_tables(rows)
+    lines += ["### Streaming passes", "",
+              "`colflow bench`, dot-axpy kernel (z·r then r −= c z, the inner step of BayesR and "
+              "coordinate descent), one untimed warm-up pass then timed passes; busy is the compute "
+              "stage's share of the pipelined pass (near 100%: decoding keeps up). 'In RAM' decodes "
+              "the whole matrix into memory first and times passes over it; the large simulation "
+              "does not fit in memory as float64.", ""]
+    lines += streaming_table(rows, threads)
+    lines += ["### Analyses against PLINK", "",
+              "colflow reads its genotype store, PLINK the .bed it was made from; wall time of each "
+              "process. `preprocess` against `--make-bed` is a reference for I/O speed: each reads the "
+              ".bed and writes a file set of about its size.", ""]
+    lines += peer_table(rows, ("analyses",))
+    lines += ["### Penalised regression and BayesR", "",
+              "Lasso/elastic net: colflow's whole run streaming its store (`--extract` of the first "
+              "columns) against scikit-learn's fit alone on the same standardised matrix in memory, "
+              "same 20 lambdas, tolerance 1e-7 (stopping rules differ, so the ratio is indicative). "
+              "BayesR: seconds per iteration of the same sampler on a genotype store (`--mode auto`, "
+              "pipelined), the standardised matrix in RAM (in-memory), and a zlib-6 float64 store.", ""]
+    lines += peer_table(rows, ("models",))
+    return "\n".join(lines) + "\n"
+
+
+def update(readme: str, results: str, header, rows, figures, root: str) -> None:
+    text = open(readme).read()
+    start = text.index(SECTION + "\n")
+    end = text.index("\n## ", start + len(SECTION)) + 1
+    new = text[:start] + section(results, header, rows, figures, root) + "\n" + text[end:]
+    with open(readme + ".tmp", "w") as out:
+        out.write(new)
+    os.replace(readme + ".tmp", readme)
+
+
+def summary(header, rows) -> str:
+    goals = goals_of(header, rows)
+    width = max((len(g) for g, _, _ in goals.lines), default=0)
+    return "\n".join(f"{'holds' if h else 'MISSED':6}  {g:<{width}}  {m}" for g, m, h in goals.lines)

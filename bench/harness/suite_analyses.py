@@ -1,0 +1,97 @@
+"""colflow's analyses against PLINK 2 and PLINK 1.9 on the same .bed, same threads:
+
+  stats               plink2 --freq --missing          plink1.9 --freq --missing
+  assoc, 1 phenotype  plink2 --glm allow-no-covars     plink1.9 --assoc (quantitative: Wald t)
+  assoc, 10 phenos    the same with 10 phenotype columns (plink1.9: --all-pheno)
+  pca --k 10          plink2 --pca 10 approx
+  preprocess          plink2 --make-bed, plink1.9 --make-bed (a reference for I/O speed: each
+                      reads the .bed and writes a file set of about its size); colflow's
+                      genotype codecs, and zstd on standardised float64 with 1 and all threads
+
+Wall time and peak RSS of each process; colflow's RSS includes the page cache of the store it
+maps. colflow reads its genotype store, PLINK the .bed it was made from.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+from .context import Context
+from .data import Dataset
+from .measure import Comparison, log, timed
+
+
+def ten_phenotypes(ctx: Context, data: Dataset) -> str:
+    """The simulated phenotype plus independent noise, 10 columns with a header."""
+    path = ctx.ws.path(os.path.basename(data.prefix) + ".pheno10")
+    if not (os.path.exists(path) and os.path.getmtime(path) > os.path.getmtime(data.pheno)):
+        rng = random.Random(7)
+        with open(data.pheno) as f, open(path + ".tmp", "w") as out:
+            out.write("#FID IID " + " ".join(f"P{i}" for i in range(10)) + "\n")
+            for line in f:
+                fid, iid, y = line.split()
+                out.write(f"{fid} {iid} " + " ".join(f"{float(y) + rng.gauss(0, 3):.6f}"
+                                                     for _ in range(10)) + "\n")
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def run(ctx: Context) -> list[Comparison]:
+    data, t = ctx.main, str(ctx.threads)
+    store = ctx.ws.store(data, "genotype", "--codec", "genotype")
+    out = ctx.ws.path("out")
+    os.makedirs(out, exist_ok=True)
+    plink2 = ["plink2", "--bfile", data.prefix, "--threads", t, "--silent"]
+    plink19 = ["plink1.9", "--bfile", data.prefix, "--threads", t, "--silent", "--allow-no-sex"]
+    pheno10 = ten_phenotypes(ctx, data)
+
+    def command(cmd):
+        return lambda: timed(cmd, ctx.ws.dir)
+
+    comparisons = []
+
+    def compare(task, contenders, rounds=ctx.scale.rounds):
+        cmp = Comparison("analyses", data.name, task)
+        for name, cmd in contenders:
+            cmp.add(name, command(cmd), threads=ctx.threads)
+        for name, _ in contenders[1:]:
+            cmp.ratio(contenders[0][0], name)
+        comparisons.append((cmp, rounds))
+        return cmp
+
+    compare("stats", [
+        ("colflow stats", [ctx.colflow, "stats", store, "--quiet", "--threads", t, "--out", f"{out}/c"]),
+        ("plink2 --freq --missing", plink2 + ["--freq", "--missing", "--out", f"{out}/p2"]),
+        ("plink1.9 --freq --missing", plink19 + ["--freq", "--missing", "--out", f"{out}/p19"])])
+    compare("assoc, 1 phenotype", [
+        ("colflow assoc", [ctx.colflow, "assoc", store, "--quiet", "--threads", t, "--pheno", data.pheno,
+                           "--out", f"{out}/c1"]),
+        ("plink2 --glm", plink2 + ["--pheno", data.pheno, "--glm", "allow-no-covars", "--out", f"{out}/p2a"]),
+        ("plink1.9 --assoc", plink19 + ["--pheno", data.pheno, "--assoc", "--out", f"{out}/p19a"])])
+    compare("assoc, 10 phenotypes", [
+        ("colflow assoc", [ctx.colflow, "assoc", store, "--quiet", "--threads", t, "--pheno", pheno10,
+                           "--out", f"{out}/c10"]),
+        ("plink2 --glm", plink2 + ["--pheno", pheno10, "--glm", "allow-no-covars", "--out", f"{out}/p2b"]),
+        ("plink1.9 --assoc", plink19 + ["--pheno", pheno10, "--all-pheno", "--assoc", "--out", f"{out}/p19b"])])
+    compare("pca, 10 components", [
+        ("colflow pca", [ctx.colflow, "pca", store, "--quiet", "--threads", t, "--k", "10", "--out", f"{out}/cp"]),
+        ("plink2 --pca approx", plink2 + ["--pca", "10", "approx", "--out", f"{out}/p2p"])],
+        rounds=ctx.scale.rounds if ctx.scale.quick else 2)
+    preprocess = compare("preprocess (.bed in, store or .bed out)", [
+        ("colflow preprocess genotype", [ctx.colflow, "preprocess", "--quiet", "--force", "--threads", t,
+                                         "--bed", data.prefix, "--out", f"{out}/g.cf"]),
+        ("colflow preprocess genotype-zstd", [ctx.colflow, "preprocess", "--quiet", "--force", "--threads", t,
+                                              "--codec", "genotype-zstd", "--bed", data.prefix,
+                                              "--out", f"{out}/gz.cf"]),
+        ("colflow preprocess float64 zstd-3, 1 thread", [ctx.colflow, "preprocess", "--quiet", "--force",
+                                                         "--threads", "1", "--codec", "zstd", "--bed", data.prefix,
+                                                         "--out", f"{out}/z1.cf"]),
+        (f"colflow preprocess float64 zstd-3, {t} threads", [ctx.colflow, "preprocess", "--quiet", "--force",
+                                                             "--threads", t, "--codec", "zstd", "--bed", data.prefix,
+                                                             "--out", f"{out}/z.cf"]),
+        ("plink2 --make-bed", plink2 + ["--make-bed", "--out", f"{out}/p2m"]),
+        ("plink1.9 --make-bed", plink19 + ["--make-bed", "--out", f"{out}/p19m"])])
+    preprocess.ratio(f"colflow preprocess float64 zstd-3, {t} threads", "colflow preprocess float64 zstd-3, 1 thread")
+    for cmp, rounds in comparisons:
+        cmp.run(rounds, log)
+    return [cmp for cmp, _ in comparisons]

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The benchmark harness: colflow against plink2, plink1.9, Blosc2, bed-reader and scikit-learn,
+# side by side on the same data in one run (bench/harness/, `bench/run.sh --help`).
+#
+#   bench/run.sh --quick          every comparison on small data, 2 rounds (a few minutes)
+#   bench/run.sh                  the full run (under an hour on 2 cores); regenerates the
+#                                 README's performance section
+#   bench/run.sh --only codecs,streaming,analyses,models
+#   bench/run.sh --report bench/results/FILE.tsv [--readme]     plots/README from a results file
+#
+# Installs what it needs first: Debian packages (scripts/install-deps.sh, plink2 and plink1.9
+# among them) and numpy, scikit-learn, bed-reader, blosc2 and matplotlib from PyPI into
+# bench/.venv; builds the release colflow. Results: bench/results/<date>-<machine>[-quick].tsv
+# with its plots in the directory of the same name; scratch data under build/bench-full or
+# build/bench-quick.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/install-deps.sh >&2
+COLFLOW_VENV=bench/.venv bash scripts/python-env.sh numpy scikit-learn bed-reader blosc2 matplotlib >&2
+cmake --preset release >/dev/null
+cmake --build --preset release --target colflow_cli >&2
+cd bench
+exec .venv/bin/python -m harness "$@"

@@ -115,8 +115,11 @@ def analyses_figure(header, rows, path) -> str | None:
     if not tasks:
         return None
     labels, values, colours = [], [], []
+    several = len({r["data"] for r in tasks}) > 1
     for r in tasks:
-        labels.append(f"{r['task']} | {r['contender']}")
+        task = r["task"].split(" (")[0]
+        data = f" [{r['data'].split(',')[0]}]" if several else ""
+        labels.append(f"{task}{data} | {r['contender']}")
         values.append(r["seconds"])
         colours.append(COLOURS.get(tool(r["contender"]), "grey"))
     fig, ax = plt.subplots(figsize=(10, 0.28 * len(labels) + 1.6))
@@ -127,8 +130,9 @@ def analyses_figure(header, rows, path) -> str | None:
     plain_log_axis(ax.xaxis)
     ax.set_xlabel("seconds (wall time of the run; BayesR: per iteration; scikit-learn: the fit)")
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLOURS.values()]
-    ax.legend(handles, COLOURS.keys(), fontsize=8, loc="lower right")
+    present = [t for t in COLOURS if any(tool(r["contender"]) == t for r in tasks)]
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[t]) for t in present]
+    ax.legend(handles, present, fontsize=8, loc="lower right")
     datasets = ", ".join(dict.fromkeys(r["data"].split(",")[0] for r in tasks))
     fig.suptitle(f"colflow and peers per analysis ({datasets})\n"
                  f"{machine_label(header)}, {header.get('date', '')}", fontsize=10)

@@ -69,16 +69,16 @@ def bayesr_iteration(ctx: Context, store: str, pheno: str, iterations: int, mode
 def bayesr_comparison(ctx: Context, data: Dataset, iterations: int) -> Comparison:
     genotype = ctx.ws.store(data, "genotype", "--codec", "genotype")
     zlib = ctx.ws.store(data, "float64-zlib-6", "--codec", "zlib", "--level", "6")
-    cmp = Comparison("models", data.name, f"bayesr iteration ({iterations} per run)")
-    for name, store, mode in [("genotype auto", genotype, "auto"),
-                              ("genotype pipelined", genotype, "pipelined"),
-                              ("genotype in-memory", genotype, "in-memory"),
-                              ("float64 zlib-6 pipelined", zlib, "pipelined"),
-                              ("float64 zlib-6 sequential", zlib, "sequential")]:
+    cmp = Comparison("models", data.name, f"bayesr, seconds per iteration ({iterations} per run)")
+    for name, store, mode in [("colflow genotype auto", genotype, "auto"),
+                              ("colflow genotype pipelined", genotype, "pipelined"),
+                              ("colflow genotype in-memory", genotype, "in-memory"),
+                              ("colflow float64 zlib-6 pipelined", zlib, "pipelined"),
+                              ("colflow float64 zlib-6 sequential", zlib, "sequential")]:
         cmp.add(name, lambda s=store, m=mode: bayesr_iteration(ctx, s, data.pheno, iterations, m),
                 threads=ctx.threads)
     for other in ("genotype pipelined", "genotype in-memory", "float64 zlib-6 pipelined"):
-        cmp.ratio("genotype auto", other)
+        cmp.ratio("colflow genotype auto", f"colflow {other}")
     return cmp
 
 

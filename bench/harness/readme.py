@@ -219,27 +219,30 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
              "cache of the mapped store. Data: `colflow simulate` (1% missing calls, seed 1) and uk10k "
              "from `../shared/data` (3,642 x 6,717, real LD).", ""]
     lines += ["### Goals", ""] + goals_of(header, rows).table()
-    for f in figures:
-        lines += [f"![{os.path.basename(f)}]({os.path.relpath(f, root)})", ""]
-    lines += ["### Store size and decode speed", "",
+
+    def figure(name: str) -> list[str]:
+        return [f"![{name}]({os.path.relpath(f, root)})" for f in figures
+                if os.path.basename(f) == name + ".png"] + [""]
+
+    lines += ["### Store size and decode speed (`bench/run.sh --only codecs`)", ""] + figure("codecs") + [
               "One thread. colflow: a sequential `colflow bench --kernel none` pass over the mapped "
               "store (every column decoded, nothing computed); Blosc2: its decode loop alone, one chunk "
               "per column into a reused buffer; bed-reader: `read(dtype='float64')` of the .bed. "
               "Ratio: float64 bytes over stored bytes (a store's index and text files included).", ""]
     lines += codec_tables(rows)
-    lines += ["### Streaming passes", "",
+    lines += ["### Streaming passes (`bench/run.sh --only streaming`)", ""] + figure("streaming") + [
               "`colflow bench`, dot-axpy kernel (z·r then r −= c z, the inner step of BayesR and "
               "coordinate descent), one untimed warm-up pass then timed passes; busy is the compute "
               "stage's share of the pipelined pass (near 100%: decoding keeps up). 'In RAM' decodes "
               "the whole matrix into memory first and times passes over it; the large simulation "
               "does not fit in memory as float64.", ""]
     lines += streaming_table(rows, threads)
-    lines += ["### Analyses against PLINK", "",
+    lines += ["### Analyses against PLINK (`bench/run.sh --only analyses`)", ""] + figure("analyses") + [
               "colflow reads its genotype store, PLINK the .bed it was made from; wall time of each "
               "process. `preprocess` against `--make-bed` is a reference for I/O speed: each reads the "
               ".bed and writes a file set of about its size.", ""]
     lines += peer_table(rows, ("analyses",))
-    lines += ["### Penalised regression and BayesR", "",
+    lines += ["### Penalised regression and BayesR (`bench/run.sh --only models`)", "",
               "Lasso/elastic net: colflow's whole run streaming its store (`--extract` of the first "
               "columns) against scikit-learn's fit alone on the same standardised matrix in memory, "
               "same 20 lambdas, tolerance 1e-7 (stopping rules differ, so the ratio is indicative). "

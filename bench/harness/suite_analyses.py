@@ -55,7 +55,8 @@ def run(ctx: Context) -> list[Comparison]:
         for name, cmd in contenders:
             cmp.add(name, command(cmd), threads=ctx.threads)
         for name, _ in contenders[1:]:
-            cmp.ratio(contenders[0][0], name)
+            if not name.startswith("colflow"):
+                cmp.ratio(contenders[0][0], name)
         comparisons.append((cmp, rounds))
         return cmp
 
@@ -77,21 +78,18 @@ def run(ctx: Context) -> list[Comparison]:
         ("colflow pca", [ctx.colflow, "pca", store, "--quiet", "--threads", t, "--k", "10", "--out", f"{out}/cp"]),
         ("plink2 --pca approx", plink2 + ["--pca", "10", "approx", "--out", f"{out}/p2p"])],
         rounds=ctx.scale.rounds if ctx.scale.quick else 2)
-    preprocess = compare("preprocess (.bed in, store or .bed out)", [
-        ("colflow preprocess genotype", [ctx.colflow, "preprocess", "--quiet", "--force", "--threads", t,
-                                         "--bed", data.prefix, "--out", f"{out}/g.cf"]),
-        ("colflow preprocess genotype-zstd", [ctx.colflow, "preprocess", "--quiet", "--force", "--threads", t,
-                                              "--codec", "genotype-zstd", "--bed", data.prefix,
-                                              "--out", f"{out}/gz.cf"]),
-        ("colflow preprocess float64 zstd-3, 1 thread", [ctx.colflow, "preprocess", "--quiet", "--force",
-                                                         "--threads", "1", "--codec", "zstd", "--bed", data.prefix,
-                                                         "--out", f"{out}/z1.cf"]),
-        (f"colflow preprocess float64 zstd-3, {t} threads", [ctx.colflow, "preprocess", "--quiet", "--force",
-                                                             "--threads", t, "--codec", "zstd", "--bed", data.prefix,
-                                                             "--out", f"{out}/z.cf"]),
+    def preprocess(codec: str, threads: str, name: str) -> list[str]:
+        return [ctx.colflow, "preprocess", "--quiet", "--force", "--threads", threads, "--codec", codec,
+                "--bed", data.prefix, "--out", f"{out}/{name}.cf"]
+
+    zstd_1, zstd_all = "colflow preprocess float64 zstd-3, 1 thread", f"colflow preprocess float64 zstd-3, {t} threads"
+    compare("preprocess (.bed in, store or .bed out)", [
+        ("colflow preprocess genotype", preprocess("genotype", t, "g")),
+        ("colflow preprocess genotype-zstd", preprocess("genotype-zstd", t, "gz")),
+        (zstd_1, preprocess("zstd", "1", "z1")),
+        (zstd_all, preprocess("zstd", t, "z")),
         ("plink2 --make-bed", plink2 + ["--make-bed", "--out", f"{out}/p2m"]),
-        ("plink1.9 --make-bed", plink19 + ["--make-bed", "--out", f"{out}/p19m"])])
-    preprocess.ratio(f"colflow preprocess float64 zstd-3, {t} threads", "colflow preprocess float64 zstd-3, 1 thread")
+        ("plink1.9 --make-bed", plink19 + ["--make-bed", "--out", f"{out}/p19m"])]).ratio(zstd_all, zstd_1)
     for cmp, rounds in comparisons:
         cmp.run(rounds, log)
     return [cmp for cmp, _ in comparisons]

@@ -8,6 +8,19 @@
 #include <cstdint>
 #include <mutex>
 
+#if defined(__SANITIZE_THREAD__)
+#define COLFLOW_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define COLFLOW_TSAN 1
+#endif
+#endif
+#if defined(COLFLOW_TSAN)
+// ThreadSanitizer's runtime (GCC's <sanitizer/tsan_interface.h> does not declare these).
+extern "C" void __tsan_ignore_thread_begin();
+extern "C" void __tsan_ignore_thread_end();
+#endif
+
 namespace colflow::detail {
 namespace {
 
@@ -27,13 +40,26 @@ void on_sigbus(int signal_number, siginfo_t* info, void* context) {
   for (region& r : regions) {
     const std::uintptr_t begin = r.begin.load(std::memory_order_acquire);
     if (begin == 0 || address < begin || address >= r.end.load(std::memory_order_acquire)) continue;
+    // Marked before the zero page exists: another thread may read the zero page without
+    // faulting, and its check of the mark after the read must then find it. (Marked after,
+    // a reader could finish, check and pass zeros for data while this thread was preempted
+    // between the mmap and the mark.)
+    r.damaged.store(true, std::memory_order_seq_cst);
     // mmap is a plain system call on Linux, safe here. The zero page stays until the mapping
     // is unmapped; the faulting read is retried when the handler returns.
     void* page = reinterpret_cast<void*>(address & ~(page_size - 1));
-    if (::mmap(page, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
-      r.damaged.store(true, std::memory_order_release);
-      return;
-    }
+#if defined(COLFLOW_TSAN)
+    // ThreadSanitizer takes a mapping made over mapped pages for a write, racing with every
+    // other thread that read the page; the zero page is new memory whose readers all check the
+    // mark set above. With this thread's accesses ignored its mmap interceptor resets the
+    // page's history instead (tsan's MemoryRangeImitateWriteOrResetRange).
+    __tsan_ignore_thread_begin();
+#endif
+    void* zero = ::mmap(page, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+#if defined(COLFLOW_TSAN)
+    __tsan_ignore_thread_end();
+#endif
+    if (zero != MAP_FAILED) return;
   }
   if (previous_action.sa_flags & SA_SIGINFO) {
     if (previous_action.sa_sigaction != nullptr) return previous_action.sa_sigaction(signal_number, info, context);

@@ -1,9 +1,10 @@
 // Protection of read-only file mappings against their file shrinking. Reading a page of a
 // mapping past the file's current end raises SIGBUS, which would kill the process (another
 // program truncated or rewrote the store mid-pass). The guard's SIGBUS handler recognises
-// faults inside watched mappings, maps a zero page over the faulting page so the read
-// completes, and marks the mapping damaged; readers check the mark and turn it into a
-// colflow::error, so no value read from a lost page reaches a result. Faults elsewhere go to
+// faults inside watched mappings, marks the mapping damaged, then maps a zero page over the
+// faulting page so the read completes (in that order: a thread that reads the zero page
+// without faulting finds the mark when it checks); readers check the mark after reading and
+// turn it into a colflow::error, so no value read from a lost page reaches a result. Faults elsewhere go to
 // the previous handler (or the default action).
 #pragma once
 

@@ -13,7 +13,8 @@
 #
 # CXX_FLAGS: flags the outside project must share with the library, e.g. the sanitizer flags
 # of a sanitized build (an ASan-instrumented static library only links with -fsanitize).
-# Default: the sanitizer flags when BUILD_DIR has COLFLOW_SANITIZE=ON, else none.
+# Default: the sanitizer flags when BUILD_DIR has COLFLOW_SANITIZE=ON or
+# COLFLOW_SANITIZE_THREAD=ON, else none.
 
 installed_colflow_setup() {
   local name=$1
@@ -43,6 +44,8 @@ installed_colflow_setup() {
     # The same as COLFLOW_SANITIZE_FLAGS in the top-level CMakeLists.txt.
     cxx_flags="-fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer"
     cxx_flags+=" -fno-sanitize-recover=all"
+  elif [[ $(cache_value COLFLOW_SANITIZE_THREAD) =~ ^(ON|TRUE|YES|1)$ ]]; then
+    cxx_flags="-fsanitize=thread -fno-omit-frame-pointer"
   else
     cxx_flags=""
   fi

@@ -34,18 +34,30 @@ void unshuffle_fixed(const std::byte* src, std::size_t n, std::byte* dst) noexce
 #if defined(__SSE2__)
 // Unshuffle as a byte transpose in SSE2 registers (SSE2 is part of x86-64: no run-time check).
 // Sixteen elements at a time: one 16-byte load from each byte plane, then interleaving steps
-// (bytes, then 16-bit, then 32-bit pairs) until each register holds whole elements. The scalar
-// loop above assembles one element per iteration from E scattered loads and runs at about half
-// the speed of an LZ4 decode; this runs at memory-copy speed, so a shuffled frame decodes
-// almost as fast as an unshuffled one.
-std::size_t unshuffle8_sse2(const std::byte* src, std::size_t n, std::byte* dst) noexcept {
-  const auto load = [&](std::size_t plane, std::size_t i) {
+// (bytes, then 16-bit, then 32-bit pairs) until each register holds whole elements: 8 loads,
+// 24 unpacks and 8 stores for 16 float64, where the scalar loop above assembles one element per
+// iteration from E scattered loads. A one-thread decode pass over an lz4 + shuffle store of
+// dense float64 went from 1.33 to 1.71 GB/s with it.
+//
+// Both return how many elements they did (a multiple of 16); unshuffle_tail does the rest.
+struct byte_planes {
+  const std::byte* src;
+  std::size_t n;  // elements, the length of each plane
+  __m128i load(std::size_t plane, std::size_t i) const noexcept {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + plane * n + i));
-  };
+  }
+};
+
+inline void store16(std::byte* dst, __m128i v) noexcept {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), v);
+}
+
+std::size_t unshuffle8_sse2(const std::byte* src, std::size_t n, std::byte* dst) noexcept {
+  const byte_planes p{src, n};
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m128i a0 = load(0, i), a1 = load(1, i), a2 = load(2, i), a3 = load(3, i);
-    const __m128i a4 = load(4, i), a5 = load(5, i), a6 = load(6, i), a7 = load(7, i);
+    const __m128i a0 = p.load(0, i), a1 = p.load(1, i), a2 = p.load(2, i), a3 = p.load(3, i);
+    const __m128i a4 = p.load(4, i), a5 = p.load(5, i), a6 = p.load(6, i), a7 = p.load(7, i);
     // Byte pairs (0,1), (2,3), (4,5), (6,7) of elements i..i+7 (lo) and i+8..i+15 (hi).
     const __m128i b0 = _mm_unpacklo_epi8(a0, a1), b1 = _mm_unpackhi_epi8(a0, a1);
     const __m128i b2 = _mm_unpacklo_epi8(a2, a3), b3 = _mm_unpackhi_epi8(a2, a3);
@@ -61,25 +73,21 @@ std::size_t unshuffle8_sse2(const std::byte* src, std::size_t n, std::byte* dst)
                             _mm_unpacklo_epi32(c1, c5), _mm_unpackhi_epi32(c1, c5),
                             _mm_unpacklo_epi32(c2, c6), _mm_unpackhi_epi32(c2, c6),
                             _mm_unpacklo_epi32(c3, c7), _mm_unpackhi_epi32(c3, c7)};
-    for (int k = 0; k < 8; ++k)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (i + 2 * static_cast<std::size_t>(k)) * 8), out[k]);
+    for (std::size_t k = 0; k < 8; ++k) store16(dst + (i + 2 * k) * 8, out[k]);
   }
   return i;
 }
 
 std::size_t unshuffle4_sse2(const std::byte* src, std::size_t n, std::byte* dst) noexcept {
-  const auto load = [&](std::size_t plane, std::size_t i) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + plane * n + i));
-  };
+  const byte_planes p{src, n};
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m128i a0 = load(0, i), a1 = load(1, i), a2 = load(2, i), a3 = load(3, i);
+    const __m128i a0 = p.load(0, i), a1 = p.load(1, i), a2 = p.load(2, i), a3 = p.load(3, i);
     const __m128i b0 = _mm_unpacklo_epi8(a0, a1), b1 = _mm_unpackhi_epi8(a0, a1);
     const __m128i b2 = _mm_unpacklo_epi8(a2, a3), b3 = _mm_unpackhi_epi8(a2, a3);
     const __m128i out[4] = {_mm_unpacklo_epi16(b0, b2), _mm_unpackhi_epi16(b0, b2),
                             _mm_unpacklo_epi16(b1, b3), _mm_unpackhi_epi16(b1, b3)};
-    for (int k = 0; k < 4; ++k)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (i + 4 * static_cast<std::size_t>(k)) * 4), out[k]);
+    for (std::size_t k = 0; k < 4; ++k) store16(dst + (i + 4 * k) * 4, out[k]);
   }
   return i;
 }

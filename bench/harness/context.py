@@ -19,13 +19,14 @@ class Scale:
     dense: tuple[int, int]      # the dense float matrices
     subset_columns: int         # columns given to scikit-learn (a matrix in memory)
     passes: int                 # timed passes per `colflow bench` run (after one warm-up pass)
-    blosc2_levels: tuple        # Blosc2 compression levels tried with each codec and filter
+    blosc2_levels: tuple        # Blosc2 levels tried with each codec and filter (its level 9
+                                # is zstd 22: minutes to compress the codec data, per run)
     bayesr_iterations: dict     # data set name -> iterations per run
 
 
 FULL = Scale(quick=False, rounds=3, main=(10_000, 50_000), large=(20_000, 150_000),
              codec_columns=2_000, dense=(10_000, 1_000), subset_columns=5_000, passes=3,
-             blosc2_levels=(1, 9),
+             blosc2_levels=(1, 5),
              bayesr_iterations={"uk10k": 100, "sim": 5})
 QUICK = Scale(quick=True, rounds=2, main=(2_000, 10_000), large=(4_000, 40_000),
               codec_columns=2_000, dense=(2_000, 1_000), subset_columns=1_000, passes=2,

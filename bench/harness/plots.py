@@ -44,12 +44,27 @@ def by_data(rows):
     return groups
 
 
+def panels(groups: dict, width: float):
+    """One figure with a panel per data set, side by side."""
+    fig, axes = plt.subplots(1, len(groups), figsize=(width * len(groups), 4.8), squeeze=False)
+    return fig, zip(axes[0], groups.items()), axes[0][0]
+
+
+def save(fig, title: str, header: dict, path: str) -> str:
+    """The title names what is shown and where it was measured."""
+    fig.suptitle(f"{title}\n{machine_label(header)}, {header.get('date', '')}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def codecs_figure(header, rows, path) -> str | None:
     groups = by_data(measures(rows, "codecs"))
     if not groups:
         return None
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.8), squeeze=False)
-    for ax, (data, group) in zip(axes[0], groups.items()):
+    fig, each, first = panels(groups, 5.2)
+    for ax, (data, group) in each:
         for r in group:
             t = tool(r["contender"])
             ax.scatter(r["compression"], r["gb_per_s"], color=COLOURS.get(t, "grey"),
@@ -68,21 +83,17 @@ def codecs_figure(header, rows, path) -> str | None:
         handles, labels = ax.get_legend_handles_labels()
         unique = dict(zip(labels, handles))
         ax.legend(unique.values(), unique.keys(), fontsize=8, loc="lower left")
-    axes[0][0].set_ylabel("decode speed, GB/s of float64 (one thread)")
-    fig.suptitle(f"Decode speed vs compression ratio: colflow codecs, Blosc2 settings, bed-reader\n"
-                 f"{machine_label(header)}, {header.get('date', '')}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    first.set_ylabel("decode speed, GB/s of float64 (one thread)")
+    return save(fig, "Decode speed vs compression ratio: colflow codecs, Blosc2 settings, bed-reader",
+                header, path)
 
 
 def streaming_figure(header, rows, path) -> str | None:
     groups = by_data(measures(rows, "streaming"))
     if not groups:
         return None
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.6 * len(groups), 4.8), squeeze=False)
-    for ax, (data, group) in zip(axes[0], groups.items()):
+    fig, each, _ = panels(groups, 5.6)
+    for ax, (data, group) in each:
         stores = list(dict.fromkeys(r["task"].removeprefix("pass over ").removesuffix(" store")
                                     for r in group))
         modes = list(dict.fromkeys(r["contender"] for r in group))
@@ -102,12 +113,7 @@ def streaming_figure(header, rows, path) -> str | None:
         ax.set_title(data, fontsize=9)
         ax.grid(True, axis="y", which="both", alpha=0.3)
         ax.legend(fontsize=8, title="mode, threads", title_fontsize=8)
-    fig.suptitle(f"Streaming passes per store codec and mode (colflow bench)\n"
-                 f"{machine_label(header)}, {header.get('date', '')}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, "Streaming passes per store codec and mode (colflow bench)", header, path)
 
 
 def analyses_figure(header, rows, path) -> str | None:
@@ -122,7 +128,7 @@ def analyses_figure(header, rows, path) -> str | None:
         labels.append(f"{task}{data} | {r['contender']}")
         values.append(r["seconds"])
         colours.append(COLOURS.get(tool(r["contender"]), "grey"))
-    fig, ax = plt.subplots(figsize=(10, 0.28 * len(labels) + 1.6))
+    fig, ax = plt.subplots(figsize=(11.5, 0.28 * len(labels) + 1.6))
     ax.barh(range(len(labels)), values, color=colours)
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
     ax.invert_yaxis()
@@ -134,12 +140,7 @@ def analyses_figure(header, rows, path) -> str | None:
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[t]) for t in present]
     ax.legend(handles, present, fontsize=8, loc="lower right")
     datasets = ", ".join(dict.fromkeys(r["data"].split(",")[0] for r in tasks))
-    fig.suptitle(f"colflow and peers per analysis ({datasets})\n"
-                 f"{machine_label(header)}, {header.get('date', '')}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, f"colflow and peers per analysis ({datasets})", header, path)
 
 
 def make_all(results: str, header: dict, rows: list[dict]) -> list[str]:

@@ -193,10 +193,12 @@ def peer_table(rows, suites) -> list[str]:
             continue
         lead = next((x for x in find(rows, data=r["data"], task=r["task"], kind="ratio")
                      if x["versus"] == r["contender"]), None)
+        first = next(find(rows, data=r["data"], task=r["task"]))["contender"]
+        ratio_cell = "" if lead is None else f"{lead['ratio']:.3f}" + (
+            "" if lead["contender"] == first else f" ({lead['contender'].removeprefix('colflow ')} / this)")
         body.append([r["data"], r["task"], r["contender"], seconds(r["seconds"]),
-                     f"{r['seconds_min']:.3g}–{r['seconds_max']:.3g}",
-                     f"{lead['ratio']:.3f}" if lead else "", mb(r["peak_rss_mb"])])
-    return table(["data", "task", "contender", "median", "range (s)", "colflow / this", "peak RSS"], body)
+                     f"{r['seconds_min']:.3g}–{r['seconds_max']:.3g}", ratio_cell, mb(r["peak_rss_mb"])])
+    return table(["data", "task", "contender", "median", "range (s)", "first row / this", "peak RSS"], body)
 
 
 def section(results: str, header: dict, rows: list[dict], figures: list[str], root: str) -> str:
@@ -219,6 +221,16 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
              "cache of the mapped store. Data: `colflow simulate` (1% missing calls, seed 1) and uk10k "
              "from `../shared/data` (3,642 x 6,717, real LD).", ""]
     lines += ["### Goals", ""] + goals_of(header, rows).table()
+    lines += ["Why goals can miss on this machine (the tables below carry the figures):", "",
+              "- The plain genotype codec stores 2 bits per call whatever the allele frequency, so "
+              "an entropy coder goes below it on rare variants (Blosc2's zstd on the standardised "
+              "doubles, which repeat few values); zstd on the codes (`genotype-zstd`) is the "
+              "genotype codec's setting for size, and keeps the speed lead.",
+              "- A decode-bound pass on 2 vCPUs can gain at most what a second thread gives: "
+              "compare the pipelined speed-up over sequential with the '2 vs 1 thread' column.",
+              "- `assoc` reads no values (it works on the 2-bit codes), so each added phenotype's "
+              "products, tests and output lines are most of the cost: more phenotypes cost "
+              "almost proportionally more.", ""]
 
     def figure(name: str) -> list[str]:
         return [f"![{name}]({os.path.relpath(f, root)})" for f in figures

@@ -1,5 +1,5 @@
 """Store size and decode speed, one thread: colflow's codecs against python-blosc2 (LZ4 and
-ZSTD, each with no filter, byte shuffle and bit shuffle, at levels 1 and 9, or 5 in a quick
+ZSTD, each with no filter, byte shuffle and bit shuffle, at levels 1 and 5, or 5 in a quick
 run) on the same columns, and against bed-reader decoding the .bed into float64.
 
 Genotype data: the standardised genotype columns (what every analysis reads; colflow's

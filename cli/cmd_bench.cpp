@@ -101,21 +101,18 @@ std::vector<mode_result> run_bench(const store& s, const std::vector<std::string
     };
     std::vector<std::vector<double>> seconds(streaming.size()), busy(streaming.size());
     std::vector<memory_figures> memory(streaming.size());
+    const auto pass = [&](const std::string& mode) {
+      return mode == "sequential" ? stream.run_sequential(order, kernel) : stream.run(order, kernel);
+    };
     // Untimed passes first: the first touch of every mapped page and cold caches would
     // otherwise make the first timed pass of a short run an outlier.
     for (std::size_t p = 0; p < warmup; ++p)
-      for (const std::string& mode : streaming) {
-        if (mode == "sequential")
-          stream.run_sequential(order, kernel);
-        else
-          stream.run(order, kernel);
-      }
+      for (const std::string& mode : streaming) pass(mode);
     for (std::size_t p = 0; p < passes; ++p)
       for (std::size_t m = 0; m < streaming.size(); ++m) {
         memory_sampler sampler;
         sampler.start();
-        const pass_stats ps = streaming[m] == "sequential" ? stream.run_sequential(order, kernel)
-                                                           : stream.run(order, kernel);
+        const pass_stats ps = pass(streaming[m]);
         const memory_figures f = sampler.stop();
         memory[m].peak_rss = std::max(memory[m].peak_rss, f.peak_rss);
         memory[m].peak_anon = std::max(memory[m].peak_anon, f.peak_anon);

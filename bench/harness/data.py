@@ -58,14 +58,17 @@ class Workspace:
                      "--missing", "0.01", "--seed", "1", "--out", prefix)
         return Dataset(f"sim {samples}x{variants}", prefix, prefix + ".phen", samples, variants)
 
+    def preprocess(self, store: str, source: str, *options: str) -> str:
+        """`colflow preprocess OPTIONS --out STORE`, unless STORE is newer than its source file."""
+        if not (os.path.isdir(store) and os.path.getmtime(store) > os.path.getmtime(source)):
+            log(f"data: colflow preprocess {' '.join(options)} -> {os.path.basename(store)}")
+            self.run("preprocess", "--quiet", "--force", *options, "--out", store)
+        return store
+
     def store(self, data: Dataset, label: str, *options: str) -> str:
         """The store of `data` made with `colflow preprocess OPTIONS`, named by label."""
-        store = self.path(f"{os.path.basename(data.prefix)}-{label}.cf")
-        if not (os.path.isdir(store) and os.path.getmtime(store) > os.path.getmtime(data.bed)):
-            log(f"data: colflow preprocess {' '.join(options)} -> {os.path.basename(store)}")
-            self.run("preprocess", "--quiet", "--force", "--bed", data.prefix, *options,
-                     "--out", store)
-        return store
+        return self.preprocess(self.path(f"{os.path.basename(data.prefix)}-{label}.cf"), data.bed,
+                               "--bed", data.prefix, *options)
 
 
 def shared_uk10k(root: str) -> Dataset | None:

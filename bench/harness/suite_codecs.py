@@ -94,13 +94,9 @@ def dense_npy(ctx: Context, kind: str) -> str:
 def dense_comparison(ctx: Context, kind: str, title: str) -> Comparison:
     npy = dense_npy(ctx, kind)
     samples, columns = ctx.scale.dense
-    stores = []
-    for label, options in DENSE_STORES:
-        store = npy[:-4] + "-" + label.replace(" ", "-") + ".cf"
-        if not (os.path.isdir(store) and os.path.getmtime(store) > os.path.getmtime(npy)):
-            log(f"data: colflow preprocess --npy {os.path.basename(npy)} {' '.join(options)}")
-            ctx.ws.run("preprocess", "--quiet", "--force", "--npy", npy, *options, "--out", store)
-        stores.append((label, store))
+    stores = [(label, ctx.ws.preprocess(npy[:-4] + "-" + label.replace(" ", "-") + ".cf", npy,
+                                        "--npy", npy, *options))
+              for label, options in DENSE_STORES]
     cmp = Comparison("codecs", f"{title} {samples}x{columns}", "decode dense float64, one thread")
     add_colflow(ctx, cmp, 8 * samples * columns, stores, "stored")
     add_blosc2(ctx, cmp, npy)

@@ -30,10 +30,10 @@
 #include <utility>
 #include <vector>
 
-#include "colflow/codec.hpp"
-#include "colflow/genotype.hpp"
-#include "colflow/store.hpp"
-#include "colflow/store_writer.hpp"
+#include "colflow/codec/codec.hpp"
+#include "colflow/codec/genotype_codec.hpp"
+#include "colflow/store/store.hpp"
+#include "colflow/store/store_writer.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "colflow/analysis.hpp"
-#include "colflow/selection.hpp"
-#include "colflow/store.hpp"
+#include "colflow/analysis/analysis.hpp"
+#include "colflow/analysis/selection.hpp"
+#include "colflow/store/store.hpp"
 #include "progress.hpp"
 
 namespace colflow::cli {

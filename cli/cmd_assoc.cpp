@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include "analysis_setup.hpp"
-#include "colflow/assoc.hpp"
+#include "colflow/analysis/assoc.hpp"
 #include "colflow/error.hpp"
-#include "colflow/phenotype.hpp"
+#include "colflow/analysis/phenotype.hpp"
 #include "commands.hpp"
-#include "tsv_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow::cli {
 
@@ -54,11 +54,11 @@ command add_assoc(CLI::App& app) {
       throw error(errc::invalid_argument, "--covar-name needs --covar");
     }
 
-    std::vector<std::unique_ptr<tsv_output>> outs;
+    std::vector<std::unique_ptr<tsv_writer>> outs;
     for (const std::string& name : pheno.names) {
       std::string file_name = name;
       std::replace(file_name.begin(), file_name.end(), '/', '_');
-      outs.push_back(std::make_unique<tsv_output>(o->out + "." + file_name + ".assoc.tsv",
+      outs.push_back(std::make_unique<tsv_writer>(o->out + "." + file_name + ".assoc.tsv",
                                                   o->common.digits));
       for (const char* h : {"#CHR", "POS", "ID", "A1", "A2", "N_OBS", "BETA", "SE", "T_STAT", "P",
                             "NOTE"})
@@ -73,7 +73,7 @@ command add_assoc(CLI::App& app) {
     std::vector<std::size_t> pending_columns;
     const auto write_pending = [&] {
       tbb::parallel_for(std::size_t{0}, np, [&](std::size_t p) {
-        tsv_output& out = *outs[p];
+        tsv_writer& out = *outs[p];
         for (std::size_t k = 0; k < pending_columns.size(); ++k) {
           const column_info& c = columns[pending_columns[k]];
           const assoc_result& r = pending[k * np + p];

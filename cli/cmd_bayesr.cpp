@@ -4,11 +4,11 @@
 #include <cstdio>
 
 #include "analysis_setup.hpp"
-#include "colflow/bayesr.hpp"
+#include "colflow/analysis/bayesr.hpp"
 #include "colflow/error.hpp"
-#include "colflow/phenotype.hpp"
+#include "colflow/analysis/phenotype.hpp"
 #include "commands.hpp"
-#include "tsv_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow::cli {
 
@@ -108,7 +108,7 @@ command add_bayesr(CLI::App& app) {
     if (r.resumed_from > 0) run.log("resumed from iteration " + std::to_string(r.resumed_from));
     run.log(pheno.names[0] + ": " + std::to_string(r.samples) + " samples used");
 
-    tsv_output trace(o->out + ".trace.tsv", o->common.digits);
+    tsv_writer trace(o->out + ".trace.tsv", o->common.digits);
     for (const char* h : {"ITER", "MU", "SIGMA2_G", "SIGMA2_E", "H2", "VAR_G", "NONZERO"}) trace.text(h);
     for (std::size_t k = 0; k <= o->chain.mixture.size(); ++k) trace.text("PI_" + std::to_string(k));
     trace.end_line();
@@ -130,7 +130,7 @@ command add_bayesr(CLI::App& app) {
 
     const auto& columns = s.columns();
     const auto& selected = run.selected().columns;
-    tsv_output effects(o->out + ".effects.tsv", o->common.digits);
+    tsv_writer effects(o->out + ".effects.tsv", o->common.digits);
     for (const char* h : {"ID", "A1", "PIP", "BETA", "BETA_SD", "BETA_PER_UNIT", "BETA_PER_UNIT_SD"})
       effects.text(h);
     effects.end_line();

@@ -1,8 +1,8 @@
 // colflow pca: top principal components by randomised SVD over streaming passes.
 #include "analysis_setup.hpp"
-#include "colflow/pca.hpp"
+#include "colflow/analysis/pca.hpp"
 #include "commands.hpp"
-#include "tsv_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow::cli {
 
@@ -43,7 +43,7 @@ command add_pca(CLI::App& app) {
     const pca_result r = principal_components(s, run.selected(), o->pca, run.options());
     const auto k = r.eigenvalues.size();
     {
-      tsv_output out(o->out + ".eigenval", o->common.digits);
+      tsv_writer out(o->out + ".eigenval", o->common.digits);
       for (Eigen::Index i = 0; i < k; ++i) {
         out.number(r.eigenvalues[i]);
         out.end_line();
@@ -51,7 +51,7 @@ command add_pca(CLI::App& app) {
       out.commit();
     }
     {
-      tsv_output out(o->out + ".eigenvec", o->common.digits);
+      tsv_writer out(o->out + ".eigenvec", o->common.digits);
       out.text("#FID").text("IID");
       for (Eigen::Index i = 0; i < k; ++i) out.text("PC" + std::to_string(i + 1));
       out.end_line();
@@ -66,7 +66,7 @@ command add_pca(CLI::App& app) {
       out.commit();
     }
     if (o->pca.loadings) {
-      tsv_output out(o->out + ".loadings.tsv", o->common.digits);
+      tsv_writer out(o->out + ".loadings.tsv", o->common.digits);
       for (const char* h : {"#CHR", "ID", "A1", "A2"}) out.text(h);
       for (Eigen::Index i = 0; i < k; ++i) out.text("PC" + std::to_string(i + 1));
       out.end_line();

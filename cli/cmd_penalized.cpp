@@ -4,10 +4,10 @@
 
 #include "analysis_setup.hpp"
 #include "colflow/error.hpp"
-#include "colflow/penalized.hpp"
-#include "colflow/phenotype.hpp"
+#include "colflow/analysis/penalized.hpp"
+#include "colflow/analysis/phenotype.hpp"
 #include "commands.hpp"
-#include "tsv_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow::cli {
 
@@ -66,7 +66,7 @@ command add_penalized(CLI::App& app, penalty kind) {
 
     const auto& columns = s.columns();
     const auto& selected = run.selected().columns;
-    tsv_output coef(o->out + ".coef.tsv", o->common.digits);
+    tsv_writer coef(o->out + ".coef.tsv", o->common.digits);
     for (const char* h : {"LAMBDA", "ID", "A1", "BETA", "BETA_PER_UNIT"}) coef.text(h);
     coef.end_line();
     for (std::size_t k = 0; k < fit.path.size(); ++k) {
@@ -85,7 +85,7 @@ command add_penalized(CLI::App& app, penalty kind) {
       }
     }
     coef.commit();
-    tsv_output path(o->out + ".path.tsv", o->common.digits);
+    tsv_writer path(o->out + ".path.tsv", o->common.digits);
     for (const char* h : {"LAMBDA", "NONZERO", "R2", "OBJECTIVE", "SWEEPS", "FULL_PASSES", "CONVERGED"})
       path.text(h);
     path.end_line();
@@ -106,7 +106,7 @@ command add_penalized(CLI::App& app, penalty kind) {
         run.log(o->predict + ": " + std::to_string(match.missing) +
                 " fitted columns are not in this store and count as their mean");
       const Eigen::MatrixXd pred = predict(target, fit, match, run.options());
-      tsv_output out(o->out + ".pred.tsv", o->common.digits);
+      tsv_writer out(o->out + ".pred.tsv", o->common.digits);
       out.text("#FID").text("IID");
       for (const penalized_step& st : fit.path) {
         char name[48];

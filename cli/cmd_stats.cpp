@@ -1,8 +1,8 @@
 // colflow stats: per-column statistics of the selected samples.
 #include "analysis_setup.hpp"
-#include "colflow/stats.hpp"
+#include "colflow/analysis/stats.hpp"
 #include "commands.hpp"
-#include "tsv_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow::cli {
 
@@ -30,7 +30,7 @@ command add_stats(CLI::App& app) {
     analysis_run run("stats", o->common);
     const store& s = run.source();
     const auto summaries = column_summaries(s, run.selected(), run.options());
-    tsv_output out(o->out, o->common.digits);
+    tsv_writer out(o->out, o->common.digits);
     const bool genotype = s.type() == value_type::genotype;
     if (genotype) {
       for (const char* h : {"#CHR", "ID", "POS", "A1", "A2", "OBS_CT", "MISSING_CT", "F_MISS",

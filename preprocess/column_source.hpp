@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "colflow/store.hpp"
+#include "colflow/store/store.hpp"
 
 namespace colflow::preprocess {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "colflow/store_writer.hpp"
+#include "colflow/store/store_writer.hpp"
 #include "column_source.hpp"
 
 namespace colflow::preprocess {

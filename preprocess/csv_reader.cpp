@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "colflow/error.hpp"
-#include "file_io_internal.hpp"
+#include "io/file_io_internal.hpp"
 
 namespace colflow::preprocess {
 namespace {

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "colflow/error.hpp"
-#include "colflow/stream.hpp"
+#include "colflow/stream/column_stream.hpp"
 
 namespace colflow::preprocess {
 namespace {

@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "colflow/store.hpp"
-#include "colflow/stream.hpp"
+#include "colflow/store/store.hpp"
+#include "colflow/stream/column_stream.hpp"
 
 namespace colflow::preprocess {
 

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "colflow/error.hpp"
-#include "file_io_internal.hpp"
+#include "io/file_io_internal.hpp"
 
 namespace colflow::preprocess {
 namespace {

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "colflow/error.hpp"
-#include "colflow/genotype.hpp"
-#include "file_io_internal.hpp"
+#include "colflow/codec/genotype_codec.hpp"
+#include "io/file_io_internal.hpp"
 
 namespace colflow::preprocess {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <random>
 
-#include "colflow/codec.hpp"
+#include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {

@@ -1,4 +1,4 @@
-// Tests of column_stream (include/colflow/stream.hpp): the order the kernel sees, the values it
+// Tests of column_stream (include/colflow/stream/column_stream.hpp): the order the kernel sees, the values it
 // gets, the memory bound, early stop, errors, determinism, nested parallelism, progress, stats.
 //
 // Every fixture runs a watchdog: a pass that hangs aborts the test binary with a message

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "colflow/genotype.hpp"
+#include "colflow/codec/genotype_codec.hpp"
 
 namespace colflow {
 namespace {

@@ -3,7 +3,8 @@
 #include <cmath>
 #include <random>
 
-#include "colflow/genotype.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/codec/genotype_codec.hpp"
 #include "test_support.hpp"
 
 namespace colflow {

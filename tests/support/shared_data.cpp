@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "colflow/genotype.hpp"
+#include "colflow/codec/genotype_codec.hpp"
 #include "test_support.hpp"
 
 namespace colflow::test {

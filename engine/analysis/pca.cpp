@@ -1,0 +1,251 @@
+#include "colflow/analysis/pca.hpp"
+
+#include <Random123/philox.h>
+#include <Random123/uniform.hpp>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/QR>
+#include <cmath>
+#include <numbers>
+
+#include "colflow/error.hpp"
+#include "colflow/stream/column_stream.hpp"
+#include "kernels/dense_kernels_internal.hpp"
+#include "analysis/selected_stats_internal.hpp"
+
+namespace colflow {
+namespace {
+
+using matrix = Eigen::MatrixXd;
+
+// Entries of the random sketch: standard normals keyed by (seed, column, entry), so that the
+// sketch does not depend on the order or grouping in which columns arrive.
+class sketch_entries {
+ public:
+  explicit sketch_entries(std::uint64_t seed)
+      : key_{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}} {}
+
+  // Fills row `out` (length l) of the sketch for store column j.
+  void fill(std::size_t j, Eigen::Ref<Eigen::RowVectorXd, 0, Eigen::InnerStride<>> out) const {
+    const auto l = out.size();
+    for (Eigen::Index c = 0; c < l; c += 2) {
+      const auto r = philox_(
+          r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(j),
+                                      static_cast<std::uint32_t>(std::uint64_t(j) >> 32),
+                                      static_cast<std::uint32_t>(c / 2), 0x5ca1ab1e}},
+          key_);
+      // Box-Muller on two uniforms in (0, 1].
+      const double u1 = r123::u01<double>(r[0]), u2 = r123::u01<double>(r[1]);
+      const double radius = std::sqrt(-2.0 * std::log(u1));
+      out[c] = radius * std::cos(2.0 * std::numbers::pi * u2);
+      if (c + 1 < l) out[c + 1] = radius * std::sin(2.0 * std::numbers::pi * u2);
+    }
+  }
+
+ private:
+  r123::Philox4x32 philox_;
+  r123::Philox4x32::key_type key_;
+};
+
+// Turns a streamed column into its standardised values on the selected rows.
+class standardizer {
+ public:
+  standardizer(const store& s, const selection& sel, pca_scaling scaling)
+      : sel_(sel),
+        scaling_(scaling),
+        genotype_(s.type() == value_type::genotype),
+        rows_(s.num_rows()),
+        statistics_(s, sel.row_kept),
+        full_(sel.all_rows() ? 0 : rows_) {}
+
+  // Writes z (selected rows) to `out`; false (and zeros) for a constant column.
+  bool operator()(const column_view<double>& v, double* out) {
+    const std::size_t n = sel_.rows.size();
+    const column_stats st = statistics_(v);
+    if (genotype_) {
+      genotype_lut<double> lut;
+      if (scaling_ == pca_scaling::hwe) {
+        const double p = st.a1_freq;
+        if (!(st.observed > 0 && p > 0.0 && p < 1.0)) return zero(out, n);
+        const double scale = std::sqrt(2.0 * p * (1.0 - p));
+        lut = {(2.0 - 2.0 * p) / scale, 0.0, (1.0 - 2.0 * p) / scale, -2.0 * p / scale};
+      } else {
+        if (!(st.sd > 0.0)) return zero(out, n);
+        lut = standardized_lut(st);
+      }
+      if (sel_.all_rows()) {
+        decode_genotypes(v.codes, lut, std::span<double>(out, n));
+      } else {
+        decode_genotypes(v.codes, lut, std::span<double>(full_.data(), rows_));
+        for (std::size_t i = 0; i < n; ++i) out[i] = full_[sel_.rows[i]];
+      }
+      return true;
+    }
+    if (!(st.sd > 0.0)) return zero(out, n);
+    const auto kept = statistics_.kept_values();
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = std::isnan(kept[i]) ? 0.0 : (kept[i] - st.mean) / st.sd;
+    return true;
+  }
+
+ private:
+  static bool zero(double* out, std::size_t n) {
+    std::fill(out, out + n, 0.0);
+    return false;
+  }
+  const selection& sel_;
+  pca_scaling scaling_;
+  bool genotype_;
+  std::size_t rows_;
+  detail::selected_stats statistics_;
+  std::vector<double> full_;
+};
+
+// Columns of Q: an orthonormal basis of the range of y (thin QR).
+matrix orthonormalize(const matrix& y) {
+  Eigen::HouseholderQR<matrix> qr(y);
+  return qr.householderQ() * matrix::Identity(y.rows(), y.cols());
+}
+
+// Deterministic split of [0, n) for nested parallel loops: simple_partitioner cuts at fixed
+// points whatever the thread count, so results never depend on it.
+template <typename F>
+void parallel_chunks(Eigen::Index n, Eigen::Index grain, F&& f) {
+  tbb::parallel_for(
+      tbb::blocked_range<Eigen::Index>(0, n, grain),
+      [&](const tbb::blocked_range<Eigen::Index>& r) { f(r.begin(), r.end() - r.begin()); },
+      tbb::simple_partitioner{});
+}
+
+}  // namespace
+
+pca_result principal_components(const store& s, const selection& sel, const pca_options& pca,
+                                const analysis_options& options) {
+  const std::size_t n = sel.rows.size(), m = sel.columns.size(), k = pca.components;
+  if (k == 0) throw error(errc::invalid_argument, "pca: the number of components must be at least 1");
+  if (k > n || k > m)
+    throw error(errc::invalid_argument,
+                "pca: " + std::to_string(k) + " components asked, but only " + std::to_string(n) +
+                    " samples and " + std::to_string(m) + " columns are selected");
+  if (pca.scaling == pca_scaling::hwe && s.type() != value_type::genotype)
+    throw error(errc::invalid_argument, s.path().string() +
+                                            ": hwe scaling needs a genotype store (it is " +
+                                            std::string(value_type_name(s.type())) + ")");
+  const auto l = static_cast<Eigen::Index>(std::min({k + pca.oversampling, n, m}));
+  const auto nn = static_cast<Eigen::Index>(n);
+  const auto block = static_cast<Eigen::Index>(std::max<std::size_t>(1, pca.block_columns));
+
+  stream_options so = options.stream;
+  so.values = decode_as::stored;
+  so.decode_values = s.type() != value_type::genotype;
+  column_stream<double> stream(s, so);
+  standardizer standardize(s, sel, pca.scaling);
+  const sketch_entries sketch(pca.seed);
+
+  pca_result result;
+  const std::size_t total_passes = 2 + pca.power_iterations;
+  matrix zb(nn, block);          // a block of standardised columns
+  matrix y = matrix::Zero(nn, l);
+  matrix q, bb(block, l), c = matrix::Zero(l, l), b_all;
+  if (pca.loadings) b_all.setZero(static_cast<Eigen::Index>(m), l);
+  std::size_t used = 0;
+
+  // One pass: standardises the columns into blocks and hands each full block to `product`.
+  const auto pass = [&](auto&& product) {
+    ++result.passes;
+    const std::string label =
+        "pca pass " + std::to_string(result.passes) + "/" + std::to_string(total_passes);
+    stream.on_progress(options.progress ? std::function<void(const pass_progress&)>(
+                                              [&](const pass_progress& p) { options.progress(label, p); })
+                                        : nullptr);
+    Eigen::Index filled = 0;
+    std::size_t first = 0;  // selection position of the block's first column
+    stream.run(sel.columns, [&](const column_view<double>& v) {
+      const bool varies = standardize(v, zb.col(filled).data());
+      if (result.passes == 1 && varies) ++used;
+      if (++filled == block || v.position + 1 == m) {
+        product(filled, first);
+        first = v.position + 1;
+        filled = 0;
+      }
+      return true;
+    });
+  };
+
+  // Y += Zb · B for this block (rows split across threads).
+  const auto add_product = [&](Eigen::Index cols, const matrix& b) {
+    parallel_chunks(nn, 1024, [&](Eigen::Index r0, Eigen::Index rn) {
+      detail::multiply_add(zb.data() + r0, static_cast<std::size_t>(nn), static_cast<std::size_t>(rn),
+                           static_cast<std::size_t>(cols), b.data(), static_cast<std::size_t>(b.rows()),
+                           static_cast<std::size_t>(l), y.data() + r0, static_cast<std::size_t>(nn));
+    });
+  };
+  // Bb = Zbᵀ · Q (block columns split across threads).
+  const auto project = [&](Eigen::Index cols) {
+    parallel_chunks(cols, 8, [&](Eigen::Index c0, Eigen::Index cn) {
+      detail::transpose_multiply(zb.data() + c0 * nn, static_cast<std::size_t>(nn),
+                                 static_cast<std::size_t>(nn), static_cast<std::size_t>(cn), q.data(),
+                                 static_cast<std::size_t>(nn), static_cast<std::size_t>(l),
+                                 bb.data() + c0, static_cast<std::size_t>(bb.rows()));
+    });
+  };
+
+  // The sketch: Y = Z Ω.
+  matrix omega(block, l);
+  pass([&](Eigen::Index cols, std::size_t first) {
+    for (Eigen::Index i = 0; i < cols; ++i)
+      sketch.fill(sel.columns[first + static_cast<std::size_t>(i)], omega.row(i));
+    add_product(cols, omega);
+  });
+  if (used < k)
+    throw error(errc::invalid_argument, "pca: " + std::to_string(k) +
+                                            " components asked, but only " + std::to_string(used) +
+                                            " selected columns are not constant");
+  // Power iterations: Y = Z Zᵀ Q.
+  for (std::size_t it = 0; it < pca.power_iterations; ++it) {
+    q = orthonormalize(y);
+    y.setZero();
+    pass([&](Eigen::Index cols, std::size_t) {
+      project(cols);
+      add_product(cols, bb);
+    });
+  }
+  // Rayleigh-Ritz: C = Qᵀ Z Zᵀ Q, whose eigenpairs give those of ZZᵀ on the range of Q.
+  q = orthonormalize(y);
+  pass([&](Eigen::Index cols, std::size_t first) {
+    project(cols);
+    c.noalias() += bb.topRows(cols).transpose() * bb.topRows(cols);
+    if (pca.loadings) b_all.middleRows(static_cast<Eigen::Index>(first), cols) = bb.topRows(cols);
+  });
+  Eigen::SelfAdjointEigenSolver<matrix> eig(c);
+  const auto kk = static_cast<Eigen::Index>(k);
+  result.columns_used = used;
+  result.eigenvalues.resize(kk);
+  matrix v(l, kk);
+  for (Eigen::Index i = 0; i < kk; ++i) {  // eigen() is increasing
+    result.eigenvalues[i] = std::max(eig.eigenvalues()[l - 1 - i], 0.0) / static_cast<double>(used);
+    v.col(i) = eig.eigenvectors().col(l - 1 - i);
+  }
+  result.eigenvectors = q * v;
+  for (Eigen::Index i = 0; i < kk; ++i) {
+    Eigen::Index at = 0;
+    result.eigenvectors.col(i).cwiseAbs().maxCoeff(&at);
+    if (result.eigenvectors(at, i) < 0) {
+      result.eigenvectors.col(i) *= -1.0;
+      v.col(i) *= -1.0;
+    }
+  }
+  if (pca.loadings) {
+    result.loadings = b_all * v;
+    for (Eigen::Index i = 0; i < kk; ++i) {
+      const double sigma = std::sqrt(result.eigenvalues[i] * static_cast<double>(used));
+      if (sigma > 0) result.loadings.col(i) /= sigma;
+    }
+  }
+  return result;
+}
+
+}  // namespace colflow

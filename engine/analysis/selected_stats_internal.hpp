@@ -1,0 +1,38 @@
+// A streamed column's statistics over a subset of the samples: DESIGN §2 computed for the
+// samples an analysis uses (after --keep/--remove, or those with a phenotype), on the packed
+// codes through a sample mask for genotype stores, on the gathered values for dense ones.
+// Shared by stats, pca and the penalised regressions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "colflow/store/store.hpp"
+#include "colflow/stream/column_stream.hpp"
+
+namespace colflow::detail {
+
+class selected_stats {
+ public:
+  // `kept`: one flag per store row.
+  selected_stats(const store& s, std::span<const std::uint8_t> kept);
+
+  // The column's statistics over the kept samples. With every sample kept a genotype column
+  // is answered from its index entry. For a dense column the kept values are left in
+  // kept_values(), in row order.
+  column_stats operator()(const column_view<double>& v);
+
+  std::span<const double> kept_values() const noexcept { return values_; }
+  const std::vector<std::size_t>& rows() const noexcept { return rows_; }
+  const std::vector<std::uint8_t>& mask() const noexcept { return mask_; }  // packed, genotype
+
+ private:
+  bool genotype_;
+  std::size_t store_rows_;
+  std::vector<std::size_t> rows_;
+  std::vector<std::uint8_t> mask_;
+  std::vector<double> values_;
+};
+
+}  // namespace colflow::detail

@@ -1,0 +1,76 @@
+// The selected columns as iterative solvers see them: z_j, column j standardised over the
+// samples a fit uses (DESIGN §2 statistics of those samples; a missing call and an unused
+// sample count 0). Solvers need two things per column, the product zᵀr with the residual and
+// the update r −= δz. On a genotype store both work on the packed codes and the column's
+// statistics (dosage_and_call_sums, genotype_axpy), so nothing is decoded; a dense column is
+// standardised into a scratch vector once per visit. Shared by the penalised regressions and
+// BayesR.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/analysis/selection.hpp"
+#include "colflow/store/store.hpp"
+#include "colflow/stream/column_stream.hpp"
+#include "analysis/selected_stats_internal.hpp"
+
+namespace colflow::detail {
+
+// The samples a fit uses: selected and with a phenotype value, and the phenotype's mean and
+// SD over them. Throws invalid_argument (prefixed by `what`) when the phenotype does not have
+// one value per store row, fewer than `minimum` samples are used, or it is constant on them.
+struct phenotype_samples {
+  std::vector<std::uint8_t> used;  // one flag per store row
+  std::size_t count = 0;
+  double mean = 0, sd = 0;
+};
+phenotype_samples used_samples(const store& s, const selection& sel, std::span<const double> phenotype,
+                               std::size_t minimum, const std::string& what);
+
+class standardized_columns {
+ public:
+  // `used`: one flag per store row, the samples the fit uses.
+  standardized_columns(const store& s, const selection& sel, std::vector<std::uint8_t> used);
+
+  bool genotype() const noexcept { return genotype_; }
+  const std::vector<column_stats>& stats() const noexcept { return stats_; }
+  const std::vector<std::uint8_t>& used() const noexcept { return used_; }
+
+  // Learns the statistics of selection position `p` from its streamed view (a first pass).
+  void learn(std::size_t p, const column_view<double>& v) { stats_[p] = statistics_(v); }
+
+  // SD 0 over the used samples: the column standardises to zeros and takes no part.
+  bool constant(std::size_t p) const noexcept { return !(stats_[p].sd > 0.0); }
+
+  // z_pᵀ r. `r_sum` is the sum of r over the used samples (r is 0 on the others), which the
+  // caller keeps: a genotype column with a call for every used sample then needs only the
+  // dosage products (half the work). Column updates r −= δz leave the sum unchanged (z sums to
+  // zero over the used samples), so a solver computes it once per pass.
+  double dot(std::size_t p, const column_view<double>& v, const std::vector<double>& r, double r_sum);
+
+  // r −= δ z_p, after dot() on the same view (which standardised a dense column).
+  void subtract(std::size_t p, const column_view<double>& v, double delta, std::vector<double>& r);
+
+  // z_p itself, one value per store row (for solvers that hold the matrix in memory).
+  void values(std::size_t p, const column_view<double>& v, double* out) const;
+
+ private:
+  void standardize(std::size_t p, const column_view<double>& v, double* out) const;
+
+  bool genotype_;
+  std::size_t rows_;
+  std::vector<std::uint8_t> used_;
+  std::uint64_t used_count_;
+  selected_stats statistics_;
+  std::vector<column_stats> stats_;
+  Eigen::VectorXd z_;
+};
+
+}  // namespace colflow::detail

@@ -1,0 +1,57 @@
+#include "colflow/analysis/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/selected_stats_internal.hpp"
+
+namespace colflow {
+namespace {
+
+// The summary of a column's statistics over `n` selected samples.
+column_summary summary_of(const column_stats& st, std::size_t n) {
+  column_summary s;
+  s.observed = st.observed;
+  s.missing = n - st.observed;
+  s.a1_freq = st.a1_freq;
+  s.mean = st.mean;
+  s.sd = st.sd;
+  return s;
+}
+
+}  // namespace
+
+std::vector<column_summary> column_summaries(const store& s, const selection& sel,
+                                             const analysis_options& options) {
+  std::vector<column_summary> out(sel.columns.size());
+  const std::size_t kept = sel.rows.size();
+  const bool genotype = s.type() == value_type::genotype;
+
+  if (genotype && sel.all_rows()) {
+    // Every figure was computed at preprocessing and is kept in the index (DESIGN §2).
+    for (std::size_t k = 0; k < sel.columns.size(); ++k)
+      out[k] = summary_of(s.entry(sel.columns[k]).stats, kept);
+    return out;
+  }
+
+  stream_options so = options.stream;
+  so.values = decode_as::stored;
+  so.decode_values = !genotype;
+  column_stream<double> stream(s, so);
+  if (options.progress)
+    stream.on_progress([&](const pass_progress& p) { options.progress("stats", p); });
+  detail::selected_stats statistics(s, sel.row_kept);
+  stream.run(sel.columns, [&](const column_view<double>& v) {
+    column_summary& r = out[v.position];
+    r = summary_of(statistics(v), kept);
+    for (double x : statistics.kept_values())  // dense columns only
+      if (!std::isnan(x)) {
+        r.min = std::isnan(r.min) ? x : std::min(r.min, x);
+        r.max = std::isnan(r.max) ? x : std::max(r.max, x);
+      }
+    return true;
+  });
+  return out;
+}
+
+}  // namespace colflow

@@ -1,0 +1,189 @@
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "colflow/error.hpp"
+#include "io/file_io_internal.hpp"
+#include "io/truncation_guard_internal.hpp"
+
+namespace colflow::detail {
+
+file_descriptor& file_descriptor::operator=(file_descriptor&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+file_descriptor::~file_descriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::uint64_t file_descriptor::size() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw_system_error(errno, "cannot stat", path_);
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+void file_descriptor::pread_exact(std::span<std::byte> out, std::uint64_t offset) const {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
+                              static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error(errno, "cannot read " + std::to_string(out.size()) + " bytes at offset " +
+                                    std::to_string(offset),
+                         path_);
+    }
+    if (n == 0)
+      throw error(errc::io_error, "unexpected end of file at offset " +
+                                      std::to_string(offset + done) + " (" + path_ + ")");
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void file_descriptor::write_all(std::span<const std::byte> bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error(errno, "cannot write", path_);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void file_descriptor::pwrite_all(std::span<const std::byte> bytes, std::uint64_t offset) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error(errno, "cannot write", path_);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void buffered_writer::write(std::span<const std::byte> bytes) {
+  if (buffer_.size() + bytes.size() > capacity_) flush();
+  if (bytes.size() >= capacity_) {
+    fd_.write_all(bytes);
+    written_ += bytes.size();
+    return;
+  }
+  buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+}
+
+void buffered_writer::flush() {
+  if (buffer_.empty()) return;
+  fd_.write_all(buffer_);
+  written_ += buffer_.size();
+  buffer_.clear();
+}
+
+void buffered_writer::finish() {
+  flush();
+  fd_.sync();
+  fd_.close();
+}
+
+void file_descriptor::sync() {
+  if (::fsync(fd_) != 0) throw_system_error(errno, "cannot fsync", path_);
+}
+
+void file_descriptor::close() {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  // A failed close after write can mean lost data (NFS): report it.
+  if (::close(fd) != 0) throw_system_error(errno, "cannot close", path_);
+}
+
+file_descriptor open_read(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_system_error(errno, "cannot open", path.string());
+  return {fd, path.string()};
+}
+
+file_descriptor create_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw_system_error(errno, "cannot create", path.string());
+  return {fd, path.string()};
+}
+
+void sync_directory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_system_error(errno, "cannot open directory", dir.string());
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) throw_system_error(saved, "cannot fsync directory", dir.string());
+}
+
+mapped_file::mapped_file(const file_descriptor& fd, access_hint hint) {
+  const std::uint64_t size = fd.size();
+  if (size == 0) return;
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
+  if (p == MAP_FAILED) throw_system_error(errno, "cannot map", fd.path());
+  data_ = static_cast<const std::byte*>(p);
+  size_ = size;
+  guard_ = watch_mapping(data_, size_);
+  advise(hint);
+}
+
+void mapped_file::advise(access_hint hint) const noexcept {
+  if (!data_ || hint == access_hint::normal) return;
+  ::madvise(const_cast<std::byte*>(data_), size_,
+            hint == access_hint::sequential ? MADV_SEQUENTIAL : MADV_WILLNEED);
+}
+
+bool mapped_file::damaged() const noexcept { return mapping_damaged(guard_); }
+
+void mapped_file::release() noexcept {
+  unwatch_mapping(guard_);
+  if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+  guard_ = -1;
+}
+
+mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
+  if (this != &o) {
+    release();
+    data_ = o.data_;
+    size_ = o.size_;
+    guard_ = o.guard_;
+    o.data_ = nullptr;
+    o.size_ = 0;
+    o.guard_ = -1;
+  }
+  return *this;
+}
+
+mapped_file::~mapped_file() { release(); }
+
+std::string read_text_file(const std::filesystem::path& path) {
+  file_descriptor fd = open_read(path);
+  std::string text(fd.size(), '\0');
+  fd.pread_exact(std::as_writable_bytes(std::span(text)), 0);
+  return text;
+}
+
+void write_text_file(const std::filesystem::path& path, const std::string& text) {
+  file_descriptor fd = create_file(path);
+  fd.write_all(std::as_bytes(std::span(text)));
+  fd.sync();
+  fd.close();
+}
+
+}  // namespace colflow::detail

@@ -1,0 +1,290 @@
+// Dot products of packed genotype columns with dense vectors, without decoding the column.
+//
+// A byte holds four samples, so a 256-entry table maps each byte to the four dosages it
+// stands for (a missing call counts 0). One aligned 4-double load replaces the decode, and
+// that load is shared by every vector the column is multiplied with.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+
+#include "colflow/codec/genotype_codec.hpp"
+
+#include "simd/cpu_dispatch_internal.hpp"
+
+namespace colflow {
+namespace {
+
+constexpr double code_dosage(unsigned code) noexcept {
+  return code == 0 ? 2.0 : code == 2 ? 1.0 : 0.0;  // 0b01 (missing) and 0b11 count 0
+}
+
+struct byte_dosages {
+  alignas(32) double four[256][4];
+  constexpr byte_dosages() noexcept : four{} {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned k = 0; k < 4; ++k) four[b][k] = code_dosage((b >> (2 * k)) & 3u);
+  }
+};
+constexpr byte_dosages table{};
+
+// 1 for a call, 0 for a missing one (code 0b01), four samples per byte.
+struct byte_calls {
+  alignas(32) double four[256][4];
+  constexpr byte_calls() noexcept : four{} {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned k = 0; k < 4; ++k) four[b][k] = ((b >> (2 * k)) & 3u) == 1u ? 0.0 : 1.0;
+  }
+};
+constexpr byte_calls calls{};
+
+// A byte of codes with the samples a mask byte drops turned into missing calls (0b01), so
+// that the tables give them neither a dosage nor a call.
+constexpr std::uint8_t masked_byte(std::uint8_t codes, std::uint8_t mask) noexcept {
+  const auto keep = static_cast<std::uint8_t>(mask | (mask << 1));  // 0b01 pairs -> 0b11
+  return static_cast<std::uint8_t>((codes & keep) | (0x55u & ~keep));
+}
+
+// Samples [first, n) one by one, added to out[c * m + v].
+void dots_tail(const std::uint8_t* const* columns, std::size_t count, std::size_t first,
+               std::size_t n, const double* w, std::size_t stride, std::size_t m,
+               double* out) noexcept {
+  for (std::size_t c = 0; c < count; ++c)
+    for (std::size_t i = first; i < n; ++i) {
+      const double x = code_dosage((columns[c][i / 4] >> (2 * (i % 4))) & 3u);
+      for (std::size_t v = 0; v < m; ++v) out[c * m + v] += x * w[i + v * stride];
+    }
+}
+
+// Every pair (column, vector) accumulates its own four lanes over the bytes in order, then
+// adds the lanes ((0+1)+(2+3)) and the tail: the same arithmetic whichever kernel, tile or
+// thread computes it, so results never depend on how the work was split.
+void dots_portable(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
+                   const double* w, std::size_t stride, std::size_t m, double* out) noexcept {
+  const std::size_t full = n / 4;
+  for (std::size_t c = 0; c < count; ++c)
+    for (std::size_t v = 0; v < m; ++v) {
+      const double* y = w + v * stride;
+      double acc[4] = {0, 0, 0, 0};
+      for (std::size_t b = 0; b < full; ++b) {
+        const double* t = table.four[columns[c][b]];
+        for (std::size_t k = 0; k < 4; ++k) acc[k] += t[k] * y[4 * b + k];
+      }
+      out[c * m + v] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    }
+  dots_tail(columns, count, 4 * full, n, w, stride, m, out);
+}
+
+#if COLFLOW_X86_DISPATCH
+// A tile of MC columns x MV vectors: per step of four samples, MC table loads and MV vector
+// loads feed MC x MV independent FMA chains, enough to hide the FMA latency with the loads
+// shared across the tile.
+template <int MC, int MV>
+__attribute__((target("avx2,fma"))) void tile_avx2(const std::uint8_t* const* columns,
+                                                   std::size_t full, const double* const* y,
+                                                   double* out, std::size_t m) noexcept {
+  __m256d acc[MC][MV];
+  for (int c = 0; c < MC; ++c)
+    for (int v = 0; v < MV; ++v) acc[c][v] = _mm256_setzero_pd();
+  for (std::size_t b = 0; b < full; ++b) {
+    __m256d yv[MV];
+    for (int v = 0; v < MV; ++v) yv[v] = _mm256_loadu_pd(y[v] + 4 * b);
+    for (int c = 0; c < MC; ++c) {
+      const __m256d t = _mm256_load_pd(table.four[columns[c][b]]);
+      for (int v = 0; v < MV; ++v) acc[c][v] = _mm256_fmadd_pd(t, yv[v], acc[c][v]);
+    }
+  }
+  for (int c = 0; c < MC; ++c)
+    for (int v = 0; v < MV; ++v) out[static_cast<std::size_t>(c) * m + static_cast<std::size_t>(v)] = detail::lanes_sum(acc[c][v]);
+}
+
+template <int MC>
+__attribute__((target("avx2,fma"))) void tile_columns(const std::uint8_t* const* columns,
+                                                      std::size_t full, const double* w,
+                                                      std::size_t stride, std::size_t m,
+                                                      double* out) noexcept {
+  std::size_t v = 0;
+  for (; v + 2 <= m; v += 2) {
+    const double* y[2] = {w + v * stride, w + (v + 1) * stride};
+    tile_avx2<MC, 2>(columns, full, y, out + v, m);
+  }
+  if (v < m) {
+    const double* y[1] = {w + v * stride};
+    tile_avx2<MC, 1>(columns, full, y, out + v, m);
+  }
+}
+
+__attribute__((target("avx2,fma"))) void dots_avx2(const std::uint8_t* const* columns,
+                                                   std::size_t count, std::size_t n,
+                                                   const double* w, std::size_t stride,
+                                                   std::size_t m, double* out) noexcept {
+  const std::size_t full = n / 4;
+  std::size_t c = 0;
+  for (; c + 4 <= count; c += 4) tile_columns<4>(columns + c, full, w, stride, m, out + c * m);
+  switch (count - c) {
+    case 3: tile_columns<3>(columns + c, full, w, stride, m, out + c * m); break;
+    case 2: tile_columns<2>(columns + c, full, w, stride, m, out + c * m); break;
+    case 1: tile_columns<1>(columns + c, full, w, stride, m, out + c * m); break;
+    default: break;
+  }
+  dots_tail(columns, count, 4 * full, n, w, stride, m, out);
+}
+
+#endif
+
+}  // namespace
+
+namespace {
+
+void sums_portable(const std::uint8_t* codes, std::size_t n, const double* w, double& dot,
+                   double& called) noexcept {
+  const std::size_t full = n / 4;
+  double d[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0};
+  for (std::size_t b = 0; b < full; ++b)
+    for (std::size_t k = 0; k < 4; ++k) {
+      d[k] += table.four[codes[b]][k] * w[4 * b + k];
+      c[k] += calls.four[codes[b]][k] * w[4 * b + k];
+    }
+  dot = (d[0] + d[1]) + (d[2] + d[3]);
+  called = (c[0] + c[1]) + (c[2] + c[3]);
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+    dot += code_dosage(code) * w[i];
+    called += code == 1u ? 0.0 : w[i];
+  }
+}
+
+double dot_portable(const std::uint8_t* codes, std::size_t n, const double* w) noexcept {
+  const std::size_t full = n / 4;
+  double d[4] = {0, 0, 0, 0};
+  for (std::size_t b = 0; b < full; ++b)
+    for (std::size_t k = 0; k < 4; ++k) d[k] += table.four[codes[b]][k] * w[4 * b + k];
+  double dot = (d[0] + d[1]) + (d[2] + d[3]);
+  for (std::size_t i = 4 * full; i < n; ++i) dot += code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u) * w[i];
+  return dot;
+}
+
+void axpy_portable(const std::uint8_t* codes, std::size_t n, const std::uint8_t* mask, double a,
+                   double c, double* r) noexcept {
+  const std::size_t full = n / 4;
+  for (std::size_t b = 0; b < full; ++b) {
+    const std::uint8_t byte = mask ? masked_byte(codes[b], mask[b]) : codes[b];
+    for (std::size_t k = 0; k < 4; ++k)
+      r[4 * b + k] += a * table.four[byte][k] + c * calls.four[byte][k];
+  }
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const std::uint8_t byte = mask ? masked_byte(codes[i / 4], mask[i / 4]) : codes[i / 4];
+    const unsigned code = (byte >> (2 * (i % 4))) & 3u;
+    if (code != 1u) r[i] += a * code_dosage(code) + c;
+  }
+}
+
+#if COLFLOW_X86_DISPATCH
+__attribute__((target("avx2,fma"))) void sums_avx2(const std::uint8_t* codes, std::size_t n,
+                                                   const double* w, double& dot,
+                                                   double& called) noexcept {
+  const std::size_t full = n / 4;
+  // Four independent pairs of accumulators: one chain would wait on the FMA latency at every
+  // byte; four keep both FMA ports busy. The grouping is fixed, so the result is too.
+  __m256d d[4], c[4];
+  for (int k = 0; k < 4; ++k) d[k] = c[k] = _mm256_setzero_pd();
+  std::size_t b = 0;
+  for (; b + 4 <= full; b += 4)
+    for (int k = 0; k < 4; ++k) {
+      const __m256d wv = _mm256_loadu_pd(w + 4 * (b + k));
+      d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]), wv, d[k]);
+      c[k] = _mm256_fmadd_pd(_mm256_load_pd(calls.four[codes[b + k]]), wv, c[k]);
+    }
+  for (; b < full; ++b) {
+    const __m256d wv = _mm256_loadu_pd(w + 4 * b);
+    d[0] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b]]), wv, d[0]);
+    c[0] = _mm256_fmadd_pd(_mm256_load_pd(calls.four[codes[b]]), wv, c[0]);
+  }
+  dot = detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3])));
+  called = detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(c[0], c[1]), _mm256_add_pd(c[2], c[3])));
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+    dot = std::fma(code_dosage(code), w[i], dot);
+    called += code == 1u ? 0.0 : w[i];
+  }
+}
+
+__attribute__((target("avx2,fma"))) double dot_avx2(const std::uint8_t* codes, std::size_t n,
+                                                    const double* w) noexcept {
+  const std::size_t full = n / 4;
+  __m256d d[4];
+  for (int k = 0; k < 4; ++k) d[k] = _mm256_setzero_pd();
+  std::size_t b = 0;
+  for (; b + 4 <= full; b += 4)
+    for (int k = 0; k < 4; ++k)
+      d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]), _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
+  for (; b < full; ++b)
+    d[0] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b]]), _mm256_loadu_pd(w + 4 * b), d[0]);
+  double dot = detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3])));
+  for (std::size_t i = 4 * full; i < n; ++i)
+    dot = std::fma(code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u), w[i], dot);
+  return dot;
+}
+
+__attribute__((target("avx2,fma"))) void axpy_avx2(const std::uint8_t* codes, std::size_t n,
+                                                   const std::uint8_t* mask, double a, double c,
+                                                   double* r) noexcept {
+  const std::size_t full = n / 4;
+  const __m256d av = _mm256_set1_pd(a), cv = _mm256_set1_pd(c);
+  for (std::size_t b = 0; b < full; ++b) {
+    const std::uint8_t byte = mask ? masked_byte(codes[b], mask[b]) : codes[b];
+    __m256d rv = _mm256_loadu_pd(r + 4 * b);
+    rv = _mm256_fmadd_pd(av, _mm256_load_pd(table.four[byte]), rv);
+    rv = _mm256_fmadd_pd(cv, _mm256_load_pd(calls.four[byte]), rv);
+    _mm256_storeu_pd(r + 4 * b, rv);
+  }
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const std::uint8_t byte = mask ? masked_byte(codes[i / 4], mask[i / 4]) : codes[i / 4];
+    const unsigned code = (byte >> (2 * (i % 4))) & 3u;
+    if (code != 1u) r[i] = std::fma(c, 1.0, std::fma(a, code_dosage(code), r[i]));
+  }
+}
+#endif
+
+}  // namespace
+
+void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
+                          double& dot, double& called) noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2_fma()) return sums_avx2(codes.data(), n, w, dot, called);
+#endif
+  sums_portable(codes.data(), n, w, dot, called);
+}
+
+double dosage_dot(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2_fma()) return dot_avx2(codes.data(), n, w);
+#endif
+  return dot_portable(codes.data(), n, w);
+}
+
+void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,
+                   std::span<const std::uint8_t> mask, double a, double c, double* r) noexcept {
+  const std::uint8_t* m = mask.empty() ? nullptr : mask.data();
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2_fma()) return axpy_avx2(codes.data(), n, m, a, c, r);
+#endif
+  axpy_portable(codes.data(), n, m, a, c, r);
+}
+
+void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
+                 const double* w, std::size_t stride, std::size_t m, double* out) noexcept {
+  if (m == 0 || count == 0) return;
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx2_fma()) return dots_avx2(columns, count, n, w, stride, m, out);
+#endif
+  dots_portable(columns, count, n, w, stride, m, out);
+}
+
+void dosage_dots(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
+                 std::size_t stride, std::size_t m, double* out) noexcept {
+  const std::uint8_t* column = codes.data();
+  dosage_dots(&column, 1, n, w, stride, m, out);
+}
+
+}  // namespace colflow

@@ -1,0 +1,166 @@
+#include <nlohmann/json.hpp>
+
+#include <string_view>
+
+#include "colflow/error.hpp"
+#include "colflow/version.hpp"
+#include "io/file_io_internal.hpp"
+#include "store/store_text_internal.hpp"
+
+namespace colflow::detail {
+namespace {
+
+void append_field(std::string& line, const std::string& field, bool first) {
+  if (field.find_first_of("\t\n\r") != std::string::npos)
+    throw error(errc::invalid_argument,
+                "field '" + field + "' holds a tab or line break, which a store cannot keep");
+  if (!first) line += '\t';
+  line += field;
+}
+
+// Splits `text` into records of exactly 6 tab-separated fields after a '#' header line.
+std::vector<std::array<std::string, 6>> parse_table(const std::filesystem::path& file,
+                                                    std::string_view expected_header,
+                                                    std::uint64_t expected_records,
+                                                    const char* what_counted) {
+  const std::string text = read_text_file(file);
+  std::vector<std::array<std::string, 6>> records;
+  records.reserve(expected_records);
+  std::size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line_no == 1) {
+      if (line != expected_header)
+        throw error(errc::mismatched_store, "bad header line, expected '" +
+                                                std::string(expected_header) + "' (" +
+                                                file.string() + ")");
+      continue;
+    }
+    std::array<std::string, 6> fields;
+    std::size_t f = 0, start = 0;
+    bool more = true;
+    while (more && f < 6) {
+      const std::size_t tab = line.find('\t', start);
+      more = tab != std::string_view::npos;
+      fields[f++] = std::string(line.substr(start, more ? tab - start : line.npos));
+      start = more ? tab + 1 : line.size();
+    }
+    if (f != 6 || more)
+      throw error(errc::mismatched_store, "line " + std::to_string(line_no) +
+                                              ": expected 6 tab-separated fields (" +
+                                              file.string() + ")");
+    records.push_back(std::move(fields));
+  }
+  if (records.size() != expected_records)
+    throw error(errc::mismatched_store,
+                std::to_string(records.size()) + " " + what_counted + " listed, but the index has " +
+                    std::to_string(expected_records) + " (" + file.string() + ")");
+  return records;
+}
+
+}  // namespace
+
+std::string format_samples(const std::vector<sample_info>& samples) {
+  std::string text = std::string(samples_header) + '\n';
+  for (const sample_info& s : samples) {
+    append_field(text, s.fid, true);
+    append_field(text, s.iid, false);
+    append_field(text, s.father, false);
+    append_field(text, s.mother, false);
+    append_field(text, s.sex, false);
+    append_field(text, s.phenotype, false);
+    text += '\n';
+  }
+  return text;
+}
+
+std::string format_column_line(const column_info& c) {
+  std::string line;
+  append_field(line, c.chrom, true);
+  append_field(line, c.id, false);
+  append_field(line, c.cm, false);
+  append_field(line, c.pos, false);
+  append_field(line, c.a1, false);
+  append_field(line, c.a2, false);
+  line += '\n';
+  return line;
+}
+
+std::vector<sample_info> read_samples(const std::filesystem::path& file, std::uint64_t rows) {
+  std::vector<sample_info> out;
+  out.reserve(rows);
+  for (auto& r : parse_table(file, samples_header, rows, "samples"))
+    out.push_back({std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
+                   std::move(r[4]), std::move(r[5])});
+  return out;
+}
+
+std::vector<column_info> read_columns(const std::filesystem::path& file, std::uint64_t columns) {
+  std::vector<column_info> out;
+  out.reserve(columns);
+  for (auto& r : parse_table(file, columns_header, columns, "columns"))
+    out.push_back({std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
+                   std::move(r[4]), std::move(r[5])});
+  return out;
+}
+
+std::string store_id_hex(const std::array<std::uint8_t, 16>& id) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  for (std::uint8_t b : id) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_summary& sum) {
+  nlohmann::ordered_json j;
+  j["format"] = "colflow store";
+  j["format_version"] = std::to_string(format_version_major) + "." +
+                        std::to_string(format_version_minor);
+  j["store_id"] = store_id_hex(id);
+  j["rows"] = sum.rows;
+  j["columns"] = sum.columns;
+  j["value_type"] = value_type_name(sum.type);
+  nlohmann::ordered_json codecs = nlohmann::ordered_json::object();
+  for (const codec_traits& t : all_codecs())
+    if (sum.columns_per_codec[static_cast<std::uint8_t>(t.id)] > 0)
+      codecs[std::string(t.name)] = sum.columns_per_codec[static_cast<std::uint8_t>(t.id)];
+  j["codecs"] = codecs;
+  j["data_bytes"] = sum.data_bytes;
+  j["index_bytes"] = sum.index_bytes;
+  j["decoded_bytes"] = sum.decoded_bytes;
+  j["source"] = sum.source;
+  j["created_by"] = "colflow " + std::string(version());
+  return j.dump(2) + "\n";
+}
+
+manifest read_manifest(const std::filesystem::path& file) {
+  const std::string text = read_text_file(file);
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw error(errc::corrupt_header, "manifest is not valid JSON (" + file.string() + ")");
+  manifest m;
+  const auto id = j.find("store_id");
+  const auto source = j.find("source");
+  if (id == j.end() || !id->is_string() || id->get<std::string>().size() != 32)
+    throw error(errc::corrupt_header, "manifest has no valid store_id (" + file.string() + ")");
+  const std::string hex = id->get<std::string>();
+  for (std::size_t i = 0; i < 16; ++i) {
+    const auto nibble = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      throw error(errc::corrupt_header, "manifest store_id is not hex (" + file.string() + ")");
+    };
+    m.store_id[i] = static_cast<std::uint8_t>(nibble(hex[2 * i]) * 16 + nibble(hex[2 * i + 1]));
+  }
+  if (source != j.end() && source->is_string()) m.source = source->get<std::string>();
+  return m;
+}
+
+}  // namespace colflow::detail

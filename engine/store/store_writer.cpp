@@ -1,0 +1,233 @@
+// Writing a store so that it appears whole or not at all.
+//
+// Everything is written inside a hidden sibling directory ".NAME.tmp-PID-RANDOM" of the target:
+// data frames stream to columns.dat and index entries to columns.idx.partial as columns are
+// appended, so memory stays flat for any number of columns. finish() completes the headers,
+// fsyncs each file, renames the index into place last, fsyncs the directory and only then
+// moves the directory to the target name (exchanging it with an existing store when allowed).
+#include "colflow/store/store_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <random>
+
+#include "colflow/error.hpp"
+#include "io/file_io_internal.hpp"
+#include "store/format_internal.hpp"
+#include "store/store_text_internal.hpp"
+
+namespace colflow {
+namespace {
+
+constexpr const char* partial_index_name = "columns.idx.partial";
+
+std::array<std::uint8_t, 16> random_store_id() {
+  std::random_device rd;
+  std::array<std::uint8_t, 16> id{};
+  for (std::size_t i = 0; i < id.size(); i += 4) {
+    const std::uint32_t r = rd();
+    for (std::size_t k = 0; k < 4; ++k) id[i + k] = static_cast<std::uint8_t>(r >> (8 * k));
+  }
+  return id;
+}
+
+// Only a store (or an empty directory) may be replaced: --force must never delete a home
+// directory given as --out by mistake.
+bool replaceable(const std::filesystem::path& target) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(target, ec)) {
+    return std::filesystem::exists(target / detail::index_file_name, ec) ||
+           std::filesystem::exists(target / detail::data_file_name, ec) ||
+           std::filesystem::is_empty(target, ec);
+  }
+  return false;
+}
+
+}  // namespace
+
+struct store_writer::impl {
+  std::filesystem::path target, temp;
+  writer_options options;
+  detail::file_header header;
+  std::optional<detail::buffered_writer> data, index, columns_text;
+  store_summary summary;
+  bool finished = false;
+
+  ~impl() {
+    if (finished || temp.empty()) return;
+    // Abandoned: close what is open and remove the partial store. Errors here are moot.
+    data.reset();
+    index.reset();
+    columns_text.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(temp, ec);
+  }
+
+  void check_target() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(target, ec)) return;
+    if (!options.overwrite)
+      throw error(errc::already_exists,
+                  target.string() + " already exists (use --force to replace it)");
+    if (!replaceable(target))
+      throw error(errc::already_exists, target.string() +
+                                            " exists and is not a colflow store; refusing to "
+                                            "replace it");
+  }
+
+  void compute_index_checksum_and_write_header() {
+    index->flush();
+    detail::file_descriptor& fd = index->fd();
+    // Re-read the entries (just written, so from the page cache) to hash header + entries.
+    const std::uint64_t entries_bytes = header.columns * detail::index_entry_size;
+    std::vector<std::byte> entries(entries_bytes);
+    {
+      detail::file_descriptor reader = detail::open_read(temp / partial_index_name);
+      reader.pread_exact(entries, detail::index_header_size);
+    }
+    const auto h = detail::encode_index_header(header, entries);
+    fd.pwrite_all(h, 0);
+  }
+
+  void move_into_place() {
+    check_target();
+    std::error_code ec;
+    if (!std::filesystem::exists(target, ec)) {
+      if (::rename(temp.c_str(), target.c_str()) != 0)
+        throw_system_error(errno, "cannot move the new store into place", target.string());
+      return;
+    }
+    // Atomic swap: the target name always points at a whole store, old or new.
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+      std::filesystem::remove_all(temp, ec);  // now the old store
+      return;
+    }
+    if (errno != EINVAL && errno != ENOSYS)
+      throw_system_error(errno, "cannot exchange the new store with the old one", target.string());
+    // File systems without RENAME_EXCHANGE: move the old store aside first. The target name is
+    // briefly absent, but never names a partial store.
+    const std::filesystem::path aside = temp.string() + ".old";
+    if (::rename(target.c_str(), aside.c_str()) != 0)
+      throw_system_error(errno, "cannot move the old store aside", target.string());
+    if (::rename(temp.c_str(), target.c_str()) != 0) {
+      const int saved = errno;
+      ::rename(aside.c_str(), target.c_str());
+      throw_system_error(saved, "cannot move the new store into place", target.string());
+    }
+    std::filesystem::remove_all(aside, ec);
+  }
+};
+
+store_writer::store_writer(const std::filesystem::path& path, const writer_options& options,
+                           std::vector<sample_info> samples)
+    : impl_(std::make_unique<impl>()) {
+  impl& w = *impl_;
+  w.target = path;
+  w.options = options;
+  if (options.type != value_type::float64 && options.type != value_type::float32 &&
+      options.type != value_type::genotype)
+    throw error(errc::invalid_argument, "unknown value type");
+  if (options.rows == 0 || options.rows > (std::uint64_t{1} << 48))
+    throw error(errc::invalid_argument, "a store needs 1 to 2^48 rows, got " +
+                                            std::to_string(options.rows));
+  if (samples.size() != options.rows)
+    throw error(errc::invalid_argument, std::to_string(samples.size()) + " samples for " +
+                                            std::to_string(options.rows) + " rows");
+  if (path.filename().empty())
+    throw error(errc::invalid_argument, "store path '" + path.string() + "' has no name");
+  w.check_target();
+
+  w.header.store_id = random_store_id();
+  w.header.rows = options.rows;
+  w.header.type = options.type;
+  w.summary.rows = options.rows;
+  w.summary.type = options.type;
+  w.summary.source = options.source;
+
+  const std::filesystem::path parent =
+      path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  w.temp = parent / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                     detail::store_id_hex(w.header.store_id).substr(0, 8));
+  std::error_code ec;
+  if (!std::filesystem::create_directory(w.temp, ec) || ec)
+    throw error(errc::io_error, "cannot create the directory " + w.temp.string() + ": " +
+                                    (ec ? ec.message() : "it exists"));
+
+  detail::write_text_file(w.temp / detail::samples_file_name, detail::format_samples(samples));
+  w.data.emplace(detail::create_file(w.temp / detail::data_file_name));
+  w.data->write(detail::encode_data_header(w.header));  // completed by finish()
+  w.index.emplace(detail::create_file(w.temp / partial_index_name));
+  w.index->write(std::array<std::byte, detail::index_header_size>{});
+  w.columns_text.emplace(detail::create_file(w.temp / detail::columns_file_name));
+  w.columns_text->write(std::string(detail::columns_header) + "\n");
+}
+
+store_writer::store_writer(store_writer&&) noexcept = default;
+store_writer& store_writer::operator=(store_writer&&) noexcept = default;
+store_writer::~store_writer() = default;
+
+void store_writer::append(const encoded_column& column, const column_info& info) {
+  impl& w = *impl_;
+  if (w.finished) throw error(errc::invalid_argument, "append after finish");
+  const std::uint64_t expected = decoded_column_bytes(w.header.type, w.header.rows);
+  if (column.decoded_size != expected)
+    throw error(errc::invalid_argument, "column " + std::to_string(w.header.columns) + " has " +
+                                            std::to_string(column.decoded_size) +
+                                            " decoded bytes, the store expects " +
+                                            std::to_string(expected));
+  if (w.header.type == value_type::genotype &&
+      (column.flags & (column_flag::shuffled | column_flag::standardized)))
+    throw error(errc::invalid_argument, "a genotype column cannot be shuffled or standardized");
+  const std::string line = detail::format_column_line(info);  // validates the fields first
+
+  column_entry e;
+  e.offset = w.data->position();
+  e.frame_size = column.frame.size();
+  e.decoded_size = column.decoded_size;
+  e.checksum = column.checksum;
+  e.stats = column.stats;
+  e.codec = column.codec;
+  e.level = column.level;
+  e.flags = column.flags;
+  w.data->write(column.frame);
+  w.index->write(detail::encode_entry(e));
+  w.columns_text->write(line);
+  ++w.header.columns;
+  ++w.summary.columns_per_codec[static_cast<std::uint8_t>(column.codec)];
+}
+
+std::uint64_t store_writer::num_columns() const noexcept { return impl_->header.columns; }
+
+void store_writer::finish() {
+  impl& w = *impl_;
+  if (w.finished) return;
+  w.columns_text->finish();
+  w.data->flush();
+  w.data->fd().pwrite_all(detail::encode_data_header(w.header), 0);
+  w.summary.data_bytes = w.data->position();
+  w.data->finish();
+
+  w.summary.columns = w.header.columns;
+  w.summary.index_bytes = detail::index_header_size + w.header.columns * detail::index_entry_size;
+  w.summary.decoded_bytes = decoded_column_bytes(w.header.type, w.header.rows) * w.header.columns;
+  detail::write_text_file(w.temp / detail::manifest_file_name,
+                          detail::format_manifest(w.header.store_id, w.summary));
+
+  // The index last: until it has its final name, the directory does not open as a store.
+  w.compute_index_checksum_and_write_header();
+  w.index->finish();
+  if (::rename((w.temp / partial_index_name).c_str(), (w.temp / detail::index_file_name).c_str()))
+    throw_system_error(errno, "cannot rename the index", w.temp.string());
+  detail::sync_directory(w.temp);
+
+  w.move_into_place();
+  const std::filesystem::path parent =
+      w.target.parent_path().empty() ? std::filesystem::path(".") : w.target.parent_path();
+  detail::sync_directory(parent);
+  w.finished = true;
+}
+
+}  // namespace colflow

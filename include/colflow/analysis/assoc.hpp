@@ -1,0 +1,69 @@
+/// @file assoc.hpp
+/// Association scans: per column, ordinary least squares of each phenotype on an intercept,
+/// the column's value (the A1 dosage for genotypes) and optional covariates, as PLINK 2's
+/// `--glm` does for quantitative traits (`colflow assoc`).
+///
+/// Each phenotype uses the selected samples with a value for it and for every covariate;
+/// within a column, samples with a missing call are left out too (so N_OBS varies by column).
+/// All phenotypes are answered in one streaming pass. For genotype stores the column is never
+/// decoded: its sums come from the packed codes (counts and table dot products), covariates
+/// are projected out of each phenotype once, and each column's missing calls are corrected
+/// for exactly (a small k x k update per column, k = 1 + covariates).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "colflow/analysis/analysis.hpp"
+#include "colflow/analysis/phenotype.hpp"
+#include "colflow/analysis/selection.hpp"
+#include "colflow/store/store.hpp"
+
+namespace colflow {
+
+/// Why a test has no estimate.
+enum class assoc_status : std::uint8_t {
+  ok = 0,
+  constant,  ///< the column has one value among the samples used
+  too_few_samples,  ///< no residual degree of freedom left
+  collinear,  ///< the column is a combination of the covariates, or they lose rank without its missing calls
+};
+
+/// "." for ok, else CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR.
+std::string_view assoc_status_name(assoc_status s) noexcept;
+
+/// The test of one column for one phenotype. Estimates are NaN unless status is ok.
+struct assoc_result {
+  std::uint64_t n_obs = 0;  ///< samples used: phenotype, covariates and call present
+  double beta = std::numeric_limits<double>::quiet_NaN();  ///< per A1 allele (per unit)
+  double se = std::numeric_limits<double>::quiet_NaN();
+  double t_stat = std::numeric_limits<double>::quiet_NaN();
+  double p = std::numeric_limits<double>::quiet_NaN();  ///< two-sided, t with n_obs−k−1 df
+  assoc_status status = assoc_status::ok;
+};
+
+/// Receives the results of each selected column, serially and in the selection's order:
+/// `position` in the selection, the store `column`, one result per phenotype.
+using assoc_sink =
+    std::function<void(std::size_t position, std::size_t column, std::span<const assoc_result>)>;
+
+/// Per phenotype: the samples it can use (before missing calls are removed per column).
+struct assoc_summary {
+  std::vector<std::size_t> samples_used;
+  std::size_t covariates = 0;
+  pass_stats pass;
+};
+
+/// Runs the scan. `covariates` may be null. Throws colflow::error: invalid_argument when a
+/// phenotype has no usable sample or the covariates are constant or collinear among its
+/// samples; the stream's errors otherwise.
+assoc_summary linear_association(const store& s, const selection& sel,
+                                 const phenotype_table& phenotypes,
+                                 const phenotype_table* covariates, const assoc_sink& sink,
+                                 const analysis_options& options = {});
+
+}  // namespace colflow

@@ -1,0 +1,40 @@
+/// @file phenotype.hpp
+/// Phenotype and covariate files, PLINK style, matched to a store's samples.
+///
+/// A whitespace table `FID IID v1 v2 ...`, one sample per line. An optional first line whose
+/// first field is `#FID` or `FID` names the value columns; without it they are named
+/// PHENO1, PHENO2, ... (COVAR1, ... for covariates). `NA`, `nan` and `-9` are missing.
+/// Samples are matched by FID and IID; samples of the file that the store does not have are
+/// ignored, store samples absent from the file get missing values.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "colflow/store/store.hpp"
+
+namespace colflow {
+
+/// Values of some named variables for every sample (row) of a store.
+struct phenotype_table {
+  std::vector<std::string> names;
+  Eigen::MatrixXd values;  ///< store rows x names; NaN where missing or not in the file
+  std::size_t file_samples = 0;     ///< data lines in the file
+  std::size_t matched_samples = 0;  ///< of them, samples the store has
+};
+
+/// Reads `file` for the store's `samples`, keeping the columns named in `names` (all when
+/// empty; in the order asked). `default_name` prefixes the generated names (PHENO, COVAR).
+/// Throws colflow::error: not_found, bad_input naming the file and line (a wrong number of
+/// fields, a value that is not a number, a sample listed twice), invalid_argument for a
+/// name the file does not have.
+phenotype_table read_phenotypes(const std::filesystem::path& file,
+                                const std::vector<sample_info>& samples,
+                                std::span<const std::string> names = {},
+                                const std::string& default_name = "PHENO");
+
+}  // namespace colflow

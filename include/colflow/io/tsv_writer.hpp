@@ -1,0 +1,45 @@
+/// @file tsv_writer.hpp
+/// A result table (tab-separated, one header line) written as a staged output
+/// (staged_output.hpp): nothing appears under the target name until commit(), and an
+/// abandoned table leaves nothing behind. Numbers are formatted with std::to_chars (%g style,
+/// `digits` significant digits, NA for NaN), fast enough that writing millions of lines does
+/// not dominate a scan.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "colflow/io/staged_output.hpp"
+
+namespace colflow {
+
+class tsv_writer {
+ public:
+  /// `digits`: significant digits of floating-point fields (1 to 17).
+  tsv_writer(std::filesystem::path path, int digits);
+  ~tsv_writer();
+  tsv_writer(const tsv_writer&) = delete;
+  tsv_writer& operator=(const tsv_writer&) = delete;
+
+  tsv_writer& text(std::string_view s);  ///< a field; "." when empty
+  tsv_writer& number(double v);          ///< NA for NaN
+  tsv_writer& integer(std::uint64_t v);
+  void end_line();
+  /// Flushes, fsyncs and renames into place; throws colflow::error naming the file on failure.
+  void commit();
+  const std::filesystem::path& path() const noexcept { return output_.target(); }
+
+ private:
+  void separator();
+  void flush_buffer();
+  staged_output output_;
+  std::FILE* file_ = nullptr;
+  std::string buffer_;
+  int digits_;
+  bool line_start_ = true;
+};
+
+}  // namespace colflow

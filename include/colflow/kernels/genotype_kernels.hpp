@@ -1,0 +1,65 @@
+/// @file genotype_kernels.hpp
+/// Kernels on packed 2-bit genotype codes (layout: codec/genotype_codec.hpp): sample masks,
+/// counts over a subset of samples, and the products and residual updates of the analyses,
+/// all computed without decoding a column to values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "colflow/codec/genotype_codec.hpp"
+
+namespace colflow {
+
+/// A subset of the samples, in the layout of the codes: the pair of sample i is 0b01 when it is
+/// kept and 0b00 when it is not (pairs past the last sample are 0). ceil(n/4) bytes.
+std::vector<std::uint8_t> make_sample_mask(std::span<const std::uint8_t> keep);
+
+/// Kept samples of a mask (its set pairs).
+std::size_t mask_count(std::span<const std::uint8_t> mask) noexcept;
+
+/// Counts the codes of the samples kept by `mask` (from make_sample_mask for these n samples);
+/// hom_a1 + missing + het + hom_a2 equals the number kept.
+genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n,
+                                std::span<const std::uint8_t> mask) noexcept;
+
+/// Rows (sample indices) with a missing call, appended to `rows` in increasing order; only
+/// rows kept by `mask` when it is not empty.
+void missing_rows(std::span<const std::uint8_t> codes, std::size_t n,
+                  std::span<const std::uint8_t> mask, std::vector<std::size_t>& rows);
+
+/// Dot products of the column's dosages (count of A1; a missing call counts 0) with `m`
+/// vectors: out[c] = sum over i < n of dosage_i * w[i + c * stride]. The vectors are the
+/// columns of a column-major n x m matrix. One table lookup per four samples serves every
+/// vector (AVX2 with FMA when the CPU has them), so the column is never decoded to values:
+/// with the column's mean, SD and missing rows, every standardised product follows as scalars.
+void dosage_dots(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
+                 std::size_t stride, std::size_t m, double* out) noexcept;
+
+/// The same for `count` columns at once (each ceil(n/4) bytes): out[c * m + v] is column c
+/// times vector v. Tiles of columns and vectors share their loads, so a block of columns
+/// costs much less than one call per column. Each product's arithmetic is the same whatever
+/// the tile or call it is computed in, so splitting the work never changes a result.
+void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
+                 const double* w, std::size_t stride, std::size_t m, double* out) noexcept;
+
+/// The two sums a standardised product needs, in one pass over the codes: dot = sum of
+/// dosage_i * w[i] (a missing call counts 0) and called = sum of w[i] over the samples with a
+/// call. With the column's mean m and SD s (DESIGN §2), zᵀw = (dot − m · called) / s.
+void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
+                          double& dot, double& called) noexcept;
+
+/// The dot product alone: sum of dosage_i * w[i] (a missing call counts 0). Half the work of
+/// dosage_and_call_sums, for columns without a missing call among the samples where w is not
+/// zero (where the call sum is the sum of w, which a solver can keep itself).
+double dosage_dot(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept;
+
+/// r[i] += a * dosage_i + c for every sample with a call that `mask` keeps (all when empty);
+/// other entries are left as they are. With a = −δ/s and c = δm/s this is r −= δz, the
+/// residual update of coordinate descent and Gibbs samplers, without decoding the column.
+void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,
+                   std::span<const std::uint8_t> mask, double a, double c, double* r) noexcept;
+
+}  // namespace colflow

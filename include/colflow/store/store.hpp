@@ -1,0 +1,165 @@
+/// @file store.hpp
+/// Reading a colflow store: a directory with a data file of per-column frames, a binary offset
+/// index, sample IDs, column descriptions and a manifest (docs/FORMAT.md).
+///
+/// store::open validates the headers, the version, the store id and every index entry against
+/// the real file sizes before anything else is read, so a damaged store is refused up front
+/// with a message naming the file and the entry. Opening costs one pass over the index (a few
+/// milliseconds for a million columns) and a read of the small manifest; samples.tsv and
+/// columns.tsv are parsed (and their record counts checked) only when first asked for.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "colflow/codec/codec.hpp"
+#include "colflow/codec/genotype_codec.hpp"
+
+namespace colflow {
+
+/// The store format version this build writes (docs/FORMAT.md, version history).
+inline constexpr std::uint16_t format_version_major = 1;
+inline constexpr std::uint16_t format_version_minor = 0;
+
+/// What a column's decoded payload holds (docs/FORMAT.md, Value_Type).
+enum class value_type : std::uint8_t {
+  float64 = 1,   ///< n little-endian IEEE-754 doubles
+  float32 = 2,   ///< n little-endian IEEE-754 floats
+  genotype = 3,  ///< ceil(n/4) bytes of PLINK 2-bit codes
+};
+
+/// "float64", "float32" or "genotype".
+std::string_view value_type_name(value_type type) noexcept;
+
+/// Bytes of a decoded column of `rows` values of `type`.
+std::uint64_t decoded_column_bytes(value_type type, std::uint64_t rows) noexcept;
+
+/// Per-column flags (docs/FORMAT.md, Column_Flags).
+namespace column_flag {
+inline constexpr std::uint16_t shuffled = 1u << 0;      ///< byte-shuffle filter applied
+inline constexpr std::uint16_t standardized = 1u << 1;  ///< values stored already standardised
+inline constexpr std::uint16_t constant = 1u << 2;      ///< SD is 0: standardises to all zeros
+inline constexpr std::uint16_t all_known = shuffled | standardized | constant;
+}  // namespace column_flag
+
+/// One index entry, decoded.
+struct column_entry {
+  std::uint64_t offset = 0;        ///< absolute byte offset of the frame in the data file
+  std::uint64_t frame_size = 0;    ///< bytes of the frame
+  std::uint64_t decoded_size = 0;  ///< bytes of the decoded payload
+  std::uint64_t checksum = 0;      ///< XXH3-64 of the frame's bytes
+  column_stats stats;              ///< statistics of the column's values (DESIGN §2)
+  codec_id codec = codec_id::none;
+  std::int8_t level = 0;  ///< the level it was compressed at (informational)
+  std::uint16_t flags = 0;
+};
+
+/// A sample: the six fields of a PLINK .fam line, kept verbatim.
+struct sample_info {
+  std::string fid, iid, father, mother, sex, phenotype;
+};
+
+/// A column: the six fields of a PLINK .bim line, kept verbatim; dense stores fill only `id`.
+struct column_info {
+  std::string chrom, id, cm, pos, a1, a2;
+};
+
+/// How a store reads its data file.
+enum class access_mode {
+  mmap,   ///< memory-mapped (default), with madvise hints
+  pread,  ///< read() into a per-thread buffer: for file systems where mapping misbehaves
+};
+
+struct open_options {
+  access_mode access = access_mode::mmap;
+  bool verify_checksums = false;  ///< check each frame's checksum before decoding it
+};
+
+/// How read_column presents values.
+enum class decode_as {
+  standardized,  ///< DESIGN §2: missing -> 0 (mean-imputed), centred, z'z = n - 1
+  stored,        ///< as stored: dosages with NaN for missing calls, or the stored floats
+};
+
+/// Shape and sizes of a store, as `colflow info` reports them.
+struct store_summary {
+  std::uint64_t rows = 0, columns = 0;
+  value_type type = value_type::float64;
+  std::uint64_t data_bytes = 0, index_bytes = 0, decoded_bytes = 0;
+  std::array<std::uint64_t, 256> columns_per_codec{};  ///< indexed by codec id
+  std::string source;                                  ///< from the manifest
+};
+
+/// A read-only open store. Movable, not copyable. All const members are safe to call from
+/// many threads at once.
+class store {
+ public:
+  /// Opens and validates the store directory `path`. Throws colflow::error: not_found,
+  /// bad_magic, unsupported_version, corrupt_header, corrupt_index, mismatched_store, io_error.
+  static store open(const std::filesystem::path& path, const open_options& options = {});
+
+  store(store&&) noexcept;
+  store& operator=(store&&) noexcept;
+  ~store();
+
+  const std::filesystem::path& path() const noexcept;
+  std::uint64_t num_rows() const noexcept;
+  std::uint64_t num_columns() const noexcept;
+  value_type type() const noexcept;
+  std::array<std::uint8_t, 16> store_id() const noexcept;
+  access_mode access() const noexcept;
+
+  /// Entry `j` of the index (j < num_columns(), unchecked).
+  column_entry entry(std::size_t j) const noexcept;
+
+  /// The samples (rows), parsed from samples.tsv on first use.
+  const std::vector<sample_info>& samples() const;
+  /// The column descriptions, parsed from columns.tsv on first use.
+  const std::vector<column_info>& columns() const;
+  /// Shape, sizes, codec counts and source.
+  store_summary summary() const;
+
+  /// Decodes column `j` into `out` (out.size() == num_rows()). For a genotype store the
+  /// values come from the 2-bit codes through the column's lookup table; a float store
+  /// not stored standardised is standardised on the fly for decode_as::standardized.
+  /// Throws errc::corrupt_frame / checksum_mismatch naming the column and file.
+  void read_column(std::size_t j, std::span<double> out,
+                   decode_as as = decode_as::standardized) const;
+  void read_column(std::size_t j, std::span<float> out,
+                   decode_as as = decode_as::standardized) const;
+
+  /// Decodes column `j`'s payload (out.size() == entry(j).decoded_size): the 2-bit codes of
+  /// a genotype store, the (unshuffled) little-endian floats of a float store.
+  void read_payload(std::size_t j, std::span<std::byte> out) const;
+
+  /// Copies column `j`'s frame, as stored, into `frame`.
+  void read_frame(std::size_t j, std::vector<std::byte>& frame) const;
+
+  /// The frame of column `j` inside the mapping (mmap access only; empty in pread mode).
+  /// Valid while the store is open.
+  std::span<const std::byte> mapped_frame(std::size_t j) const noexcept;
+
+  /// Checks column `j`'s frame checksum. Throws errc::checksum_mismatch.
+  void verify_checksum(std::size_t j) const;
+
+  /// Throws errc::io_error when the data file shrank under this store's mapping (another
+  /// program truncated or rewrote it) and a read touched the lost part. Such a read does not
+  /// kill the process with SIGBUS: it sees zeros, and the reads of this class and the passes
+  /// of column_stream call this check after using the mapping, so the zeros never pass for
+  /// data. In pread mode a shrunk file fails the read itself.
+  void check_mapping() const;
+
+ private:
+  struct impl;
+  explicit store(std::unique_ptr<impl> p) noexcept;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace colflow

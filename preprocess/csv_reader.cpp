@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -36,8 +36,8 @@ class mapped_text {
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
       fail(path, "not a regular file");
-    fd_ = detail::open_read(path);
-    map_ = detail::mapped_file(fd_, detail::access_hint::sequential);
+    fd_ = open_read(path);
+    map_ = mapped_file(fd_, access_hint::sequential);
   }
 
   std::string_view text() const noexcept {
@@ -46,8 +46,8 @@ class mapped_text {
   }
 
  private:
-  detail::file_descriptor fd_;
-  detail::mapped_file map_;
+  file_descriptor fd_;
+  mapped_file map_;
 };
 
 // Splits one line (without its line end) into fields, one at a time.

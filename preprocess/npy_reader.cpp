@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -236,10 +236,10 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     fail(path_, "not a regular file");
-  const detail::file_descriptor fd = detail::open_read(path);
+  const file_descriptor fd = open_read(path);
   const std::uint64_t file_size = fd.size();
   if (file_size == 0) fail(path_, "empty file, not a .npy file");
-  map_ = std::make_unique<detail::mapped_file>(fd, detail::access_hint::normal);
+  map_ = std::make_unique<mapped_file>(fd, access_hint::normal);
   map_size_ = static_cast<std::size_t>(file_size);
   {
     const char* base = reinterpret_cast<const char*>(map_->bytes().data());
@@ -346,7 +346,7 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
 
     // Contiguous columns are read front to back once; a C-order file is swept once per block
     // and benefits from the page cache between sweeps, so only the former gets the hint.
-    if (contiguous_columns_) map_->advise(detail::access_hint::sequential);
+    if (contiguous_columns_) map_->advise(access_hint::sequential);
     block_columns_ =
         std::clamp<std::uint64_t>(options_.block_bytes / sizeof(double) / rows_, 1, columns_);
   }

@@ -11,9 +11,9 @@
 
 #include "column_source.hpp"
 
-namespace colflow::detail {
+namespace colflow {
 class mapped_file;
-}  // namespace colflow::detail
+}  // namespace colflow
 
 namespace colflow::preprocess {
 
@@ -90,7 +90,7 @@ class npy_source final : public column_source {
   npy_options options_;
 
   // The whole file, mapped read-only; data_ points past the header.
-  std::unique_ptr<detail::mapped_file> map_;
+  std::unique_ptr<mapped_file> map_;
   std::size_t map_size_ = 0;
   const std::byte* data_ = nullptr;
 

@@ -7,7 +7,7 @@
 
 #include "colflow/error.hpp"
 #include "colflow/codec/genotype_codec.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -119,7 +119,7 @@ column_info parse_bim_line(const std::string& line) {
 struct bed_source::state {
   std::ifstream bim;
   std::uint64_t next_bim = 0;
-  detail::file_descriptor bed;
+  file_descriptor bed;
   // Individual-major: variants [block_first, block_first + block_count) transposed.
   std::vector<std::uint8_t> block;
   std::uint64_t block_first = 0, block_count = 0;
@@ -130,7 +130,7 @@ bed_source::bed_source(const plink_paths& paths) : paths_(paths), state_(std::ma
   std::error_code ec;
   if (!std::filesystem::exists(paths.bed, ec))
     throw error(errc::not_found, "missing .bed file " + paths.bed.string());
-  state_->bed = detail::open_read(paths.bed);
+  state_->bed = open_read(paths.bed);
   bed_size_ = state_->bed.size();
   if (bed_size_ < 3)
     bad(paths.bed, "file is " + std::to_string(bed_size_) +

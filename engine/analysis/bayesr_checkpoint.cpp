@@ -7,7 +7,7 @@
 
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 
 namespace colflow::detail {
 namespace {

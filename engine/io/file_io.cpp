@@ -6,10 +6,10 @@
 #include <cerrno>
 
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 #include "io/truncation_guard_internal.hpp"
 
-namespace colflow::detail {
+namespace colflow {
 
 file_descriptor& file_descriptor::operator=(file_descriptor&& o) noexcept {
   if (this != &o) {
@@ -137,7 +137,7 @@ mapped_file::mapped_file(const file_descriptor& fd, access_hint hint) {
   if (p == MAP_FAILED) throw_system_error(errno, "cannot map", fd.path());
   data_ = static_cast<const std::byte*>(p);
   size_ = size;
-  guard_ = watch_mapping(data_, size_);
+  guard_ = detail::watch_mapping(data_, size_);
   advise(hint);
 }
 
@@ -147,10 +147,10 @@ void mapped_file::advise(access_hint hint) const noexcept {
             hint == access_hint::sequential ? MADV_SEQUENTIAL : MADV_WILLNEED);
 }
 
-bool mapped_file::damaged() const noexcept { return mapping_damaged(guard_); }
+bool mapped_file::damaged() const noexcept { return detail::mapping_damaged(guard_); }
 
 void mapped_file::release() noexcept {
-  unwatch_mapping(guard_);
+  detail::unwatch_mapping(guard_);
   if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
   data_ = nullptr;
   size_ = 0;
@@ -186,4 +186,4 @@ void write_text_file(const std::filesystem::path& path, const std::string& text)
   fd.close();
 }
 
-}  // namespace colflow::detail
+}  // namespace colflow

@@ -14,7 +14,7 @@
 #include <system_error>
 
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 
 namespace colflow {
 namespace {
@@ -171,7 +171,7 @@ void staged_output::commit() {
   }
   committed_ = true;
   temp_.clear();
-  detail::sync_directory(parent_of(target_));
+  sync_directory(parent_of(target_));
 }
 
 }  // namespace colflow

@@ -1,7 +1,7 @@
 #include "io/text_table_internal.hpp"
 
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 
 namespace colflow::detail {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 #include "store/format_internal.hpp"
 #include "store/store_text_internal.hpp"
 
@@ -36,8 +36,8 @@ struct store::impl {
   std::filesystem::path path;
   open_options options;
   std::string data_path, index_path;
-  detail::file_descriptor data_fd, index_fd;
-  detail::mapped_file data_map, index_map;
+  file_descriptor data_fd, index_fd;
+  mapped_file data_map, index_map;
   std::vector<std::byte> index_copy;  // pread mode: the index read into memory
   std::span<const std::byte> entries;
   detail::file_header header;
@@ -189,11 +189,11 @@ store store::open(const std::filesystem::path& path, const open_options& options
                                      " is missing (" + path.string() + ")");
 
   // The index: header, exact size, checksum.
-  s->index_fd = detail::open_read(s->index_path);
+  s->index_fd = open_read(s->index_path);
   s->index_size = s->index_fd.size();
   std::span<const std::byte> index;
   if (options.access == access_mode::mmap) {
-    s->index_map = detail::mapped_file(s->index_fd, detail::access_hint::will_need);
+    s->index_map = mapped_file(s->index_fd, access_hint::will_need);
     index = s->index_map.bytes();
   } else {
     s->index_copy.resize(s->index_size);
@@ -213,7 +213,7 @@ store store::open(const std::filesystem::path& path, const open_options& options
                                   s->index_path);
 
   // The data file: its header must describe the same store.
-  s->data_fd = detail::open_read(s->data_path);
+  s->data_fd = open_read(s->data_path);
   s->data_size = s->data_fd.size();
   std::array<std::byte, detail::data_header_size> data_header{};
   if (s->data_size < detail::data_header_size)
@@ -231,7 +231,7 @@ store store::open(const std::filesystem::path& path, const open_options& options
                                             path.string() + ")");
   detail::validate_entries(s->entries, s->header, s->data_size, s->index_path);
   if (options.access == access_mode::mmap)
-    s->data_map = detail::mapped_file(s->data_fd, detail::access_hint::sequential);
+    s->data_map = mapped_file(s->data_fd, access_hint::sequential);
 
   const detail::manifest m = detail::read_manifest(path / detail::manifest_file_name);
   if (m.store_id != s->header.store_id)

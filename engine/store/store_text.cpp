@@ -4,7 +4,7 @@
 
 #include "colflow/error.hpp"
 #include "colflow/version.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 #include "store/store_text_internal.hpp"
 
 namespace colflow::detail {

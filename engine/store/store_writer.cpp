@@ -15,7 +15,7 @@
 #include <random>
 
 #include "colflow/error.hpp"
-#include "io/file_io_internal.hpp"
+#include "colflow/io/file_io.hpp"
 #include "store/format_internal.hpp"
 #include "store/store_text_internal.hpp"
 
@@ -52,7 +52,7 @@ struct store_writer::impl {
   std::filesystem::path target, temp;
   writer_options options;
   detail::file_header header;
-  std::optional<detail::buffered_writer> data, index, columns_text;
+  std::optional<buffered_writer> data, index, columns_text;
   store_summary summary;
   bool finished = false;
 
@@ -80,12 +80,12 @@ struct store_writer::impl {
 
   void compute_index_checksum_and_write_header() {
     index->flush();
-    detail::file_descriptor& fd = index->fd();
+    file_descriptor& fd = index->fd();
     // Re-read the entries (just written, so from the page cache) to hash header + entries.
     const std::uint64_t entries_bytes = header.columns * detail::index_entry_size;
     std::vector<std::byte> entries(entries_bytes);
     {
-      detail::file_descriptor reader = detail::open_read(temp / partial_index_name);
+      file_descriptor reader = open_read(temp / partial_index_name);
       reader.pread_exact(entries, detail::index_header_size);
     }
     const auto h = detail::encode_index_header(header, entries);
@@ -156,12 +156,12 @@ store_writer::store_writer(const std::filesystem::path& path, const writer_optio
     throw error(errc::io_error, "cannot create the directory " + w.temp.string() + ": " +
                                     (ec ? ec.message() : "it exists"));
 
-  detail::write_text_file(w.temp / detail::samples_file_name, detail::format_samples(samples));
-  w.data.emplace(detail::create_file(w.temp / detail::data_file_name));
+  write_text_file(w.temp / detail::samples_file_name, detail::format_samples(samples));
+  w.data.emplace(create_file(w.temp / detail::data_file_name));
   w.data->write(detail::encode_data_header(w.header));  // completed by finish()
-  w.index.emplace(detail::create_file(w.temp / partial_index_name));
+  w.index.emplace(create_file(w.temp / partial_index_name));
   w.index->write(std::array<std::byte, detail::index_header_size>{});
-  w.columns_text.emplace(detail::create_file(w.temp / detail::columns_file_name));
+  w.columns_text.emplace(create_file(w.temp / detail::columns_file_name));
   w.columns_text->write(std::string(detail::columns_header) + "\n");
 }
 
@@ -213,7 +213,7 @@ void store_writer::finish() {
   w.summary.columns = w.header.columns;
   w.summary.index_bytes = detail::index_header_size + w.header.columns * detail::index_entry_size;
   w.summary.decoded_bytes = decoded_column_bytes(w.header.type, w.header.rows) * w.header.columns;
-  detail::write_text_file(w.temp / detail::manifest_file_name,
+  write_text_file(w.temp / detail::manifest_file_name,
                           detail::format_manifest(w.header.store_id, w.summary));
 
   // The index last: until it has its final name, the directory does not open as a store.
@@ -221,12 +221,12 @@ void store_writer::finish() {
   w.index->finish();
   if (::rename((w.temp / partial_index_name).c_str(), (w.temp / detail::index_file_name).c_str()))
     throw_system_error(errno, "cannot rename the index", w.temp.string());
-  detail::sync_directory(w.temp);
+  sync_directory(w.temp);
 
   w.move_into_place();
   const std::filesystem::path parent =
       w.target.parent_path().empty() ? std::filesystem::path(".") : w.target.parent_path();
-  detail::sync_directory(parent);
+  sync_directory(parent);
   w.finished = true;
 }
 

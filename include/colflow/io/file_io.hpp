@@ -1,5 +1,7 @@
-// Thin RAII wrappers over POSIX files: descriptors, read-only mappings, full reads and writes,
-// fsync. Every failure becomes a colflow::error naming the path.
+/// @file file_io.hpp
+/// Thin RAII wrappers over POSIX files: descriptors, read-only mappings, full reads and
+/// writes, fsync. Every failure becomes a colflow::error naming the path. The store and the
+/// importers read through these; outputs are written through staged_output.hpp.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace colflow::detail {
+namespace colflow {
 
 class file_descriptor {
  public:
@@ -104,4 +106,4 @@ std::string read_text_file(const std::filesystem::path& path);
 // Writes `text` to a new file and fsyncs it.
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 
-}  // namespace colflow::detail
+}  // namespace colflow

@@ -14,6 +14,8 @@ packages=(
   libboost-math-dev
   # test tools: stock codec programs that must decode our frames, reference outputs, scripts
   zstd lz4 python3 python3-numpy python3-venv plink2 xxd
+  # formatting check (scripts/format.sh --check)
+  clang-format
   # benchmark peers (bench/run.sh)
   plink1.9
   # benchmark tools: wall time and peak memory of each run

@@ -699,7 +699,7 @@ TEST_F(StreamCorruptFrameTest, ChecksumVerificationReportsMismatch) {
   }
 }
 
-// The outcome of a pass depends only on the data, the order and the kernel (stream.hpp), as
+// The outcome of a pass depends only on the data, the order and the kernel (stream/column_stream.hpp), as
 // with run_sequential: a damaged column after the kernel's stop must not fail the pass, and a
 // kernel error before it is the one reported, whatever the depth (though decode, running
 // ahead, may well have reached the damaged column first).

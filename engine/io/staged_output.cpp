@@ -46,14 +46,19 @@ bool process_alive(long pid) {
 }  // namespace
 
 std::string staged_output::temporary_prefix(const std::filesystem::path& target) {
-  return "." + target.filename().string() + ".tmp-";
+  // Appended piece by piece: GCC 12 reports a false -Wrestrict for "." + std::string.
+  std::string prefix(1, '.');
+  prefix += target.filename().string();
+  prefix += ".tmp-";
+  return prefix;
 }
 
 std::size_t staged_output::sweep_stale(const std::filesystem::path& target) noexcept {
   std::size_t removed = 0;
   try {
     const std::string prefix = temporary_prefix(target);
-    const std::string host = host_name() + "-";
+    std::string host = host_name();
+    host += '-';
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(parent_of(target), ec)) {
       const std::string name = entry.path().filename().string();
@@ -82,8 +87,11 @@ staged_output::staged_output(std::filesystem::path target, kind what)
     throw error(errc::invalid_argument, "output path '" + target_.string() + "' has no name");
   sweep_stale(target_);
   std::random_device rd;
-  const std::string base = temporary_prefix(target_) + host_name() + "-" +
-                           std::to_string(::getpid()) + "-";
+  std::string base = temporary_prefix(target_);
+  base += host_name();
+  base += '-';
+  base += std::to_string(::getpid());
+  base += '-';
   // A random suffix keeps two outputs of one process (threads, or the same target twice)
   // apart; retry on the rare collision instead of sharing a name.
   for (int attempt = 0; attempt < 16; ++attempt) {

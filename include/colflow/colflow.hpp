@@ -1,19 +1,33 @@
 /// @file colflow.hpp
-/// Umbrella header: everything a program embedding colflow needs.
+/// Umbrella header: the whole library (libcolflow), layer by layer, lowest first
+/// (docs/DESIGN.md §1). The importers and the exporter are a library of their own
+/// (colflow/preprocess/).
 #pragma once
 
-#include "colflow/codec/codec.hpp"
+// common
+#include "colflow/cancellation.hpp"
 #include "colflow/error.hpp"
-#include "colflow/codec/genotype_codec.hpp"
-#include "colflow/store/store.hpp"
-#include "colflow/stream/column_stream.hpp"
-#include "colflow/store/store_writer.hpp"
 #include "colflow/version.hpp"
+// io
+#include "colflow/io/file_io.hpp"
+#include "colflow/io/staged_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
+// codec
+#include "colflow/codec/codec.hpp"
+#include "colflow/codec/genotype_codec.hpp"
+// kernels
+#include "colflow/kernels/genotype_kernels.hpp"
+// store
+#include "colflow/store/store.hpp"
+#include "colflow/store/store_writer.hpp"
+// stream
+#include "colflow/stream/column_stream.hpp"
+// analysis
 #include "colflow/analysis/analysis.hpp"
-#include "colflow/analysis/selection.hpp"
-#include "colflow/analysis/phenotype.hpp"
-#include "colflow/analysis/stats.hpp"
 #include "colflow/analysis/assoc.hpp"
+#include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/penalized.hpp"
-#include "colflow/analysis/bayesr.hpp"
+#include "colflow/analysis/phenotype.hpp"
+#include "colflow/analysis/selection.hpp"
+#include "colflow/analysis/stats.hpp"

@@ -1,7 +1,7 @@
 /// @file analysis.hpp
 /// What every analysis takes besides its own parameters: how to stream, and whom to tell
 /// about progress. Analyses are plain functions over an open store and a selection
-/// (selection.hpp); each streams the selected columns through a column_stream (stream.hpp).
+/// (selection.hpp); each streams the selected columns through a column_stream (stream/column_stream.hpp).
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-/// @file stream.hpp
+/// @file column_stream.hpp
 /// Streaming columns of a store through a self-balancing oneTBB flow graph.
 ///
 /// ```

@@ -194,7 +194,7 @@ void zlib_decompress_libdeflate(std::span<const std::byte> in, std::span<std::by
 // BM_zlib_encode: standardised genotype and dosage columns; docs/FORMAT.md, section 5): where
 // some libdeflate level gives at least zlib's ratio at that level, faster, the fastest such
 // libdeflate level writes it; elsewhere zlib does. 0 means zlib at the colflow level.
-constexpr std::array<int, 10> libdeflate_level_for = {0, 1, 1, 0, 4, 0, 0, 0, 0, 0};
+constexpr std::array<int, 10> libdeflate_level_for = {0, 1, 0, 0, 4, 0, 0, 0, 0, 0};
 
 zlib_impl initial_zlib_impl() {
   const char* v = std::getenv("COLFLOW_ZLIB_IMPL");

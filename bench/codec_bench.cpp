@@ -8,6 +8,17 @@
 //   BM_decode/dense-<codec>[+shuffle]/f64      standard normal values at full precision;
 //   BM_decode/dense3sig-<codec>[+shuffle]/f64  the same rounded to 3 significant digits.
 //
+// zlib frames are written and read by libdeflate (the default); beside every zlib row,
+//   .../f64-libz         the same columns written and read by zlib (COLFLOW_ZLIB_IMPL=zlib:
+//                        colflow before libdeflate, the reference);
+//   .../f64-libz-frames  frames written by zlib read by libdeflate (a store written before).
+//
+// Encoding speed and ratio of the two zlib libraries at each of their own levels (what decides
+// which library, at which of its levels, writes a colflow zlib level: docs/FORMAT.md, 5):
+//   BM_zlib_encode/<stdgeno|dosage>/<libdeflate-1..12|libz-1..9>   one column compressed per
+//                        iteration; bytes_per_second counts the float64 input, `ratio` as above.
+//   (dosage: the genotype columns as float64 allele counts 0/1/2, missing NaN.)
+//
 // Every benchmark cycles through 64 columns of 10,000 samples so that the numbers are not those
 // of one lucky column. The output (80 kB as float64) stays in L2, as it does in the flow graph.
 //
@@ -18,7 +29,10 @@
 //
 // Run: codec_bench --benchmark_counters_tabular=true [--benchmark_filter=genotype]
 #include <benchmark/benchmark.h>
+#include <libdeflate.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -123,6 +137,36 @@ std::vector<float_column> make_dense(int digits) {
     c.stats = colflow::dense_stats(c.values);
   }
   return columns;
+}
+
+// The genotype columns as float64 dosages: allele counts 0, 1, 2, missing NaN.
+std::vector<float_column> make_dosages() {
+  std::vector<float_column> columns;
+  for (const auto& codes : genotype_codes()) {
+    float_column c;
+    c.values.resize(num_samples);
+    for (std::size_t i = 0; i < num_samples; ++i) {
+      const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+      c.values[i] = code == code_missing ? std::nan("") : code == code_het ? 1.0
+                                                        : code == code_hom_a1 ? 2.0
+                                                                              : 0.0;
+    }
+    c.stats = colflow::dense_stats(c.values);
+    columns.push_back(std::move(c));
+  }
+  return columns;
+}
+
+// Runs `fn` with `impl` as the zlib implementation, restoring the previous one after.
+template <typename F>
+auto with_zlib_impl(colflow::zlib_impl impl, F&& fn) {
+  const colflow::zlib_impl previous = colflow::zlib_implementation();
+  colflow::set_zlib_implementation(impl);
+  struct restore {
+    colflow::zlib_impl to;
+    ~restore() { colflow::set_zlib_implementation(to); }
+  } guard{previous};
+  return fn();
 }
 
 // Frames of a set of columns and the counters every benchmark reports.
@@ -231,6 +275,41 @@ void decode_float_frames(benchmark::State& state, const encoded_set& set) {
   report(state, set);
 }
 
+// One column compressed per iteration straight by a library at its own level (not through
+// colflow's choice of library per level): libdeflate_zlib_compress or zlib's compress2.
+void encode_zlib(benchmark::State& state, const std::vector<float_column>& source, int level,
+                 bool libdeflate) {
+  libdeflate_compressor* c = libdeflate ? libdeflate_alloc_compressor(level) : nullptr;
+  std::vector<unsigned char> frame(2 * num_samples * sizeof(double) + 1024);
+  std::size_t k = 0, frame_total = 0, frames = 0;
+  for (auto _ : state) {
+    const auto& v = source[k].values;
+    std::size_t n = 0;
+    if (libdeflate) {
+      n = libdeflate_zlib_compress(c, v.data(), v.size() * sizeof(double), frame.data(),
+                                   frame.size());
+    } else {
+      uLongf len = static_cast<uLongf>(frame.size());
+      if (compress2(frame.data(), &len, reinterpret_cast<const Bytef*>(v.data()),
+                    static_cast<uLong>(v.size() * sizeof(double)), level) == Z_OK)
+        n = len;
+    }
+    if (n == 0) {
+      state.SkipWithError("compression failed");
+      break;
+    }
+    benchmark::DoNotOptimize(frame.data());
+    frame_total += n;
+    ++frames;
+    k = (k + 1) % num_columns;
+  }
+  libdeflate_free_compressor(c);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(num_samples * sizeof(double)));
+  state.counters["ratio"] = static_cast<double>(frames * num_samples * sizeof(double)) /
+                            static_cast<double>(std::max<std::size_t>(frame_total, 1));
+}
+
 void register_benchmarks() {
   // Sets are encoded once at registration and live as long as the program (a deque never
   // moves its elements, so the benchmarks can keep pointers to them).
@@ -262,11 +341,38 @@ void register_benchmarks() {
     for (const auto& cc : float_codecs) {
       for (const bool shuffle : {false, true}) {
         if (shuffle && cc.codec == codec_id::none) continue;  // nothing to compress
-        add("BM_decode/" + source_name + "-" + cc.name + (shuffle ? "+shuffle" : "") + "/f64",
-            decode_float_frames, encode_floats(source, cc, shuffle));
+        const std::string name =
+            "BM_decode/" + source_name + "-" + cc.name + (shuffle ? "+shuffle" : "") + "/f64";
+        add(name, decode_float_frames, encode_floats(source, cc, shuffle));
+        if (cc.codec != codec_id::zlib) continue;
+        const encoded_set by_zlib = with_zlib_impl(colflow::zlib_impl::zlib, [&] {
+          return encode_floats(source, cc, shuffle);
+        });
+        add(name + "-libz",
+            [](benchmark::State& st, const encoded_set& set) {
+              with_zlib_impl(colflow::zlib_impl::zlib, [&] {
+                decode_float_frames(st, set);
+                return 0;
+              });
+            },
+            by_zlib);
+        add(name + "-libz-frames", decode_float_frames, by_zlib);
       }
     }
   }
+
+  static const std::pair<std::string, std::vector<float_column>> encode_sources[] = {
+      {"stdgeno", make_standardized_genotypes()}, {"dosage", make_dosages()}};
+  for (const auto& [source_name, source] : encode_sources)
+    for (const bool libdeflate : {true, false})
+      for (int level = 1; level <= (libdeflate ? 12 : 9); ++level)
+        benchmark::RegisterBenchmark(("BM_zlib_encode/" + source_name + "/" +
+                                      (libdeflate ? "libdeflate-" : "libz-") +
+                                      std::to_string(level))
+                                         .c_str(),
+                                     [&source = source, level, libdeflate](benchmark::State& st) {
+                                       encode_zlib(st, source, level, libdeflate);
+                                     });
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 # Every dependency comes from a Debian package (scripts/install-deps.sh); nothing is downloaded.
 find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
+# libdeflate: the fast whole-buffer decoder (and encoder) of zlib frames; zlib stays the
+# reference implementation (COLFLOW_ZLIB_IMPL=zlib) and the writer of nothing else.
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)

@@ -9,7 +9,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   # libraries: oneTBB, Eigen, the codecs, checksums, CLI, JSON, random numbers, distributions,
   # and the test and benchmark frameworks
-  libtbb-dev libeigen3-dev zlib1g-dev liblz4-dev libzstd-dev libxxhash-dev
+  libtbb-dev libeigen3-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev libxxhash-dev
   libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev librandom123-dev
   libboost-math-dev
   # test tools: stock codec programs that must decode our frames, reference outputs, scripts

@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
+#include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
@@ -159,6 +163,231 @@ TEST(ShuffleTest, MatchesTheDefinitionForEveryLengthAndElementSize) {
       ASSERT_EQ(back, src) << "e " << e << " n " << n;
     }
   }
+}
+
+// ---- zlib frames: libdeflate (the default) and zlib (the reference) side by side.
+
+constexpr zlib_impl both_impls[] = {zlib_impl::libdeflate, zlib_impl::zlib};
+
+const char* impl_name(zlib_impl impl) { return impl == zlib_impl::zlib ? "zlib" : "libdeflate"; }
+
+// Sets the zlib implementation for one test and restores the previous one.
+class scoped_zlib_impl {
+ public:
+  explicit scoped_zlib_impl(zlib_impl impl) : previous_(zlib_implementation()) {
+    set_zlib_implementation(impl);
+  }
+  ~scoped_zlib_impl() { set_zlib_implementation(previous_); }
+  scoped_zlib_impl(const scoped_zlib_impl&) = delete;
+  scoped_zlib_impl& operator=(const scoped_zlib_impl&) = delete;
+
+ private:
+  zlib_impl previous_;
+};
+
+std::vector<std::byte> zlib_frame(zlib_impl impl, int level, std::span<const std::byte> payload) {
+  const scoped_zlib_impl use(impl);
+  std::vector<std::byte> frame;
+  compress_frame(codec_id::zlib, level, payload, frame);
+  return frame;
+}
+
+// The message of the corrupt_frame error decoding `frame` into `size` bytes with `impl`.
+std::string zlib_refusal(zlib_impl impl, std::span<const std::byte> frame, std::size_t size) {
+  const scoped_zlib_impl use(impl);
+  std::vector<std::byte> out(size);
+  try {
+    decompress_frame(codec_id::zlib, frame, out);
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), errc::corrupt_frame) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << impl_name(impl) << " accepted the frame";
+  return {};
+}
+
+std::vector<std::byte> with_zlib(std::span<const std::byte> payload, int level, int window_bits,
+                                 std::span<const std::byte> dictionary = {}) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  if (!dictionary.empty()) {
+    EXPECT_EQ(deflateSetDictionary(&zs, reinterpret_cast<const Bytef*>(dictionary.data()),
+                                   static_cast<uInt>(dictionary.size())),
+              Z_OK);
+  }
+  std::vector<std::byte> out(deflateBound(&zs, static_cast<uLong>(payload.size())));
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(payload.data()));
+  zs.avail_in = static_cast<uInt>(payload.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+TEST(ZlibTest, TheDefaultIsLibdeflate) {
+  // The test runs without COLFLOW_ZLIB_IMPL (ctest does not set it).
+  if (std::getenv("COLFLOW_ZLIB_IMPL")) GTEST_SKIP() << "COLFLOW_ZLIB_IMPL is set";
+  EXPECT_EQ(zlib_implementation(), zlib_impl::libdeflate);
+}
+
+TEST(ZlibTest, EachImplementationReadsTheOthersFramesAtEveryLevel) {
+  for (const std::size_t n : {0u, 1u, 1000u, 100000u}) {
+    const auto payload = sample_payload(n, n + 11);
+    for (int level = 1; level <= 9; ++level) {
+      for (const zlib_impl writer : both_impls) {
+        const auto frame = zlib_frame(writer, level, payload);
+        ASSERT_GE(frame.size(), 6u);
+        EXPECT_EQ(std::to_integer<int>(frame[0]), 0x78) << "a 32 kB window, deflate";
+        for (const zlib_impl reader : both_impls) {
+          const scoped_zlib_impl use(reader);
+          std::vector<std::byte> out(payload.size(), std::byte{0xAB});
+          decompress_frame(codec_id::zlib, frame, out);
+          EXPECT_EQ(out, payload) << "n " << n << " level " << level << " written by "
+                                  << impl_name(writer) << ", read by " << impl_name(reader);
+        }
+      }
+    }
+  }
+}
+
+// A standardised genotype column (Hardy-Weinberg, A1 frequency p, 1% missing as 0) or, with
+// `dosage`, the allele counts 0/1/2 with missing NaN: the columns a zlib float store holds.
+std::vector<std::byte> genotype_column(std::size_t n, double p, bool dosage, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const double mean = 2 * (1 - p), sd = std::sqrt(2 * p * (1 - p));
+  std::vector<double> v(n);
+  for (double& x : v) {
+    if (unit(rng) < 0.01) {
+      x = dosage ? std::nan("") : 0.0;
+      continue;
+    }
+    const double u = unit(rng);
+    const double count = u < p * p ? 0.0 : u < p * p + 2 * p * (1 - p) ? 1.0 : 2.0;
+    x = dosage ? count : (count - mean) / sd;
+  }
+  const auto b = std::as_bytes(std::span(v));
+  return {b.begin(), b.end()};
+}
+
+TEST(ZlibTest, EveryLevelCompressesAtLeastAsWellAsZlib) {
+  // libdeflate writes a level only where it compresses at least as well as zlib at that level
+  // (docs/FORMAT.md, section 5); elsewhere zlib writes it, byte for byte as before.
+  for (const bool dosage : {false, true}) {
+    for (const double p : {0.05, 0.2, 0.45}) {
+      const auto payload = genotype_column(10000, p, dosage, 31);
+      for (int level = 1; level <= 9; ++level) {
+        const auto ours = zlib_frame(zlib_impl::libdeflate, level, payload);
+        const auto reference = zlib_frame(zlib_impl::zlib, level, payload);
+        EXPECT_LE(ours.size(), reference.size())
+            << (dosage ? "dosage" : "standardised") << " p " << p << " level " << level;
+        if (level != 1 && level != 4) {
+          EXPECT_EQ(ours, reference) << "zlib writes level " << level;
+        }
+      }
+    }
+  }
+}
+
+TEST(ZlibTest, StreamsOfOtherEncodersDecode) {
+  // Any standard zlib stream is a valid frame, a smaller window included (zlib enforces it).
+  const auto payload = sample_payload(30000, 8);
+  for (const int window_bits : {9, 12, 15}) {
+    const auto frame = with_zlib(payload, 6, window_bits);
+    for (const zlib_impl reader : both_impls) {
+      const scoped_zlib_impl use(reader);
+      std::vector<std::byte> out(payload.size());
+      decompress_frame(codec_id::zlib, frame, out);
+      EXPECT_EQ(out, payload) << "window bits " << window_bits << ", " << impl_name(reader);
+    }
+  }
+}
+
+TEST(ZlibTest, RefusesDamagedFramesWithTheSameMessageInBothImplementations) {
+  const auto payload = sample_payload(5000, 12);
+  const auto frame = zlib_frame(zlib_impl::libdeflate, 6, payload);
+  struct damage {
+    std::string name, expected;
+    std::vector<std::byte> frame;
+  };
+  std::vector<damage> cases;
+  auto bad_adler = frame;
+  bad_adler.back() ^= std::byte{0x01};
+  cases.push_back({"bad Adler-32", "incorrect data check", bad_adler});
+  cases.push_back({"truncated Adler-32", "truncated",
+                   std::vector<std::byte>(frame.begin(), frame.end() - 2)});
+  cases.push_back({"truncated deflate data", "truncated",
+                   std::vector<std::byte>(frame.begin(), frame.begin() + 40)});
+  cases.push_back({"header only", "truncated", std::vector<std::byte>(frame.begin(), frame.begin() + 2)});
+  cases.push_back({"one byte", "truncated", std::vector<std::byte>(frame.begin(), frame.begin() + 1)});
+  cases.push_back({"empty", "truncated", {}});
+  auto trailing = frame;
+  trailing.push_back(std::byte{0});
+  trailing.push_back(std::byte{0});
+  cases.push_back({"trailing bytes", "2 bytes after the end of the stream", trailing});
+  auto bad_check = frame;
+  bad_check[1] ^= std::byte{0x01};
+  cases.push_back({"bad header check", "incorrect header check", bad_check});
+  auto bad_method = frame;
+  bad_method[0] = std::byte{0x79};  // method 9
+  cases.push_back({"unknown method", "header", bad_method});
+  const std::byte dictionary[] = {std::byte{1}, std::byte{2}, std::byte{3}};
+  cases.push_back({"preset dictionary", "needs a preset dictionary",
+                   with_zlib(payload, 6, 15, dictionary)});
+  auto bad_block = frame;
+  bad_block[2] |= std::byte{0x06};  // block type 3: reserved
+  cases.push_back({"reserved block type", "invalid block type", bad_block});
+
+  for (const damage& d : cases) {
+    const std::string reference = zlib_refusal(zlib_impl::zlib, d.frame, payload.size());
+    EXPECT_EQ(zlib_refusal(zlib_impl::libdeflate, d.frame, payload.size()), reference) << d.name;
+    EXPECT_NE(reference.find(d.expected), std::string::npos) << d.name << ": " << reference;
+    EXPECT_EQ(reference.rfind("zlib frame: ", 0), 0u) << reference;
+  }
+  // The wrong payload size, both ways.
+  for (const std::size_t size : {payload.size() - 1, payload.size() + 1}) {
+    const std::string reference = zlib_refusal(zlib_impl::zlib, frame, size);
+    EXPECT_EQ(zlib_refusal(zlib_impl::libdeflate, frame, size), reference);
+    EXPECT_NE(reference.find("decodes to"), std::string::npos) << reference;
+  }
+}
+
+TEST(ZlibTest, BothImplementationsAgreeOnGarbledFrames) {
+  // A differential test: whatever one decoder accepts the other accepts, with the same bytes.
+  const auto payload = sample_payload(3000, 15);
+  std::mt19937_64 rng(77);
+  int refused = 0;
+  for (const int level : {1, 6, 9}) {
+    const auto frame = zlib_frame(zlib_impl::libdeflate, level, payload);
+    for (int trial = 0; trial < 400; ++trial) {
+      auto bad = frame;
+      for (int flips = 1 + static_cast<int>(rng() % 3); flips > 0; --flips)
+        bad[rng() % bad.size()] ^= static_cast<std::byte>(1 + rng() % 255);
+      std::vector<std::byte> by_libdeflate(payload.size()), by_zlib(payload.size());
+      std::string libdeflate_error, zlib_error;
+      try {
+        const scoped_zlib_impl use(zlib_impl::libdeflate);
+        decompress_frame(codec_id::zlib, bad, by_libdeflate);
+      } catch (const error& e) {
+        libdeflate_error = e.what();
+      }
+      try {
+        const scoped_zlib_impl use(zlib_impl::zlib);
+        decompress_frame(codec_id::zlib, bad, by_zlib);
+      } catch (const error& e) {
+        zlib_error = e.what();
+      }
+      ASSERT_EQ(libdeflate_error, zlib_error) << "level " << level << " trial " << trial;
+      if (zlib_error.empty()) {
+        EXPECT_EQ(by_libdeflate, by_zlib);
+      } else {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(refused, 1000);  // nearly every damage is caught: the Adler-32 covers the payload
 }
 
 TEST(ChecksumTest, IsXxh3OfTheBytes) {

@@ -43,8 +43,8 @@ class Workspace:
     def path(self, name: str) -> str:
         return os.path.join(self.dir, name)
 
-    def run(self, *args: str) -> None:
-        subprocess.run([self.colflow, *args], cwd=self.dir, check=True,
+    def run(self, *args: str, env: dict | None = None) -> None:
+        subprocess.run([self.colflow, *args], cwd=self.dir, check=True, env=env,
                        stdout=subprocess.DEVNULL)
 
     def simulate(self, samples: int, variants: int) -> Dataset:
@@ -58,17 +58,23 @@ class Workspace:
                      "--missing", "0.01", "--seed", "1", "--out", prefix)
         return Dataset(f"sim {samples}x{variants}", prefix, prefix + ".phen", samples, variants)
 
-    def preprocess(self, store: str, source: str, *options: str) -> str:
-        """`colflow preprocess OPTIONS --out STORE`, unless STORE is newer than its source file."""
+    def preprocess(self, store: str, source: str, *options: str, env: dict | None = None) -> str:
+        """`colflow preprocess OPTIONS --out STORE`, unless STORE is newer than its source file
+        (env: the environment of colflow, e.g. measure.libz_env())."""
         if not (os.path.isdir(store) and os.path.getmtime(store) > os.path.getmtime(source)):
             log(f"data: colflow preprocess {' '.join(options)} -> {os.path.basename(store)}")
-            self.run("preprocess", "--quiet", "--force", *options, "--out", store)
+            self.run("preprocess", "--quiet", "--force", *options, "--out", store, env=env)
         return store
 
-    def store(self, data: Dataset, label: str, *options: str) -> str:
+    def store(self, data: Dataset, label: str, *options: str, env: dict | None = None) -> str:
         """The store of `data` made with `colflow preprocess OPTIONS`, named by label."""
         return self.preprocess(self.path(f"{os.path.basename(data.prefix)}-{label}.cf"), data.bed,
-                               "--bed", data.prefix, *options)
+                               "--bed", data.prefix, *options, env=env)
+
+
+def slug(label: str) -> str:
+    """A contender's label as part of a file name: "float64 zlib-6 (libz)" -> float64-zlib-6-libz."""
+    return "-".join(label.replace("(", "").replace(")", "").split())
 
 
 def shared_uk10k(root: str) -> Dataset | None:

@@ -32,6 +32,16 @@ class Run:
     stderr: str = ""
 
 
+# colflow with zlib's own deflate/inflate instead of libdeflate for zlib frames (the reference
+# implementation, colflow before libdeflate): contenders named "... (libz)" run with it, beside
+# the default ones in the same rounds.
+LIBZ = " (libz)"
+
+
+def libz_env() -> dict:
+    return {**os.environ, "COLFLOW_ZLIB_IMPL": "zlib"}
+
+
 class CommandFailed(RuntimeError):
     pass
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from .measure import LIBZ
+
 SECTION = "## Performance"
 
 
@@ -91,6 +93,22 @@ def codec_goals(rows, goals: Goals) -> None:
                       and best_speed["gb_per_s"] >= 0.9 * fastest["gb_per_s"])
 
 
+def zlib_goals(rows, goals: Goals) -> None:
+    """libdeflate against zlib's own inflate on the same data, in the same rounds."""
+    for r in find(rows, suite="codecs", kind="ratio"):
+        if r["versus"].endswith(LIBZ):
+            goals.add(f"{r['data']}: {r['contender'].removeprefix('colflow ')} decodes ≥ 3x faster "
+                      "with libdeflate than with zlib", f"{1 / r['ratio']:.2f}x", 1 / r["ratio"] >= 3)
+    for r in find(rows, suite="models", kind="ratio"):
+        if r["versus"] == "colflow float64 zlib-6 pipelined" + LIBZ:
+            after = one(rows, data=r["data"], task=r["task"], contender=r["contender"])
+            before = one(rows, data=r["data"], task=r["task"], contender=r["versus"])
+            busy = (f", compute busy {before['busy'] * 100:.0f}% -> {after['busy'] * 100:.0f}%"
+                    if after and before and after["busy"] is not None and before["busy"] is not None else "")
+            goals.add(f"{r['data']}: BayesR on a zlib-6 float64 store faster with libdeflate than with zlib",
+                      f"{1 / r['ratio']:.2f}x{busy}", r["ratio"] < 1)
+
+
 def streaming_goals(rows, goals: Goals, threads: int) -> None:
     for data in dict.fromkeys(r["data"] for r in find(rows, suite="streaming")):
         for store in ("float64 zstd-3", "float64 zlib-6"):
@@ -141,6 +159,7 @@ def analysis_goals(rows, goals: Goals) -> None:
 def goals_of(header, rows) -> Goals:
     goals = Goals()
     codec_goals(rows, goals)
+    zlib_goals(rows, goals)
     streaming_goals(rows, goals, int(header.get("threads", "2")))
     analysis_goals(rows, goals)
     return goals
@@ -166,21 +185,28 @@ def codec_tables(rows) -> list[str]:
 
 def streaming_table(rows, threads: int) -> list[str]:
     body = []
-    for r in find(rows, suite="streaming", contender=f"pipelined {threads}t"):
-        data, task = r["data"], r["task"]
-        cells = {m: one(rows, data=data, task=task, contender=m)
-                 for m in ("pipelined 1t", f"pipelined {threads}t", "sequential 1t", f"ram {threads}t")}
-        p_s = ratio(rows, data, task, f"pipelined {threads}t", "sequential 1t")
-        p_1 = ratio(rows, data, task, f"pipelined {threads}t", "pipelined 1t")
-        p_r = ratio(rows, data, task, f"pipelined {threads}t", f"ram {threads}t")
-        ram = cells[f"ram {threads}t"]
-        body.append([data, task.removeprefix("pass over ").removesuffix(" store"),
-                     seconds(cells["pipelined 1t"]["seconds"] if cells["pipelined 1t"] else None),
-                     seconds(r["seconds"]), f"{r['busy'] * 100:.0f}%",
-                     seconds(cells["sequential 1t"]["seconds"] if cells["sequential 1t"] else None),
-                     seconds(ram["seconds"]) if ram else "does not fit",
-                     f"{1 / p_s:.2f}x" if p_s else "–", f"{1 / p_1:.2f}x" if p_1 else "–",
-                     num(p_r) if p_r else "–", mb(r["peak_rss_mb"]), mb(ram["peak_rss_mb"]) if ram else "–"])
+    for r0 in find(rows, suite="streaming", contender=f"pipelined {threads}t"):
+        # zlib stores have "(libz)" contenders, zlib's inflate in the same rounds: a row each.
+        for suffix in ("", LIBZ):
+            data, task = r0["data"], r0["task"]
+            r = one(rows, data=data, task=task, contender=f"pipelined {threads}t{suffix}")
+            if r is None:
+                continue
+            names = {m: m + suffix for m in ("pipelined 1t", f"pipelined {threads}t", "sequential 1t",
+                                             f"ram {threads}t")}
+            cells = {m: one(rows, data=data, task=task, contender=n) for m, n in names.items()}
+            p_s = ratio(rows, data, task, names[f"pipelined {threads}t"], names["sequential 1t"])
+            p_1 = ratio(rows, data, task, names[f"pipelined {threads}t"], names["pipelined 1t"])
+            p_r = ratio(rows, data, task, names[f"pipelined {threads}t"], names[f"ram {threads}t"])
+            ram = cells[f"ram {threads}t"]
+            store = task.removeprefix("pass over ").removesuffix(" store") + suffix
+            body.append([data, store,
+                         seconds(cells["pipelined 1t"]["seconds"] if cells["pipelined 1t"] else None),
+                         seconds(r["seconds"]), f"{r['busy'] * 100:.0f}%",
+                         seconds(cells["sequential 1t"]["seconds"] if cells["sequential 1t"] else None),
+                         seconds(ram["seconds"]) if ram else ("does not fit" if not suffix else "–"),
+                         f"{1 / p_s:.2f}x" if p_s else "–", f"{1 / p_1:.2f}x" if p_1 else "–",
+                         num(p_r) if p_r else "–", mb(r["peak_rss_mb"]), mb(ram["peak_rss_mb"]) if ram else "–"])
     return table(["data", "store", "pipelined 1 thread", f"pipelined {threads} threads", "busy",
                   "sequential", "in RAM", "speed-up vs sequential", f"{threads} vs 1 thread",
                   "pipelined / RAM", "peak RSS", "peak RSS in RAM"], body)
@@ -188,17 +214,19 @@ def streaming_table(rows, threads: int) -> list[str]:
 
 def peer_table(rows, suites) -> list[str]:
     body = []
-    for r in rows:
-        if r["kind"] != "measure" or r["suite"] not in suites:
-            continue
+    shown = [r for r in rows if r["kind"] == "measure" and r["suite"] in suites]
+    with_busy = any(r["busy"] is not None for r in shown)
+    for r in shown:
         lead = next((x for x in find(rows, data=r["data"], task=r["task"], kind="ratio")
                      if x["versus"] == r["contender"]), None)
         first = next(find(rows, data=r["data"], task=r["task"]))["contender"]
         ratio_cell = "" if lead is None else f"{lead['ratio']:.3f}" + (
             "" if lead["contender"] == first else f" ({lead['contender'].removeprefix('colflow ')} / this)")
         body.append([r["data"], r["task"], r["contender"], seconds(r["seconds"]),
-                     f"{r['seconds_min']:.3g}–{r['seconds_max']:.3g}", ratio_cell, mb(r["peak_rss_mb"])])
-    return table(["data", "task", "contender", "median", "range (s)", "first row / this", "peak RSS"], body)
+                     f"{r['seconds_min']:.3g}–{r['seconds_max']:.3g}", ratio_cell, mb(r["peak_rss_mb"])]
+                    + ([f"{r['busy'] * 100:.0f}%" if r["busy"] is not None else ""] if with_busy else []))
+    return table(["data", "task", "contender", "median", "range (s)", "first row / this", "peak RSS"]
+                 + (["compute busy"] if with_busy else []), body)
 
 
 def section(results: str, header: dict, rows: list[dict], figures: list[str], root: str) -> str:
@@ -240,7 +268,10 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
               "One thread. colflow: a sequential `colflow bench --kernel none` pass over the mapped "
               "store (every column decoded, nothing computed); Blosc2: its decode loop alone, one chunk "
               "per column into a reused buffer; bed-reader: `read(dtype='float64')` of the .bed. "
-              "Ratio: float64 bytes over stored bytes (a store's index and text files included).", ""]
+              "Ratio: float64 bytes over stored bytes (a store's index and text files included). "
+              "zlib stores are written and decoded by libdeflate; \"(libz)\" rows are the same data "
+              "written and decoded by zlib (`COLFLOW_ZLIB_IMPL=zlib`, colflow before libdeflate), "
+              "measured in the same rounds.", ""]
     lines += codec_tables(rows)
     lines += ["### Streaming passes (`bench/run.sh --only streaming`)", ""] + figure("streaming") + [
               "`colflow bench`, dot-axpy kernel (z·r then r −= c z, the inner step of BayesR and "
@@ -259,7 +290,9 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
               "columns) against scikit-learn's fit alone on the same standardised matrix in memory, "
               "same 20 lambdas, tolerance 1e-7 (stopping rules differ, so the ratio is indicative). "
               "BayesR: seconds per iteration of the same sampler on a genotype store (`--mode auto`, "
-              "pipelined), the standardised matrix in RAM (in-memory), and a zlib-6 float64 store.", ""]
+              "pipelined), the standardised matrix in RAM (in-memory), and a zlib-6 float64 store, "
+              "decoded by libdeflate and, as \"(libz)\", by zlib's inflate (`COLFLOW_ZLIB_IMPL=zlib`, "
+              "colflow before libdeflate) in the same rounds.", ""]
     lines += peer_table(rows, ("models",))
     return "\n".join(lines) + "\n"
 

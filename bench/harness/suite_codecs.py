@@ -11,6 +11,10 @@ find) and rounded to 3 significant digits (measured quantities).
 colflow's figure is a sequential one-thread `colflow bench --kernel none` pass over the mapped
 store: every column decoded into the stream's buffer (genotypes to standardised values, dense
 stores to their stored values), nothing computed; Blosc2's is its decode loop alone.
+
+zlib stores are written and read by libdeflate; each has a "(libz)" twin written and read by
+zlib's own deflate/inflate (COLFLOW_ZLIB_IMPL=zlib: colflow before libdeflate), measured in the
+same rounds, with the ratio of the two.
 """
 from __future__ import annotations
 
@@ -21,22 +25,30 @@ import numpy as np
 
 from . import data as datasets
 from .context import Context
-from .measure import Comparison, Run, log, timed, timed_reporting
+from .measure import LIBZ, Comparison, Run, libz_env, log, timed, timed_reporting
 
 GENOTYPE_STORES = [("genotype", ["--codec", "genotype"]),
                    ("genotype-zstd", ["--codec", "genotype-zstd"]),
                    ("float64 lz4-1", ["--codec", "lz4"]),
                    ("float64 zstd-3", ["--codec", "zstd"]),
-                   ("float64 zlib-6", ["--codec", "zlib", "--level", "6"])]
+                   ("float64 zlib-6", ["--codec", "zlib", "--level", "6"]),
+                   ("float64 zlib-6" + LIBZ, ["--codec", "zlib", "--level", "6"])]
 DENSE_STORES = [("lz4-1", ["--codec", "lz4"]), ("lz4-1 shuffle", ["--codec", "lz4", "--shuffle"]),
                 ("zstd-3", ["--codec", "zstd"]), ("zstd-3 shuffle", ["--codec", "zstd", "--shuffle"]),
-                ("zstd-9 shuffle", ["--codec", "zstd", "--level", "9", "--shuffle"])]
+                ("zstd-9 shuffle", ["--codec", "zstd", "--level", "9", "--shuffle"]),
+                ("zlib-6 shuffle", ["--codec", "zlib", "--level", "6", "--shuffle"]),
+                ("zlib-6 shuffle" + LIBZ, ["--codec", "zlib", "--level", "6", "--shuffle"])]
 
 
-def colflow_decode(ctx: Context, store: str, values: str) -> Run:
+def env_of(label: str) -> dict | None:
+    """The environment of colflow for a contender: zlib's inflate/deflate for "(libz)" ones."""
+    return libz_env() if label.endswith(LIBZ) else None
+
+
+def colflow_decode(ctx: Context, store: str, values: str, env: dict | None = None) -> Run:
     run = timed([ctx.colflow, "bench", store, "--mode", "sequential", "--threads", "1",
                  "--kernel", "none", "--values", values, "--passes", str(ctx.scale.passes), "--json"],
-                ctx.ws.dir)
+                ctx.ws.dir, env)
     (row,) = json.loads(run.stdout)
     run.seconds, run.gb_per_s = row["seconds_per_pass"], row["decoded_gb_per_s"]
     return run
@@ -52,8 +64,12 @@ def add_blosc2(ctx: Context, cmp: Comparison, npy: str) -> None:
 
 def add_colflow(ctx: Context, cmp: Comparison, float64_bytes: int, stores, values: str) -> None:
     for label, store in stores:
-        cmp.add(f"colflow {label}", lambda store=store: colflow_decode(ctx, store, values), threads=1,
-                compression=float64_bytes / datasets.store_bytes(store))
+        cmp.add(f"colflow {label}",
+                lambda store=store, env=env_of(label): colflow_decode(ctx, store, values, env),
+                threads=1, compression=float64_bytes / datasets.store_bytes(store))
+    for label, _ in stores:
+        if label.endswith(LIBZ):
+            cmp.ratio(f"colflow {label.removesuffix(LIBZ)}", f"colflow {label}")
 
 
 def blosc2_compressions(cmp: Comparison) -> None:
@@ -64,7 +80,7 @@ def blosc2_compressions(cmp: Comparison) -> None:
 
 
 def genotype_comparison(ctx: Context, data: datasets.Dataset) -> Comparison:
-    stores = [(label, ctx.ws.store(data, label.replace(" ", "-"), *options))
+    stores = [(label, ctx.ws.store(data, datasets.slug(label), *options, env=env_of(label)))
               for label, options in GENOTYPE_STORES]
     npy = ctx.ws.path(os.path.basename(data.prefix) + ".std.npy")
     if not (os.path.exists(npy) and os.path.getmtime(npy) > os.path.getmtime(stores[0][1])):
@@ -94,8 +110,8 @@ def dense_npy(ctx: Context, kind: str) -> str:
 def dense_comparison(ctx: Context, kind: str, title: str) -> Comparison:
     npy = dense_npy(ctx, kind)
     samples, columns = ctx.scale.dense
-    stores = [(label, ctx.ws.preprocess(npy[:-4] + "-" + label.replace(" ", "-") + ".cf", npy,
-                                        "--npy", npy, *options))
+    stores = [(label, ctx.ws.preprocess(npy[:-4] + "-" + datasets.slug(label) + ".cf", npy,
+                                        "--npy", npy, *options, env=env_of(label)))
               for label, options in DENSE_STORES]
     cmp = Comparison("codecs", f"{title} {samples}x{columns}", "decode dense float64, one thread")
     add_colflow(ctx, cmp, 8 * samples * columns, stores, "stored")

@@ -12,8 +12,10 @@ that could hold the matrix; it is reported alone.
 BayesR: seconds per iteration of the same sampler reading a genotype store (--mode auto:
 sequential for an uncompressed genotype store, nothing to decode; pipelined), the standardised
 matrix decoded once into RAM as doubles (in-memory), and a zlib-6 float64 store of the
-standardised values (the original BayesRRcmd design, reproduced as a baseline). GCTB, the
-reference Bayesian tool, is not packaged for Debian and is not run here.
+standardised values (the original BayesRRcmd design, reproduced as a baseline), written and
+read by libdeflate, and its "(libz)" twin written and read by zlib's own deflate/inflate
+(COLFLOW_ZLIB_IMPL=zlib, colflow before libdeflate) in the same rounds. GCTB, the reference
+Bayesian tool, is not packaged for Debian and is not run here.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import re
 
 from .context import Context
 from .data import Dataset, first_columns
-from .measure import Comparison, Run, log, timed, timed_reporting
+from .measure import LIBZ, Comparison, Run, libz_env, log, timed, timed_reporting
 
 NLAMBDA, LAMBDA_MIN_RATIO = "20", "0.05"
 
@@ -55,10 +57,11 @@ def full_path(ctx: Context, store: str) -> Comparison:
     return cmp
 
 
-def bayesr_iteration(ctx: Context, store: str, pheno: str, iterations: int, mode: str) -> Run:
+def bayesr_iteration(ctx: Context, store: str, pheno: str, iterations: int, mode: str,
+                     env: dict | None = None) -> Run:
     run = timed([ctx.colflow, "bayesr", store, "--pheno", pheno, "--iterations", str(iterations),
                  "--burnin", "1", "--threads", str(ctx.threads), "--checkpoint-every", "0",
-                 "--mode", mode, "--out", ctx.ws.path("out/chain")], ctx.ws.dir)
+                 "--mode", mode, "--out", ctx.ws.path("out/chain")], ctx.ws.dir, env)
     m = re.search(r"([0-9.]+) ms per iteration, compute busy ([0-9]+)%", run.stderr)
     if not m:
         raise RuntimeError(f"bayesr printed no timing line:\n{run.stderr}")
@@ -69,16 +72,21 @@ def bayesr_iteration(ctx: Context, store: str, pheno: str, iterations: int, mode
 def bayesr_comparison(ctx: Context, data: Dataset, iterations: int) -> Comparison:
     genotype = ctx.ws.store(data, "genotype", "--codec", "genotype")
     zlib = ctx.ws.store(data, "float64-zlib-6", "--codec", "zlib", "--level", "6")
+    libz = ctx.ws.store(data, "float64-zlib-6-libz", "--codec", "zlib", "--level", "6", env=libz_env())
     cmp = Comparison("models", data.name, f"bayesr, seconds per iteration ({iterations} per run)")
-    for name, store, mode in [("colflow genotype auto", genotype, "auto"),
-                              ("colflow genotype pipelined", genotype, "pipelined"),
-                              ("colflow genotype in-memory", genotype, "in-memory"),
-                              ("colflow float64 zlib-6 pipelined", zlib, "pipelined"),
-                              ("colflow float64 zlib-6 sequential", zlib, "sequential")]:
-        cmp.add(name, lambda s=store, m=mode: bayesr_iteration(ctx, s, data.pheno, iterations, m),
+    for name, store, mode, env in [("colflow genotype auto", genotype, "auto", None),
+                                   ("colflow genotype pipelined", genotype, "pipelined", None),
+                                   ("colflow genotype in-memory", genotype, "in-memory", None),
+                                   ("colflow float64 zlib-6 pipelined", zlib, "pipelined", None),
+                                   ("colflow float64 zlib-6 sequential", zlib, "sequential", None),
+                                   ("colflow float64 zlib-6 pipelined" + LIBZ, libz, "pipelined", libz_env()),
+                                   ("colflow float64 zlib-6 sequential" + LIBZ, libz, "sequential", libz_env())]:
+        cmp.add(name, lambda s=store, m=mode, e=env: bayesr_iteration(ctx, s, data.pheno, iterations, m, e),
                 threads=ctx.threads)
     for other in ("genotype pipelined", "genotype in-memory", "float64 zlib-6 pipelined"):
         cmp.ratio("colflow genotype auto", f"colflow {other}")
+    for mode in ("pipelined", "sequential"):
+        cmp.ratio(f"colflow float64 zlib-6 {mode}", f"colflow float64 zlib-6 {mode}{LIBZ}")
     return cmp
 
 

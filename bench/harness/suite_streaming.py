@@ -5,6 +5,10 @@ first, then passes over it), with the compute-busy fraction and peak memory of e
 
 The large simulation does not fit in memory as float64, so it has no in-RAM contender: that is
 the case colflow exists for.
+
+The zlib-6 store (written and read by libdeflate) has "(libz)" contenders in the same rounds: a
+twin store written and read by zlib's own deflate/inflate (COLFLOW_ZLIB_IMPL=zlib, colflow
+before libdeflate), pipelined and sequential, with the ratios of the two.
 """
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ import json
 
 from .context import Context
 from .data import Dataset
-from .measure import Comparison, Run, log, timed
+from .measure import LIBZ, Comparison, Run, libz_env, log, timed
 
 STORES = [("genotype", ["--codec", "genotype"]),
           ("genotype-zstd", ["--codec", "genotype-zstd"]),
@@ -22,10 +26,11 @@ STORES = [("genotype", ["--codec", "genotype"]),
 LARGE_STORES = [STORES[0], STORES[3]]
 
 
-def bench_pass(ctx: Context, store: str, mode: str, threads: int, passes: int, warmup: int) -> Run:
+def bench_pass(ctx: Context, store: str, mode: str, threads: int, passes: int, warmup: int,
+               env: dict | None = None) -> Run:
     run = timed([ctx.colflow, "bench", store, "--mode", mode, "--threads", str(threads),
                  "--kernel", "dot-axpy", "--passes", str(passes), "--warmup", str(warmup), "--json"],
-                ctx.ws.dir)
+                ctx.ws.dir, env)
     (row,) = json.loads(run.stdout)
     run.seconds, run.gb_per_s = row["seconds_per_pass"], row["decoded_gb_per_s"]
     run.busy = row["compute_busy_fraction"]
@@ -45,6 +50,14 @@ def store_comparison(ctx: Context, data: Dataset, label: str, options: list[str]
     cmp.ratio(f"pipelined {two}t", "pipelined 1t")
     if with_ram:
         cmp.ratio(f"pipelined {two}t", f"ram {two}t")
+    if "zlib" in options:
+        libz = ctx.ws.store(data, label.replace(" ", "-") + "-libz", *options, env=libz_env())
+        for mode, threads in [("pipelined", two), ("sequential", 1)]:
+            name = f"{mode} {threads}t"
+            cmp.add(name + LIBZ, lambda m=mode, t=threads: bench_pass(ctx, libz, m, t, passes, warmup,
+                                                                     libz_env()), threads=threads)
+            cmp.ratio(name, name + LIBZ)
+        cmp.ratio(f"pipelined {two}t{LIBZ}", f"sequential 1t{LIBZ}")
     return cmp
 
 

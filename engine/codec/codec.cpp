@@ -1,5 +1,6 @@
 // Adapters from the codec libraries to one-frame compress/decompress. Each adapter checks the
 // library's return codes once per frame and turns any failure into one colflow::error.
+#include <libdeflate.h>
 #include <lz4frame.h>
 #include <lz4hc.h>
 #include <zlib.h>
@@ -7,7 +8,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -37,10 +40,19 @@ void check_level(codec_id codec, int level) {
                     std::to_string(t.min_level) + ".." + std::to_string(t.max_level));
 }
 
-// ---- zlib: a zlib stream (RFC 1950). zlib counts in 32-bit uInt, so feed it in slices.
+// ---- zlib: a zlib stream (RFC 1950), written and read by two libraries.
+//
+// libdeflate (the default) compresses and decompresses whole buffers, which is all a frame is:
+// its decoded size is in the index. zlib is the reference implementation: it decodes the rare
+// streams libdeflate's fast path does not take (a window smaller than 32 kB, which libdeflate
+// would not enforce), names what is wrong with a frame libdeflate refuses, and does everything
+// when COLFLOW_ZLIB_IMPL=zlib (benchmarks, diagnosis). Both write standard zlib streams and
+// read each other's; the bytes of a frame differ between them, never the payload.
+
+// zlib counts in 32-bit uInt, so feed it in slices.
 constexpr std::size_t zlib_slice = UINT_MAX / 2;
 
-void zlib_compress(int level, std::span<const std::byte> in, std::vector<std::byte>& out) {
+void zlib_compress_zlib(int level, std::span<const std::byte> in, std::vector<std::byte>& out) {
   z_stream zs{};
   if (deflateInit(&zs, level) != Z_OK) throw error(errc::io_error, "zlib: deflateInit failed");
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, deflateEnd);
@@ -73,7 +85,7 @@ struct inflate_context {
   }
 };
 
-void zlib_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
+void zlib_decompress_zlib(std::span<const std::byte> in, std::span<std::byte> out) {
   thread_local inflate_context ctx;
   z_stream& zs = ctx.zs;
   if (!ctx.ready) {
@@ -100,8 +112,9 @@ void zlib_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
     if (rc == Z_DATA_ERROR) corrupt("zlib", zs.msg ? zs.msg : "invalid data");
     if (rc == Z_MEM_ERROR) throw error(errc::io_error, "zlib: out of memory");
     if (in_avail == zs.avail_in && out_avail == zs.avail_out) {
-      // No progress: either the input ended early or the output is full.
-      if (out_pos == out.size())
+      // No progress: either the input ended early or the output is full (with input left:
+      // a stream cut inside its Adler-32 trailer has filled the output and ended its input).
+      if (out_pos == out.size() && in_pos < in.size())
         corrupt("zlib", "decodes to more than " + std::to_string(out.size()) + " bytes");
       corrupt("zlib", "truncated after " + std::to_string(in_pos) + " bytes");
     }
@@ -111,6 +124,101 @@ void zlib_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
                         std::to_string(out.size()));
   if (in_pos != in.size())
     corrupt("zlib", std::to_string(in.size() - in_pos) + " bytes after the end of the stream");
+}
+
+// One libdeflate compressor per level and one decompressor, per thread (a compressor holds its
+// level's match finder: from tens of kB at level 1 to about 1 MB at level 9).
+struct libdeflate_contexts {
+  std::array<libdeflate_compressor*, 13> compressors{};
+  libdeflate_decompressor* decompressor = nullptr;
+  libdeflate_contexts() = default;
+  libdeflate_contexts(const libdeflate_contexts&) = delete;
+  libdeflate_contexts& operator=(const libdeflate_contexts&) = delete;
+  ~libdeflate_contexts() {
+    for (libdeflate_compressor* c : compressors) libdeflate_free_compressor(c);
+    libdeflate_free_decompressor(decompressor);
+  }
+};
+thread_local libdeflate_contexts deflate_ctx;
+
+void zlib_compress_libdeflate(int level, std::span<const std::byte> in,
+                              std::vector<std::byte>& out) {
+  libdeflate_compressor*& c = deflate_ctx.compressors[static_cast<std::size_t>(level)];
+  if (!c) c = libdeflate_alloc_compressor(level);
+  if (!c) throw error(errc::io_error, "libdeflate: cannot create a level " +
+                                          std::to_string(level) + " compressor");
+  out.resize(libdeflate_zlib_compress_bound(c, in.size()));
+  const std::size_t n = libdeflate_zlib_compress(c, in.data(), in.size(), out.data(), out.size());
+  if (n == 0) throw error(errc::io_error, "libdeflate: zlib compression failed");
+  out.resize(n);
+}
+
+// What the reference decoder says about a frame libdeflate refused: zlib names the fault
+// (bad header, invalid code, incorrect data check, truncation, wrong size, trailing bytes).
+[[noreturn]] void refused_by_libdeflate(std::span<const std::byte> in, std::span<std::byte> out,
+                                        const std::string& why) {
+  zlib_decompress_zlib(in, out);  // throws errc::corrupt_frame for everything zlib refuses
+  corrupt("zlib", "refused by libdeflate (" + why + ")");
+}
+
+void zlib_decompress_libdeflate(std::span<const std::byte> in, std::span<std::byte> out) {
+  // zlib enforces the window size the header declares (CINFO); libdeflate accepts any distance
+  // up to 32 kB. Both encoders write a 32 kB window (CINFO 7); anything else goes to zlib.
+  if (in.size() < 2 || (std::to_integer<unsigned>(in[0]) >> 4) != 7)
+    return zlib_decompress_zlib(in, out);
+  if (!deflate_ctx.decompressor) deflate_ctx.decompressor = libdeflate_alloc_decompressor();
+  if (!deflate_ctx.decompressor)
+    throw error(errc::io_error, "libdeflate: cannot create a decompressor");
+  std::byte dummy{};
+  std::size_t in_used = 0, out_used = 0;
+  const libdeflate_result rc = libdeflate_zlib_decompress_ex(
+      deflate_ctx.decompressor, in.data(), in.size(), out.empty() ? &dummy : out.data(),
+      out.size(), &in_used, &out_used);
+  switch (rc) {
+    case LIBDEFLATE_SUCCESS:
+      if (out_used != out.size())
+        refused_by_libdeflate(in, out, "decodes to " + std::to_string(out_used) + " bytes");
+      if (in_used != in.size()) refused_by_libdeflate(in, out, "bytes after the stream");
+      return;
+    case LIBDEFLATE_INSUFFICIENT_SPACE:
+      refused_by_libdeflate(in, out, "decodes to more than " + std::to_string(out.size()) +
+                                         " bytes");
+    case LIBDEFLATE_BAD_DATA:
+    case LIBDEFLATE_SHORT_OUTPUT:
+      break;
+  }
+  refused_by_libdeflate(in, out, "invalid or truncated data");
+}
+
+// The writer of each colflow zlib level, chosen by measurement (bench/codec_bench,
+// BM_zlib_encode: standardised genotype and dosage columns; docs/FORMAT.md, section 5): where
+// some libdeflate level gives at least zlib's ratio at that level, faster, the fastest such
+// libdeflate level writes it; elsewhere zlib does. 0 means zlib at the colflow level.
+constexpr std::array<int, 10> libdeflate_level_for = {0, 1, 0, 0, 4, 0, 0, 0, 0, 0};
+
+zlib_impl initial_zlib_impl() {
+  const char* v = std::getenv("COLFLOW_ZLIB_IMPL");
+  if (!v || !*v || std::string_view(v) == "libdeflate") return zlib_impl::libdeflate;
+  if (std::string_view(v) == "zlib") return zlib_impl::zlib;
+  throw error(errc::invalid_argument, std::string("COLFLOW_ZLIB_IMPL is \"") + v +
+                                          "\"; expected \"libdeflate\" or \"zlib\"");
+}
+
+std::atomic<zlib_impl>& zlib_impl_choice() {
+  static std::atomic<zlib_impl> choice{initial_zlib_impl()};
+  return choice;
+}
+
+void zlib_compress(int level, std::span<const std::byte> in, std::vector<std::byte>& out) {
+  const int libdeflate_level = libdeflate_level_for[static_cast<std::size_t>(level)];
+  if (zlib_implementation() == zlib_impl::libdeflate && libdeflate_level != 0)
+    return zlib_compress_libdeflate(libdeflate_level, in, out);
+  zlib_compress_zlib(level, in, out);
+}
+
+void zlib_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
+  if (zlib_implementation() == zlib_impl::libdeflate) return zlib_decompress_libdeflate(in, out);
+  zlib_decompress_zlib(in, out);
 }
 
 // ---- lz4: the LZ4 frame format, content size recorded, independent 1 MB blocks.
@@ -204,6 +312,14 @@ void zstd_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
 }
 
 }  // namespace
+
+zlib_impl zlib_implementation() {
+  return zlib_impl_choice().load(std::memory_order_relaxed);
+}
+
+void set_zlib_implementation(zlib_impl impl) {
+  zlib_impl_choice().store(impl, std::memory_order_relaxed);
+}
 
 const codec_traits& traits_of(codec_id id) {
   const auto raw = static_cast<std::uint8_t>(id);

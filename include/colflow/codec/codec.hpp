@@ -58,6 +58,23 @@ void compress_frame(codec_id codec, int level, std::span<const std::byte> payloa
 void decompress_frame(codec_id codec, std::span<const std::byte> frame,
                       std::span<std::byte> payload);
 
+/// The library that writes and reads zlib frames. Both write standard zlib streams (RFC 1950)
+/// and read each other's and every other encoder's; the frame bytes they write differ, the
+/// payloads never do.
+enum class zlib_impl : std::uint8_t {
+  libdeflate,  ///< the default: whole-buffer libdeflate, several times faster to decode
+  zlib,        ///< zlib's deflate/inflate, the reference (benchmarks, diagnosis)
+};
+
+/// The zlib implementation in use. The first call reads the environment variable
+/// COLFLOW_ZLIB_IMPL ("libdeflate", the default, or "zlib"), a benchmarking and diagnostic
+/// switch; another value throws errc::invalid_argument. Even with libdeflate, zlib decodes the
+/// rare streams that declare a window smaller than 32 kB and explains every refused frame.
+zlib_impl zlib_implementation();
+
+/// Switches the zlib implementation of every thread from the next frame on (benchmarks, tests).
+void set_zlib_implementation(zlib_impl impl);
+
 /// Byte-shuffle filter for arrays of `element_size`-byte values: byte b of element i goes to
 /// position b·n + i, which groups the similar high bytes of floats and helps every codec.
 /// `src.size()` must be a multiple of `element_size` and equal `dst.size()`.

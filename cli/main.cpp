@@ -2,17 +2,72 @@
 // stderr naming the file and the problem, and a non-zero exit.
 #include <CLI/CLI.hpp>
 
+#include <signal.h>
+
 #include <csignal>
 #include <iostream>
 #include <map>
 
+#include "colflow/cancellation.hpp"
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// The first stop signal received, 0 before any.
+volatile std::sig_atomic_t stop_signal = 0;
+
+// SIGINT, SIGTERM, SIGHUP: ask the running command to stop (it then removes its partial
+// outputs and ends with errc::cancelled). A second signal takes the default action, so that a
+// run that does not stop soon enough can still be interrupted. Async-signal-safe calls only.
+extern "C" void on_stop_signal(int signal_number) {
+  if (stop_signal != 0) {
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    ::sigemptyset(&default_action.sa_mask);
+    ::sigaction(signal_number, &default_action, nullptr);
+    ::raise(signal_number);  // delivered when the handler returns (the signal is blocked now)
+    return;
+  }
+  stop_signal = signal_number;
+  colflow::request_stop();
+}
+
+// The signal handlers belong to the program, not to the library (colflow/cancellation.hpp).
+void install_signal_handlers() {
   // A file-size limit (RLIMIT_FSIZE) must fail the write with EFBIG, reported and cleaned up
   // like a full disk, not kill the process half-way through a store.
   std::signal(SIGXFSZ, SIG_IGN);
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  ::sigemptyset(&action.sa_mask);
+  // One stop handler at a time, whichever of the three signals arrives.
+  for (const int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&action.sa_mask, s);
+  action.sa_flags = SA_RESTART;
+  for (const int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &action, nullptr);
+}
+
+const char* signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
+  }
+}
+
+// A command that failed after a stop signal arrived was interrupted, whatever error the stop
+// surfaced as: one line naming the signal, and the shell's convention for a signal's status.
+int interrupted() {
+  const int s = stop_signal;
+  std::cerr << "colflow: interrupted by " << signal_name(s) << " (partial outputs removed)\n";
+  return 128 + s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  install_signal_handlers();
   CLI::App app{
       "colflow: per-column compressed genotype stores, streamed through a self-balancing\n"
       "flow graph of parallel decompression and serial compute.\n"};
@@ -73,9 +128,11 @@ int main(int argc, char** argv) {
     for (const auto& [sub, run] : commands)
       if (sub->parsed()) return run();
   } catch (const colflow::error& e) {
+    if (stop_signal != 0) return interrupted();
     std::cerr << "colflow: error: " << e.message() << "\n";
     return 1;
   } catch (const std::exception& e) {
+    if (stop_signal != 0) return interrupted();
     std::cerr << "colflow: error: " << e.what() << "\n";
     return 1;
   }

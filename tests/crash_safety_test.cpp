@@ -1,7 +1,9 @@
 // Crash safety of what colflow writes: `colflow preprocess` killed with SIGKILL at many moments
-// (with and without a store already at the target), a write error from a file-size limit, and
-// `colflow bayesr` killed at many moments (also while writing a checkpoint) then resumed.
-// The program under test is the real colflow binary, run in a child process.
+// (with and without a store already at the target), interrupted by SIGINT, SIGTERM and SIGHUP
+// (nothing left behind), killed with SIGKILL then run again (the stale temporary swept), a
+// write error from a file-size limit, and `colflow bayesr` killed at many moments (also while
+// writing a checkpoint) then resumed. The program under test is the real colflow binary, run
+// in a child process.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include <thread>
 
 #include "colflow/colflow.hpp"
+#include "colflow/io/staged_output.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -25,19 +28,23 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-// Starts the colflow program with `args` (output discarded). With `file_size_limit`, the
-// child may not write files larger than that (RLIMIT_FSIZE; writes past it fail with EFBIG).
-pid_t spawn(const std::vector<std::string>& args, rlim_t file_size_limit = RLIM_INFINITY) {
+// Starts the colflow program with `args` (output discarded, or stderr to `stderr_path`). With
+// `file_size_limit`, the child may not write files larger than that (RLIMIT_FSIZE; writes past
+// it fail with EFBIG).
+pid_t spawn(const std::vector<std::string>& args, rlim_t file_size_limit = RLIM_INFINITY,
+            const std::filesystem::path& stderr_path = {}) {
   std::vector<std::string> all = {COLFLOW_CLI_PATH};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const std::string err = stderr_path.empty() ? std::string("/dev/null") : stderr_path.string();
   const pid_t pid = ::fork();
   if (pid == 0) {  // only async-signal-safe calls until exec
     const int devnull = ::open("/dev/null", O_WRONLY);
+    const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
+    ::dup2(err_fd, 2);
     if (file_size_limit != RLIM_INFINITY) {
       ::signal(SIGXFSZ, SIG_IGN);
       const rlimit limit{file_size_limit, file_size_limit};
@@ -54,6 +61,59 @@ int wait_for(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Waits at most `limit` for the child; its status as wait_for's, or -1 after killing it when
+// it did not end in time (a run that ignores a stop request must fail the test, not hang it).
+int wait_bounded(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = clock_type::now() + limit;
+  while (clock_type::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  wait_for(pid);
+  return -1;
+}
+
+// The staged temporaries beside `target` (.NAME.tmp-*), of any process.
+std::vector<std::filesystem::path> temporaries_of(const std::filesystem::path& target) {
+  std::vector<std::filesystem::path> found;
+  const std::string prefix = staged_output::temporary_prefix(target);
+  for (const auto& entry : std::filesystem::directory_iterator(target.parent_path()))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) found.push_back(entry.path());
+  return found;
+}
+
+// Everything in a directory, for failure messages.
+std::string listing(const std::filesystem::path& dir) {
+  std::string names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    names += ' ';
+    names += entry.path().filename().string();
+  }
+  return names.empty() ? " (empty)" : names;
+}
+
+// Waits (at most `limit`) until the child is writing the store `target`: its staged directory
+// exists with the files the writer creates before the first column. False if the child ended
+// or the time ran out first.
+bool wait_until_writing(pid_t pid, const std::filesystem::path& target, std::chrono::seconds limit) {
+  const auto deadline = clock_type::now() + limit;
+  while (clock_type::now() < deadline) {
+    for (const auto& temp : temporaries_of(target)) {
+      std::error_code ec;
+      if (std::filesystem::exists(temp / "columns.tsv", ec)) return true;
+    }
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      return false;  // ended (left to be reaped by the caller)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
 }
 
 // Runs to completion; the wall time.
@@ -193,6 +253,62 @@ TEST_F(CrashSafetyTest, WriteErrorsFailCleanlyAndLeaveNoStore) {
   EXPECT_NE(out.find("limited.cf"), std::string::npos) << out;
   EXPECT_NE(out.find("too large"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+// A preprocess slow enough (zstd at level 19) that a signal sent once it writes lands mid-write.
+std::vector<std::string> slow_preprocess(const std::filesystem::path& input,
+                                         const std::filesystem::path& target) {
+  return {"preprocess", "--quiet", "--codec", "zstd", "--level", "19", "--bed", input.string(),
+          "--out", target.string()};
+}
+
+TEST_F(CrashSafetyTest, PreprocessInterruptedBySignalExitsWithItsStatusAndLeavesNothing) {
+  for (const auto& [signal_number, name] :
+       {std::pair{SIGINT, "SIGINT"}, std::pair{SIGTERM, "SIGTERM"}, std::pair{SIGHUP, "SIGHUP"}}) {
+    SCOPED_TRACE(name);
+    // A directory of its own, so that "nothing left" means empty.
+    const auto out_dir = *dir_ / (std::string("interrupted-") + name);
+    std::filesystem::create_directory(out_dir);
+    const auto target = out_dir / "store.cf";
+    const auto err = *dir_ / (std::string("interrupted-") + name + ".stderr");
+    const pid_t pid = spawn(slow_preprocess(*dir_ / "a", target), RLIM_INFINITY, err);
+    if (!wait_until_writing(pid, target, std::chrono::seconds(60))) {
+      ::kill(pid, SIGKILL);
+      ADD_FAILURE() << "preprocess never started writing (exit " << wait_for(pid)
+                    << "): " << slurp(err);
+      continue;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // some columns in
+    ::kill(pid, signal_number);
+    EXPECT_EQ(wait_bounded(pid, std::chrono::seconds(60)), 128 + signal_number);
+    EXPECT_EQ(slurp(err), "colflow: interrupted by " + std::string(name) +
+                              " (partial outputs removed)\n");
+    // No store, no hidden temporary, nothing at all.
+    EXPECT_TRUE(std::filesystem::is_empty(out_dir)) << listing(out_dir);
+  }
+}
+
+TEST_F(CrashSafetyTest, AfterAKillMinusNineTheNextPreprocessLeavesNoTemporaryBehind) {
+  const auto out_dir = *dir_ / "killed-9";
+  std::filesystem::create_directory(out_dir);
+  const auto target = out_dir / "store.cf";
+  const pid_t pid = spawn(slow_preprocess(*dir_ / "a", target));
+  ASSERT_TRUE(wait_until_writing(pid, target, std::chrono::seconds(60)))
+      << "preprocess never started writing (exit " << wait_for(pid) << ")";
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGKILL);
+  ASSERT_EQ(wait_for(pid), 128 + SIGKILL);
+  // A process killed outright cannot clean up: its staged store is left, never the store.
+  EXPECT_FALSE(std::filesystem::exists(target));
+  ASSERT_EQ(temporaries_of(target).size(), 1u) << listing(out_dir);
+
+  // The next write to the same place removes it (its process no longer exists).
+  std::string out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + (*dir_ / "a").string() + " --out " +
+                              target.string(), out), 0) << out;
+  open_and_verify(target);
+  EXPECT_TRUE(temporaries_of(target).empty()) << listing(out_dir);
+  EXPECT_EQ(listing(out_dir), " store.cf");
 }
 
 TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {

@@ -1,6 +1,9 @@
 #include "analysis/bayesr_checkpoint_internal.hpp"
 
+#include <fcntl.h>
+
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -8,6 +11,7 @@
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
+#include "colflow/io/staged_output.hpp"
 
 namespace colflow::detail {
 namespace {
@@ -105,18 +109,15 @@ void write_bayesr_checkpoint(const std::filesystem::path& path, const bayesr_sta
   const std::uint64_t sum = checksum64(std::as_bytes(std::span(bytes)));
   w.put(sum);
 
-  // Temporary name, sync, rename, sync the directory: the real name only ever holds a
-  // complete checkpoint (the previous one until the rename).
-  std::filesystem::path temp = path;
-  temp += ".partial";
-  std::error_code ignored;
-  std::filesystem::remove(temp, ignored);
-  write_text_file(temp, bytes);
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) throw error(errc::io_error, path.string() + ": cannot rename the checkpoint into place: " + ec.message());
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-  sync_directory(dir);
+  // Staged (temporary name, sync, rename, sync the directory): the real name only ever holds
+  // a complete checkpoint, the previous one until the rename; a failure leaves no temporary.
+  staged_output out(path);
+  const int fd = ::open(out.path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw_system_error(errno, "cannot open", out.path().string());
+  file_descriptor file(fd, out.path().string());
+  file.write_all(std::as_bytes(std::span(bytes)));
+  file.close();
+  out.commit();
 }
 
 bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint64_t fingerprint,

@@ -1,7 +1,8 @@
 // The state of a BayesR chain after a whole iteration, and its checkpoint file (docs/FORMAT.md,
 // "BayesR checkpoint"): everything the next iteration reads, so a resumed chain continues
-// bit for bit. Written to PATH.partial, synced and renamed over PATH; read back with its
-// size, magic, version, checksum and fingerprint checked before any field is trusted.
+// bit for bit. Written as a staged output (colflow/io/staged_output.hpp: a temporary beside
+// PATH, synced and renamed over it); read back with its size, magic, version, checksum and
+// fingerprint checked before any field is trusted.
 #pragma once
 
 #include <cstddef>

@@ -1,21 +1,21 @@
 // Writing a store so that it appears whole or not at all.
 //
-// Everything is written inside a hidden sibling directory ".NAME.tmp-PID-RANDOM" of the target:
-// data frames stream to columns.dat and index entries to columns.idx.partial as columns are
-// appended, so memory stays flat for any number of columns. finish() completes the headers,
-// fsyncs each file, renames the index into place last, fsyncs the directory and only then
-// moves the directory to the target name (exchanging it with an existing store when allowed).
+// Everything is written inside a staged directory (colflow/io/staged_output.hpp) beside the
+// target: data frames stream to columns.dat and index entries to columns.idx.partial as columns
+// are appended, so memory stays flat for any number of columns. finish() completes the headers,
+// fsyncs each file, renames the index into place last, and only then commits the directory
+// (fsync, rename or exchange with an existing store, fsync of the parent).
 #include "colflow/store/store_writer.hpp"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <random>
 
+#include "colflow/cancellation.hpp"
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
+#include "colflow/io/staged_output.hpp"
 #include "store/format_internal.hpp"
 #include "store/store_text_internal.hpp"
 
@@ -52,19 +52,12 @@ struct store_writer::impl {
   std::filesystem::path target, temp;
   writer_options options;
   detail::file_header header;
+  // Declared before the files so that it is destroyed after them: an abandoned writer closes
+  // what is open, then the staged directory removes the partial store.
+  std::optional<staged_output> staging;
   std::optional<buffered_writer> data, index, columns_text;
   store_summary summary;
   bool finished = false;
-
-  ~impl() {
-    if (finished || temp.empty()) return;
-    // Abandoned: close what is open and remove the partial store. Errors here are moot.
-    data.reset();
-    index.reset();
-    columns_text.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(temp, ec);
-  }
 
   void check_target() const {
     std::error_code ec;
@@ -92,33 +85,6 @@ struct store_writer::impl {
     fd.pwrite_all(h, 0);
   }
 
-  void move_into_place() {
-    check_target();
-    std::error_code ec;
-    if (!std::filesystem::exists(target, ec)) {
-      if (::rename(temp.c_str(), target.c_str()) != 0)
-        throw_system_error(errno, "cannot move the new store into place", target.string());
-      return;
-    }
-    // Atomic swap: the target name always points at a whole store, old or new.
-    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-      std::filesystem::remove_all(temp, ec);  // now the old store
-      return;
-    }
-    if (errno != EINVAL && errno != ENOSYS)
-      throw_system_error(errno, "cannot exchange the new store with the old one", target.string());
-    // File systems without RENAME_EXCHANGE: move the old store aside first. The target name is
-    // briefly absent, but never names a partial store.
-    const std::filesystem::path aside = temp.string() + ".old";
-    if (::rename(target.c_str(), aside.c_str()) != 0)
-      throw_system_error(errno, "cannot move the old store aside", target.string());
-    if (::rename(temp.c_str(), target.c_str()) != 0) {
-      const int saved = errno;
-      ::rename(aside.c_str(), target.c_str());
-      throw_system_error(saved, "cannot move the new store into place", target.string());
-    }
-    std::filesystem::remove_all(aside, ec);
-  }
 };
 
 store_writer::store_writer(const std::filesystem::path& path, const writer_options& options,
@@ -147,14 +113,8 @@ store_writer::store_writer(const std::filesystem::path& path, const writer_optio
   w.summary.type = options.type;
   w.summary.source = options.source;
 
-  const std::filesystem::path parent =
-      path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-  w.temp = parent / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                     detail::store_id_hex(w.header.store_id).substr(0, 8));
-  std::error_code ec;
-  if (!std::filesystem::create_directory(w.temp, ec) || ec)
-    throw error(errc::io_error, "cannot create the directory " + w.temp.string() + ": " +
-                                    (ec ? ec.message() : "it exists"));
+  w.staging.emplace(path, staged_output::kind::directory);
+  w.temp = w.staging->path();
 
   write_text_file(w.temp / detail::samples_file_name, detail::format_samples(samples));
   w.data.emplace(create_file(w.temp / detail::data_file_name));
@@ -172,6 +132,8 @@ store_writer::~store_writer() = default;
 void store_writer::append(const encoded_column& column, const column_info& info) {
   impl& w = *impl_;
   if (w.finished) throw error(errc::invalid_argument, "append after finish");
+  // Between columns: a stop request abandons the store (its directory goes with the writer).
+  throw_if_stop_requested();
   const std::uint64_t expected = decoded_column_bytes(w.header.type, w.header.rows);
   if (column.decoded_size != expected)
     throw error(errc::invalid_argument, "column " + std::to_string(w.header.columns) + " has " +
@@ -221,12 +183,13 @@ void store_writer::finish() {
   w.index->finish();
   if (::rename((w.temp / partial_index_name).c_str(), (w.temp / detail::index_file_name).c_str()))
     throw_system_error(errno, "cannot rename the index", w.temp.string());
-  sync_directory(w.temp);
 
-  w.move_into_place();
-  const std::filesystem::path parent =
-      w.target.parent_path().empty() ? std::filesystem::path(".") : w.target.parent_path();
-  sync_directory(parent);
+  // The last moment to honour a stop request, and to refuse a target that became something
+  // else than a store meanwhile. commit() fsyncs the directory, renames it (exchanging it with
+  // an existing store atomically) and fsyncs the parent.
+  throw_if_stop_requested();
+  w.check_target();
+  w.staging->commit();
   w.finished = true;
 }
 

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "colflow/cancellation.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {
@@ -139,6 +140,10 @@ struct column_stream<T>::impl {
     return {next_seq++, first, std::min(pass_block, order.size() - first), nullptr};
   }
 
+  static error stopped_at(std::size_t pos) {
+    return error(errc::cancelled, "stopped on request before position " + std::to_string(pos));
+  }
+
   buffer* acquire() {
     buffer* b = nullptr;
     // The limiter admits at most `depth` blocks and the pool holds `depth` buffers, so one is
@@ -163,6 +168,14 @@ struct column_stream<T>::impl {
       const std::size_t pos = b.first + k, j = order[pos];
       decoded& d = b.buf->columns[k];
       d.failure = nullptr;
+      // A stop request ends decoding here (no point reading what will not be computed);
+      // compute raises it on reaching this position, even if the request was withdrawn since.
+      if (stop_requested()) {
+        d.column = j;
+        d.position = pos;
+        d.failure = std::make_exception_ptr(stopped_at(pos));
+        return;
+      }
       try {
         decode_column(j, pos, *b.buf, k);
       } catch (const error& e) {
@@ -221,6 +234,9 @@ struct column_stream<T>::impl {
       std::size_t k = 0;
       for (; k < b.count; ++k) {
         const decoded& d = b.buf->columns[k];
+        // Between columns (one relaxed load): the pass fails with errc::cancelled through the
+        // same path as a kernel error, which leaves the stream ready for the next pass.
+        if (stop_requested()) throw stopped_at(b.first + k);
         if (d.failure) std::rethrow_exception(d.failure);
         const column_view<T> v{d.column, d.position, d.stats,
                                {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0},

@@ -2,11 +2,12 @@
 /// Writing a store: encode columns into frames (thread-safe, pure), then append them in order
 /// and finish atomically.
 ///
-/// The writer builds the store in a hidden sibling directory and swaps it into place only in
-/// finish(): files are flushed and fsync'ed, the index written last, the directory fsync'ed,
-/// then renamed (or exchanged with an existing store by renameat2(RENAME_EXCHANGE)). An
-/// interrupted run therefore never leaves anything that opens as a store under the target
-/// name, and never damages an existing store there.
+/// The writer builds the store in a staged directory beside the target (colflow/io/
+/// staged_output.hpp) and publishes it only in finish(): files are flushed and fsync'ed, the
+/// index written last, then the directory is fsync'ed and renamed (or exchanged with an
+/// existing store by renameat2(RENAME_EXCHANGE)). An interrupted run therefore never leaves
+/// anything that opens as a store under the target name, and never damages an existing store
+/// there; a failed or cancelled one leaves nothing at all.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +64,8 @@ struct writer_options {
 };
 
 /// Builds a store column by column. Not thread-safe: append from one thread, in order.
-/// Destroying a writer without finish() removes everything it wrote.
+/// Destroying a writer without finish() removes everything it wrote. After a stop request
+/// (colflow/cancellation.hpp), append() and finish() throw errc::cancelled and publish nothing.
 class store_writer {
  public:
   /// Starts a store at `path` for `samples` (one per row). Throws errc::already_exists when

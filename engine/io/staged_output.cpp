@@ -161,6 +161,8 @@ void staged_output::commit() {
     // target name always names a whole output, then remove the old one.
     if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
       std::filesystem::remove_all(temp_, ec);  // now the old output
+    } else if (errno != EINVAL && errno != ENOSYS) {
+      throw_system_error(errno, "cannot replace", target_.string());
     } else {
       // No exchange on this file system: move the old one aside (the name is briefly absent,
       // but never names a partial output), then rename.

@@ -554,6 +554,8 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
     truth.write(t);
   }
 
+  throw_if_stop_requested();  // the last chance to stop before the old files are replaced
+
   // Publish: every file complete on disk first; then the old .bed goes, the companions are
   // renamed, and the new .bed comes last, so a .bed under the final name always has its own
   // run's companions beside it.

@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "colflow/colflow.hpp"
+#include "colflow/preprocess/exporter.hpp"
 #include "commands.hpp"
-#include "exporter.hpp"
 #include "progress.hpp"
 
 namespace colflow::cli {

@@ -2,11 +2,11 @@
 #include <memory>
 
 #include "colflow/colflow.hpp"
+#include "colflow/preprocess/bed_source.hpp"
+#include "colflow/preprocess/converter.hpp"
+#include "colflow/preprocess/csv_source.hpp"
+#include "colflow/preprocess/npy_source.hpp"
 #include "commands.hpp"
-#include "converter.hpp"
-#include "csv_reader.hpp"
-#include "npy_reader.hpp"
-#include "plink_reader.hpp"
 #include "progress.hpp"
 
 namespace colflow::cli {

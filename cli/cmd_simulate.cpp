@@ -3,9 +3,9 @@
 #include <optional>
 
 #include "colflow/colflow.hpp"
+#include "colflow/preprocess/simulate.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
-#include "simulate.hpp"
 
 namespace colflow::cli {
 
@@ -54,8 +54,8 @@ command add_simulate(CLI::App& app) {
   app.footer(
       "Writes PREFIX.bed/.bim/.fam (PLINK 1 binary, SNP-major; samples s1..sN, variants\n"
       "snp1..snpM on chromosome 1), PREFIX.phen (FID IID value, no header) and\n"
-      "PREFIX.truth.tsv, replacing files of those names; each is written as NAME.tmp and\n"
-      "renamed when complete.\n"
+      "PREFIX.truth.tsv, replacing files of those names; each is written under a hidden\n"
+      "temporary name beside it and renamed when complete.\n"
       "\n"
       "Model: MAF log-uniform on [maf-min, maf-max] (density ~ 1/MAF, the neutral site-\n"
       "frequency spectrum: half the variants below 0.05 by default), A1 the minor allele with\n"

@@ -1,16 +1,26 @@
-# Install the library, its public headers and a package config so that
+# Install the libraries, their public headers and a package config so that
 #   find_package(colflow CONFIG REQUIRED)
-#   target_link_libraries(app PRIVATE colflow::colflow)
-# works from an install prefix.
+#   target_link_libraries(app PRIVATE colflow::colflow)   # or colflow::preprocess, colflow::simulate
+# works from an install prefix. include/colflow/preprocess/ belongs to libcolflow_preprocess and
+# libcolflow_simulate: it is installed with them, never without.
 include(CMakePackageConfigHelpers)
 set(COLFLOW_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/colflow)
 
-install(TARGETS colflow EXPORT colflow_targets
+set(colflow_installed_targets colflow)
+if(TARGET colflow_preprocess)
+  list(APPEND colflow_installed_targets colflow_preprocess colflow_simulate)
+endif()
+install(TARGETS ${colflow_installed_targets} EXPORT colflow_targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/colflow DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET colflow_preprocess)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/colflow DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+else()
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/colflow DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          PATTERN preprocess EXCLUDE)
+endif()
 install(EXPORT colflow_targets NAMESPACE colflow:: DESTINATION ${COLFLOW_CMAKE_DIR})
 if(TARGET colflow_cli)
   install(TARGETS colflow_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -1,4 +1,4 @@
-#include "column_source.hpp"
+#include "colflow/preprocess/column_source.hpp"
 
 #include "colflow/error.hpp"
 

@@ -1,11 +1,18 @@
-#include "converter.hpp"
+// The conversion of a column_source into a store (colflow/preprocess/converter.hpp). It sees
+// the input only through the column_source interface.
+#include "colflow/preprocess/converter.hpp"
 
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <vector>
 
+#include "colflow/cancellation.hpp"
+#include "colflow/codec/codec.hpp"
+#include "colflow/codec/genotype_codec.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow::preprocess {
@@ -155,6 +162,9 @@ convert_result convert(column_source& source, const convert_options& options,
               fc.stop();
               return nullptr;
             }
+            // Between columns: a stop request ends the pipeline here, and the store writer,
+            // unwinding, removes the partial store.
+            throw_if_stop_requested();
             auto w = std::make_shared<column_work>();
             w->index = next;
             w->info = source.column(next);

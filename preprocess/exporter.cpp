@@ -1,50 +1,72 @@
-#include "exporter.hpp"
+// Writing a store back out (colflow/preprocess/exporter.hpp).
+#include "colflow/preprocess/exporter.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <fstream>
+#include <vector>
 
+#include "colflow/cancellation.hpp"
 #include "colflow/error.hpp"
+#include "colflow/io/staged_output.hpp"
 #include "colflow/stream/column_stream.hpp"
 
 namespace colflow::preprocess {
 namespace {
 
-// A file written under "NAME.tmp" and renamed over NAME by commit(); removed if abandoned.
+// An output file written through a stream into a staged_output: it gets its final name on
+// commit(), and its temporary is removed if it never does.
 class staged_file {
  public:
-  staged_file(std::filesystem::path target, bool overwrite)
-      : target_(std::move(target)), temp_(target_.string() + ".tmp") {
-    std::error_code ec;
-    if (!overwrite && std::filesystem::exists(target_, ec))
-      throw error(errc::already_exists, target_.string() + " already exists (use --force)");
-    out_.open(temp_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw error(errc::io_error, "cannot create " + temp_.string());
-  }
-  ~staged_file() {
-    if (!committed_) {
-      out_.close();
-      std::error_code ec;
-      std::filesystem::remove(temp_, ec);
-    }
+  staged_file(const std::filesystem::path& target, bool overwrite)
+      : staged_(refuse_existing(target, overwrite)) {
+    out_.open(staged_.path(), std::ios::binary | std::ios::trunc);
+    if (!out_) throw error(errc::io_error, "cannot open " + staged_.path().string());
   }
   std::ofstream& out() { return out_; }
   void write(const void* data, std::size_t n) {
     out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
-    if (!out_) throw error(errc::io_error, "cannot write " + temp_.string());
+    if (!out_) throw error(errc::io_error, "cannot write " + staged_.path().string());
   }
+  // Flushes and closes the stream, then publishes the file (fsync, rename, directory fsync).
   void commit() {
+    const std::string temp = staged_.path().string();
     out_.flush();
-    if (!out_) throw error(errc::io_error, "cannot write " + temp_.string());
+    if (!out_) throw error(errc::io_error, "cannot write " + temp);
     out_.close();
-    std::filesystem::rename(temp_, target_);
-    committed_ = true;
+    if (!out_) throw error(errc::io_error, "cannot close " + temp);
+    staged_.commit();
   }
 
  private:
-  std::filesystem::path target_, temp_;
+  static std::filesystem::path refuse_existing(const std::filesystem::path& target,
+                                               bool overwrite) {
+    std::error_code ec;
+    if (!overwrite && std::filesystem::exists(target, ec))
+      throw error(errc::already_exists, target.string() + " already exists (use --force)");
+    return target;
+  }
+
+  staged_output staged_;  // declared first: destroyed after the stream is closed
   std::ofstream out_;
-  bool committed_ = false;
+};
+
+// A pass stops early at a stop request (the kernel returns false); the export then throws
+// errc::cancelled before committing anything, and its staged files remove themselves.
+class stop_check {
+ public:
+  // True when the pass should go on.
+  bool next_column() {
+    if (stop_requested()) stopped_ = true;
+    return !stopped_;
+  }
+  void throw_if_stopped() const {
+    if (stopped_) throw error(errc::cancelled, "stopped on request");
+  }
+
+ private:
+  bool stopped_ = false;
 };
 
 void write_text_tables(const store& s, const std::string& prefix, bool overwrite) {
@@ -80,7 +102,9 @@ void export_bed(const store& s, const std::string& prefix, bool overwrite,
   o.decode_values = s.type() != value_type::genotype;
   column_stream<double> stream(s, o);
   if (progress) stream.on_progress(progress);
+  stop_check stop;
   stream.run(all_columns(s.num_columns()), [&](const column_view<double>& v) {
+    if (!stop.next_column()) return false;
     if (!v.codes.empty()) {
       bed.write(v.codes.data(), bytes);
       return true;
@@ -102,6 +126,7 @@ void export_bed(const store& s, const std::string& prefix, bool overwrite,
     bed.write(codes.data(), bytes);
     return true;
   });
+  stop.throw_if_stopped();
   write_text_tables(s, prefix, overwrite);
   bed.commit();
 }
@@ -125,10 +150,12 @@ void export_npy(const store& s, const std::filesystem::path& file, bool float32,
   npy.write(header.data(), header.size());
   stream_options o;
   o.values = s.type() == value_type::genotype ? decode_as::standardized : decode_as::stored;
+  stop_check stop;
   if (float32) {
     column_stream<float> stream(s, o);
     if (progress) stream.on_progress(progress);
     stream.run(all_columns(s.num_columns()), [&](const column_view<float>& v) {
+      if (!stop.next_column()) return false;
       npy.write(v.values.data(), static_cast<std::size_t>(v.values.size()) * 4);
       return true;
     });
@@ -136,10 +163,12 @@ void export_npy(const store& s, const std::filesystem::path& file, bool float32,
     column_stream<double> stream(s, o);
     if (progress) stream.on_progress(progress);
     stream.run(all_columns(s.num_columns()), [&](const column_view<double>& v) {
+      if (!stop.next_column()) return false;
       npy.write(v.values.data(), static_cast<std::size_t>(v.values.size()) * 8);
       return true;
     });
   }
+  stop.throw_if_stopped();
   npy.commit();
 }
 

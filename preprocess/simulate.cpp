@@ -1,4 +1,4 @@
-// Simulated PLINK data with a known truth (see simulate.hpp for the model).
+// Simulated PLINK data with a known truth (see colflow/preprocess/simulate.hpp for the model).
 //
 // Variants are generated in blocks of about 1 MiB of .bed by a oneTBB pipeline:
 //   serial input (next block, pooled buffer) -> parallel generate -> serial in-order write.
@@ -7,7 +7,7 @@
 // The genetic values are accumulated in the serial stage from the causal variants' codes,
 // still in the block buffer, always in variant order per sample: the floating-point sums are
 // therefore reproducible too.
-#include "simulate.hpp"
+#include "colflow/preprocess/simulate.hpp"
 
 #include <Random123/boxmuller.hpp>
 #include <Random123/philox.h>
@@ -37,7 +37,9 @@
 #include <unordered_set>
 #include <utility>
 
+#include "colflow/cancellation.hpp"
 #include "colflow/error.hpp"
+#include "colflow/io/staged_output.hpp"
 #include "colflow/version.hpp"
 
 namespace colflow::preprocess {
@@ -172,20 +174,19 @@ std::uint64_t count_missing(std::span<const std::uint8_t> codes) {
   return n;
 }
 
-// A file written under NAME.tmp and renamed into place by the caller; removed if never
-// committed.
+// A file written into a staged_output: under a hidden temporary name beside its target, which
+// it gets on commit(); the temporary is removed if it never does.
 class output_file {
  public:
-  explicit output_file(std::filesystem::path final_path)
-      : final_(std::move(final_path)), temp_(final_.string() + ".tmp") {
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) throw_system_error(errno, "cannot create output file", temp_.string());
+  explicit output_file(std::filesystem::path target) : staged_(std::move(target)) {
+    fd_ = ::open(staged_.path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd_ < 0) throw_system_error(errno, "cannot open output file", staged_.path().string());
   }
   output_file(const output_file&) = delete;
   output_file& operator=(const output_file&) = delete;
   ~output_file() {
     if (fd_ >= 0) ::close(fd_);
-    if (!renamed_) ::unlink(temp_.c_str());
+    // staged_ then removes the temporary unless it was committed.
   }
 
   void write(const void* data, std::size_t size) {
@@ -194,7 +195,7 @@ class output_file {
       const ssize_t n = ::write(fd_, p, std::min<std::size_t>(size, std::size_t{1} << 30));
       if (n < 0) {
         if (errno == EINTR) continue;
-        throw_system_error(errno, "cannot write", temp_.string());
+        throw_system_error(errno, "cannot write", staged_.path().string());
       }
       p += n;
       size -= static_cast<std::size_t>(n);
@@ -202,25 +203,21 @@ class output_file {
   }
   void write(std::string_view text) { write(text.data(), text.size()); }
 
-  // Flushes the data to disk and closes, so that the rename publishes complete contents.
+  // Flushes the data to disk and closes, so that every file is complete on disk before any
+  // is published (commit() then finds nothing left to sync).
   void finish() {
-    if (::fsync(fd_) != 0) throw_system_error(errno, "cannot fsync", temp_.string());
+    if (::fsync(fd_) != 0) throw_system_error(errno, "cannot fsync", staged_.path().string());
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0) throw_system_error(errno, "cannot close", temp_.string());
+    if (::close(fd) != 0) throw_system_error(errno, "cannot close", staged_.path().string());
   }
-  void rename_into_place() {
-    if (::rename(temp_.c_str(), final_.c_str()) != 0)
-      throw_system_error(errno, "cannot rename " + temp_.string() + " to", final_.string());
-    renamed_ = true;
-  }
-  const std::filesystem::path& path() const noexcept { return final_; }
+  // Renames the file into place and syncs the directory (staged_output::commit).
+  void commit() { staged_.commit(); }
+  const std::filesystem::path& path() const noexcept { return staged_.target(); }
 
  private:
-  std::filesystem::path final_;
-  std::filesystem::path temp_;
+  staged_output staged_;
   int fd_ = -1;
-  bool renamed_ = false;
 };
 
 std::string format_double(double x, int digits = 10) {
@@ -418,6 +415,7 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
                 fc.stop();
                 return nullptr;
               }
+              throw_if_stop_requested();
               block* b = nullptr;
               {
                 std::lock_guard lock(pool_mutex);
@@ -440,6 +438,9 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
                   b->bim.clear();
                   const std::uint64_t step = position_step(m);
                   for (std::uint64_t v = 0; v < b->count; ++v) {
+                    // Between variants (columns): a stop request ends the run; the staged
+                    // files remove themselves.
+                    throw_if_stop_requested();
                     const std::uint64_t j = b->first + v;
                     const simulated_variant var = draw_variant(gen, o, j);
                     generate_codes(gen, static_cast<std::uint32_t>(j), n,
@@ -553,13 +554,15 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
     truth.write(t);
   }
 
+  throw_if_stop_requested();  // the last chance to stop before the old files are replaced
+
   // Publish: every file complete on disk first; then the old .bed goes, the companions are
   // renamed, and the new .bed comes last, so a .bed under the final name always has its own
   // run's companions beside it.
   for (output_file* f : {&fam, &bim, &phen, &truth, &bed}) f->finish();
   if (::unlink(bed.path().c_str()) != 0 && errno != ENOENT)
     throw_system_error(errno, "cannot replace", bed.path().string());
-  for (output_file* f : {&fam, &bim, &phen, &truth, &bed}) f->rename_into_place();
+  for (output_file* f : {&fam, &bim, &phen, &truth, &bed}) f->commit();
 
   result.bed_bytes = bytes_written;
   result.seconds = std::chrono::duration<double>(clock::now() - start).count();

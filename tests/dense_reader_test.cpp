@@ -9,8 +9,8 @@
 #include <tuple>
 #include <vector>
 
-#include "csv_reader.hpp"
-#include "npy_reader.hpp"
+#include "colflow/preprocess/csv_source.hpp"
+#include "colflow/preprocess/npy_source.hpp"
 #include "test_support.hpp"
 
 namespace colflow::preprocess {

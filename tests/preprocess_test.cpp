@@ -8,11 +8,12 @@
 #include <map>
 #include <sstream>
 
-#include "converter.hpp"
-#include "csv_reader.hpp"
-#include "exporter.hpp"
-#include "npy_reader.hpp"
-#include "plink_reader.hpp"
+#include "colflow/cancellation.hpp"
+#include "colflow/preprocess/bed_source.hpp"
+#include "colflow/preprocess/converter.hpp"
+#include "colflow/preprocess/csv_source.hpp"
+#include "colflow/preprocess/exporter.hpp"
+#include "colflow/preprocess/npy_source.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
 
@@ -38,6 +39,22 @@ store convert_to(const std::string& bed_prefix, const std::filesystem::path& out
   preprocess::convert(source, o);
   return store::open(out, {access_mode::mmap, true});
 }
+
+// A staged output's temporary (.NAME.tmp-HOST-PID-RANDOM, colflow/io/staged_output.hpp) in
+// `dir`, or a NAME.tmp of older versions.
+bool has_temporaries(const std::filesystem::path& dir) {
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".tmp" || name.find(".tmp-") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Clears the process-wide stop request on the way out of a test, whatever happens.
+struct stop_request_guard {
+  stop_request_guard() { clear_stop_request(); }
+  ~stop_request_guard() { clear_stop_request(); }
+};
 
 // Reads bed-reader's reference values: a float64 .npy, Fortran order, (samples, variants).
 std::vector<double> read_reference_npy(const std::filesystem::path& file, std::size_t& rows,
@@ -350,7 +367,7 @@ TEST(ExportTest, FloatStoresOfDosagesExportAndStandardisedOnesAreRefused) {
     EXPECT_NE(e.message().find("standardised"), std::string::npos) << e.message();
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "z.bed"));
-  EXPECT_FALSE(std::filesystem::exists(dir / "z.bed.tmp"));
+  EXPECT_FALSE(has_temporaries(dir.path()));
 }
 
 TEST(ExportTest, NpyHoldsTheDecodedMatrix) {
@@ -428,6 +445,88 @@ TEST(PreprocessTest, DenseCsvAndNpyBecomeStores) {
                     out),
             1);
   EXPECT_NE(out.find("needs .bed input"), std::string::npos) << out;
+}
+
+TEST(CancellationTest, ConversionStopsBetweenColumnsAndLeavesNothing) {
+  const stop_request_guard guard;
+  test::temp_dir dir;
+  {
+    std::ofstream csv(dir / "m.csv");
+    for (int i = 0; i < 20; ++i) {
+      for (int j = 0; j < 40; ++j) csv << (j ? "," : "") << (i * 7 + j * 3) % 3;
+      csv << '\n';
+    }
+  }
+  preprocess::csv_source source(dir / "m.csv");
+  ASSERT_EQ(source.columns(), 40u);
+  preprocess::convert_options o;
+  o.out = dir / "c.cf";
+  o.codec = preprocess::codec_choice::zstd;
+  o.tokens = 2;
+  std::uint64_t last_done = 0;
+  try {
+    preprocess::convert(source, o, [&](const preprocess::convert_progress& p) {
+      last_done = p.columns_done;
+      if (p.columns_done == 3) request_stop();
+    });
+    FAIL() << "the conversion ran to the end";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), errc::cancelled) << e.message();
+  }
+  EXPECT_GE(last_done, 3u);
+  EXPECT_LT(last_done, 40u);  // stopped between columns, not at the end
+  EXPECT_FALSE(std::filesystem::exists(dir / "c.cf"));
+  EXPECT_FALSE(has_temporaries(dir.path()));
+
+  // Once the request is cleared, the same conversion runs.
+  clear_stop_request();
+  preprocess::csv_source again(dir / "m.csv");
+  EXPECT_EQ(preprocess::convert(again, o).columns, 40u);
+}
+
+TEST(CancellationTest, ExportsStopAndLeaveNoFile) {
+  const stop_request_guard guard;
+  test::temp_dir dir;
+  {
+    std::ofstream csv(dir / "m.csv");
+    for (int i = 0; i < 9; ++i) {
+      for (int j = 0; j < 30; ++j) csv << (j ? "," : "") << (i + j) % 3;
+      csv << '\n';
+    }
+  }
+  preprocess::csv_source source(dir / "m.csv");
+  preprocess::convert_options o;
+  o.out = dir / "d.cf";
+  o.codec = preprocess::codec_choice::lz4;
+  o.standardize = false;  // dosages: exportable as .bed
+  preprocess::convert(source, o);
+  const store s = store::open(dir / "d.cf");
+
+  request_stop();
+  for (const bool float32 : {false, true}) {
+    try {
+      preprocess::export_npy(s, dir / "m.npy", float32, false);
+      ADD_FAILURE() << "the .npy export ran to the end";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::cancelled) << e.message();
+    }
+  }
+  try {
+    preprocess::export_bed(s, (dir / "b").string(), false);
+    ADD_FAILURE() << "the .bed export ran to the end";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), errc::cancelled) << e.message();
+  }
+  for (const char* name : {"m.npy", "b.bed", "b.bim", "b.fam"})
+    EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
+  EXPECT_FALSE(has_temporaries(dir.path()));
+
+  clear_stop_request();
+  preprocess::export_bed(s, (dir / "b").string(), false);
+  preprocess::export_npy(s, dir / "m.npy", false, false);
+  EXPECT_EQ(preprocess::npy_source(dir / "m.npy").columns(), 30u);
+  EXPECT_EQ(std::filesystem::file_size(dir / "b.bed"), 3u + 30u * 3u);  // 9 samples: 3 bytes
+  EXPECT_FALSE(has_temporaries(dir.path()));
 }
 
 }  // namespace

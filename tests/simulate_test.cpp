@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "simulate.hpp"
+#include "colflow/cancellation.hpp"
+#include "colflow/preprocess/simulate.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -157,9 +158,13 @@ simulate_options options(const fs::path& out, std::uint64_t n, std::uint64_t m) 
   return o;
 }
 
+// A staged output's temporary (.NAME.tmp-HOST-PID-RANDOM, colflow/io/staged_output.hpp), or a
+// NAME.tmp of older versions.
 bool has_temporaries(const fs::path& dir) {
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".tmp") return true;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".tmp" || name.find(".tmp-") != std::string::npos) return true;
+  }
   return false;
 }
 
@@ -408,6 +413,33 @@ TEST(SimulateTest, AnInterruptedRunLeavesThePreviousFilesAlone) {
   EXPECT_FALSE(has_temporaries(dir.path()));
 }
 
+TEST(SimulateTest, AStopRequestCancelsTheRunAndLeavesThePreviousFilesAlone) {
+  clear_stop_request();
+  test::temp_dir dir;
+  simulate_options o = options(dir / "x", 101, 100);
+  preprocess::simulate(o);
+  std::map<std::string, std::vector<char>> before;
+  for (const char* e : extensions) before[e] = test::read_file((dir / "x").string() + e);
+  o.seed = 2;
+  o.block_bytes = 26 * 10;  // ten blocks
+  o.threads = 2;
+  std::uint64_t done = 0;
+  try {
+    preprocess::simulate(o, [&](const preprocess::simulate_progress& p) {
+      done = p.variants_done;
+      if (p.variants_done >= 20) request_stop();
+    });
+    ADD_FAILURE() << "the run ended despite the stop request";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), errc::cancelled) << e.message();
+  }
+  clear_stop_request();
+  EXPECT_LT(done, 100u);  // stopped between variants, not at the end
+  for (const char* e : extensions)
+    EXPECT_EQ(test::read_file((dir / "x").string() + e), before[e]) << e;
+  EXPECT_FALSE(has_temporaries(dir.path()));
+}
+
 TEST(SimulateTest, RejectsInvalidOptions) {
   test::temp_dir dir;
   const auto rejects = [&](simulate_options o, const std::string& needle) {
@@ -459,7 +491,7 @@ TEST(SimulateTest, RejectsInvalidOptions) {
     preprocess::simulate(o);
     ADD_FAILURE() << "wrote into a missing folder";
   } catch (const error& e) {
-    EXPECT_NE(e.message().find("no/such/dir/x.bed.tmp"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("no/such/dir/.x.bed.tmp-"), std::string::npos) << e.message();
   }
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "colflow/colflow.hpp"
-#include "csv_reader.hpp"
+#include "colflow/preprocess/csv_source.hpp"
 #include "fuzz_files.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,8 +4,8 @@
 #include <cstdint>
 
 #include "colflow/colflow.hpp"
+#include "colflow/preprocess/npy_source.hpp"
 #include "fuzz_files.hpp"
-#include "npy_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static colflow::fuzz::fuzz_files files({"x.npy"});

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "colflow/colflow.hpp"
+#include "colflow/preprocess/bed_source.hpp"
 #include "fuzz_files.hpp"
-#include "plink_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static colflow::fuzz::fuzz_files files({"x.fam", "x.bim", "x.bed"});

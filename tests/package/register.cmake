@@ -1,9 +1,10 @@
 # The packaging test (ctest label "package"): install this build into a scratch prefix, then
 # configure, build and run tests/package/consumer, an outside project that finds colflow with
-# find_package(colflow CONFIG REQUIRED) and links colflow::colflow.
+# find_package(colflow CONFIG REQUIRED COMPONENTS preprocess simulate) and links colflow::colflow,
+# colflow::preprocess and colflow::simulate.
 # Included from tests/CMakeLists.txt:  include(${PROJECT_SOURCE_DIR}/tests/package/register.cmake)
-if(NOT COLFLOW_INSTALL)
-  return()  # no install rules, nothing to test
+if(NOT COLFLOW_INSTALL OR NOT TARGET colflow_preprocess)
+  return()  # no install rules (or not the whole package), nothing to test
 endif()
 
 add_test(NAME package_consumer

@@ -1,18 +1,20 @@
-// Dense input from a NumPy .npy file: a memory-mapped float64 or float32 matrix.
+/// @file npy_source.hpp
+/// Dense input from a NumPy .npy file: a memory-mapped float64 or float32 matrix, as a
+/// column_source of values. Part of libcolflow_preprocess (colflow::preprocess).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "column_source.hpp"
+#include "colflow/preprocess/column_source.hpp"
 
 namespace colflow {
-class mapped_file;
+class mapped_file;  // colflow/io/file_io.hpp
 }  // namespace colflow
 
 namespace colflow::preprocess {

@@ -1,9 +1,10 @@
-#include "plink_reader.hpp"
+#include "colflow/preprocess/bed_source.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
-#include <sstream>
+#include <fstream>
 
 #include "colflow/error.hpp"
 #include "colflow/codec/genotype_codec.hpp"

@@ -1,4 +1,6 @@
-// Dense input from a comma- or tab-separated text matrix.
+/// @file csv_source.hpp
+/// Dense input from a comma- or tab-separated text matrix, as a column_source of values. Part
+/// of libcolflow_preprocess (colflow::preprocess).
 #pragma once
 
 #include <cstdint>
@@ -7,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "column_source.hpp"
+#include "colflow/preprocess/column_source.hpp"
 
 namespace colflow::preprocess {
 

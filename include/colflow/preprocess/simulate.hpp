@@ -2,6 +2,10 @@
 /// Simulated genotypes and a quantitative phenotype with a known genetic architecture, written
 /// as PLINK 1 binary files, for tests, benchmarks and checking analyses against a known truth.
 ///
+/// The simulator is its own small library, libcolflow_simulate (CMake target colflow::simulate),
+/// apart from the importers of libcolflow_preprocess: it only writes files, which any of them
+/// (bed_source.hpp) or PLINK reads.
+///
 /// Model (every random number comes from a counter-based generator, Philox4x32-10, keyed by
 /// the seed, so the output depends only on the options, never on the thread count):
 ///
@@ -56,9 +60,10 @@ struct simulate_options {
   /// the output does not depend on it.
   std::size_t block_bytes = std::size_t{1} << 20;
   /// Output prefix: writes PREFIX.bed, .bim, .fam, .phen and .truth.tsv, replacing existing
-  /// files of those names (each is written as NAME.tmp, flushed, then renamed; the .bed is
-  /// renamed last and any old .bed removed first, so an interrupted run never leaves a partial
-  /// .bed, nor a .bed beside companion files of another run).
+  /// files of those names. Each is written through staged_output (io/staged_output.hpp): under
+  /// a hidden temporary name beside it, fsynced, then renamed; the .bed is renamed last and any
+  /// old .bed removed first, so an interrupted run never leaves a partial .bed, nor a .bed
+  /// beside companion files of another run.
   std::filesystem::path out;
 };
 
@@ -117,8 +122,13 @@ simulated_variant describe_variant(const simulate_options& options, std::uint64_
 /// Simulates and writes the files (see the file comment for the model). Memory is bounded by
 /// a few blocks of about 1 MiB of .bed in flight per thread, plus O(N + K); the matrix is never
 /// held whole. Thread-safe for distinct output prefixes.
+///
+/// Cancellation: a stop request (cancellation.hpp) is honoured between variants (columns).
+///
 /// Throws colflow::error: errc::invalid_argument for bad options, errc::io_error when a file
-/// cannot be written (temporary files are removed).
+/// cannot be written, errc::cancelled on a stop request; whatever `progress` throws. On any
+/// failure the temporary files are removed; a failure before the files are published (every
+/// error but one of the final renames) leaves none of them under its final name.
 simulate_result simulate(const simulate_options& options,
                          const simulate_progress_callback& progress = nullptr);
 

@@ -1,4 +1,4 @@
-#include "npy_reader.hpp"
+#include "colflow/preprocess/npy_source.hpp"
 
 #include <algorithm>
 #include <bit>

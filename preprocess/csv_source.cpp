@@ -1,5 +1,4 @@
-#include "csv_reader.hpp"
-
+#include "colflow/preprocess/csv_source.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -28,8 +27,7 @@ std::string shown(std::string_view field) {
 }
 
 // The file, mapped read-only for the one pass of the constructor. Parsing from the mapping
-// keeps the text out of the heap: only the parsed doubles are held.
-// The whole file, memory-mapped with the engine's file helpers.
+// keeps the text out of the heap: only the parsed doubles are held (colflow/io/file_io.hpp).
 class mapped_text {
  public:
   explicit mapped_text(const std::string& path) {

@@ -1,0 +1,76 @@
+/// @file column_source.hpp
+/// The one interface every input format implements: a matrix of samples in rows and variables
+/// (variants, features) in columns, read one column at a time.
+///
+/// Part of the importer library, libcolflow_preprocess (CMake target colflow::preprocess), not
+/// of libcolflow. The converter (converter.hpp) turns any column_source into a store and knows
+/// nothing else about the input: a new format (VCF, BGEN, ...) is a new implementation of this
+/// class, and the converter does not change. The formats shipped are PLINK 1 binary
+/// (bed_source.hpp), NumPy .npy (npy_source.hpp) and CSV text (csv_source.hpp).
+///
+/// A source is one of two kinds:
+/// - a genotype source (kind() == value_type::genotype) hands out each column as PLINK 2-bit
+///   codes (read_genotypes), which a genotype store keeps as they are;
+/// - a dense source (kind() == value_type::float64) hands out each column as doubles, NaN for a
+///   missing value (read_values).
+///
+/// How the converter calls a source: the shape and the samples first (kind, rows, columns,
+/// samples, description), then, for j = 0, 1, ..., columns() - 1 in this order, column(j)
+/// followed by read_genotypes(j) or read_values(j). Calls come from one thread at a time, not
+/// always the same one. An implementation may therefore stream its input and may refuse
+/// columns asked for out of order (bed_source does, for column()).
+///
+/// Errors: implementations throw colflow::error, naming the file and, where it applies, the
+/// line or column, as described by each source. Validating the input in the constructor, before
+/// the first column is read, is the rule: a conversion that fails half-way still leaves no
+/// store behind, but it costs the time spent.
+///
+/// Thread safety: none unless an implementation says otherwise; one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "colflow/store/store.hpp"
+
+namespace colflow::preprocess {
+
+/// A matrix read column by column (see the file comment for the calling contract).
+class column_source {
+ public:
+  virtual ~column_source() = default;
+
+  /// value_type::genotype for a source of PLINK codes (read_genotypes), value_type::float64
+  /// for a dense source (read_values).
+  virtual value_type kind() const = 0;
+  /// Number of samples N (rows), at least 1.
+  virtual std::uint64_t rows() const = 0;
+  /// Number of columns M, at least 1.
+  virtual std::uint64_t columns() const = 0;
+  /// One entry per row, in row order. Dense sources make IDs up when the input has none
+  /// (FID = IID = "row1", "row2", ...; father, mother and sex "0", phenotype "-9").
+  virtual std::vector<sample_info> samples() const = 0;
+  /// The description of column j that the store records. Dense sources fill only `id` (a
+  /// header name, or "col1", "col2", ...).
+  virtual column_info column(std::uint64_t j) const = 0;
+  /// What the store's manifest records as its source: the format and the input path, e.g.
+  /// "PLINK .bed data/x.bed" or "CSV file data/x.csv".
+  virtual std::string description() const = 0;
+
+  /// Writes column j's 2-bit PLINK codes into `codes`, which holds genotype_column_bytes(rows())
+  /// bytes (codec/genotype_codec.hpp): sample i in bits 2 (i mod 4) of byte i / 4, padding
+  /// bits zero. Genotype sources only: the default throws errc::invalid_argument.
+  virtual void read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes);
+  /// Writes column j's values into `values`, which holds rows() doubles; NaN is a missing
+  /// value. Dense sources only: the default throws errc::invalid_argument.
+  virtual void read_values(std::uint64_t j, std::span<double> values);
+
+ protected:
+  /// For implementations: throws errc::invalid_argument, naming the source, unless
+  /// j < columns() and size == rows().
+  void check_read(std::uint64_t j, std::size_t size) const;
+};
+
+}  // namespace colflow::preprocess

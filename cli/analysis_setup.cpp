@@ -1,8 +1,10 @@
 #include "analysis_setup.hpp"
 
 #include <iostream>
+#include <limits>
 
 #include "commands.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 
@@ -14,10 +16,12 @@ void add_analysis_flags(CLI::App& app, analysis_flags& f) {
   app.add_option("--extract", f.lists.extract,
                  "Use only the columns whose IDs are listed (first field of each line)");
   app.add_option("--exclude", f.lists.exclude, "Leave out the columns whose IDs are listed");
-  app.add_option("--threads", f.threads, "Worker threads (default: all cores)");
-  app.add_option("--in-flight", f.in_flight, "Blocks decoded ahead of compute (default: 2 x threads)");
+  app.add_option("--threads", f.threads, "Worker threads (default: all cores)")
+      ->check(non_negative_integer(std::numeric_limits<unsigned>::max()));
+  app.add_option("--in-flight", f.in_flight, "Blocks decoded ahead of compute (default: 2 x threads)")
+      ->check(non_negative_integer());
   app.add_option("--digits", f.digits, "Significant digits of numbers in the output (default 6, as PLINK)")
-      ->check(CLI::Range(1, 17));
+      ->check(integer_range(1, 17));
   app.add_flag("--quiet", f.quiet, "No progress and no summary on stderr");
 }
 
@@ -29,14 +33,19 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
       selection_(select(store_, f.lists)) {
   options_.stream.in_flight = f.in_flight;
   if (!quiet_ && stderr_is_terminal()) {
+    // Both callbacks run while the caller waits for the analysis, never at the same time
+    // (passes report from the compute stage, loops between passes).
     options_.progress = [this](const std::string& label, const pass_progress& p) {
-      if (label != progress_label_) {
-        if (progress_) progress_->finish();
-        progress_label_ = label;
-        progress_ = std::make_unique<progress_line>(command_ + ": " + label, true);
-      }
+      if (!shown_passes_.empty() && !shown_passes_.count(label)) return;
+      show(label);
       progress_->update(p.columns_done, p.columns_total, "columns",
                         static_cast<double>(p.bytes_read), p.seconds);
+    };
+    options_.on_step = [this](const std::string& label, const loop_progress& p) {
+      show(label);
+      progress_->update(p.done, p.total, p.resumed_at,
+                        label == "chain" ? "iterations" : label == "path" ? "lambda values" : "steps",
+                        0, p.seconds);
     };
   }
   log(std::to_string(selection_.rows.size()) + " of " + std::to_string(store_.num_rows()) +
@@ -51,8 +60,22 @@ analysis_run::~analysis_run() {
   if (progress_) progress_->finish();
 }
 
-void analysis_run::log(const std::string& line) const {
-  if (!quiet_) std::cerr << "colflow " << command_ << ": " << line << "\n";
+// A new label starts a new line; the same label redraws its line.
+void analysis_run::show(const std::string& label) {
+  if (progress_ && label == progress_label_) return;
+  if (progress_) progress_->finish();
+  progress_label_ = label;
+  progress_ = std::make_unique<progress_line>("colflow " + command_ + ": " + label, true);
+}
+
+void analysis_run::log(const std::string& line) {
+  if (quiet_) return;
+  if (progress_) {
+    progress_->finish();
+    progress_.reset();
+    progress_label_.clear();
+  }
+  std::cerr << "colflow " << command_ << ": " << line << "\n";
 }
 
 }  // namespace colflow::cli

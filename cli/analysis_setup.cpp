@@ -1,5 +1,6 @@
 #include "analysis_setup.hpp"
 
+#include <chrono>
 #include <iostream>
 #include <limits>
 
@@ -36,16 +37,24 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
     // Both callbacks run while the caller waits for the analysis, never at the same time
     // (passes report from the compute stage, loops between passes).
     options_.progress = [this](const std::string& label, const pass_progress& p) {
-      if (!shown_passes_.empty() && !shown_passes_.count(label)) return;
-      show(label);
-      progress_->update(p.columns_done, p.columns_total, "columns",
-                        static_cast<double>(p.bytes_read), p.seconds);
+      if (shown_passes_.empty() || shown_passes_.count(label)) {
+        show(label);
+        progress_->update(p.columns_done, p.columns_total, "columns",
+                          static_cast<double>(p.bytes_read), p.seconds);
+      } else if (progress_ && progress_label_ == loop_label_) {
+        // A pass inside the loop's step: the loop's line says what runs, and its rate and
+        // ETA follow the clock while a long step (a small lambda) runs.
+        progress_->note(label);
+        draw_loop();
+      }
     };
     options_.on_step = [this](const std::string& label, const loop_progress& p) {
       show(label);
-      progress_->update(p.done, p.total, p.resumed_at,
-                        label == "chain" ? "iterations" : label == "path" ? "lambda values" : "steps",
-                        0, p.seconds);
+      loop_label_ = label;
+      loop_ = p;
+      loop_time_ = std::chrono::steady_clock::now();
+      progress_->note({});
+      draw_loop();
     };
   }
   log(std::to_string(selection_.rows.size()) + " of " + std::to_string(store_.num_rows()) +
@@ -58,6 +67,15 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
 
 analysis_run::~analysis_run() {
   if (progress_) progress_->finish();
+}
+
+void analysis_run::draw_loop() {
+  const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_time_).count();
+  progress_->update(loop_.done, loop_.total, loop_.resumed_at,
+                    loop_label_ == "chain"  ? "iterations"
+                    : loop_label_ == "path" ? "lambda values"
+                                            : "steps",
+                    0, loop_.seconds + since);
 }
 
 // A new label starts a new line; the same label redraws its line.

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -51,6 +52,8 @@ class analysis_run {
 
  private:
   void show(const std::string& label);
+  // Redraws the loop's line: its last step's figures, the time since counted in.
+  void draw_loop();
 
   std::string command_;
   bool quiet_;
@@ -61,6 +64,9 @@ class analysis_run {
   std::set<std::string> shown_passes_;
   std::string progress_label_;
   std::unique_ptr<progress_line> progress_;
+  std::string loop_label_;  // the loop whose line is drawn, and its last step
+  loop_progress loop_;
+  std::chrono::steady_clock::time_point loop_time_;
 };
 
 }  // namespace colflow::cli

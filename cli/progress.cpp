@@ -38,6 +38,7 @@ void progress_line::update(std::uint64_t done, std::uint64_t total, std::uint64_
     line += ", ETA " + human_duration(static_cast<double>(total - done) / rate);
   else
     line += ", ETA --";
+  if (!note_.empty()) line += " (" + note_ + ")";
   // Blank out what a longer previous drawing left behind.
   const std::size_t length = line.size();
   if (length < last_length_) line.append(last_length_ - length, ' ');
@@ -62,9 +63,9 @@ std::string human_rate(double per_second) {
 
 std::string human_duration(double seconds) {
   char buf[48];
-  // Tenths while they matter (a short pass), whole units after.
+  // Hundredths and tenths while they matter (short passes), whole units after.
   if (seconds < 9.95) {
-    std::snprintf(buf, sizeof buf, "%.1f s", std::max(0.0, seconds));
+    std::snprintf(buf, sizeof buf, seconds < 0.995 ? "%.2f s" : "%.1f s", std::max(0.0, seconds));
     return buf;
   }
   const double s = std::round(seconds);

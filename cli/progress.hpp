@@ -25,11 +25,15 @@ class progress_line {
   // the time of the items done since, and the rate is (done - resumed_at) / seconds.
   void update(std::uint64_t done, std::uint64_t total, std::uint64_t resumed_at, const char* unit,
               double bytes, double seconds);
+  // Text shown in parentheses after the figures from the next drawing on (empty: none), e.g.
+  // the pass that runs inside a long step.
+  void note(std::string text) { note_ = std::move(text); }
   // Ends the line (a newline after the last drawing); the next update starts a new one.
   void finish();
 
  private:
   std::string label_;
+  std::string note_;
   bool enabled_;
   bool drawn_ = false;
   std::size_t last_length_ = 0;

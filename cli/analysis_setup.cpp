@@ -1,8 +1,11 @@
 #include "analysis_setup.hpp"
 
+#include <chrono>
 #include <iostream>
+#include <limits>
 
 #include "commands.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 
@@ -14,10 +17,12 @@ void add_analysis_flags(CLI::App& app, analysis_flags& f) {
   app.add_option("--extract", f.lists.extract,
                  "Use only the columns whose IDs are listed (first field of each line)");
   app.add_option("--exclude", f.lists.exclude, "Leave out the columns whose IDs are listed");
-  app.add_option("--threads", f.threads, "Worker threads (default: all cores)");
-  app.add_option("--in-flight", f.in_flight, "Blocks decoded ahead of compute (default: 2 x threads)");
+  app.add_option("--threads", f.threads, "Worker threads (default: all cores)")
+      ->check(non_negative_integer(std::numeric_limits<unsigned>::max()));
+  app.add_option("--in-flight", f.in_flight, "Blocks decoded ahead of compute (default: 2 x threads)")
+      ->check(non_negative_integer());
   app.add_option("--digits", f.digits, "Significant digits of numbers in the output (default 6, as PLINK)")
-      ->check(CLI::Range(1, 17));
+      ->check(integer_range(1, 17));
   app.add_flag("--quiet", f.quiet, "No progress and no summary on stderr");
 }
 
@@ -29,14 +34,27 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
       selection_(select(store_, f.lists)) {
   options_.stream.in_flight = f.in_flight;
   if (!quiet_ && stderr_is_terminal()) {
+    // Both callbacks run while the caller waits for the analysis, never at the same time
+    // (passes report from the compute stage, loops between passes).
     options_.progress = [this](const std::string& label, const pass_progress& p) {
-      if (label != progress_label_) {
-        if (progress_) progress_->finish();
-        progress_label_ = label;
-        progress_ = std::make_unique<progress_line>(command_ + ": " + label, true);
+      if (shown_passes_.empty() || shown_passes_.count(label)) {
+        show(label);
+        progress_->update(p.columns_done, p.columns_total, "columns",
+                          static_cast<double>(p.bytes_read), p.seconds);
+      } else if (progress_ && progress_label_ == loop_label_) {
+        // A pass inside the loop's step: the loop's line says what runs, and its rate and
+        // ETA follow the clock while a long step (a small lambda) runs.
+        progress_->note(label);
+        draw_loop();
       }
-      progress_->update(p.columns_done, p.columns_total, "columns",
-                        static_cast<double>(p.bytes_read), p.seconds);
+    };
+    options_.on_step = [this](const std::string& label, const loop_progress& p) {
+      show(label);
+      loop_label_ = label;
+      loop_ = p;
+      loop_time_ = std::chrono::steady_clock::now();
+      progress_->note({});
+      draw_loop();
     };
   }
   log(std::to_string(selection_.rows.size()) + " of " + std::to_string(store_.num_rows()) +
@@ -51,8 +69,31 @@ analysis_run::~analysis_run() {
   if (progress_) progress_->finish();
 }
 
-void analysis_run::log(const std::string& line) const {
-  if (!quiet_) std::cerr << "colflow " << command_ << ": " << line << "\n";
+void analysis_run::draw_loop() {
+  const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_time_).count();
+  progress_->update(loop_.done, loop_.total, loop_.resumed_at,
+                    loop_label_ == "chain"  ? "iterations"
+                    : loop_label_ == "path" ? "lambda values"
+                                            : "steps",
+                    0, loop_.seconds + since);
+}
+
+// A new label starts a new line; the same label redraws its line.
+void analysis_run::show(const std::string& label) {
+  if (progress_ && label == progress_label_) return;
+  if (progress_) progress_->finish();
+  progress_label_ = label;
+  progress_ = std::make_unique<progress_line>("colflow " + command_ + ": " + label, true);
+}
+
+void analysis_run::log(const std::string& line) {
+  if (quiet_) return;
+  if (progress_) {
+    progress_->finish();
+    progress_.reset();
+    progress_label_.clear();
+  }
+  std::cerr << "colflow " << command_ << ": " << line << "\n";
 }
 
 }  // namespace colflow::cli

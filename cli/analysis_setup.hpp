@@ -1,12 +1,15 @@
-// What the analysis commands (stats, assoc, pca) share: the options for threads, in-flight
-// depth, quiet mode, output precision and the sample and column lists; opening the store and
-// applying the lists; a progress line per pass; and a log of what was used on stderr.
+// What the analysis commands (stats, assoc, pca, ridge/lasso/enet, bayesr) share: the options
+// for threads, in-flight depth, quiet mode, output precision and the sample and column lists;
+// opening the store and applying the lists; the progress lines of the passes and loops; and a
+// log of what was used on stderr.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#include <chrono>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "colflow/analysis/analysis.hpp"
@@ -28,29 +31,42 @@ struct analysis_flags {
 // Registers STORE and the shared options on `app`.
 void add_analysis_flags(CLI::App& app, analysis_flags& flags);
 
-// An open store, its selection and the options of the run; prints progress while it lives.
+// An open store, its selection and the options of the run; prints progress while it lives:
+// a line per pass (columns, columns/s, bytes/s of frames read, ETA) and a line per outer loop
+// (BayesR's chain in iterations, a penalised path in lambda values).
 class analysis_run {
  public:
   analysis_run(const std::string& name, const analysis_flags& flags);
   ~analysis_run();
-  analysis_run(const analysis_run&) = delete;  // the progress callback points to this object
+  analysis_run(const analysis_run&) = delete;  // the progress callbacks point to this object
   analysis_run& operator=(const analysis_run&) = delete;
 
   const store& source() const noexcept { return store_; }
   const selection& selected() const noexcept { return selection_; }
   const analysis_options& options() const noexcept { return options_; }
-  // A line on stderr, unless --quiet.
-  void log(const std::string& line) const;
+  // Shows a progress line only for the passes labelled so (e.g. "statistics" for an analysis
+  // whose other passes are the steps of a loop with a line of its own). Default: every pass.
+  void show_passes(std::set<std::string> labels) { shown_passes_ = std::move(labels); }
+  // A line on stderr, unless --quiet (a progress line being drawn is ended first).
+  void log(const std::string& line);
 
  private:
+  void show(const std::string& label);
+  // Redraws the loop's line: its last step's figures, the time since counted in.
+  void draw_loop();
+
   std::string command_;
   bool quiet_;
   std::unique_ptr<tbb::global_control> threads_;
   store store_;
   selection selection_;
   analysis_options options_;
+  std::set<std::string> shown_passes_;
   std::string progress_label_;
   std::unique_ptr<progress_line> progress_;
+  std::string loop_label_;  // the loop whose line is drawn, and its last step
+  loop_progress loop_;
+  std::chrono::steady_clock::time_point loop_time_;
 };
 
 }  // namespace colflow::cli

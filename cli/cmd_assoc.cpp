@@ -1,14 +1,9 @@
 // colflow assoc: least-squares association scan of one or more phenotypes, one pass.
-#include <tbb/parallel_for.h>
-
-#include <algorithm>
-
 #include "analysis_setup.hpp"
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/error.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "commands.hpp"
-#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow::cli {
 
@@ -54,52 +49,14 @@ command add_assoc(CLI::App& app) {
       throw error(errc::invalid_argument, "--covar-name needs --covar");
     }
 
-    std::vector<std::unique_ptr<tsv_writer>> outs;
-    for (const std::string& name : pheno.names) {
-      std::string file_name = name;
-      std::replace(file_name.begin(), file_name.end(), '/', '_');
-      outs.push_back(std::make_unique<tsv_writer>(o->out + "." + file_name + ".assoc.tsv",
-                                                  o->common.digits));
-      for (const char* h : {"#CHR", "POS", "ID", "A1", "A2", "N_OBS", "BETA", "SE", "T_STAT", "P",
-                            "NOTE"})
-        outs.back()->text(h);
-      outs.back()->end_line();
-    }
-    // Results are formatted in batches, one task per phenotype's file, so that many
-    // phenotypes do not serialise the scan on number formatting.
-    const auto& columns = s.columns();
-    const std::size_t np = pheno.names.size(), batch = 2048;
-    std::vector<assoc_result> pending;
-    std::vector<std::size_t> pending_columns;
-    const auto write_pending = [&] {
-      tbb::parallel_for(std::size_t{0}, np, [&](std::size_t p) {
-        tsv_writer& out = *outs[p];
-        for (std::size_t k = 0; k < pending_columns.size(); ++k) {
-          const column_info& c = columns[pending_columns[k]];
-          const assoc_result& r = pending[k * np + p];
-          out.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2).integer(r.n_obs);
-          out.number(r.beta).number(r.se).number(r.t_stat).number(r.p);
-          out.text(assoc_status_name(r.status));
-          out.end_line();
-        }
-      });
-      pending.clear();
-      pending_columns.clear();
-    };
-    const assoc_summary summary = linear_association(
-        s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
-        [&](std::size_t, std::size_t column, std::span<const assoc_result> results) {
-          pending.insert(pending.end(), results.begin(), results.end());
-          pending_columns.push_back(column);
-          if (pending_columns.size() == batch) write_pending();
-        },
-        run.options());
-    write_pending();
-    for (std::size_t p = 0; p < outs.size(); ++p) {
-      outs[p]->commit();
+    assoc_writer tables(s, pheno.names, o->out, o->common.digits);
+    const assoc_summary summary =
+        linear_association(s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
+                           tables.sink(), run.options());
+    const auto& files = tables.commit();
+    for (std::size_t p = 0; p < files.size(); ++p)
       run.log(pheno.names[p] + ": " + std::to_string(summary.samples_used[p]) +
-              " samples used, wrote " + outs[p]->path().string());
-    }
+              " samples used, wrote " + files[p].string());
     return 0;
   };
 }

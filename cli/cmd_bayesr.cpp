@@ -1,6 +1,4 @@
 // colflow bayesr: the BayesR Gibbs sampler over a store.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 #include "analysis_setup.hpp"
@@ -8,7 +6,7 @@
 #include "colflow/error.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "commands.hpp"
-#include "colflow/io/tsv_writer.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 
@@ -30,29 +28,36 @@ command add_bayesr(CLI::App& app) {
                  "Output prefix: PREFIX.trace.tsv, PREFIX.effects.tsv, PREFIX.checkpoint")
       ->required();
   app.add_option("--iterations", o->chain.iterations, "Length of the chain (default 1000)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   app.add_option("--burnin", o->chain.burnin,
-                 "Iterations left out of the posterior summaries (default 200)");
+                 "Iterations left out of the posterior summaries (default 200)")
+      ->check(non_negative_integer());
   app.add_option("--thin", o->chain.thin, "Keep every T-th iteration (default 1)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--seed", o->chain.seed, "Seed of every random draw (default 1)");
+      ->check(positive_integer());
+  app.add_option("--seed", o->chain.seed, "Seed of every random draw (default 1)")
+      ->check(non_negative_integer());
   app.add_option("--mixture", o->chain.mixture,
                  "Variances of the non-zero classes as fractions of sigma2_G, increasing\n"
                  "(default 0.0001,0.001,0.01)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(positive_number());
   app.add_option("--dirichlet-prior", o->chain.dirichlet_alpha,
-                 "Dirichlet prior count of every class (default 1)");
+                 "Dirichlet prior count of every class (default 1)")
+      ->check(positive_number());
   app.add_option("--sigma2-g-prior", o->g_prior,
                  "Scaled inverse chi-square prior of sigma2_G: DF,SCALE (default 0.0001,0.0001)")
       ->delimiter(',')
-      ->expected(2);
+      ->expected(2)
+      ->check(positive_number());
   app.add_option("--sigma2-e-prior", o->e_prior,
                  "Scaled inverse chi-square prior of sigma2_E: DF,SCALE (default 0.0001,0.0001)")
       ->delimiter(',')
-      ->expected(2);
+      ->expected(2)
+      ->check(positive_number());
   app.add_option("--checkpoint-every", o->chain.checkpoint_every,
                  "Save the chain to PREFIX.checkpoint every N iterations and at the end\n"
-                 "(default 100; 0: at the end only)");
+                 "(default 100; 0: at the end only)")
+      ->check(non_negative_integer());
   app.add_flag("--resume", o->chain.resume,
                "Continue the chain saved in PREFIX.checkpoint (same data and settings;\n"
                "--iterations may grow); the result is the same as one uninterrupted run");
@@ -60,7 +65,7 @@ command add_bayesr(CLI::App& app) {
                  "How each iteration reads the columns: auto (default: sequential when nothing\n"
                  "needs decoding, i.e. uncompressed genotype frames, else pipelined), pipelined,\n"
                  "sequential (decode then compute, one thread), in-memory (decode everything once)")
-      ->check(CLI::IsMember({"auto", "pipelined", "sequential", "in-memory"}));
+      ->check(one_of({"auto", "pipelined", "sequential", "in-memory"}));
   app.footer(
       "BayesR: y = mu + Zb + e on the standardised columns Z and the standardised phenotype of\n"
       "the samples used; each effect is 0 or N(0, gamma_k sigma2_G) with mixture weights pi\n"
@@ -93,63 +98,18 @@ command add_bayesr(CLI::App& app) {
     const phenotype_table pheno = read_phenotypes(o->pheno, s.samples(), names, "PHENO");
     std::vector<double> y(pheno.values.col(0).data(), pheno.values.col(0).data() + pheno.values.rows());
 
-    // One progress line for the chain (the passes are short and many).
-    analysis_options analysis = run.options();
-    std::unique_ptr<progress_line> progress;
-    if (analysis.progress) {
-      progress = std::make_unique<progress_line>("colflow bayesr: chain", true);
-      o->chain.on_iteration = [&](std::size_t t, std::size_t total, double) {
-        progress->update(t, total, "iterations", 0, 0);
-      };
-      analysis.progress = nullptr;
-    }
-    const bayesr_result r = bayesr(s, run.selected(), y, o->chain, analysis);
-    if (progress) progress->finish();
+    // The statistics pass has a progress line of its own; the chain's passes (one per
+    // iteration, short and many) show as one line in iterations.
+    run.show_passes({"statistics"});
+    const bayesr_result r = bayesr(s, run.selected(), y, o->chain, run.options());
     if (r.resumed_from > 0) run.log("resumed from iteration " + std::to_string(r.resumed_from));
     run.log(pheno.names[0] + ": " + std::to_string(r.samples) + " samples used");
-
-    tsv_writer trace(o->out + ".trace.tsv", o->common.digits);
-    for (const char* h : {"ITER", "MU", "SIGMA2_G", "SIGMA2_E", "H2", "VAR_G", "NONZERO"}) trace.text(h);
-    for (std::size_t k = 0; k <= o->chain.mixture.size(); ++k) trace.text("PI_" + std::to_string(k));
-    trace.end_line();
-    double h2_sum = 0, h2_squares = 0, nonzero_sum = 0;
-    std::size_t kept = 0;
-    for (const bayesr_sample& t : r.trace) {
-      trace.integer(t.iteration).number(t.mu).number(t.sigma2_g).number(t.sigma2_e).number(t.h2);
-      trace.number(t.genetic_variance).integer(t.nonzero);
-      for (double p : t.pi) trace.number(p);
-      trace.end_line();
-      if (t.iteration > o->chain.burnin) {
-        ++kept;
-        h2_sum += t.h2;
-        h2_squares += t.h2 * t.h2;
-        nonzero_sum += static_cast<double>(t.nonzero);
-      }
-    }
-    trace.commit();
-
-    const auto& columns = s.columns();
-    const auto& selected = run.selected().columns;
-    tsv_writer effects(o->out + ".effects.tsv", o->common.digits);
-    for (const char* h : {"ID", "A1", "PIP", "BETA", "BETA_SD", "BETA_PER_UNIT", "BETA_PER_UNIT_SD"})
-      effects.text(h);
-    effects.end_line();
-    for (std::size_t p = 0; p < selected.size(); ++p) {
-      const column_info& c = columns[selected[p]];
-      const double sd = r.columns[p].sd;
-      const double unit = sd > 0 ? r.phenotype_sd / sd : 0.0;
-      effects.text(c.id).text(c.a1).number(r.inclusion[p]).number(r.beta_mean[p]).number(r.beta_sd[p]);
-      effects.number(r.beta_mean[p] * unit).number(r.beta_sd[p] * unit);
-      effects.end_line();
-    }
-    effects.commit();
-
-    if (kept > 0) {
-      const double mean = h2_sum / static_cast<double>(kept);
-      const double sd = kept > 1 ? std::sqrt(std::max(0.0, (h2_squares - static_cast<double>(kept) * mean * mean) / (static_cast<double>(kept) - 1.0))) : 0.0;
+    const bayesr_files files = write_bayesr(s, run.selected(), r, o->out, o->common.digits);
+    if (const bayesr_summary h2 = summarize(r); h2.kept > 0) {
       char line[160];
-      std::snprintf(line, sizeof line, "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
-                    mean, sd, nonzero_sum / static_cast<double>(kept), kept);
+      std::snprintf(line, sizeof line,
+                    "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
+                    h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
       run.log(line);
     }
     if (r.iterations_run > 0) {
@@ -162,7 +122,8 @@ command add_bayesr(CLI::App& app) {
                     r.seconds > 0 ? 100.0 * r.compute_busy_seconds / r.seconds : 0.0);
       run.log(line);
     }
-    run.log("wrote " + o->out + ".trace.tsv, " + o->out + ".effects.tsv and " + o->out + ".checkpoint");
+    run.log("wrote " + files.trace.string() + ", " + files.effects.string() + " and " +
+            o->chain.checkpoint.string());
     return 0;
   };
 }

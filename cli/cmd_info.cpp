@@ -38,9 +38,9 @@ command add_info(CLI::App& app) {
   return [o] {
     const store s = store::open(o->store);
     const store_summary sum = s.summary();
-    const double float64_bytes = 8.0 * static_cast<double>(sum.rows) * static_cast<double>(sum.columns);
-    const double ratio = sum.data_bytes ? static_cast<double>(sum.decoded_bytes) / static_cast<double>(sum.data_bytes) : 0;
-    const double ratio64 = sum.data_bytes ? float64_bytes / static_cast<double>(sum.data_bytes) : 0;
+    const double float64_bytes = sum.float64_bytes();
+    const double ratio = sum.compression_ratio();
+    const double ratio64 = sum.ratio_vs_float64();
     nlohmann::ordered_json codecs = nlohmann::ordered_json::object();
     std::string codec_text;
     for (const codec_traits& t : all_codecs()) {

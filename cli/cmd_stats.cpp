@@ -2,7 +2,6 @@
 #include "analysis_setup.hpp"
 #include "colflow/analysis/stats.hpp"
 #include "commands.hpp"
-#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow::cli {
 
@@ -28,34 +27,8 @@ command add_stats(CLI::App& app) {
       "without reading the data.");
   return [o] {
     analysis_run run("stats", o->common);
-    const store& s = run.source();
-    const auto summaries = column_summaries(s, run.selected(), run.options());
-    tsv_writer out(o->out, o->common.digits);
-    const bool genotype = s.type() == value_type::genotype;
-    if (genotype) {
-      for (const char* h : {"#CHR", "ID", "POS", "A1", "A2", "OBS_CT", "MISSING_CT", "F_MISS",
-                            "A1_FREQ", "MEAN", "SD"})
-        out.text(h);
-    } else {
-      for (const char* h : {"ID", "OBS_CT", "MISSING_CT", "MEAN", "SD", "MIN", "MAX"}) out.text(h);
-    }
-    out.end_line();
-    const auto& columns = s.columns();
-    const double selected = static_cast<double>(run.selected().rows.size());
-    for (std::size_t k = 0; k < summaries.size(); ++k) {
-      const column_info& c = columns[run.selected().columns[k]];
-      const column_summary& r = summaries[k];
-      if (genotype) {
-        out.text(c.chrom).text(c.id).text(c.pos).text(c.a1).text(c.a2);
-        out.integer(r.observed).integer(r.missing).number(static_cast<double>(r.missing) / selected);
-        out.number(r.a1_freq).number(r.mean).number(r.sd);
-      } else {
-        out.text(c.id).integer(r.observed).integer(r.missing).number(r.mean).number(r.sd);
-        out.number(r.min).number(r.max);
-      }
-      out.end_line();
-    }
-    out.commit();
+    const auto summaries = column_summaries(run.source(), run.selected(), run.options());
+    write_stats(run.source(), run.selected(), summaries, o->out, o->common.digits);
     run.log("wrote " + o->out);
     return 0;
   };

@@ -88,6 +88,41 @@ TEST(CliTest, BenchReportsEveryModeAsJson) {
   EXPECT_NE(run("bench " + (dir / "g.cf").string() + " --mode warp", out), 0);
 }
 
+TEST(CliTest, OptionMessagesNameTheRuleAndTheValue) {
+  std::string out;
+  const auto expect_message = [&](const std::string& args, const std::string& message) {
+    EXPECT_NE(run(args, out), 0) << args;
+    EXPECT_NE(out.find(message), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(out.find("1797693134862315708"), std::string::npos) << args << "\n" << out;
+  };
+  expect_message("bayesr S --pheno p --out o --iterations 0",
+                 "--iterations: must be a positive integer, got 0");
+  expect_message("bayesr S --pheno p --out o --iterations 2.5",
+                 "--iterations: must be a positive integer, got 2.5");
+  expect_message("bayesr S --pheno p --out o --thin -1", "--thin: must be a positive integer, got -1");
+  expect_message("bayesr S --pheno p --out o --burnin x",
+                 "--burnin: must be a non-negative integer, got x");
+  expect_message("bayesr S --pheno p --out o --mixture 0.01,-1",
+                 "--mixture: must be a positive number, got -1");
+  expect_message("bayesr S --pheno p --out o --mode fast",
+                 "--mode: must be one of auto, pipelined, sequential or in-memory, got fast");
+  expect_message("pca S --out o --k 0", "--k: must be an integer from 1 to 10000, got 0");
+  expect_message("pca S --out o --iterations 101",
+                 "--iterations: must be an integer from 0 to 100, got 101");
+  expect_message("lasso S --pheno p --out o --lambda 0", "--lambda: must be a positive number, got 0");
+  expect_message("lasso S --pheno p --out o --lambda-min-ratio 2",
+                 "--lambda-min-ratio: must be a number from 0 to 1, got 2");
+  expect_message("enet S --pheno p --out o --alpha nan", "--alpha: must be a number from 0 to 1, got nan");
+  expect_message("ridge S --pheno p --out o --max-sweeps 0",
+                 "--max-sweeps: must be a positive integer, got 0");
+  expect_message("stats S --out o --threads -1", "--threads: must be a non-negative integer, got -1");
+  expect_message("stats S --out o --digits 18", "--digits: must be an integer from 1 to 17, got 18");
+  expect_message("assoc S --pheno p --out o --in-flight 99999999999999999999",
+                 "--in-flight: must be a non-negative integer, got 99999999999999999999 (too large)");
+  expect_message("bench S --passes 0", "--passes: must be an integer from 1 to 1000, got 0");
+  expect_message("bench S --kernel fma", "--kernel: must be one of dot-axpy, sum or none, got fma");
+}
+
 TEST(CliTest, ReportsMissingAndInvalidStores) {
   test::temp_dir dir;
   std::string out;

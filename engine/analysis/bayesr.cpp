@@ -208,6 +208,8 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   result.samples = n;
   result.phenotype_mean = fit.mean;
   result.phenotype_sd = fit.sd;
+  result.burnin = o.burnin;
+  result.classes = classes;
   std::vector<double> y(rows, 0.0);  // standardised over the used samples, 0 elsewhere
   for (std::size_t i = 0; i < rows; ++i)
     if (used[i]) y[i] = (phenotype[i] - result.phenotype_mean) / result.phenotype_sd;
@@ -268,6 +270,7 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   sampler chain(state, o, used, y, n);
   std::vector<std::size_t> order(visited.size()), order_columns(visited.size());
   const auto e_map = [&] { return Eigen::Map<Eigen::VectorXd>(state.residual.data(), static_cast<Eigen::Index>(rows)); };
+  const auto chain_start = std::chrono::steady_clock::now();
   while (state.iteration < o.iterations) {
     const std::uint64_t t = state.iteration + 1;
     chain.begin(t);
@@ -312,6 +315,11 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     if ((o.checkpoint_every > 0 && t % o.checkpoint_every == 0) ||
         (!o.checkpoint.empty() && t == o.iterations))
       detail::write_bayesr_checkpoint(o.checkpoint, state);
+    if (analysis.on_step)
+      analysis.on_step("chain", loop_progress{t, o.iterations, result.resumed_from,
+                                              std::chrono::duration<double>(
+                                                  std::chrono::steady_clock::now() - chain_start)
+                                                  .count()});
   }
 
   result.trace = std::move(state.trace);

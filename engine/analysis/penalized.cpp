@@ -1,6 +1,7 @@
 #include "colflow/analysis/penalized.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -82,6 +83,8 @@ penalized_result penalized_regression(const store& s, const selection& sel,
   std::vector<std::size_t> working;          // their selection positions
   double previous_lambda = result.lambda_max;
 
+  // The path's progress counts λ values: the statistics pass before is a pass of its own.
+  const auto path_start = std::chrono::steady_clock::now();
   for (std::size_t k = 0; k < lambdas.size(); ++k) {
     const double lambda = lambdas[k];
     const double l1 = lambda * o.alpha, denominator = v_j + lambda * (1.0 - o.alpha);
@@ -155,6 +158,11 @@ penalized_result penalized_regression(const store& s, const selection& sel,
     result.path.push_back(step);
     result.coefficients.push_back(std::move(nonzero));
     previous_lambda = lambda;
+    if (analysis.on_step)
+      analysis.on_step("path", loop_progress{k + 1, lambdas.size(), 0,
+                                             std::chrono::duration<double>(
+                                                 std::chrono::steady_clock::now() - path_start)
+                                                 .count()});
   }
   return result;
 }

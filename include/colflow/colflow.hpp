@@ -20,8 +20,10 @@
 // store
 #include "colflow/store/store.hpp"
 #include "colflow/store/store_writer.hpp"
+#include "colflow/store/verify.hpp"
 // stream
 #include "colflow/stream/column_stream.hpp"
+#include "colflow/stream/stream_benchmark.hpp"
 // analysis
 #include "colflow/analysis/analysis.hpp"
 #include "colflow/analysis/assoc.hpp"

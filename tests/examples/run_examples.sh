@@ -2,7 +2,8 @@
 # Examples test: installs a configured and built colflow into a scratch prefix, configures and
 # builds each example of examples/ against that prefix only (find_package(colflow CONFIG)),
 # makes a small genotype store with the installed colflow command, runs every example on it
-# and checks its output.
+# and checks its output. analysis_outputs must write the same files as the colflow command, byte
+# for byte.
 #
 #   run_examples.sh SOURCE_DIR BUILD_DIR WORK_DIR [CXX_FLAGS]
 #
@@ -15,7 +16,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../support/installed_colflow.sh"
 installed_colflow_setup "examples test" "$@"
 
-examples=(read_store column_sums iterative_residuals)
+examples=(read_store column_sums iterative_residuals analysis_outputs)
 data="$work_dir/data"
 # Start clean: a stale build or store must never make this test pass.
 rm -rf -- "$data"
@@ -89,5 +90,32 @@ first=$(grep -E '^pass' <<< "$output" | sed 's/ *(.*//')
 run iterative_residuals "$data/sim.cf" $passes 10 1
 second=$(grep -E '^pass' <<< "$output" | sed 's/ *(.*//')
 [[ "$first" == "$second" ]] || fail "iterative_residuals: two runs with seed 1 differ"
+
+# The library's result writers give the command's files, byte for byte.
+library="$work_dir/outputs-library" command="$work_dir/outputs-command"
+rm -rf -- "$library" "$command"
+mkdir -p "$library" "$command"
+run analysis_outputs "$data/sim.cf" "$data/sim.phen" "$library/sim"
+expect_line analysis_outputs "^bayesr: posterior mean h2 [0-9.]+ \(sd [0-9.]+\), [0-9.]+ non-zero effects, over 20 kept iterations$"
+step "the same analyses with the colflow command"
+"$colflow" stats "$data/sim.cf" --quiet --out "$command/sim.stats.tsv"
+"$colflow" assoc "$data/sim.cf" --quiet --pheno "$data/sim.phen" --out "$command/sim"
+"$colflow" pca "$data/sim.cf" --quiet --k 5 --out "$command/sim.pca"
+"$colflow" lasso "$data/sim.cf" --quiet --pheno "$data/sim.phen" --nlambda 10 --out "$command/sim.lasso"
+"$colflow" bayesr "$data/sim.cf" --quiet --pheno "$data/sim.phen" --iterations 30 --burnin 10 \
+  --out "$command/sim.bayesr"
+step "compare the files of analysis_outputs and colflow"
+compared=0
+for file in "$command"/*; do
+  name=$(basename "$file")
+  [[ -f "$library/$name" ]] || fail "analysis_outputs did not write $name"
+  cmp -- "$file" "$library/$name" || fail "$name differs between colflow and analysis_outputs"
+  compared=$((compared + 1))
+done
+[[ $(find "$library" -type f | wc -l) -eq $compared ]] ||
+  fail "analysis_outputs wrote files that colflow did not"
+# stats 1, assoc 1 per phenotype, pca 2, lasso 2, bayesr 3 (with the checkpoint)
+[[ $compared -ge 9 ]] || fail "only $compared files compared"
+echo "$compared files identical"
 
 step "passed"

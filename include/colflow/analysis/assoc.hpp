@@ -12,9 +12,12 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -65,5 +68,51 @@ assoc_summary linear_association(const store& s, const selection& sel,
                                  const phenotype_table& phenotypes,
                                  const phenotype_table* covariates, const assoc_sink& sink,
                                  const analysis_options& options = {});
+
+/// The table of one phenotype: PREFIX.<phenotype>.assoc.tsv (the prefix followed by the text,
+/// not a path operation), a '/' in the name written as '_'.
+std::filesystem::path assoc_file(const std::filesystem::path& prefix, std::string_view phenotype);
+
+/// The tables of `colflow assoc`, written while the scan runs: one per phenotype,
+/// assoc_file(prefix, name), with the columns `#CHR POS ID A1 A2 N_OBS BETA SE T_STAT P NOTE`
+/// (NA for a missing estimate, NOTE the assoc_status_name). Results are formatted in batches,
+/// one task per table, so that many phenotypes do not serialise the scan on number formatting.
+/// Each table is a staged output (io/staged_output.hpp): nothing appears under its name before
+/// commit(), and a writer destroyed without commit() leaves no file behind.
+///
+/// ```
+/// assoc_writer tables(s, pheno.names, "out", 6);
+/// linear_association(s, sel, pheno, nullptr, tables.sink());
+/// tables.commit();  // out.PHENO1.assoc.tsv, ...
+/// ```
+class assoc_writer {
+ public:
+  /// Creates the tables and writes their header lines. `s` must outlive the writer; `digits`
+  /// are the significant digits of the numbers (1 to 17). Throws colflow::error
+  /// invalid_argument for digits out of range or no phenotype; the file system's errors,
+  /// naming the file.
+  assoc_writer(const store& s, std::span<const std::string> phenotypes,
+               const std::filesystem::path& prefix, int digits = 6);
+  ~assoc_writer();
+  assoc_writer(const assoc_writer&) = delete;
+  assoc_writer& operator=(const assoc_writer&) = delete;
+
+  /// A sink for linear_association() that adds each column's lines; it refers to this
+  /// writer, which must outlive the scan.
+  assoc_sink sink();
+  /// Adds the lines of one column: one result per phenotype, in the order of the
+  /// constructor's names (what the sink calls). Throws colflow::error invalid_argument for a
+  /// wrong number of results, io_error when a buffered batch cannot be written.
+  void add(std::size_t position, std::size_t column, std::span<const assoc_result> results);
+  /// Writes the lines still buffered, then syncs and renames every table into place.
+  /// Returns the files, one per phenotype in order. Throws colflow::error naming the file.
+  const std::vector<std::filesystem::path>& commit();
+  /// The files the tables are written to, one per phenotype in order.
+  const std::vector<std::filesystem::path>& files() const noexcept;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
 
 }  // namespace colflow

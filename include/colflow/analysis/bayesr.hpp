@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -66,7 +67,8 @@ struct bayesr_options {
   bool resume = false;
   bayesr_execution execution = bayesr_execution::automatic;
   /// Called after every iteration with the iteration (1-based), the chain's length and the
-  /// iteration's h² (for progress displays).
+  /// iteration's h². (For a progress display, analysis_options::on_step also gives the
+  /// iterations of this run and their time.)
   std::function<void(std::size_t iteration, std::size_t iterations, double h2)> on_iteration;
 };
 
@@ -90,6 +92,8 @@ struct bayesr_result {
   /// Per selected column, over the posterior samples, on the standardised scale: the
   /// fraction with a non-zero effect, the mean and the SD of the effect.
   std::vector<double> inclusion, beta_mean, beta_sd;
+  std::size_t burnin = 0;   ///< the options' burn-in: the trace up to it is not posterior
+  std::size_t classes = 0;  ///< mixture classes, the zero class included (entries of each pi)
   std::size_t resumed_from = 0;  ///< the checkpoint's iteration, when resumed
   bayesr_execution execution = bayesr_execution::pipelined;  ///< the mode used (never automatic)
   /// The passes of this run (not of the iterations before a resume).
@@ -101,12 +105,63 @@ struct bayesr_result {
 /// first; callers can check before reading their inputs).
 void check_bayesr_options(const bayesr_options& options);
 
-/// Runs the chain. `phenotype` has one value per store row (NaN: missing). Throws
+/// Runs the chain. `phenotype` has one value per store row (NaN: missing). After each
+/// iteration, `analysis.on_step` (when set) hears "chain" with the iteration, the chain's
+/// length, the checkpoint's iteration when resumed and the seconds of this run's iterations;
+/// `analysis.progress` hears the statistics pass ("statistics") and each iteration's pass
+/// ("iteration 5/1000"). Throws
 /// colflow::error: invalid_argument for bad options, fewer than 3 samples with a value, a
 /// constant phenotype, or a checkpoint of another run; not_found, bad_magic,
 /// unsupported_version, corrupt_header or checksum_mismatch (naming the file) for a checkpoint
 /// that is absent, damaged or truncated; the stream's and the file system's errors otherwise.
 bayesr_result bayesr(const store& s, const selection& sel, std::span<const double> phenotype,
                      const bayesr_options& options, const analysis_options& analysis = {});
+
+/// The posterior summary of the chain that `colflow bayesr` logs, over the trace's iterations
+/// after the burn-in (the posterior samples).
+struct bayesr_summary {
+  std::size_t kept = 0;  ///< trace iterations after the burn-in
+  /// Posterior mean of h² and its SD over the kept iterations (n − 1 divisor; 0 with one kept
+  /// iteration); NaN without kept iterations.
+  double h2_mean = std::numeric_limits<double>::quiet_NaN();
+  double h2_sd = std::numeric_limits<double>::quiet_NaN();
+  /// Mean number of non-zero effects over the kept iterations (NaN without any).
+  double nonzero_mean = std::numeric_limits<double>::quiet_NaN();
+};
+
+/// Summarises the kept iterations of a chain's trace.
+bayesr_summary summarize(const bayesr_result& result);
+
+/// The posterior of each effect on the phenotype's original scale: per A1 allele (per unit of a
+/// dense column), the standardised effect × phenotype SD / column SD (0 for a constant column).
+struct bayesr_per_unit_effects {
+  std::vector<double> beta_mean;  ///< per selected column: BETA_PER_UNIT
+  std::vector<double> beta_sd;    ///< per selected column: BETA_PER_UNIT_SD
+};
+
+/// The effects of `result` per A1 allele (per unit).
+bayesr_per_unit_effects per_unit_effects(const bayesr_result& result);
+
+/// The result files of `colflow bayesr` for an output prefix (the prefix followed by the
+/// text, not a path operation). The chain's checkpoint, PREFIX.checkpoint for the command, is
+/// bayesr_options::checkpoint, written by the chain itself.
+struct bayesr_files {
+  /// PREFIX.trace.tsv: ITER MU SIGMA2_G SIGMA2_E H2 VAR_G NONZERO PI_0..PI_K per trace entry.
+  std::filesystem::path trace;
+  /// PREFIX.effects.tsv: ID A1 PIP BETA BETA_SD BETA_PER_UNIT BETA_PER_UNIT_SD per selected
+  /// column (BETA and BETA_SD standardised, the others from per_unit_effects()).
+  std::filesystem::path effects;
+};
+
+/// The names write_bayesr() uses.
+bayesr_files bayesr_output_files(const std::filesystem::path& prefix);
+
+/// Writes the trace and effect tables of the chain bayesr(s, sel, ...) returned. Each is a
+/// staged output (io/staged_output.hpp), complete under its name or absent. `digits` are the
+/// significant digits of the numbers (1 to 17). Returns the files written. Throws
+/// colflow::error invalid_argument for digits out of range or a result of another selection;
+/// the file system's errors, naming the file.
+bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_result& result,
+                          const std::filesystem::path& prefix, int digits = 6);
 
 }  // namespace colflow

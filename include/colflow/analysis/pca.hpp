@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 
 #include "colflow/analysis/analysis.hpp"
 #include "colflow/analysis/selection.hpp"
@@ -54,5 +55,27 @@ struct pca_result {
 /// or hwe scaling of a dense store; the stream's errors otherwise.
 pca_result principal_components(const store& s, const selection& sel, const pca_options& pca,
                                 const analysis_options& options = {});
+
+/// The files of `colflow pca` for an output prefix (the prefix followed by the text, not a
+/// path operation).
+struct pca_files {
+  std::filesystem::path eigenval;  ///< PREFIX.eigenval: one eigenvalue per line, decreasing
+  std::filesystem::path eigenvec;  ///< PREFIX.eigenvec: #FID IID PC1..PCk per selected sample
+  /// PREFIX.loadings.tsv: #CHR ID A1 A2 PC1..PCk per selected column; empty when a result
+  /// without loadings was written.
+  std::filesystem::path loadings;
+};
+
+/// The names write_pca() uses (loadings included).
+pca_files pca_output_files(const std::filesystem::path& prefix);
+
+/// Writes the files of `colflow pca` for the result of principal_components(s, sel, ...):
+/// eigenvalues, eigenvectors, and the loadings when the result has them. Each is a staged
+/// output (io/staged_output.hpp), complete under its name or absent. `digits` are the
+/// significant digits of the numbers (1 to 17). Returns the files written. Throws
+/// colflow::error invalid_argument for digits out of range or a result of another selection;
+/// the file system's errors, naming the file.
+pca_files write_pca(const store& s, const selection& sel, const pca_result& result,
+                    const std::filesystem::path& prefix, int digits = 6);
 
 }  // namespace colflow

@@ -22,6 +22,7 @@
 #include <Eigen/Core>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <utility>
 #include <vector>
@@ -68,9 +69,11 @@ struct penalized_result {
   std::vector<std::vector<std::pair<std::size_t, double>>> coefficients;
 };
 
-/// Fits the path. `phenotype` has one value per store row (NaN: missing). Throws
-/// colflow::error invalid_argument for α outside [0, 1], a non-positive λ, fewer than 2 samples
-/// with a value, or a constant phenotype; the stream's errors otherwise.
+/// Fits the path. `phenotype` has one value per store row (NaN: missing). After each λ,
+/// `analysis.on_step` (when set) hears "path" with the λ values done of the path's and the
+/// seconds since the first λ started. Throws colflow::error invalid_argument for α outside
+/// [0, 1], a non-positive λ, fewer than 2 samples with a value, or a constant phenotype; the
+/// stream's errors otherwise.
 penalized_result penalized_regression(const store& s, const selection& sel,
                                       std::span<const double> phenotype,
                                       const penalized_options& options,
@@ -92,5 +95,54 @@ column_match match_columns(const store& fitted, const selection& sel, const stor
 /// columns with a non-zero coefficient.
 Eigen::MatrixXd predict(const store& target, const penalized_result& fit, const column_match& match,
                         const analysis_options& analysis = {});
+
+/// A coefficient b of the selected column at `position` on the original scale: per A1 allele
+/// (per unit of a dense column), b / SD with the column's SD over the samples used (the
+/// BETA_PER_UNIT column); 0 for a constant column. Throws colflow::error invalid_argument for
+/// a position outside the fit's columns.
+double per_unit_coefficient(const penalized_result& fit, std::size_t position, double b);
+
+/// The λ values of the path whose sweeps stopped at max_sweeps before converging.
+std::size_t unconverged_lambdas(const penalized_result& fit) noexcept;
+
+/// Which coefficients PREFIX.coef.tsv lists per λ.
+enum class coefficient_rows {
+  nonzero,  ///< the non-zero ones (`colflow lasso` and `enet`)
+  all,      ///< every selected column, zeros included (`colflow ridge`)
+};
+
+/// The files of `colflow ridge`, `lasso` and `enet` for an output prefix (the prefix followed
+/// by the text, not a path operation).
+struct penalized_files {
+  /// PREFIX.coef.tsv: LAMBDA ID A1 BETA BETA_PER_UNIT, per λ in path order and per column in
+  /// selection order (BETA on the standardised scale, BETA_PER_UNIT = per_unit_coefficient).
+  std::filesystem::path coefficients;
+  /// PREFIX.path.tsv: LAMBDA NONZERO R2 OBJECTIVE SWEEPS FULL_PASSES CONVERGED (1 or 0) per λ.
+  std::filesystem::path path;
+};
+
+/// The names write_penalized() uses.
+penalized_files penalized_output_files(const std::filesystem::path& prefix);
+
+/// Writes the coefficient and path tables of the fit penalized_regression(s, sel, ...)
+/// returned. Each is a staged output (io/staged_output.hpp), complete under its name or
+/// absent. `digits` are the significant digits of the numbers (1 to 17). Returns the files
+/// written. Throws colflow::error invalid_argument for digits out of range or a fit of another
+/// selection; the file system's errors, naming the file.
+penalized_files write_penalized(const store& s, const selection& sel, const penalized_result& fit,
+                                const std::filesystem::path& prefix,
+                                coefficient_rows rows = coefficient_rows::nonzero, int digits = 6);
+
+/// PREFIX.pred.tsv, the predictions write_predictions() writes.
+std::filesystem::path predictions_file(const std::filesystem::path& prefix);
+
+/// Writes `predictions` = predict(target, fit, ...) as `colflow ... --predict` does:
+/// predictions_file(prefix) with `#FID IID` and one column per λ of the path, named
+/// `LAMBDA=<λ with digits significant digits, %g>`, one line per sample of `target`. A staged
+/// output. Returns the file. Throws colflow::error invalid_argument for digits out of range
+/// or predictions of another shape; the file system's errors, naming the file.
+std::filesystem::path write_predictions(const store& target, const penalized_result& fit,
+                                        const Eigen::MatrixXd& predictions,
+                                        const std::filesystem::path& prefix, int digits = 6);
 
 }  // namespace colflow

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "colflow/analysis/analysis.hpp"
@@ -34,5 +36,16 @@ struct column_summary {
 /// the packed codes).
 std::vector<column_summary> column_summaries(const store& s, const selection& sel,
                                              const analysis_options& options = {});
+
+/// Writes the table of `colflow stats` to `file`, one line per selected column after a header:
+/// genotype stores `#CHR ID POS A1 A2 OBS_CT MISSING_CT F_MISS A1_FREQ MEAN SD`, dense stores
+/// `ID OBS_CT MISSING_CT MEAN SD MIN MAX` (F_MISS = MISSING_CT / selected samples; NA for
+/// NaN). The file is a staged output (io/staged_output.hpp): it appears under its name only
+/// complete. `summaries` are column_summaries(s, sel); `digits` are the significant digits of
+/// the numbers, 1 to 17 (6, PLINK's, by default). Throws colflow::error invalid_argument for
+/// digits out of range or summaries of another selection; the file system's errors, naming
+/// the file.
+void write_stats(const store& s, const selection& sel, std::span<const column_summary> summaries,
+                 const std::filesystem::path& file, int digits = 6);
 
 }  // namespace colflow

@@ -95,6 +95,19 @@ struct store_summary {
   std::uint64_t data_bytes = 0, index_bytes = 0, decoded_bytes = 0;
   std::array<std::uint64_t, 256> columns_per_codec{};  ///< indexed by codec id
   std::string source;                                  ///< from the manifest
+
+  /// The matrix held as doubles, what analyses would otherwise read: rows × columns × 8.
+  double float64_bytes() const noexcept {
+    return 8.0 * static_cast<double>(rows) * static_cast<double>(columns);
+  }
+  /// decoded_bytes / data_bytes: the codecs' ratio on the payload (0 without data).
+  double compression_ratio() const noexcept {
+    return data_bytes ? static_cast<double>(decoded_bytes) / static_cast<double>(data_bytes) : 0;
+  }
+  /// float64_bytes() / data_bytes: the store against a float64 matrix (0 without data).
+  double ratio_vs_float64() const noexcept {
+    return data_bytes ? float64_bytes() / static_cast<double>(data_bytes) : 0;
+  }
 };
 
 /// A read-only open store. Movable, not copyable. All const members are safe to call from

@@ -1,0 +1,93 @@
+// The tables of `colflow assoc`, one per phenotype, filled while the scan runs.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <string>
+
+#include "analysis/result_table_internal.hpp"
+#include "colflow/analysis/assoc.hpp"
+#include "colflow/error.hpp"
+#include "colflow/io/tsv_writer.hpp"
+
+namespace colflow {
+
+std::filesystem::path assoc_file(const std::filesystem::path& prefix, std::string_view phenotype) {
+  std::string name(phenotype);
+  std::replace(name.begin(), name.end(), '/', '_');
+  return detail::prefixed(prefix, "." + name + ".assoc.tsv");
+}
+
+struct assoc_writer::impl {
+  const store& source;
+  std::vector<std::filesystem::path> files;
+  std::vector<std::unique_ptr<tsv_writer>> tables;
+  // Results of the columns not yet formatted: pending_columns[k]'s results are
+  // pending[k * phenotypes, (k + 1) * phenotypes).
+  std::vector<assoc_result> pending;
+  std::vector<std::size_t> pending_columns;
+  // Big enough that a batch's tasks outweigh their scheduling, small enough to stay in cache.
+  static constexpr std::size_t batch = 2048;
+
+  explicit impl(const store& s) : source(s) {}
+
+  void write_pending() {
+    const auto& columns = source.columns();
+    const std::size_t np = tables.size();
+    tbb::parallel_for(std::size_t{0}, np, [&](std::size_t p) {
+      tsv_writer& out = *tables[p];
+      for (std::size_t k = 0; k < pending_columns.size(); ++k) {
+        const column_info& c = columns[pending_columns[k]];
+        const assoc_result& r = pending[k * np + p];
+        out.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2).integer(r.n_obs);
+        out.number(r.beta).number(r.se).number(r.t_stat).number(r.p);
+        out.text(assoc_status_name(r.status));
+        out.end_line();
+      }
+    });
+    pending.clear();
+    pending_columns.clear();
+  }
+};
+
+assoc_writer::assoc_writer(const store& s, std::span<const std::string> phenotypes,
+                           const std::filesystem::path& prefix, int digits)
+    : impl_(std::make_unique<impl>(s)) {
+  detail::check_digits(digits);
+  if (phenotypes.empty()) throw error(errc::invalid_argument, "assoc_writer: no phenotype");
+  for (const std::string& name : phenotypes) {
+    impl_->files.push_back(assoc_file(prefix, name));
+    impl_->tables.push_back(std::make_unique<tsv_writer>(impl_->files.back(), digits));
+    detail::write_header(*impl_->tables.back(), {"#CHR", "POS", "ID", "A1", "A2", "N_OBS", "BETA",
+                                                 "SE", "T_STAT", "P", "NOTE"});
+  }
+}
+
+assoc_writer::~assoc_writer() = default;
+
+assoc_sink assoc_writer::sink() {
+  return [this](std::size_t position, std::size_t column, std::span<const assoc_result> results) {
+    add(position, column, results);
+  };
+}
+
+void assoc_writer::add(std::size_t, std::size_t column, std::span<const assoc_result> results) {
+  if (results.size() != impl_->tables.size())
+    throw error(errc::invalid_argument,
+                "assoc_writer: " + std::to_string(results.size()) + " results for " +
+                    std::to_string(impl_->tables.size()) + " phenotypes");
+  impl_->pending.insert(impl_->pending.end(), results.begin(), results.end());
+  impl_->pending_columns.push_back(column);
+  if (impl_->pending_columns.size() == impl::batch) impl_->write_pending();
+}
+
+const std::vector<std::filesystem::path>& assoc_writer::commit() {
+  impl_->write_pending();
+  for (const auto& table : impl_->tables) table->commit();
+  return impl_->files;
+}
+
+const std::vector<std::filesystem::path>& assoc_writer::files() const noexcept {
+  return impl_->files;
+}
+
+}  // namespace colflow

@@ -26,7 +26,7 @@ command add_pca(CLI::App& app) {
                  "Power iterations, one pass each (default 4); more for closer eigenvalues")
       ->check(integer_range(0, 100));
   app.add_option("--scale", o->scale,
-                 "standardized (DESIGN: mean and SD of the selected samples, default) or hwe\n"
+                 "standardized (docs/DESIGN.md §2: mean and SD of the selected samples, default) or hwe\n"
                  "(x - 2p) / sqrt(2p(1-p)), as PLINK 2 --pca")
       ->check(one_of({"standardized", "hwe"}));
   app.add_option("--seed", o->pca.seed, "Seed of the random sketch (default 1)")

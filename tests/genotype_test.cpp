@@ -75,7 +75,7 @@ TEST(GenotypeTest, StatsAndStandardisedValuesMatchDoubleReference) {
         zz += z[i] * z[i];
         zsum += z[i];
       }
-      // DESIGN §2: centred, z'z = N - 1.
+      // docs/DESIGN.md §2: centred, z'z = N - 1.
       EXPECT_NEAR(zsum, 0.0, 1e-9);
       EXPECT_NEAR(zz, static_cast<double>(n - 1), 1e-9 * static_cast<double>(n));
     }

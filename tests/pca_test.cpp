@@ -90,7 +90,7 @@ TEST(PcaTest, HweScalingEqualsPlink2Pca) {
   ASSERT_EQ(test::run_cli("pca " + d + "h.cf --quiet --k 5 --scale hwe --digits 10 --iterations 10 --extract " + d +
                               "autosomes.txt --out " + d + "c10", out), 0) << out;
   const std::string p2 = test::plink2_input(name, dir.path());
-  // 'meanimpute': missing calls count as the mean, as in colflow (DESIGN §2). Without it,
+  // 'meanimpute': missing calls count as the mean, as in colflow (docs/DESIGN.md §2). Without it,
   // plink2 rescales each pair of samples by the variants both have called, which is not a
   // product with one standardised matrix; the two differ by 0.2-0.4% on hapmap3's eigenvalues.
   test::run_plink2("--bfile " + p2 + " --pca 5 meanimpute --out " + d + "pm");

@@ -1,4 +1,4 @@
-// A streamed column's statistics over a subset of the samples: DESIGN §2 computed for the
+// A streamed column's statistics over a subset of the samples: docs/DESIGN.md §2 computed for the
 // samples an analysis uses (after --keep/--remove, or those with a phenotype), on the packed
 // codes through a sample mask for genotype stores, on the gathered values for dense ones.
 // Shared by stats, pca and the penalised regressions.

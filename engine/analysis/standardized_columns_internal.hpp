@@ -1,5 +1,5 @@
 // The selected columns as iterative solvers see them: z_j, column j standardised over the
-// samples a fit uses (DESIGN §2 statistics of those samples; a missing call and an unused
+// samples a fit uses (docs/DESIGN.md §2 statistics of those samples; a missing call and an unused
 // sample count 0). Solvers need two things per column, the product zᵀr with the residual and
 // the update r −= δz. On a genotype store both work on the packed codes and the column's
 // statistics (dosage_and_call_sums, genotype_axpy), so nothing is decoded; a dense column is

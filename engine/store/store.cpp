@@ -137,7 +137,7 @@ struct store::impl {
       return;
     }
     const bool standardize = as == decode_as::standardized && !(e.flags & column_flag::standardized);
-    // DESIGN §2 on the fly, in double from the stored value: missing -> 0, (x - mean) / sd,
+    // docs/DESIGN.md §2 on the fly, in double from the stored value: missing -> 0, (x - mean) / sd,
     // SD 0 -> all zeros.
     const double mean = e.stats.mean, sd = e.stats.sd;
     const auto convert = [&](double x) -> Out {

@@ -1,6 +1,6 @@
 // read_store: open a colflow store, decode every column to standardised values and print,
 // per column, its ID, A1 frequency and the sum of squares of its values (N - 1 for any
-// polymorphic column: DESIGN §2).
+// polymorphic column: docs/DESIGN.md §2).
 #include <colflow/colflow.hpp>
 
 #include <cstdio>

@@ -23,7 +23,7 @@ std::filesystem::path uk10k_store(const std::filesystem::path& dir);
 std::vector<std::string> all_datasets();
 
 // PLINK applies ploidy rules on sex chromosomes and mitochondria (and --glm adds sex as a
-// covariate on X); colflow counts A1 alleles everywhere (DESIGN §2), so comparisons skip them.
+// covariate on X); colflow counts A1 alleles everywhere (docs/DESIGN.md §2), so comparisons skip them.
 bool is_sex_or_mt_chromosome(const std::string& chrom);
 
 // True when `ours` equals what PLINK printed to 6 significant digits: within one unit of the

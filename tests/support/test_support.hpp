@@ -67,7 +67,7 @@ void write_file(const std::filesystem::path& p, const std::vector<char>& bytes);
 int run_command(const std::string& command, std::string& output);
 
 // The standardised matrix of the selected rows and columns, built plainly from the stored
-// values: DESIGN §2 (mean and SD of the selected rows, missing values 0), or with `hwe` the
+// values: docs/DESIGN.md §2 (mean and SD of the selected rows, missing values 0), or with `hwe` the
 // scaling (x − 2p)/sqrt(2p(1 − p)). Constant columns are zero; `nonconstant` counts the others.
 Eigen::MatrixXd standardized_matrix(const store& s, const selection& sel, bool hwe,
                                     std::size_t& nonconstant);

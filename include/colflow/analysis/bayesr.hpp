@@ -2,7 +2,7 @@
 /// BayesR (Erbe et al. 2012): a Gibbs sampler for y = μ + Zβ + e over streamed columns,
 /// `colflow bayesr`.
 ///
-/// Z holds the selected columns standardised over the samples used (DESIGN §2, statistics of
+/// Z holds the selected columns standardised over the samples used (docs/DESIGN.md §2, statistics of
 /// those samples) and y the phenotype standardised over them. Each β_j comes from a mixture of
 /// a point mass at zero and normals N(0, γ_k σ²_G) with γ = (1e-4, 1e-3, 1e-2) by default, so
 /// an effect of class k explains about γ_k of the genetic variance σ²_G. Mixture weights π have

@@ -23,7 +23,7 @@ namespace colflow {
 
 /// How columns are standardised before the decomposition.
 enum class pca_scaling {
-  /// DESIGN §2 (mean and SD of the selected samples, z'z = n − 1): the default.
+  /// docs/DESIGN.md §2 (mean and SD of the selected samples, z'z = n − 1): the default.
   standardized,
   /// As PLINK 2 --pca: (x − 2p) / sqrt(2p(1 − p)), p the A1 frequency of the selected
   /// samples, missing calls 0. Genotype stores only.

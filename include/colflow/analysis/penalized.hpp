@@ -2,7 +2,7 @@
 /// Penalised linear regression by cyclic coordinate descent over streamed columns:
 /// `colflow ridge`, `lasso` and `enet`.
 ///
-/// On the standardised columns z_j of the samples used (DESIGN §2, statistics of those samples)
+/// On the standardised columns z_j of the samples used (docs/DESIGN.md §2, statistics of those samples)
 /// and the centred phenotype, it minimises
 ///
 ///     1/(2n) ‖y − b0 − Zb‖² + λ (α ‖b‖₁ + (1 − α)/2 ‖b‖²)

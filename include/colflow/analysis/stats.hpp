@@ -22,7 +22,7 @@ struct column_summary {
   /// as ALT_FREQS for a .bed); NaN for dense stores or with no observed call.
   double a1_freq = std::numeric_limits<double>::quiet_NaN();
   double mean = std::numeric_limits<double>::quiet_NaN();  ///< of the observed values
-  /// DESIGN §2: sqrt(Σ over observed (x − mean)² / (n − 1)), n the selected samples, the SD
+  /// docs/DESIGN.md §2: sqrt(Σ over observed (x − mean)² / (n − 1)), n the selected samples, the SD
   /// that standardisation divides by.
   double sd = 0;
   /// Dense stores: extremes of the observed values (NaN for genotype stores).

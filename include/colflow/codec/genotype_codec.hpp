@@ -7,7 +7,7 @@
 /// A column holds ceil(n/4) bytes; sample i is in bits 2(i mod 4) and 2(i mod 4)+1 of byte
 /// i/4 (the first sample in the two lowest bits). Codes: 0b00 = two copies of A1, 0b01 =
 /// missing, 0b10 = heterozygous, 0b11 = two copies of A2; the genotype value is the count of
-/// A1 (DESIGN §2). Bits past the n-th sample are padding and are ignored.
+/// A1 (docs/DESIGN.md §2). Bits past the n-th sample are padding and are ignored.
 #pragma once
 
 #include <array>
@@ -18,7 +18,7 @@
 
 namespace colflow {
 
-/// Per-column statistics, as kept in the store's index (DESIGN §2).
+/// Per-column statistics, as kept in the store's index (docs/DESIGN.md §2).
 struct column_stats {
   std::uint64_t observed = 0;  ///< non-missing values
   double mean = 0;             ///< mean of the observed values

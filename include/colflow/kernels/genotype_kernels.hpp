@@ -47,7 +47,7 @@ void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::siz
 
 /// The two sums a standardised product needs, in one pass over the codes: dot = sum of
 /// dosage_i * w[i] (a missing call counts 0) and called = sum of w[i] over the samples with a
-/// call. With the column's mean m and SD s (DESIGN §2), zᵀw = (dot − m · called) / s.
+/// call. With the column's mean m and SD s (docs/DESIGN.md §2), zᵀw = (dot − m · called) / s.
 void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
                           double& dot, double& called) noexcept;
 

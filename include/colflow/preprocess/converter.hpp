@@ -50,7 +50,7 @@ struct convert_options {
   std::optional<int> level;
   value_type dtype = value_type::float64;  ///< float stores: float64 or float32
   bool shuffle = false;      ///< byte-shuffle float payloads
-  /// Float stores: store DESIGN §2 standardised values (missing -> 0, centred, z'z = N - 1)
+  /// Float stores: store docs/DESIGN.md §2 standardised values (missing -> 0, centred, z'z = N - 1)
   /// instead of the values (dosages for genotype input, NaN for a missing call).
   bool standardize = true;
   bool overwrite = false;    ///< replace an existing store at `out` (only when done)

@@ -55,7 +55,7 @@ struct column_entry {
   std::uint64_t frame_size = 0;    ///< bytes of the frame
   std::uint64_t decoded_size = 0;  ///< bytes of the decoded payload
   std::uint64_t checksum = 0;      ///< XXH3-64 of the frame's bytes
-  column_stats stats;              ///< statistics of the column's values (DESIGN §2)
+  column_stats stats;              ///< statistics of the column's values (docs/DESIGN.md §2)
   codec_id codec = codec_id::none;
   std::int8_t level = 0;  ///< the level it was compressed at (informational)
   std::uint16_t flags = 0;
@@ -84,7 +84,7 @@ struct open_options {
 
 /// How read_column presents values.
 enum class decode_as {
-  standardized,  ///< DESIGN §2: missing -> 0 (mean-imputed), centred, z'z = n - 1
+  standardized,  ///< docs/DESIGN.md §2: missing -> 0 (mean-imputed), centred, z'z = n - 1
   stored,        ///< as stored: dosages with NaN for missing calls, or the stored floats
 };
 

@@ -40,7 +40,7 @@ struct encoded_column {
   std::uint16_t flags = 0;
 };
 
-/// Statistics of a dense column (NaN = missing): observed count, mean, SD (DESIGN §2);
+/// Statistics of a dense column (NaN = missing): observed count, mean, SD (docs/DESIGN.md §2);
 /// a1_freq is NaN.
 column_stats dense_stats(std::span<const double> values) noexcept;
 

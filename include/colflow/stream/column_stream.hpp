@@ -42,7 +42,7 @@ struct stream_options {
   std::size_t in_flight = 0;
   /// Blocks decoded at once; 0 = no limit beyond in_flight.
   std::size_t decode_concurrency = 0;
-  /// Standardised values (DESIGN §2) or the stored values (dosages with NaN for missing).
+  /// Standardised values (docs/DESIGN.md §2) or the stored values (dosages with NaN for missing).
   decode_as values = decode_as::standardized;
   /// Decode to values at all. Genotype kernels that work on the packed codes and the lookup
   /// table can switch it off: the stream then skips the float decode entirely.

@@ -1,6 +1,6 @@
 // Uses an installed colflow through its public headers only: writes a small genotype store and
 // a small float store into a temporary directory, opens them, checks every decoded value
-// against values computed here from DESIGN §2, and streams the genotype store through the flow
+// against values computed here from docs/DESIGN.md §2, and streams the genotype store through the flow
 // graph (so oneTBB and Eigen must come along with the package). Then the importer and
 // simulator libraries (colflow::preprocess, colflow::simulate): simulated PLINK files are
 // converted into a store and exported back byte for byte, a CSV matrix round-trips through a
@@ -70,7 +70,7 @@ std::vector<std::uint8_t> pack_genotypes(const std::vector<int>& dosages) {
   return codes;
 }
 
-// DESIGN §2: impute missing values with the mean of the observed ones, centre, and scale so
+// docs/DESIGN.md §2: impute missing values with the mean of the observed ones, centre, and scale so
 // that z'z = N - 1; a column with SD 0 becomes all zeros.
 std::vector<double> standardize(const std::vector<double>& x) {
   double sum = 0;

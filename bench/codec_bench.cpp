@@ -147,9 +147,10 @@ std::vector<float_column> make_dosages() {
     c.values.resize(num_samples);
     for (std::size_t i = 0; i < num_samples; ++i) {
       const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
-      c.values[i] = code == code_missing ? std::nan("") : code == code_het ? 1.0
-                                                        : code == code_hom_a1 ? 2.0
-                                                                              : 0.0;
+      c.values[i] = code == code_missing  ? std::nan("")
+                    : code == code_het    ? 1.0
+                    : code == code_hom_a1 ? 2.0
+                                          : 0.0;
     }
     c.stats = colflow::dense_stats(c.values);
     columns.push_back(std::move(c));
@@ -181,8 +182,8 @@ encoded_set finish_set(std::vector<colflow::encoded_column> columns) {
   for (const auto& c : columns) total += c.frame.size();
   encoded_set set;
   set.columns = std::move(columns);
-  set.ratio = static_cast<double>(num_columns * num_samples * sizeof(double)) /
-              static_cast<double>(total);
+  set.ratio =
+      static_cast<double>(num_columns * num_samples * sizeof(double)) / static_cast<double>(total);
   set.frame_bytes = static_cast<double>(total) / num_columns;
   return set;
 }
@@ -331,8 +332,8 @@ void register_benchmarks() {
   }
 
   const std::vector<codec_case> float_codecs = {
-      {codec_id::none, 0, "none"},   {codec_id::zlib, 6, "zlib-6"}, {codec_id::lz4, 1, "lz4-1"},
-      {codec_id::lz4, 9, "lz4-9"},   {codec_id::zstd, 1, "zstd-1"}, {codec_id::zstd, 3, "zstd-3"}};
+      {codec_id::none, 0, "none"}, {codec_id::zlib, 6, "zlib-6"}, {codec_id::lz4, 1, "lz4-1"},
+      {codec_id::lz4, 9, "lz4-9"}, {codec_id::zstd, 1, "zstd-1"}, {codec_id::zstd, 3, "zstd-3"}};
   const std::pair<std::string, std::vector<float_column>> float_sources[] = {
       {"stdgeno", make_standardized_genotypes()},
       {"dense", make_dense(0)},
@@ -345,10 +346,10 @@ void register_benchmarks() {
             "BM_decode/" + source_name + "-" + cc.name + (shuffle ? "+shuffle" : "") + "/f64";
         add(name, decode_float_frames, encode_floats(source, cc, shuffle));
         if (cc.codec != codec_id::zlib) continue;
-        const encoded_set by_zlib = with_zlib_impl(colflow::zlib_impl::zlib, [&] {
-          return encode_floats(source, cc, shuffle);
-        });
-        add(name + "-libz",
+        const encoded_set by_zlib = with_zlib_impl(
+            colflow::zlib_impl::zlib, [&] { return encode_floats(source, cc, shuffle); });
+        add(
+            name + "-libz",
             [](benchmark::State& st, const encoded_set& set) {
               with_zlib_impl(colflow::zlib_impl::zlib, [&] {
                 decode_float_frames(st, set);
@@ -366,13 +367,13 @@ void register_benchmarks() {
   for (const auto& [source_name, source] : encode_sources)
     for (const bool libdeflate : {true, false})
       for (int level = 1; level <= (libdeflate ? 12 : 9); ++level)
-        benchmark::RegisterBenchmark(("BM_zlib_encode/" + source_name + "/" +
-                                      (libdeflate ? "libdeflate-" : "libz-") +
-                                      std::to_string(level))
-                                         .c_str(),
-                                     [&source = source, level, libdeflate](benchmark::State& st) {
-                                       encode_zlib(st, source, level, libdeflate);
-                                     });
+        benchmark::RegisterBenchmark(
+            ("BM_zlib_encode/" + source_name + "/" + (libdeflate ? "libdeflate-" : "libz-") +
+             std::to_string(level))
+                .c_str(),
+            [&source = source, level, libdeflate](benchmark::State& st) {
+              encode_zlib(st, source, level, libdeflate);
+            });
 }
 
 }  // namespace

@@ -19,9 +19,11 @@ void add_analysis_flags(CLI::App& app, analysis_flags& f) {
   app.add_option("--exclude", f.lists.exclude, "Leave out the columns whose IDs are listed");
   app.add_option("--threads", f.threads, "Worker threads (default: all cores)")
       ->check(non_negative_integer(std::numeric_limits<unsigned>::max()));
-  app.add_option("--in-flight", f.in_flight, "Blocks decoded ahead of compute (default: 2 x threads)")
+  app.add_option("--in-flight", f.in_flight,
+                 "Blocks decoded ahead of compute (default: 2 x threads)")
       ->check(non_negative_integer());
-  app.add_option("--digits", f.digits, "Significant digits of numbers in the output (default 6, as PLINK)")
+  app.add_option("--digits", f.digits,
+                 "Significant digits of numbers in the output (default 6, as PLINK)")
       ->check(integer_range(1, 17));
   app.add_flag("--quiet", f.quiet, "No progress and no summary on stderr");
 }
@@ -60,9 +62,9 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
   log(std::to_string(selection_.rows.size()) + " of " + std::to_string(store_.num_rows()) +
       " samples and " + std::to_string(selection_.columns.size()) + " of " +
       std::to_string(store_.num_columns()) + " columns selected" +
-      (selection_.ids_not_found ? " (" + std::to_string(selection_.ids_not_found) +
-                                      " listed IDs are not in the store)"
-                                : ""));
+      (selection_.ids_not_found
+           ? " (" + std::to_string(selection_.ids_not_found) + " listed IDs are not in the store)"
+           : ""));
 }
 
 analysis_run::~analysis_run() {
@@ -70,7 +72,8 @@ analysis_run::~analysis_run() {
 }
 
 void analysis_run::draw_loop() {
-  const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_time_).count();
+  const double since =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_time_).count();
   progress_->update(loop_.done, loop_.total, loop_.resumed_at,
                     loop_label_ == "chain"  ? "iterations"
                     : loop_label_ == "path" ? "lambda values"

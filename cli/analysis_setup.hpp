@@ -4,9 +4,9 @@
 // log of what was used on stderr.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <memory>
 #include <set>

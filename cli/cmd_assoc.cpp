@@ -1,8 +1,8 @@
 // colflow assoc: least-squares association scan of one or more phenotypes, one pass.
 #include "analysis_setup.hpp"
 #include "colflow/analysis/assoc.hpp"
-#include "colflow/error.hpp"
 #include "colflow/analysis/phenotype.hpp"
+#include "colflow/error.hpp"
 #include "commands.hpp"
 
 namespace colflow::cli {

@@ -3,8 +3,8 @@
 
 #include "analysis_setup.hpp"
 #include "colflow/analysis/bayesr.hpp"
-#include "colflow/error.hpp"
 #include "colflow/analysis/phenotype.hpp"
+#include "colflow/error.hpp"
 #include "commands.hpp"
 #include "validators.hpp"
 
@@ -96,7 +96,8 @@ command add_bayesr(CLI::App& app) {
     std::vector<std::string> names;
     if (!o->pheno_name.empty()) names.push_back(o->pheno_name);
     const phenotype_table pheno = read_phenotypes(o->pheno, s.samples(), names, "PHENO");
-    std::vector<double> y(pheno.values.col(0).data(), pheno.values.col(0).data() + pheno.values.rows());
+    std::vector<double> y(pheno.values.col(0).data(),
+                          pheno.values.col(0).data() + pheno.values.rows());
 
     // The statistics pass has a progress line of its own; the chain's passes (one per
     // iteration, short and many) show as one line in iterations.
@@ -107,9 +108,10 @@ command add_bayesr(CLI::App& app) {
     const bayesr_files files = write_bayesr(s, run.selected(), r, o->out, o->common.digits);
     if (const bayesr_summary h2 = summarize(r); h2.kept > 0) {
       char line[160];
-      std::snprintf(line, sizeof line,
-                    "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
-                    h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
+      std::snprintf(
+          line, sizeof line,
+          "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
+          h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
       run.log(line);
     }
     if (r.iterations_run > 0) {
@@ -117,8 +119,10 @@ command add_bayesr(CLI::App& app) {
       const char* mode = r.execution == bayesr_execution::sequential  ? "sequential"
                          : r.execution == bayesr_execution::in_memory ? "in memory"
                                                                       : "pipelined";
-      std::snprintf(line, sizeof line, "%zu iterations (%s) in %.2f s: %.2f ms per iteration, compute busy %.0f%%",
-                    r.iterations_run, mode, r.seconds, 1e3 * r.seconds / static_cast<double>(r.iterations_run),
+      std::snprintf(line, sizeof line,
+                    "%zu iterations (%s) in %.2f s: %.2f ms per iteration, compute busy %.0f%%",
+                    r.iterations_run, mode, r.seconds,
+                    1e3 * r.seconds / static_cast<double>(r.iterations_run),
                     r.seconds > 0 ? 100.0 * r.compute_busy_seconds / r.seconds : 0.0);
       run.log(line);
     }

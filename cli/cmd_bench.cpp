@@ -1,12 +1,11 @@
 // colflow bench: how fast a store streams on this machine, like `zstd -b` for codecs.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
@@ -63,9 +62,9 @@ command add_bench(CLI::App& app) {
     const auto threads = limit_threads(o->threads);
     const store s = store::open(o->store);
     benchmark_options b;
-    b.modes = o->mode == "all"          ? std::vector<benchmark_mode>{benchmark_mode::pipelined,
-                                                                      benchmark_mode::sequential,
-                                                                      benchmark_mode::ram}
+    b.modes = o->mode == "all"
+                  ? std::vector<benchmark_mode>{benchmark_mode::pipelined,
+                                                benchmark_mode::sequential, benchmark_mode::ram}
               : o->mode == "pipelined"  ? std::vector<benchmark_mode>{benchmark_mode::pipelined}
               : o->mode == "sequential" ? std::vector<benchmark_mode>{benchmark_mode::sequential}
                                         : std::vector<benchmark_mode>{benchmark_mode::ram};
@@ -83,10 +82,9 @@ command add_bench(CLI::App& app) {
       const double decoded = benchmark_decoded_bytes(s, b);
       const double available = static_cast<double>(available_memory());
       if (available > 0 && decoded > 0.8 * available)
-        throw error(errc::invalid_argument,
-                    "--mode ram needs " + human_bytes(decoded) +
-                        " for the decoded matrix, but only " + human_bytes(available) +
-                        " of memory is available");
+        throw error(errc::invalid_argument, "--mode ram needs " + human_bytes(decoded) +
+                                                " for the decoded matrix, but only " +
+                                                human_bytes(available) + " of memory is available");
     }
     // Peak memory per mode, sampled over each measured span.
     memory_sampler sampler;

@@ -14,13 +14,15 @@ command add_export(CLI::App& app) {
   };
   auto o = std::make_shared<options>();
   app.add_option("STORE", o->store, "The store directory")->required();
-  auto* bed = app.add_option("--bed", o->bed,
-                             "Write PREFIX.bed/.bim/.fam. A genotype store's .bed is byte-identical\n"
-                             "to the one it was made from (padding bits zeroed); a float store must\n"
-                             "hold dosages (made with --no-standardize)");
-  auto* npy = app.add_option("--npy", o->npy,
-                             "Write the matrix as .npy (samples in rows, Fortran order): standardised\n"
-                             "values for a genotype store, the stored values for a float store");
+  auto* bed =
+      app.add_option("--bed", o->bed,
+                     "Write PREFIX.bed/.bim/.fam. A genotype store's .bed is byte-identical\n"
+                     "to the one it was made from (padding bits zeroed); a float store must\n"
+                     "hold dosages (made with --no-standardize)");
+  auto* npy =
+      app.add_option("--npy", o->npy,
+                     "Write the matrix as .npy (samples in rows, Fortran order): standardised\n"
+                     "values for a genotype store, the stored values for a float store");
   bed->excludes(npy);
   app.add_option("--dtype", o->dtype, "Element type of --npy: f64 (default) or f32")
       ->check(CLI::IsMember({"f64", "f32"}));

@@ -1,7 +1,6 @@
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
@@ -47,12 +46,14 @@ command add_info(CLI::App& app) {
       const auto n = sum.columns_per_codec[static_cast<std::uint8_t>(t.id)];
       if (n == 0) continue;
       codecs[std::string(t.name)] = n;
-      codec_text += (codec_text.empty() ? "" : ", ") + std::string(t.name) + " " + std::to_string(n);
+      codec_text +=
+          (codec_text.empty() ? "" : ", ") + std::string(t.name) + " " + std::to_string(n);
     }
     if (o->json) {
       nlohmann::ordered_json j;
       j["path"] = o->store;
-      j["format_version"] = std::to_string(format_version_major) + "." + std::to_string(format_version_minor);
+      j["format_version"] =
+          std::to_string(format_version_major) + "." + std::to_string(format_version_minor);
       j["store_id"] = hex_id(s.store_id());
       j["rows"] = sum.rows;
       j["columns"] = sum.columns;
@@ -80,8 +81,9 @@ command add_info(CLI::App& app) {
               << sum.index_bytes << " bytes)\n";
     std::cout << "decoded      " << human_bytes(static_cast<double>(sum.decoded_bytes))
               << " of payload, " << human_bytes(float64_bytes) << " as float64\n";
-    std::snprintf(line, sizeof line, "ratio        %.3fx against the payload, %.2fx against float64\n",
-                  ratio, ratio64);
+    std::snprintf(line, sizeof line,
+                  "ratio        %.3fx against the payload, %.2fx against float64\n", ratio,
+                  ratio64);
     std::cout << line;
     std::cout << "source       " << (sum.source.empty() ? "-" : sum.source) << "\n";
     std::cout << "store id     " << hex_id(s.store_id()) << "\n";

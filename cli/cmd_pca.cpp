@@ -25,14 +25,16 @@ command add_pca(CLI::App& app) {
   app.add_option("--iterations", o->pca.power_iterations,
                  "Power iterations, one pass each (default 4); more for closer eigenvalues")
       ->check(integer_range(0, 100));
-  app.add_option("--scale", o->scale,
-                 "standardized (docs/DESIGN.md §2: mean and SD of the selected samples, default) or hwe\n"
-                 "(x - 2p) / sqrt(2p(1-p)), as PLINK 2 --pca")
+  app.add_option(
+         "--scale", o->scale,
+         "standardized (docs/DESIGN.md §2: mean and SD of the selected samples, default) or hwe\n"
+         "(x - 2p) / sqrt(2p(1-p)), as PLINK 2 --pca")
       ->check(one_of({"standardized", "hwe"}));
   app.add_option("--seed", o->pca.seed, "Seed of the random sketch (default 1)")
       ->check(non_negative_integer());
-  app.add_flag("--loadings", o->pca.loadings,
-               "Also write PREFIX.loadings.tsv: #CHR ID A1 A2 PC1..PCk (unit right singular vectors)");
+  app.add_flag(
+      "--loadings", o->pca.loadings,
+      "Also write PREFIX.loadings.tsv: #CHR ID A1 A2 PC1..PCk (unit right singular vectors)");
   app.footer(
       "Eigenvalues are those of the relationship matrix Z Z' / M (Z: selected samples x\n"
       "standardised columns, M: columns that are not constant), as PLINK 2 --pca reports them.\n"
@@ -47,7 +49,8 @@ command add_pca(CLI::App& app) {
     run.log(std::to_string(r.eigenvalues.size()) + " components from " +
             std::to_string(r.columns_used) + " non-constant columns in " +
             std::to_string(r.passes) + " passes; wrote " + files.eigenval.string() + ", " +
-            files.eigenvec.string() + (files.loadings.empty() ? "" : ", " + files.loadings.string()));
+            files.eigenvec.string() +
+            (files.loadings.empty() ? "" : ", " + files.loadings.string()));
     return 0;
   };
 }

@@ -1,8 +1,8 @@
 // colflow ridge | lasso | enet: penalised regression paths by coordinate descent.
 #include "analysis_setup.hpp"
-#include "colflow/error.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"
+#include "colflow/error.hpp"
 #include "commands.hpp"
 #include "validators.hpp"
 
@@ -25,10 +25,12 @@ command add_penalized(CLI::App& app, penalty kind) {
   app.add_option("--out", o->out, "Output prefix: PREFIX.coef.tsv and PREFIX.path.tsv")->required();
   app.add_option("--lambda", o->lambda, "Fit this one lambda instead of a path")
       ->check(positive_number());
-  app.add_option("--nlambda", o->fit.n_lambda, "Values on the path, from lambda_max down (default 100)")
+  app.add_option("--nlambda", o->fit.n_lambda,
+                 "Values on the path, from lambda_max down (default 100)")
       ->check(integer_range(1, 100000));
-  app.add_option("--lambda-min-ratio", o->fit.lambda_min_ratio,
-                 "Smallest lambda / lambda_max (default 1e-4 with more samples than columns, else 1e-2)")
+  app.add_option(
+         "--lambda-min-ratio", o->fit.lambda_min_ratio,
+         "Smallest lambda / lambda_max (default 1e-4 with more samples than columns, else 1e-2)")
       ->check(number_range(0.0, 1.0));
   if (kind == penalty::elastic_net)
     app.add_option("--alpha", o->fit.alpha, "Mixing: 1 is the lasso, 0 ridge (default 0.5)")
@@ -50,14 +52,17 @@ command add_penalized(CLI::App& app, penalty kind) {
       "NONZERO R2 OBJECTIVE SWEEPS FULL_PASSES CONVERGED per lambda. With --predict, the new\n"
       "samples are standardised with the fitted samples' means and SDs.");
   return [o, kind] {
-    analysis_run run(kind == penalty::lasso ? "lasso" : kind == penalty::ridge ? "ridge" : "enet",
+    analysis_run run(kind == penalty::lasso   ? "lasso"
+                     : kind == penalty::ridge ? "ridge"
+                                              : "enet",
                      o->common);
     const store& s = run.source();
     std::vector<std::string> names;
     if (!o->pheno_name.empty()) names.push_back(o->pheno_name);
     const phenotype_table pheno = read_phenotypes(o->pheno, s.samples(), names, "PHENO");
     if (o->lambda > 0) o->fit.lambdas = {o->lambda};
-    std::vector<double> y(pheno.values.col(0).data(), pheno.values.col(0).data() + pheno.values.rows());
+    std::vector<double> y(pheno.values.col(0).data(),
+                          pheno.values.col(0).data() + pheno.values.rows());
     // The statistics pass has a line of its own; the sweeps and checks are the steps of the
     // path, which has one line in lambda values.
     run.show_passes({"statistics", "predict"});

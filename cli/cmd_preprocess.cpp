@@ -17,8 +17,7 @@ command add_preprocess(CLI::App& app) {
     std::string csv_header = "auto", csv_ids = "auto";
     std::string codec, dtype = "f64";
     std::optional<int> level;
-    bool shuffle = false, no_standardize = false, standardize = false, force = false,
-         quiet = false;
+    bool shuffle = false, no_standardize = false, standardize = false, force = false, quiet = false;
     unsigned threads = 0;
   };
   auto o = std::make_shared<options>();
@@ -30,12 +29,14 @@ command add_preprocess(CLI::App& app) {
   bed_file->needs(bim_file)->needs(fam_file)->excludes(bed);
   bim_file->needs(bed_file);
   fam_file->needs(bed_file);
-  auto* npy = app.add_option("--npy", o->npy,
-                             "Dense input: a NumPy .npy file (v1-v3, float32/float64, C or Fortran\n"
-                             "order, samples in rows); memory-mapped");
-  auto* csv = app.add_option("--csv", o->csv,
-                             "Dense input: comma- or tab-separated text, samples in rows, optional\n"
-                             "header row and sample-ID column; held in memory as float64");
+  auto* npy =
+      app.add_option("--npy", o->npy,
+                     "Dense input: a NumPy .npy file (v1-v3, float32/float64, C or Fortran\n"
+                     "order, samples in rows); memory-mapped");
+  auto* csv =
+      app.add_option("--csv", o->csv,
+                     "Dense input: comma- or tab-separated text, samples in rows, optional\n"
+                     "header row and sample-ID column; held in memory as float64");
   app.add_option("--csv-header", o->csv_header, "CSV header row: auto (default), yes, no")
       ->check(CLI::IsMember({"auto", "yes", "no"}));
   app.add_option("--csv-ids", o->csv_ids, "CSV first column of sample IDs: auto (default), yes, no")
@@ -82,7 +83,7 @@ command add_preprocess(CLI::App& app) {
       source = std::make_unique<preprocess::npy_source>(o->npy);
     } else if (!o->csv.empty()) {
       const auto presence = [](const std::string& v) {
-        return v == "yes" ? preprocess::csv_presence::present
+        return v == "yes"  ? preprocess::csv_presence::present
                : v == "no" ? preprocess::csv_presence::absent
                            : preprocess::csv_presence::detect;
       };
@@ -106,18 +107,18 @@ command add_preprocess(CLI::App& app) {
     co.overwrite = o->force;
 
     progress_line line("preprocess", !o->quiet);
-    const auto result = preprocess::convert(*source, co, [&](const preprocess::convert_progress& p) {
-      line.update(p.columns_done, p.columns_total, "columns",
-                  static_cast<double>(p.input_bytes_done), p.seconds);
-    });
+    const auto result =
+        preprocess::convert(*source, co, [&](const preprocess::convert_progress& p) {
+          line.update(p.columns_done, p.columns_total, "columns",
+                      static_cast<double>(p.input_bytes_done), p.seconds);
+        });
     line.finish();
     if (!o->quiet) {
       const double in = static_cast<double>(result.input_bytes);
       const double frames = static_cast<double>(result.frame_bytes);
       std::cout << "wrote " << o->out << ": " << result.columns << " columns x " << result.rows
                 << " rows, codec " << codec << ", " << human_bytes(frames) << " of frames ("
-                << (in > 0 ? frames / in : 0)
-                << "x the input) in " << result.seconds << " s, "
+                << (in > 0 ? frames / in : 0) << "x the input) in " << result.seconds << " s, "
                 << human_bytes(result.seconds > 0 ? in / result.seconds : 0) << "/s\n";
     }
     return 0;

@@ -31,10 +31,10 @@ command add_simulate(CLI::App& app) {
   app.add_option("--variants", o->sim.variants, "Number of variants M (>= 1)")
       ->required()
       ->check(not_negative);
-  auto* causal = app.add_option(
-      "--causal", o->causal,
-      "Number of causal variants K <= M, chosen uniformly [default: min(100, M); 0 if --h2 0]")
-      ->check(not_negative);
+  auto* causal = app.add_option("--causal", o->causal,
+                                "Number of causal variants K <= M, chosen uniformly [default: "
+                                "min(100, M); 0 if --h2 0]")
+                     ->check(not_negative);
   app.add_option("--h2", o->sim.h2, "Target heritability, 0 <= H < 1 (0: no genetic effect)")
       ->capture_default_str();
   app.add_option("--missing", o->sim.missing_rate,
@@ -92,8 +92,7 @@ command add_simulate(CLI::App& app) {
                     r.causal.size(), r.h2_target, r.h2_realised, r.seconds);
       std::cout << "wrote " << o->out << ".{bed,bim,fam,phen,truth.tsv}: " << r.samples
                 << " samples x " << r.variants << " variants ("
-                << human_bytes(static_cast<double>(r.bed_bytes)) << " .bed), " << numbers
-                << "\n";
+                << human_bytes(static_cast<double>(r.bed_bytes)) << " .bed), " << numbers << "\n";
     }
     return 0;
   };

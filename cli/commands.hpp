@@ -2,9 +2,9 @@
 // returns the function that runs it; main() only parses and dispatches.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 

@@ -1,9 +1,8 @@
 // The colflow program: argument parsing and dispatch only. Every failure is one line on
 // stderr naming the file and the problem, and a non-zero exit.
-#include <CLI/CLI.hpp>
-
 #include <signal.h>
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <iostream>
 #include <map>
@@ -49,10 +48,14 @@ void install_signal_handlers() {
 
 const char* signal_name(int signal_number) {
   switch (signal_number) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "a signal";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
   }
 }
 
@@ -84,8 +87,8 @@ int main(int argc, char** argv) {
   {
     auto* info = app.add_subcommand("info", "Describe a store: shape, codecs, sizes, ratio");
     add(info, colflow::cli::add_info(*info));
-    auto* verify = app.add_subcommand(
-        "verify", "Check every checksum and decode every column of a store");
+    auto* verify =
+        app.add_subcommand("verify", "Check every checksum and decode every column of a store");
     add(verify, colflow::cli::add_verify(*verify));
     auto* preprocess = app.add_subcommand(
         "preprocess", "Convert PLINK .bed/.bim/.fam (or a dense matrix) into a store");
@@ -104,8 +107,8 @@ int main(int argc, char** argv) {
     auto* assoc = app.add_subcommand(
         "assoc", "Association scan: least squares of phenotypes on each column (+ covariates)");
     add(assoc, colflow::cli::add_assoc(*assoc));
-    auto* pca = app.add_subcommand(
-        "pca", "Principal components by randomised SVD over streaming passes");
+    auto* pca =
+        app.add_subcommand("pca", "Principal components by randomised SVD over streaming passes");
     add(pca, colflow::cli::add_pca(*pca));
     using colflow::cli::penalty;
     auto* ridge = app.add_subcommand("ridge", "Ridge regression path by coordinate descent");

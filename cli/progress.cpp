@@ -13,8 +13,8 @@ progress_line::progress_line(std::string label, bool enabled)
 
 progress_line::~progress_line() { finish(); }
 
-void progress_line::update(std::uint64_t done, std::uint64_t total, const char* unit,
-                           double bytes, double seconds) {
+void progress_line::update(std::uint64_t done, std::uint64_t total, const char* unit, double bytes,
+                           double seconds) {
   update(done, total, 0, unit, bytes, seconds);
 }
 
@@ -28,8 +28,8 @@ void progress_line::update(std::uint64_t done, std::uint64_t total, std::uint64_
   // run over the time they took.
   const double items = done > resumed_at ? static_cast<double>(done - resumed_at) : 0.0;
   const double rate = seconds > 0 && items > 0 ? items / seconds : 0.0;
-  std::string line = label_ + ": " + std::to_string(done) + "/" + std::to_string(total) + " " +
-                     unit;
+  std::string line =
+      label_ + ": " + std::to_string(done) + "/" + std::to_string(total) + " " + unit;
   if (rate > 0) line += ", " + human_rate(rate) + " " + unit + "/s";
   if (bytes > 0 && seconds > 0) line += ", " + human_bytes(bytes / seconds) + "/s";
   if (done >= total)
@@ -57,7 +57,10 @@ void progress_line::finish() {
 std::string human_rate(double per_second) {
   char buf[32];
   std::snprintf(buf, sizeof buf,
-                per_second >= 100 ? "%.0f" : per_second >= 10 ? "%.1f" : "%.2f", per_second);
+                per_second >= 100  ? "%.0f"
+                : per_second >= 10 ? "%.1f"
+                                   : "%.2f",
+                per_second);
   return buf;
 }
 

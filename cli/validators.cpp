@@ -28,13 +28,16 @@ CLI::Validator integer_range(std::uint64_t lo, std::uint64_t hi) {
   // Unsigned options hold the largest values of their type: naming them in the rule would
   // only add noise ("from 1 to 4294967295").
   const bool open = hi == unbounded || hi == std::numeric_limits<unsigned>::max();
-  const std::string rule = open && lo == 1   ? "a positive integer"
-                           : open && lo == 0 ? "a non-negative integer"
-                           : open            ? "an integer, " + std::to_string(lo) + " or more"
-                                             : "an integer from " + std::to_string(lo) + " to " +
-                                        std::to_string(hi);
-  const std::string description = open ? (lo == 0 ? "NONNEGATIVE" : lo == 1 ? "POSITIVE" : "")
-                                       : "in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]";
+  const std::string rule =
+      open && lo == 1   ? "a positive integer"
+      : open && lo == 0 ? "a non-negative integer"
+      : open            ? "an integer, " + std::to_string(lo) + " or more"
+                        : "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::string description =
+      open ? (lo == 0   ? "NONNEGATIVE"
+              : lo == 1 ? "POSITIVE"
+                        : "")
+           : "in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]";
   return CLI::Validator(
       [=](std::string& value) -> std::string {
         std::uint64_t v = 0;
@@ -72,7 +75,8 @@ CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
         double v = 0;
-        if (!parse_number(value, v) || !(v > 0)) return "must be a positive number, got " + shown(value);
+        if (!parse_number(value, v) || !(v > 0))
+          return "must be a positive number, got " + shown(value);
         return {};
       },
       "POSITIVE");
@@ -83,7 +87,8 @@ CLI::Validator number_range(double lo, double hi) {
   return CLI::Validator(
       [=](std::string& value) -> std::string {
         double v = 0;
-        if (!parse_number(value, v) || v < lo || v > hi) return "must be " + rule + ", got " + shown(value);
+        if (!parse_number(value, v) || v < lo || v > hi)
+          return "must be " + rule + ", got " + shown(value);
         return {};
       },
       "in [" + number_text(lo) + " - " + number_text(hi) + "]");

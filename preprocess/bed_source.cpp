@@ -6,8 +6,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "colflow/error.hpp"
 #include "colflow/codec/genotype_codec.hpp"
+#include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
 
 namespace colflow::preprocess {
@@ -77,8 +77,9 @@ std::vector<sample_info> read_fam(const std::filesystem::path& fam) {
     if (is_blank(line)) continue;
     auto f = split_whitespace(line);
     if (f.size() != 6)
-      bad(fam, "line " + std::to_string(line_no) + ": expected 6 fields (FID IID father mother "
-                                                   "sex phenotype), found " +
+      bad(fam, "line " + std::to_string(line_no) +
+                   ": expected 6 fields (FID IID father mother "
+                   "sex phenotype), found " +
                    std::to_string(f.size()));
     samples.push_back({std::move(f[0]), std::move(f[1]), std::move(f[2]), std::move(f[3]),
                        std::move(f[4]), std::move(f[5])});
@@ -102,7 +103,8 @@ std::uint64_t count_bim(const std::filesystem::path& bim) {
     double cm;
     std::int64_t pos;
     if (!parse_number(f[3], pos)) bad(bim, where + "position '" + f[3] + "' is not an integer");
-    if (!parse_number(f[2], cm)) bad(bim, where + "genetic distance '" + f[2] + "' is not a number");
+    if (!parse_number(f[2], cm))
+      bad(bim, where + "genetic distance '" + f[2] + "' is not a number");
     ++variants;
   }
   if (variants == 0) bad(bim, "no variants (the file is empty)");
@@ -126,7 +128,8 @@ struct bed_source::state {
   std::uint64_t block_first = 0, block_count = 0;
 };
 
-bed_source::bed_source(const plink_paths& paths) : paths_(paths), state_(std::make_unique<state>()) {
+bed_source::bed_source(const plink_paths& paths)
+    : paths_(paths), state_(std::make_unique<state>()) {
   // The .bed's own header first: "not a .bed file" is the most useful message when it applies.
   std::error_code ec;
   if (!std::filesystem::exists(paths.bed, ec))
@@ -142,8 +145,8 @@ bed_source::bed_source(const plink_paths& paths) : paths_(paths), state_(std::ma
     bad(paths.bed, "not a PLINK .bed file: starts with " + hex_byte(header[0]) + " " +
                        hex_byte(header[1]) + ", expected 0x6c 0x1b");
   if (header[2] != 0x01 && header[2] != 0x00)
-    bad(paths.bed, "unknown mode byte " + hex_byte(header[2]) +
-                       " (0x01 is SNP-major, 0x00 individual-major)");
+    bad(paths.bed,
+        "unknown mode byte " + hex_byte(header[2]) + " (0x01 is SNP-major, 0x00 individual-major)");
   individual_major_ = header[2] == 0x00;
 
   samples_ = read_fam(paths.fam);

@@ -32,8 +32,8 @@ struct column_work {
 encoded_column smallest_of(const std::function<encoded_column(const column_encoding&)>& encode,
                            bool shuffle) {
   encoded_column best = encode({codec_id::none, 0, false});
-  for (const column_encoding& e : {column_encoding{codec_id::lz4, 1, shuffle},
-                                   column_encoding{codec_id::zstd, 3, shuffle}}) {
+  for (const column_encoding& e :
+       {column_encoding{codec_id::lz4, 1, shuffle}, column_encoding{codec_id::zstd, 3, shuffle}}) {
     encoded_column c = encode(e);
     if (c.frame.size() < best.frame.size()) best = std::move(c);
   }
@@ -42,32 +42,43 @@ encoded_column smallest_of(const std::function<encoded_column(const column_encod
 
 codec_id float_codec(codec_choice c) {
   switch (c) {
-    case codec_choice::none: return codec_id::none;
-    case codec_choice::zlib: return codec_id::zlib;
-    case codec_choice::lz4: return codec_id::lz4;
-    default: return codec_id::zstd;
+    case codec_choice::none:
+      return codec_id::none;
+    case codec_choice::zlib:
+      return codec_id::zlib;
+    case codec_choice::lz4:
+      return codec_id::lz4;
+    default:
+      return codec_id::zstd;
   }
 }
 
 }  // namespace
 
 std::optional<codec_choice> codec_choice_from_name(const std::string& name) {
-  for (codec_choice c : {codec_choice::genotype, codec_choice::genotype_zstd,
-                         codec_choice::auto_select, codec_choice::none, codec_choice::zlib,
-                         codec_choice::lz4, codec_choice::zstd})
+  for (codec_choice c :
+       {codec_choice::genotype, codec_choice::genotype_zstd, codec_choice::auto_select,
+        codec_choice::none, codec_choice::zlib, codec_choice::lz4, codec_choice::zstd})
     if (name == codec_choice_name(c)) return c;
   return std::nullopt;
 }
 
 const char* codec_choice_name(codec_choice c) {
   switch (c) {
-    case codec_choice::genotype: return "genotype";
-    case codec_choice::genotype_zstd: return "genotype-zstd";
-    case codec_choice::auto_select: return "auto";
-    case codec_choice::none: return "none";
-    case codec_choice::zlib: return "zlib";
-    case codec_choice::lz4: return "lz4";
-    case codec_choice::zstd: return "zstd";
+    case codec_choice::genotype:
+      return "genotype";
+    case codec_choice::genotype_zstd:
+      return "genotype-zstd";
+    case codec_choice::auto_select:
+      return "auto";
+    case codec_choice::none:
+      return "none";
+    case codec_choice::zlib:
+      return "zlib";
+    case codec_choice::lz4:
+      return "lz4";
+    case codec_choice::zstd:
+      return "zstd";
   }
   return "?";
 }
@@ -96,10 +107,9 @@ convert_result convert(column_source& source, const convert_options& options,
   if (choice != codec_choice::auto_select) {
     const codec_traits& t = traits_of(fixed.codec);
     if (fixed.level < t.min_level || fixed.level > t.max_level)
-      throw error(errc::invalid_argument, std::string(t.name) + " level " +
-                                              std::to_string(fixed.level) + " is outside " +
-                                              std::to_string(t.min_level) + ".." +
-                                              std::to_string(t.max_level));
+      throw error(errc::invalid_argument,
+                  std::string(t.name) + " level " + std::to_string(fixed.level) + " is outside " +
+                      std::to_string(t.min_level) + ".." + std::to_string(t.max_level));
   } else if (options.level) {
     throw error(errc::invalid_argument, "--level does not apply to --codec auto");
   }
@@ -114,9 +124,9 @@ convert_result convert(column_source& source, const convert_options& options,
 
   const std::uint64_t input_per_column =
       genotype_input ? genotype_column_bytes(rows) : rows * sizeof(double);
-  const unsigned tokens = options.tokens ? options.tokens
-                                         : 4u * static_cast<unsigned>(
-                                                    tbb::this_task_arena::max_concurrency());
+  const unsigned tokens = options.tokens
+                              ? options.tokens
+                              : 4u * static_cast<unsigned>(tbb::this_task_arena::max_concurrency());
   std::uint64_t next = 0;
   convert_result result;
   result.rows = rows;
@@ -150,59 +160,59 @@ convert_result convert(column_source& source, const convert_options& options,
     const auto enc = [&](const column_encoding& e) {
       return encode_float_column(w.values, store_type, stats, flags, e);
     };
-    w.encoded = choice == codec_choice::auto_select ? smallest_of(enc, options.shuffle) : enc(fixed);
+    w.encoded =
+        choice == codec_choice::auto_select ? smallest_of(enc, options.shuffle) : enc(fixed);
   };
 
   tbb::parallel_pipeline(
-      tokens,
-      tbb::make_filter<void, std::shared_ptr<column_work>>(
-          tbb::filter_mode::serial_in_order,
-          [&](tbb::flow_control& fc) -> std::shared_ptr<column_work> {
-            if (next == columns) {
-              fc.stop();
-              return nullptr;
-            }
-            // Between columns: a stop request ends the pipeline here, and the store writer,
-            // unwinding, removes the partial store.
-            throw_if_stop_requested();
-            auto w = std::make_shared<column_work>();
-            w->index = next;
-            w->info = source.column(next);
-            if (genotype_input) {
-              w->codes.resize(genotype_column_bytes(rows));
-              source.read_genotypes(next, w->codes);
-            } else {
-              w->values.resize(rows);
-              source.read_values(next, w->values);
-            }
-            ++next;
-            return w;
-          }) &
-          tbb::make_filter<std::shared_ptr<column_work>, std::shared_ptr<column_work>>(
-              tbb::filter_mode::parallel,
-              [&](std::shared_ptr<column_work> w) {
-                encode(*w);
-                return w;
-              }) &
-          tbb::make_filter<std::shared_ptr<column_work>, void>(
-              tbb::filter_mode::serial_in_order, [&](std::shared_ptr<column_work> w) {
-                try {
-                  writer.append(w->encoded, w->info);
-                } catch (const error& e) {
-                  throw error(e.kind(), "column " + std::to_string(w->index) + " (" +
-                                            w->info.id + "): " + e.message());
-                }
-                ++result.columns_per_codec[static_cast<std::uint8_t>(w->encoded.codec)];
-                result.frame_bytes += w->encoded.frame.size();
-                if (progress) {
-                  convert_progress p;
-                  p.columns_done = w->index + 1;
-                  p.columns_total = columns;
-                  p.input_bytes_done = (w->index + 1) * input_per_column;
-                  p.seconds = std::chrono::duration<double>(clock::now() - start).count();
-                  progress(p);
-                }
-              }));
+      tokens, tbb::make_filter<void, std::shared_ptr<column_work>>(
+                  tbb::filter_mode::serial_in_order,
+                  [&](tbb::flow_control& fc) -> std::shared_ptr<column_work> {
+                    if (next == columns) {
+                      fc.stop();
+                      return nullptr;
+                    }
+                    // Between columns: a stop request ends the pipeline here, and the store writer,
+                    // unwinding, removes the partial store.
+                    throw_if_stop_requested();
+                    auto w = std::make_shared<column_work>();
+                    w->index = next;
+                    w->info = source.column(next);
+                    if (genotype_input) {
+                      w->codes.resize(genotype_column_bytes(rows));
+                      source.read_genotypes(next, w->codes);
+                    } else {
+                      w->values.resize(rows);
+                      source.read_values(next, w->values);
+                    }
+                    ++next;
+                    return w;
+                  }) &
+                  tbb::make_filter<std::shared_ptr<column_work>, std::shared_ptr<column_work>>(
+                      tbb::filter_mode::parallel,
+                      [&](std::shared_ptr<column_work> w) {
+                        encode(*w);
+                        return w;
+                      }) &
+                  tbb::make_filter<std::shared_ptr<column_work>, void>(
+                      tbb::filter_mode::serial_in_order, [&](std::shared_ptr<column_work> w) {
+                        try {
+                          writer.append(w->encoded, w->info);
+                        } catch (const error& e) {
+                          throw error(e.kind(), "column " + std::to_string(w->index) + " (" +
+                                                    w->info.id + "): " + e.message());
+                        }
+                        ++result.columns_per_codec[static_cast<std::uint8_t>(w->encoded.codec)];
+                        result.frame_bytes += w->encoded.frame.size();
+                        if (progress) {
+                          convert_progress p;
+                          p.columns_done = w->index + 1;
+                          p.columns_total = columns;
+                          p.input_bytes_done = (w->index + 1) * input_per_column;
+                          p.seconds = std::chrono::duration<double>(clock::now() - start).count();
+                          progress(p);
+                        }
+                      }));
   writer.finish();
   result.columns = columns;
   result.input_bytes = columns * input_per_column;

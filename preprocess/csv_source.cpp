@@ -143,10 +143,9 @@ parsed parse_number(std::string_view field, double& out) {
     // for float64 (1e-400, as strtod and numpy read it) is zero; one too large is an error.
     const std::string_view digits(first, static_cast<std::size_t>(last - first));
     const std::size_t e = digits.find_first_of("eE");
-    const bool underflow =
-        e != std::string_view::npos
-            ? e + 1 < digits.size() && digits[e + 1] == '-'
-            : digits.find_first_of("123456789") > digits.find('.');
+    const bool underflow = e != std::string_view::npos
+                               ? e + 1 < digits.size() && digits[e + 1] == '-'
+                               : digits.find_first_of("123456789") > digits.find('.');
     if (!underflow) return parsed::out_of_range;
     out = digits.front() == '-' ? -0.0 : 0.0;
     return parsed::number;
@@ -229,35 +228,41 @@ csv_source::csv_source(const std::filesystem::path& path, const csv_options& opt
   }
 
   const bool first_numeric = is_numeric(first.front());
-  const bool others_numeric =
-      std::all_of(first.begin() + 1, first.end(),
-                  [](const std::string& f) { return is_numeric(f); });
+  const bool others_numeric = std::all_of(first.begin() + 1, first.end(),
+                                          [](const std::string& f) { return is_numeric(f); });
   switch (options.header) {
-    case csv_presence::present: has_header_ = true; break;
-    case csv_presence::absent: has_header_ = false; break;
+    case csv_presence::present:
+      has_header_ = true;
+      break;
+    case csv_presence::absent:
+      has_header_ = false;
+      break;
     case csv_presence::detect:
       // A lone non-numeric first field is a header only if it cannot be a sample ID: there
       // are no IDs, or it is the only field, or no later line starts with a non-number.
-      has_header_ = !others_numeric ||
-                    (!first_numeric && options.ids != csv_presence::present &&
-                     (options.ids == csv_presence::absent || first.size() == 1 ||
-                      (line_count > 1 && later_first_numeric)));
+      has_header_ = !others_numeric || (!first_numeric && options.ids != csv_presence::present &&
+                                        (options.ids == csv_presence::absent || first.size() == 1 ||
+                                         (line_count > 1 && later_first_numeric)));
       break;
   }
 
   // R's write.table writes no corner cell above the row names: one name fewer than fields.
-  const bool header_without_corner =
-      has_header_ && line_count > 1 && first.size() + 1 == second_fields &&
-      options.ids != csv_presence::absent;
+  const bool header_without_corner = has_header_ && line_count > 1 &&
+                                     first.size() + 1 == second_fields &&
+                                     options.ids != csv_presence::absent;
   bool ids = false;
   switch (options.ids) {
-    case csv_presence::present: ids = true; break;
-    case csv_presence::absent: ids = false; break;
+    case csv_presence::present:
+      ids = true;
+      break;
+    case csv_presence::absent:
+      ids = false;
+      break;
     case csv_presence::detect:
       // Never an ID column that would leave no values.
       ids = header_without_corner ||
-            (first.size() > 1 && ((has_header_ && first.front().empty()) ||
-                                  !later_first_numeric || (!has_header_ && !first_numeric)));
+            (first.size() > 1 && ((has_header_ && first.front().empty()) || !later_first_numeric ||
+                                  (!has_header_ && !first_numeric)));
       break;
   }
   const std::size_t expected = header_without_corner ? second_fields : first.size();
@@ -303,7 +308,8 @@ csv_source::csv_source(const std::filesystem::path& path, const csv_options& opt
       double& slot = values_[(k - id_fields) * n + i];
       switch (parse_number(f, slot)) {
         case parsed::number:
-        case parsed::missing: break;
+        case parsed::missing:
+          break;
         case parsed::not_number:
           fail(path_, line_text(line_no) + ", column " + std::to_string(k + 1) + ": " + shown(f) +
                           " is not a number");
@@ -330,9 +336,8 @@ std::vector<sample_info> csv_source::samples() const {
   std::vector<sample_info> out;
   out.reserve(rows_);
   for (std::uint64_t i = 0; i < rows_; ++i) {
-    const std::string id =
-        sample_ids_.empty() ? "row" + std::to_string(i + 1)
-                            : sample_ids_[static_cast<std::size_t>(i)];
+    const std::string id = sample_ids_.empty() ? "row" + std::to_string(i + 1)
+                                               : sample_ids_[static_cast<std::size_t>(i)];
     out.push_back({id, id, "0", "0", "0", "-9"});
   }
   return out;

@@ -72,8 +72,8 @@ class stop_check {
 void write_text_tables(const store& s, const std::string& prefix, bool overwrite) {
   staged_file fam(prefix + ".fam", overwrite), bim(prefix + ".bim", overwrite);
   for (const sample_info& x : s.samples())
-    fam.out() << x.fid << ' ' << x.iid << ' ' << x.father << ' ' << x.mother << ' ' << x.sex
-              << ' ' << x.phenotype << '\n';
+    fam.out() << x.fid << ' ' << x.iid << ' ' << x.father << ' ' << x.mother << ' ' << x.sex << ' '
+              << x.phenotype << '\n';
   for (const column_info& c : s.columns())
     bim.out() << c.chrom << '\t' << c.id << '\t' << c.cm << '\t' << c.pos << '\t' << c.a1 << '\t'
               << c.a2 << '\n';
@@ -113,13 +113,17 @@ void export_bed(const store& s, const std::string& prefix, bool overwrite,
     for (std::uint64_t i = 0; i < n; ++i) {
       const double x = v.values[static_cast<Eigen::Index>(i)];
       unsigned code;
-      if (std::isnan(x)) code = 1;
-      else if (x == 2) code = 0;
-      else if (x == 1) code = 2;
-      else if (x == 0) code = 3;
+      if (std::isnan(x))
+        code = 1;
+      else if (x == 2)
+        code = 0;
+      else if (x == 1)
+        code = 2;
+      else if (x == 0)
+        code = 3;
       else
-        throw error(errc::invalid_argument, "export --bed: row " + std::to_string(i) +
-                                                " holds " + std::to_string(x) +
+        throw error(errc::invalid_argument, "export --bed: row " + std::to_string(i) + " holds " +
+                                                std::to_string(x) +
                                                 ", not a dosage 0, 1, 2 or missing");
       codes[i / 4] = static_cast<std::uint8_t>(codes[i / 4] | (code << (2 * (i % 4))));
     }
@@ -143,7 +147,14 @@ void export_npy(const store& s, const std::filesystem::path& file, bool float32,
   header.append(total - 10 - header.size() - 1, ' ');
   header += '\n';
   if (header.size() > 65535) throw error(errc::invalid_argument, "npy header too long");
-  const unsigned char prelude[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  const unsigned char prelude[10] = {0x93,
+                                     'N',
+                                     'U',
+                                     'M',
+                                     'P',
+                                     'Y',
+                                     1,
+                                     0,
                                      static_cast<unsigned char>(header.size() & 0xff),
                                      static_cast<unsigned char>(header.size() >> 8)};
   npy.write(prelude, 10);

@@ -29,11 +29,11 @@ constexpr std::size_t max_nesting = 16;
 // integers (with the 'L' suffix of Python 2 writers) and tuples or lists of those.
 struct py_value {
   enum class type { string, boolean, none, integer, tuple, list } kind = type::none;
-  std::string text;               // string
-  bool flag = false;              // boolean
-  bool negative = false;          // integer: sign and magnitude
-  std::uint64_t magnitude = 0;    //
-  std::vector<py_value> items;    // tuple, list
+  std::string text;             // string
+  bool flag = false;            // boolean
+  bool negative = false;        // integer: sign and magnitude
+  std::uint64_t magnitude = 0;  //
+  std::vector<py_value> items;  // tuple, list
 };
 
 // Recursive descent over the header dict. numpy reads the header with ast.literal_eval; this
@@ -72,9 +72,8 @@ class header_parser {
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
 
   void skip_space() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
-            text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
       ++pos_;
   }
 
@@ -152,8 +151,8 @@ class header_parser {
       if (peek() == 'L' || peek() == 'l') ++pos_;  // Python 2 long
     } else {
       std::size_t end = pos_;
-      while (end < text_.size() && ((text_[end] >= 'A' && text_[end] <= 'Z') ||
-                                    (text_[end] >= 'a' && text_[end] <= 'z')))
+      while (end < text_.size() &&
+             ((text_[end] >= 'A' && text_[end] <= 'Z') || (text_[end] >= 'a' && text_[end] <= 'z')))
         ++end;
       const std::string_view word = text_.substr(pos_, end - pos_);
       if (word == "True" || word == "False") {
@@ -185,9 +184,12 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 
 std::string value_text(const py_value& v) {
   switch (v.kind) {
-    case py_value::type::string: return "'" + v.text + "'";
-    case py_value::type::boolean: return v.flag ? "True" : "False";
-    case py_value::type::none: return "None";
+    case py_value::type::string:
+      return "'" + v.text + "'";
+    case py_value::type::boolean:
+      return v.flag ? "True" : "False";
+    case py_value::type::none:
+      return "None";
     case py_value::type::integer:
       return (v.negative ? "-" : "") + std::to_string(v.magnitude);
     case py_value::type::tuple:
@@ -246,8 +248,9 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
     const auto* bytes = reinterpret_cast<const unsigned char*>(base);
     const std::string_view head(base, std::min<std::size_t>(map_size_, 12));
     if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
-      fail(path_, "is a .npz archive (zip), not a .npy file; extract its arrays first "
-                  "(numpy.load, then numpy.save each one)");
+      fail(path_,
+           "is a .npz archive (zip), not a .npy file; extract its arrays first "
+           "(numpy.load, then numpy.save each one)");
     if (head.size() < npy_magic.size() || head.substr(0, npy_magic.size()) != npy_magic)
       fail(path_, "not a .npy file (bad magic: expected \"\\x93NUMPY\")");
     if (map_size_ < 10)
@@ -372,7 +375,10 @@ column_info npy_source::column(std::uint64_t j) const {
 
 std::string npy_source::description() const {
   return "npy file " + path_ + " (" + (item_size_ == 8 ? "float64" : "float32") + ", " +
-         (one_dimensional_ ? "1-D" : fortran_order_ ? "Fortran order" : "C order") + ")";
+         (one_dimensional_ ? "1-D"
+          : fortran_order_ ? "Fortran order"
+                           : "C order") +
+         ")";
 }
 
 void npy_source::convert(const std::byte* src, std::size_t stride, std::span<double> out) const {

@@ -9,9 +9,7 @@
 // therefore reproducible too.
 #include "colflow/preprocess/simulate.hpp"
 
-#include <Random123/boxmuller.hpp>
 #include <Random123/philox.h>
-#include <Random123/uniform.hpp>
 #include <fcntl.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -19,9 +17,11 @@
 #include <tbb/task_arena.h>
 #include <unistd.h>
 
+#include <Random123/boxmuller.hpp>
+#include <Random123/uniform.hpp>
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <chrono>
@@ -62,8 +62,7 @@ class generator {
   explicit generator(std::uint64_t seed)
       : key_{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}} {}
 
-  r123::Philox4x32::ctr_type operator()(std::uint32_t c0, std::uint32_t c1,
-                                        stream s) const {
+  r123::Philox4x32::ctr_type operator()(std::uint32_t c0, std::uint32_t c1, stream s) const {
     return philox_(r123::Philox4x32::ctr_type{{c0, c1, s, 0}}, key_);
   }
   const r123::Philox4x32::key_type& key() const noexcept { return key_; }
@@ -94,8 +93,7 @@ std::uint64_t position_step(std::uint64_t variants) {
                                    1000);
 }
 
-simulated_variant draw_variant(const generator& gen, const simulate_options& o,
-                               std::uint64_t j) {
+simulated_variant draw_variant(const generator& gen, const simulate_options& o, std::uint64_t j) {
   const auto r = gen(0, static_cast<std::uint32_t>(j), stream_variant);
   simulated_variant v;
   v.index = j;
@@ -125,8 +123,7 @@ std::array<std::uint32_t, 3> thresholds(double p, double missing) {
                        observed * p * p + missing + observed * 2 * p * (1 - p)};
   std::array<std::uint32_t, 3> t{};
   for (int k = 0; k < 3; ++k)
-    t[k] = static_cast<std::uint32_t>(
-        std::min(std::floor(c[k] * 4294967296.0), 4294967295.0));
+    t[k] = static_cast<std::uint32_t>(std::min(std::floor(c[k] * 4294967296.0), 4294967295.0));
   return t;
 }
 
@@ -142,16 +139,15 @@ void generate_codes(const generator& gen, std::uint32_t j, std::uint64_t samples
            static_cast<unsigned>(u >= t3);
   };
   for (std::uint64_t b = 0; b < full; ++b) {
-    const auto r = philox(r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(b), j,
-                                                      stream_genotypes, 0}},
-                          key);
+    const auto r = philox(
+        r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(b), j, stream_genotypes, 0}}, key);
     out[b] = static_cast<std::uint8_t>(code(r[0]) | (code(r[1]) << 2) | (code(r[2]) << 4) |
                                        (code(r[3]) << 6));
   }
   if (const unsigned rest = samples % 4; rest != 0) {
-    const auto r = philox(r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(full), j,
-                                                      stream_genotypes, 0}},
-                          key);
+    const auto r = philox(
+        r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(full), j, stream_genotypes, 0}},
+        key);
     unsigned byte = 0;
     for (unsigned k = 0; k < rest; ++k) byte |= code(r[k]) << (2 * k);
     out[full] = static_cast<std::uint8_t>(byte);
@@ -258,8 +254,7 @@ std::vector<std::uint64_t> choose_causal(const generator& gen, std::uint64_t m, 
 // Adds beta (x_i - 2p) to g[i] for one causal variant's codes (a missing call adds nothing:
 // it counts as the mean dosage 2p), and returns the A1 frequency among observed calls.
 // Each g[i] is updated by exactly one thread, so the result does not depend on the split.
-double add_genetic_values(const std::uint8_t* codes, double beta, double p,
-                          std::span<double> g) {
+double add_genetic_values(const std::uint8_t* codes, double beta, double p, std::span<double> g) {
   // By code: 00 = two copies of A1, 01 = missing, 10 = one, 11 = none.
   const double contribution[4] = {beta * (2 - 2 * p), 0.0, beta * (1 - 2 * p), beta * -2 * p};
   static constexpr unsigned dosage[4] = {2, 0, 1, 0};
@@ -315,12 +310,12 @@ void check_range(bool ok, const std::string& what) {
 }  // namespace
 
 void validate(const simulate_options& o) {
-  check_range(o.samples >= 1 && o.samples <= max_count,
-              "--samples must be between 1 and " + std::to_string(max_count) + " (got " +
-                  std::to_string(o.samples) + ")");
-  check_range(o.variants >= 1 && o.variants <= max_count,
-              "--variants must be between 1 and " + std::to_string(max_count) + " (got " +
-                  std::to_string(o.variants) + ")");
+  check_range(o.samples >= 1 && o.samples <= max_count, "--samples must be between 1 and " +
+                                                            std::to_string(max_count) + " (got " +
+                                                            std::to_string(o.samples) + ")");
+  check_range(o.variants >= 1 && o.variants <= max_count, "--variants must be between 1 and " +
+                                                              std::to_string(max_count) + " (got " +
+                                                              std::to_string(o.variants) + ")");
   check_range(o.h2 >= 0 && o.h2 < 1, "--h2 must be in [0, 1) (got " + format_double(o.h2) + ")");
   check_range(o.missing_rate >= 0 && o.missing_rate < 1,
               "--missing must be in [0, 1) (got " + format_double(o.missing_rate) + ")");
@@ -329,8 +324,7 @@ void validate(const simulate_options& o) {
                   format_double(o.maf_min) + ", " + format_double(o.maf_max) + ")");
   const std::uint64_t k = causal_count(o);
   check_range(k <= o.variants, "--causal " + std::to_string(k) +
-                                   " exceeds the number of variants " +
-                                   std::to_string(o.variants));
+                                   " exceeds the number of variants " + std::to_string(o.variants));
   check_range(k > 0 || o.h2 == 0,
               "--causal 0 needs --h2 0 (a heritable phenotype needs causal variants)");
   check_range(!o.out.empty(), "no output prefix (--out)");
@@ -408,29 +402,28 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
 
     tbb::parallel_pipeline(
         tokens,
-        tbb::make_filter<void, block*>(
-            tbb::filter_mode::serial_in_order,
-            [&](tbb::flow_control& fc) -> block* {
-              if (next_block == num_blocks) {
-                fc.stop();
-                return nullptr;
-              }
-              throw_if_stop_requested();
-              block* b = nullptr;
-              {
-                std::lock_guard lock(pool_mutex);
-                if (free_blocks.empty()) {
-                  owned.push_back(std::make_unique<block>());
-                  free_blocks.push_back(owned.back().get());
-                }
-                b = free_blocks.back();
-                free_blocks.pop_back();
-              }
-              b->first = next_block * per_block;
-              b->count = std::min(per_block, m - b->first);
-              ++next_block;
-              return b;
-            }) &
+        tbb::make_filter<void, block*>(tbb::filter_mode::serial_in_order,
+                                       [&](tbb::flow_control& fc) -> block* {
+                                         if (next_block == num_blocks) {
+                                           fc.stop();
+                                           return nullptr;
+                                         }
+                                         throw_if_stop_requested();
+                                         block* b = nullptr;
+                                         {
+                                           std::lock_guard lock(pool_mutex);
+                                           if (free_blocks.empty()) {
+                                             owned.push_back(std::make_unique<block>());
+                                             free_blocks.push_back(owned.back().get());
+                                           }
+                                           b = free_blocks.back();
+                                           free_blocks.pop_back();
+                                         }
+                                         b->first = next_block * per_block;
+                                         b->count = std::min(per_block, m - b->first);
+                                         ++next_block;
+                                         return b;
+                                       }) &
             tbb::make_filter<block*, block*>(
                 tbb::filter_mode::parallel,
                 [&](block* b) -> block* {
@@ -452,33 +445,33 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
                   b->missing = o.missing_rate > 0 ? count_missing(b->bed) : 0;
                   return b;
                 }) &
-            tbb::make_filter<block*, void>(
-                tbb::filter_mode::serial_in_order, [&](block* b) {
-                  bed.write(b->bed.data(), b->bed.size());
-                  bim.write(b->bim);
-                  // Genetic values from this block's causal variants, in variant order for
-                  // each sample (parallel over samples only, so the sums are reproducible).
-                  const auto lo = std::lower_bound(causal_index.begin(), causal_index.end(),
-                                                   b->first) - causal_index.begin();
-                  const auto hi = std::lower_bound(causal_index.begin(), causal_index.end(),
-                                                   b->first + b->count) - causal_index.begin();
-                  for (auto c = lo; c < hi; ++c) {
-                    causal_variant& cv = result.causal[static_cast<std::size_t>(c)];
-                    cv.a1_freq_observed = add_genetic_values(
-                        b->bed.data() + (cv.variant.index - b->first) * bytes_per_variant, cv.beta,
-                        cv.variant.a1_freq, g);
-                  }
-                  result.missing_calls += b->missing;
-                  bytes_written += b->bed.size();
-                  variants_done += b->count;
-                  {
-                    std::lock_guard lock(pool_mutex);
-                    free_blocks.push_back(b);
-                  }
-                  if (progress)
-                    progress({variants_done, m, bytes_written,
-                              std::chrono::duration<double>(clock::now() - start).count()});
-                }));
+            tbb::make_filter<block*, void>(tbb::filter_mode::serial_in_order, [&](block* b) {
+              bed.write(b->bed.data(), b->bed.size());
+              bim.write(b->bim);
+              // Genetic values from this block's causal variants, in variant order for
+              // each sample (parallel over samples only, so the sums are reproducible).
+              const auto lo = std::lower_bound(causal_index.begin(), causal_index.end(), b->first) -
+                              causal_index.begin();
+              const auto hi =
+                  std::lower_bound(causal_index.begin(), causal_index.end(), b->first + b->count) -
+                  causal_index.begin();
+              for (auto c = lo; c < hi; ++c) {
+                causal_variant& cv = result.causal[static_cast<std::size_t>(c)];
+                cv.a1_freq_observed = add_genetic_values(
+                    b->bed.data() + (cv.variant.index - b->first) * bytes_per_variant, cv.beta,
+                    cv.variant.a1_freq, g);
+              }
+              result.missing_calls += b->missing;
+              bytes_written += b->bed.size();
+              variants_done += b->count;
+              {
+                std::lock_guard lock(pool_mutex);
+                free_blocks.push_back(b);
+              }
+              if (progress)
+                progress({variants_done, m, bytes_written,
+                          std::chrono::duration<double>(clock::now() - start).count()});
+            }));
   };
   if (o.threads > 0) {
     tbb::task_arena arena(static_cast<int>(o.threads));
@@ -547,8 +540,7 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
     for (const causal_variant& c : result.causal) {
       t += c.variant.id + '\t' + c.variant.a1 + '\t' + format_double(c.beta, 12) + '\t' +
            format_double(c.variant.a1_freq, 12) + '\t' + c.variant.a2 + '\t' +
-           format_double(c.std_effect, 12) + '\t' + format_double(c.a1_freq_observed, 10) +
-           '\n';
+           format_double(c.std_effect, 12) + '\t' + format_double(c.a1_freq_observed, 10) + '\n';
       if (t.size() >= (1u << 20)) truth.write(t), t.clear();
     }
     truth.write(t);

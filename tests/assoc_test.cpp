@@ -24,7 +24,8 @@ void write_traits(const std::vector<sample_info>& samples, const std::filesystem
   std::mt19937_64 rng(samples.size());
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> unif;
-  std::ofstream po(dir / "ph.txt"), pt(dir / "ph_p2.txt"), co(dir / "cv.txt"), ct(dir / "cv_p2.txt");
+  std::ofstream po(dir / "ph.txt"), pt(dir / "ph_p2.txt"), co(dir / "cv.txt"),
+      ct(dir / "cv_p2.txt");
   po << "#FID IID Y1 Y2\n";
   pt << "#FID IID Y1 Y2\n";
   co << "FID IID C1 C2\n";
@@ -33,11 +34,20 @@ void write_traits(const std::vector<sample_info>& samples, const std::filesystem
     std::ostringstream y, c;
     y.precision(8);
     c.precision(6);
-    if (unif(rng) < 0.05) y << "NA"; else y << normal(rng);
+    if (unif(rng) < 0.05)
+      y << "NA";
+    else
+      y << normal(rng);
     y << " ";
-    if (unif(rng) < 0.10) y << "-9"; else y << 3 + 2 * normal(rng);
+    if (unif(rng) < 0.10)
+      y << "-9";
+    else
+      y << 3 + 2 * normal(rng);
     c << normal(rng) << " ";
-    if (unif(rng) < 0.02) c << "NA"; else c << (unif(rng) < 0.5 ? 0 : 1);
+    if (unif(rng) < 0.02)
+      c << "NA";
+    else
+      c << (unif(rng) < 0.5 ? 0 : 1);
     po << samples[i].fid << " " << samples[i].iid << " " << y.str() << "\n";
     pt << "f" << i << " s" << i << " " << y.str() << "\n";
     co << samples[i].fid << " " << samples[i].iid << " " << c.str() << "\n";
@@ -78,7 +88,8 @@ void compare_with_plink2(const std::filesystem::path& ours, const std::filesyste
     for (const char* c : {"BETA", "SE", "T_STAT", "P"}) {
       const bool flips = std::string(c) == "BETA" || std::string(c) == "T_STAT";
       const double x = std::stod(r[a.column(c)]) * (flips ? sign : 1.0);
-      EXPECT_TRUE(test::same_as_printed(x, q[p.column(c)])) << where << " " << c << ": " << x << " vs " << q[p.column(c)];
+      EXPECT_TRUE(test::same_as_printed(x, q[p.column(c)]))
+          << where << " " << c << ": " << x << " vs " << q[p.column(c)];
     }
     ++compared;
   }
@@ -96,21 +107,32 @@ TEST(AssocTest, EqualsPlink2GlmWithAndWithoutCovariates) {
     const std::string p2 = test::plink2_input(name, dir.path());
     write_traits(s.samples(), dir.path());
     const std::string d = dir.path().string() + "/";
-    ASSERT_EQ(test::run_cli("assoc " + st + " --quiet --digits 12 --pheno " + d + "ph.txt --out " + d + "a", out), 0) << out;
-    test::run_plink2("--bfile " + p2 + " --pheno " + d + "ph_p2.txt --pheno-name Y1 Y2 --glm allow-no-covars --allow-extra-chr --out " + d + "pa");
+    ASSERT_EQ(
+        test::run_cli(
+            "assoc " + st + " --quiet --digits 12 --pheno " + d + "ph.txt --out " + d + "a", out),
+        0)
+        << out;
+    test::run_plink2("--bfile " + p2 + " --pheno " + d +
+                     "ph_p2.txt --pheno-name Y1 Y2 --glm allow-no-covars --allow-extra-chr --out " +
+                     d + "pa");
     for (const char* y : {"Y1", "Y2"})
-      compare_with_plink2(d + "a." + y + ".assoc.tsv", d + "pa." + y + ".glm.linear", name + " " + y);
+      compare_with_plink2(d + "a." + y + ".assoc.tsv", d + "pa." + y + ".glm.linear",
+                          name + " " + y);
 
-    const int with_covar = test::run_cli("assoc " + st + " --quiet --digits 12 --pheno " + d + "ph.txt --covar " + d + "cv.txt --out " + d + "c", out);
+    const int with_covar = test::run_cli("assoc " + st + " --quiet --digits 12 --pheno " + d +
+                                             "ph.txt --covar " + d + "cv.txt --out " + d + "c",
+                                         out);
     if (s.num_rows() < 5) {  // 3 samples cannot fit 4 coefficients: plink2 refuses too
       EXPECT_EQ(with_covar, 1);
       EXPECT_NE(out.find("usable sample"), std::string::npos) << out;
       continue;
     }
     ASSERT_EQ(with_covar, 0) << out;
-    test::run_plink2("--bfile " + p2 + " --pheno " + d + "ph_p2.txt --pheno-name Y1 Y2 --covar " + d + "cv_p2.txt --glm hide-covar --allow-extra-chr --out " + d + "pc");
+    test::run_plink2("--bfile " + p2 + " --pheno " + d + "ph_p2.txt --pheno-name Y1 Y2 --covar " +
+                     d + "cv_p2.txt --glm hide-covar --allow-extra-chr --out " + d + "pc");
     for (const char* y : {"Y1", "Y2"})
-      compare_with_plink2(d + "c." + y + ".assoc.tsv", d + "pc." + y + ".glm.linear", name + " covar " + y);
+      compare_with_plink2(d + "c." + y + ".assoc.tsv", d + "pc." + y + ".glm.linear",
+                          name + " covar " + y);
   }
 }
 
@@ -120,7 +142,8 @@ assoc_result reference_fit(const std::vector<double>& x, const Eigen::VectorXd& 
                            const Eigen::MatrixXd& cov, const std::vector<std::uint8_t>& kept) {
   std::vector<Eigen::Index> rows;
   for (Eigen::Index i = 0; i < y.size(); ++i) {
-    bool use = kept[static_cast<std::size_t>(i)] && !std::isnan(y[i]) && !std::isnan(x[static_cast<std::size_t>(i)]);
+    bool use = kept[static_cast<std::size_t>(i)] && !std::isnan(y[i]) &&
+               !std::isnan(x[static_cast<std::size_t>(i)]);
     for (Eigen::Index c = 0; c < cov.cols(); ++c) use = use && !std::isnan(cov(i, c));
     if (use) rows.push_back(i);
   }
@@ -130,7 +153,8 @@ assoc_result reference_fit(const std::vector<double>& x, const Eigen::VectorXd& 
   for (Eigen::Index r = 0; r < n; ++r) {
     d(r, 0) = 1;
     d(r, 1) = x[static_cast<std::size_t>(rows[static_cast<std::size_t>(r)])];
-    for (Eigen::Index c = 0; c < cov.cols(); ++c) d(r, 2 + c) = cov(rows[static_cast<std::size_t>(r)], c);
+    for (Eigen::Index c = 0; c < cov.cols(); ++c)
+      d(r, 2 + c) = cov(rows[static_cast<std::size_t>(r)], c);
     yy[r] = y[rows[static_cast<std::size_t>(r)]];
   }
   assoc_result res;
@@ -195,7 +219,8 @@ std::vector<std::vector<assoc_result>> scan(const store& s, const selection& sel
 TEST(AssocTest, GenotypeScanEqualsExplicitLeastSquaresWithMissingCallsAndSubsets) {
   test::temp_dir dir;
   const std::uint64_t n = 301, m = 70;  // more than one block of columns, a partial tile
-  const auto codes = test::write_genotype_store(dir / "g.cf", n, m, column_encoding{codec_id::zstd, 1});
+  const auto codes =
+      test::write_genotype_store(dir / "g.cf", n, m, column_encoding{codec_id::zstd, 1});
   const store s = store::open(dir / "g.cf");
   const trait_data t = random_traits(n, 3);
   selection sel = selection::all(s);
@@ -219,14 +244,16 @@ TEST(AssocTest, GenotypeScanEqualsExplicitLeastSquaresWithMissingCallsAndSubsets
           x[i] = dsg < 0 ? std::nan("") : static_cast<double>(dsg);
         }
         for (Eigen::Index p = 0; p < 3; ++p) {
-          const std::string what = "column " + std::to_string(j) + " phenotype " + std::to_string(p) +
-                                   (covariates ? " covariates" : "") + (subset ? " subset" : "");
+          const std::string what = "column " + std::to_string(j) + " phenotype " +
+                                   std::to_string(p) + (covariates ? " covariates" : "") +
+                                   (subset ? " subset" : "");
           if (j == 0) {  // the monomorphic column
             EXPECT_EQ(got[k][static_cast<std::size_t>(p)].status, assoc_status::constant) << what;
             EXPECT_TRUE(std::isnan(got[k][static_cast<std::size_t>(p)].beta)) << what;
             continue;
           }
-          const Eigen::MatrixXd cov = covariates ? t.covar.values : Eigen::MatrixXd(static_cast<Eigen::Index>(n), 0);
+          const Eigen::MatrixXd cov =
+              covariates ? t.covar.values : Eigen::MatrixXd(static_cast<Eigen::Index>(n), 0);
           expect_close(got[k][static_cast<std::size_t>(p)],
                        reference_fit(x, t.pheno.values.col(p), cov, sel.row_kept), what);
         }
@@ -241,15 +268,17 @@ TEST(AssocTest, DenseScanEqualsExplicitLeastSquaresAndFlagsCollinearColumns) {
   const trait_data t = random_traits(n, 9);
   std::vector<std::vector<double>> values;
   {
-    store_writer w(dir / "f.cf", writer_options{value_type::float64, n, false, "test"}, test::numbered_samples(n));
+    store_writer w(dir / "f.cf", writer_options{value_type::float64, n, false, "test"},
+                   test::numbered_samples(n));
     std::mt19937_64 rng(4);
     std::normal_distribution<double> normal;
     for (int j = 0; j < 4; ++j) {
       std::vector<double> v(n);
       for (std::size_t i = 0; i < n; ++i) {
-        v[i] = j == 2 ? 5.0                                       // constant
-               : j == 3 ? 2.0 * t.covar.values(static_cast<Eigen::Index>(i), 0) + 1.0  // = covariate
-                        : (rng() % 15 == 0 ? NAN : normal(rng));
+        v[i] = j == 2 ? 5.0  // constant
+               : j == 3
+                   ? 2.0 * t.covar.values(static_cast<Eigen::Index>(i), 0) + 1.0  // = covariate
+                   : (rng() % 15 == 0 ? NAN : normal(rng));
       }
       w.append(encode_float_column(v, value_type::float64, dense_stats(v), 0,
                                    column_encoding{codec_id::zstd, 3, true}),
@@ -264,7 +293,8 @@ TEST(AssocTest, DenseScanEqualsExplicitLeastSquaresAndFlagsCollinearColumns) {
   for (int j = 0; j < 2; ++j)
     for (Eigen::Index p = 0; p < 3; ++p)
       expect_close(got[static_cast<std::size_t>(j)][static_cast<std::size_t>(p)],
-                   reference_fit(values[static_cast<std::size_t>(j)], t.pheno.values.col(p), t.covar.values, all),
+                   reference_fit(values[static_cast<std::size_t>(j)], t.pheno.values.col(p),
+                                 t.covar.values, all),
                    "dense column " + std::to_string(j));
   EXPECT_EQ(got[2][0].status, assoc_status::constant);
   EXPECT_EQ(got[3][0].status, assoc_status::collinear);
@@ -314,11 +344,16 @@ TEST(AssocTest, BadInputsGiveClearErrors) {
   EXPECT_NE(out.find("none.txt"), std::string::npos) << out;
   const std::string ok = "S1 S1 1\nS2 S2 2\nS3 S3 4\nS4 S4 3\n";
   test::write_file(dir / "q.txt", std::vector<char>(ok.begin(), ok.end()));
-  EXPECT_EQ(test::run_cli("assoc " + st + " --pheno " + d + "q.txt --pheno-name Z --out " + d + "o", out), 1);
+  EXPECT_EQ(
+      test::run_cli("assoc " + st + " --pheno " + d + "q.txt --pheno-name Z --out " + d + "o", out),
+      1);
   EXPECT_NE(out.find("no column named 'Z'"), std::string::npos) << out;
-  EXPECT_EQ(test::run_cli("assoc " + st + " --pheno " + d + "q.txt --covar-name U --out " + d + "o", out), 1);
+  EXPECT_EQ(
+      test::run_cli("assoc " + st + " --pheno " + d + "q.txt --covar-name U --out " + d + "o", out),
+      1);
   EXPECT_NE(out.find("--covar-name needs --covar"), std::string::npos) << out;
-  ASSERT_EQ(test::run_cli("assoc " + st + " --pheno " + d + "q.txt --out " + d + "o", out), 0) << out;
+  ASSERT_EQ(test::run_cli("assoc " + st + " --pheno " + d + "q.txt --out " + d + "o", out), 0)
+      << out;
   EXPECT_NE(out.find("PHENO1: 4 samples used"), std::string::npos) << out;
   EXPECT_EQ(test::read_table(d + "o.PHENO1.assoc.tsv").rows.size(), 3u);
 }

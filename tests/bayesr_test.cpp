@@ -200,7 +200,8 @@ TEST(BayesRTest, DenseStoreOfTheSameValuesGivesTheSameChain) {
     column_stream<double> stream(p.s, stream_options{.values = decode_as::stored});
     stream.run(all_columns(m), [&](const column_view<double>& v) {
       const std::vector<double> x(v.values.data(), v.values.data() + v.values.size());
-      w.append(encode_float_column(x, value_type::float64, dense_stats(x), 0, column_encoding{codec_id::lz4, 1}),
+      w.append(encode_float_column(x, value_type::float64, dense_stats(x), 0,
+                                   column_encoding{codec_id::lz4, 1}),
                p.s.columns()[v.column]);
       return true;
     });
@@ -224,10 +225,20 @@ TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
   const std::string d = dir.path().string() + "/";
   std::string out;
   ASSERT_EQ(test::run_cli("simulate --quiet --samples 2000 --variants 10000 --causal 50 --h2 0.5 "
-                          "--missing 0.01 --seed 7 --out " + d + "sim", out), 0) << out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + d + "sim --out " + d + "sim.cf", out), 0) << out;
-  ASSERT_EQ(test::run_cli("bayesr " + d + "sim.cf --pheno " + d + "sim.phen --iterations 1000 "
-                          "--burnin 300 --seed 3 --digits 10 --out " + d + "b", out), 0) << out;
+                          "--missing 0.01 --seed 7 --out " +
+                              d + "sim",
+                          out),
+            0)
+      << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + d + "sim --out " + d + "sim.cf", out), 0)
+      << out;
+  ASSERT_EQ(test::run_cli("bayesr " + d + "sim.cf --pheno " + d +
+                              "sim.phen --iterations 1000 "
+                              "--burnin 300 --seed 3 --digits 10 --out " +
+                              d + "b",
+                          out),
+            0)
+      << out;
   EXPECT_NE(out.find("posterior mean h2"), std::string::npos) << out;
   std::set<std::string> causal;
   {
@@ -260,7 +271,8 @@ TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
     (causal.count(row[0]) ? causal_pip : other_pip) += std::stod(row[2]);
   }
   std::sort(pip.rbegin(), pip.rend());
-  for (std::size_t k = 0; k < 15; ++k) EXPECT_TRUE(causal.count(pip[k].second)) << "rank " << k << " " << pip[k].second;
+  for (std::size_t k = 0; k < 15; ++k)
+    EXPECT_TRUE(causal.count(pip[k].second)) << "rank " << k << " " << pip[k].second;
   EXPECT_GT(causal_pip / 50.0, 10.0 * other_pip / 9950.0);
 }
 
@@ -268,7 +280,8 @@ TEST(BayesRTest, Uk10kHeritabilityAndGeneticValues) {
   REQUIRE_SHARED_DATA();
   test::temp_dir dir;
   const store s = store::open(test::uk10k_store(dir.path()));
-  const std::vector<double> y = phenotype_column(read_phenotypes(test::dataset("uk10k/test.phen"), s.samples()));
+  const std::vector<double> y =
+      phenotype_column(read_phenotypes(test::dataset("uk10k/test.phen"), s.samples()));
   bayesr_options o;
   o.iterations = 1500;
   o.burnin = 500;
@@ -290,10 +303,12 @@ TEST(BayesRTest, Uk10kHeritabilityAndGeneticValues) {
       // test.par holds effects on the genotype of RefAllele standardised by its frequency
       // f (GCTA's --simu-qt): per allele, effect / sqrt(2f(1 − f)); the realised h² checks it.
       const double f = std::stod(freq);
-      true_effect[j] = (allele == s.columns()[j].a1 ? 1.0 : -1.0) * std::stod(effect) / std::sqrt(2 * f * (1 - f));
+      true_effect[j] = (allele == s.columns()[j].a1 ? 1.0 : -1.0) * std::stod(effect) /
+                       std::sqrt(2 * f * (1 - f));
     }
   }
-  Eigen::VectorXd g_true = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.num_rows())), g_hat = g_true;
+  Eigen::VectorXd g_true = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.num_rows())),
+                  g_hat = g_true;
   column_stream<double> stream(s, stream_options{.values = decode_as::stored});
   stream.run(all_columns(s.num_columns()), [&](const column_view<double>& v) {
     const double hat = r.beta_mean[v.column] * r.phenotype_sd / r.columns[v.column].sd;
@@ -304,9 +319,11 @@ TEST(BayesRTest, Uk10kHeritabilityAndGeneticValues) {
     return true;
   });
   const auto centred = [](const Eigen::VectorXd& x) { return (x.array() - x.mean()).matrix(); };
-  const double corr = centred(g_true).dot(centred(g_hat)) / (centred(g_true).norm() * centred(g_hat).norm());
+  const double corr =
+      centred(g_true).dot(centred(g_hat)) / (centred(g_true).norm() * centred(g_hat).norm());
   EXPECT_GT(corr, 0.9);
-  std::cout << "uk10k: posterior mean h2 " << h2 << ", corr(genetic values, truth) " << corr << "\n";
+  std::cout << "uk10k: posterior mean h2 " << h2 << ", corr(genetic values, truth) " << corr
+            << "\n";
 }
 
 TEST(BayesRTest, DamagedOrForeignCheckpointsAreRefusedByName) {
@@ -333,11 +350,14 @@ TEST(BayesRTest, DamagedOrForeignCheckpointsAreRefusedByName) {
     std::vector<char> bad = good;
     bad[at] = static_cast<char>(bad[at] ^ 0x20);
     test::write_file(o.checkpoint, bad);
-    const errc expected = at < 8 ? errc::bad_magic : at < 12 ? errc::unsupported_version : errc::checksum_mismatch;
+    const errc expected = at < 8    ? errc::bad_magic
+                          : at < 12 ? errc::unsupported_version
+                                    : errc::checksum_mismatch;
     expect_refused(expected, "byte " + std::to_string(at));
   }
   for (std::size_t length : {std::size_t{0}, std::size_t{20}, good.size() / 2, good.size() - 1}) {
-    test::write_file(o.checkpoint, std::vector<char>(good.begin(), good.begin() + static_cast<long>(length)));
+    test::write_file(o.checkpoint,
+                     std::vector<char>(good.begin(), good.begin() + static_cast<long>(length)));
     try {
       bayesr(p.s, selection::all(p.s), p.y, o);
       ADD_FAILURE() << "accepted a checkpoint truncated to " << length;
@@ -379,11 +399,14 @@ TEST(BayesRTest, BadRequestsAreRefused) {
 
   std::string out;
   const std::string store = (p.dir / "g.cf").string();
-  EXPECT_NE(test::run_cli("bayesr " + store + " --pheno x --out y --iterations 10 --burnin 10", out), 0);
+  EXPECT_NE(
+      test::run_cli("bayesr " + store + " --pheno x --out y --iterations 10 --burnin 10", out), 0);
   EXPECT_NE(out.find("burn-in"), std::string::npos) << out;
   EXPECT_NE(test::run_cli("bayesr " + store + " --pheno x --out y --mixture 0.01,0.001", out), 0);
   EXPECT_NE(test::run_cli("bayesr " + store + " --pheno " + (p.dir / "none.phen").string() +
-                              " --out " + (p.dir / "o").string() + " --resume", out), 0);
+                              " --out " + (p.dir / "o").string() + " --resume",
+                          out),
+            0);
   EXPECT_NE(out.find("none.phen"), std::string::npos) << out;
   EXPECT_EQ(test::run_cli("bayesr --help", out), 0);
   EXPECT_NE(out.find("--checkpoint-every"), std::string::npos);

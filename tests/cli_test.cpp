@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <set>
 
 #include "test_support.hpp"
@@ -80,7 +79,8 @@ TEST(CliTest, BenchReportsEveryModeAsJson) {
     EXPECT_GT(r["peak_rss_bytes"].get<std::uint64_t>(), 0u);
   }
   EXPECT_EQ(modes, (std::set<std::string>{"pipelined", "sequential", "ram"}));
-  ASSERT_EQ(run("bench " + (dir / "g.cf").string() + " --passes 1 --warmup 0 --mode sequential --kernel sum",
+  ASSERT_EQ(run("bench " + (dir / "g.cf").string() +
+                    " --passes 1 --warmup 0 --mode sequential --kernel sum",
                 out),
             0)
       << out;
@@ -99,7 +99,8 @@ TEST(CliTest, OptionMessagesNameTheRuleAndTheValue) {
                  "--iterations: must be a positive integer, got 0");
   expect_message("bayesr S --pheno p --out o --iterations 2.5",
                  "--iterations: must be a positive integer, got 2.5");
-  expect_message("bayesr S --pheno p --out o --thin -1", "--thin: must be a positive integer, got -1");
+  expect_message("bayesr S --pheno p --out o --thin -1",
+                 "--thin: must be a positive integer, got -1");
   expect_message("bayesr S --pheno p --out o --burnin x",
                  "--burnin: must be a non-negative integer, got x");
   expect_message("bayesr S --pheno p --out o --mixture 0.01,-1",
@@ -109,16 +110,21 @@ TEST(CliTest, OptionMessagesNameTheRuleAndTheValue) {
   expect_message("pca S --out o --k 0", "--k: must be an integer from 1 to 10000, got 0");
   expect_message("pca S --out o --iterations 101",
                  "--iterations: must be an integer from 0 to 100, got 101");
-  expect_message("lasso S --pheno p --out o --lambda 0", "--lambda: must be a positive number, got 0");
+  expect_message("lasso S --pheno p --out o --lambda 0",
+                 "--lambda: must be a positive number, got 0");
   expect_message("lasso S --pheno p --out o --lambda-min-ratio 2",
                  "--lambda-min-ratio: must be a number from 0 to 1, got 2");
-  expect_message("enet S --pheno p --out o --alpha nan", "--alpha: must be a number from 0 to 1, got nan");
+  expect_message("enet S --pheno p --out o --alpha nan",
+                 "--alpha: must be a number from 0 to 1, got nan");
   expect_message("ridge S --pheno p --out o --max-sweeps 0",
                  "--max-sweeps: must be a positive integer, got 0");
-  expect_message("stats S --out o --threads -1", "--threads: must be a non-negative integer, got -1");
-  expect_message("stats S --out o --digits 18", "--digits: must be an integer from 1 to 17, got 18");
-  expect_message("assoc S --pheno p --out o --in-flight 99999999999999999999",
-                 "--in-flight: must be a non-negative integer, got 99999999999999999999 (too large)");
+  expect_message("stats S --out o --threads -1",
+                 "--threads: must be a non-negative integer, got -1");
+  expect_message("stats S --out o --digits 18",
+                 "--digits: must be an integer from 1 to 17, got 18");
+  expect_message(
+      "assoc S --pheno p --out o --in-flight 99999999999999999999",
+      "--in-flight: must be a non-negative integer, got 99999999999999999999 (too large)");
   expect_message("bench S --passes 0", "--passes: must be an integer from 1 to 1000, got 0");
   expect_message("bench S --kernel fma", "--kernel: must be one of dot-axpy, sum or none, got fma");
 }

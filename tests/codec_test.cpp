@@ -1,5 +1,6 @@
-#include <gtest/gtest.h>
+#include "colflow/codec/codec.hpp"
 
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -7,7 +8,6 @@
 #include <random>
 #include <string>
 
-#include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {
@@ -91,18 +91,16 @@ TEST_P(CodecRoundTripTest, GarbledFramesNeverCrash) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecRoundTripTest,
-                         ::testing::Values(codec_case{codec_id::none, 0},
-                                           codec_case{codec_id::zlib, 1},
-                                           codec_case{codec_id::zlib, 9},
-                                           codec_case{codec_id::lz4, 1},
-                                           codec_case{codec_id::lz4, 12},
-                                           codec_case{codec_id::zstd, 1},
-                                           codec_case{codec_id::zstd, 19}),
-                         [](const auto& param_info) {
-                           return std::string(traits_of(param_info.param.codec).name) +
-                                  std::to_string(param_info.param.level);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AllCodecs, CodecRoundTripTest,
+    ::testing::Values(codec_case{codec_id::none, 0}, codec_case{codec_id::zlib, 1},
+                      codec_case{codec_id::zlib, 9}, codec_case{codec_id::lz4, 1},
+                      codec_case{codec_id::lz4, 12}, codec_case{codec_id::zstd, 1},
+                      codec_case{codec_id::zstd, 19}),
+    [](const auto& param_info) {
+      return std::string(traits_of(param_info.param.codec).name) +
+             std::to_string(param_info.param.level);
+    });
 
 TEST(CodecTest, IdsAndNamesAreStable) {
   // On-disk ids: changing any of these breaks every existing store.
@@ -154,7 +152,8 @@ TEST(ShuffleTest, MatchesTheDefinitionForEveryLengthAndElementSize) {
   for (const std::size_t e : {std::size_t{3}, std::size_t{4}, std::size_t{8}}) {
     for (std::size_t n = 0; n <= 70; ++n) {
       std::vector<std::byte> src(e * n), shuffled(src.size()), back(src.size());
-      for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::byte>((i * 37 + n) & 0xFF);
+      for (std::size_t i = 0; i < src.size(); ++i)
+        src[i] = static_cast<std::byte>((i * 37 + n) & 0xFF);
       shuffle_bytes(src, e, shuffled);
       for (std::size_t i = 0; i < n; ++i)
         for (std::size_t b = 0; b < e; ++b)
@@ -316,12 +315,14 @@ TEST(ZlibTest, RefusesDamagedFramesWithTheSameMessageInBothImplementations) {
   auto bad_adler = frame;
   bad_adler.back() ^= std::byte{0x01};
   cases.push_back({"bad Adler-32", "incorrect data check", bad_adler});
-  cases.push_back({"truncated Adler-32", "truncated",
-                   std::vector<std::byte>(frame.begin(), frame.end() - 2)});
+  cases.push_back(
+      {"truncated Adler-32", "truncated", std::vector<std::byte>(frame.begin(), frame.end() - 2)});
   cases.push_back({"truncated deflate data", "truncated",
                    std::vector<std::byte>(frame.begin(), frame.begin() + 40)});
-  cases.push_back({"header only", "truncated", std::vector<std::byte>(frame.begin(), frame.begin() + 2)});
-  cases.push_back({"one byte", "truncated", std::vector<std::byte>(frame.begin(), frame.begin() + 1)});
+  cases.push_back(
+      {"header only", "truncated", std::vector<std::byte>(frame.begin(), frame.begin() + 2)});
+  cases.push_back(
+      {"one byte", "truncated", std::vector<std::byte>(frame.begin(), frame.begin() + 1)});
   cases.push_back({"empty", "truncated", {}});
   auto trailing = frame;
   trailing.push_back(std::byte{0});
@@ -334,8 +335,8 @@ TEST(ZlibTest, RefusesDamagedFramesWithTheSameMessageInBothImplementations) {
   bad_method[0] = std::byte{0x79};  // method 9
   cases.push_back({"unknown method", "header", bad_method});
   const std::byte dictionary[] = {std::byte{1}, std::byte{2}, std::byte{3}};
-  cases.push_back({"preset dictionary", "needs a preset dictionary",
-                   with_zlib(payload, 6, 15, dictionary)});
+  cases.push_back(
+      {"preset dictionary", "needs a preset dictionary", with_zlib(payload, 6, 15, dictionary)});
   auto bad_block = frame;
   bad_block[2] |= std::byte{0x06};  // block type 3: reserved
   cases.push_back({"reserved block type", "invalid block type", bad_block});

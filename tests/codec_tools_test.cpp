@@ -46,16 +46,16 @@ TEST_P(CodecToolsTest, StandardToolDecodesAFrame) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllCodecs, CodecToolsTest,
-    ::testing::Values(
-        tool_case{codec_id::zstd, 3, "zstd -d -q -c {}"},
-        tool_case{codec_id::lz4, 1, "lz4 -d -q -c {}"},
-        tool_case{codec_id::lz4, 9, "lz4 -d -q -c {}"},
-        // Written by libdeflate, at its fastest, default and strongest levels.
-        tool_case{codec_id::zlib, 1, python_zlib},
-        tool_case{codec_id::zlib, 6, python_zlib},
-        tool_case{codec_id::zlib, 9, python_zlib}),
+    ::testing::Values(tool_case{codec_id::zstd, 3, "zstd -d -q -c {}"},
+                      tool_case{codec_id::lz4, 1, "lz4 -d -q -c {}"},
+                      tool_case{codec_id::lz4, 9, "lz4 -d -q -c {}"},
+                      // Written by libdeflate, at its fastest, default and strongest levels.
+                      tool_case{codec_id::zlib, 1, python_zlib},
+                      tool_case{codec_id::zlib, 6, python_zlib},
+                      tool_case{codec_id::zlib, 9, python_zlib}),
     [](const auto& param_info) {
-      return std::string(traits_of(param_info.param.codec).name) + std::to_string(param_info.param.level);
+      return std::string(traits_of(param_info.param.codec).name) +
+             std::to_string(param_info.param.level);
     });
 
 }  // namespace

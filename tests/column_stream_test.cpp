@@ -1,5 +1,6 @@
-// Tests of column_stream (include/colflow/stream/column_stream.hpp): the order the kernel sees, the values it
-// gets, the memory bound, early stop, errors, determinism, nested parallelism, progress, stats.
+// Tests of column_stream (include/colflow/stream/column_stream.hpp): the order the kernel sees, the
+// values it gets, the memory bound, early stop, errors, determinism, nested parallelism, progress,
+// stats.
 //
 // Every fixture runs a watchdog: a pass that hangs aborts the test binary with a message
 // instead of leaving ctest waiting for its own timeout.
@@ -10,6 +11,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -23,7 +25,6 @@
 #include <numeric>
 #include <optional>
 #include <random>
-#include <cctype>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -158,7 +159,9 @@ pass_stats run_pass(column_stream<T>& stream, mode m, std::span<const std::size_
 // (Plain search rather than std::regex, which GCC 12 -O2 flags with maybe-uninitialized.)
 bool names(const std::string& message, const std::string& what, std::size_t n) {
   const std::string needle = what + " " + std::to_string(n);
-  const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto is_word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
   for (std::size_t at = message.find(needle); at != std::string::npos;
        at = message.find(needle, at + 1)) {
     const std::size_t end = at + needle.size();
@@ -255,8 +258,7 @@ TEST_P(StreamOrderTest, KernelSeesExactlyTheOrder) {
       const pass_stats st = run_pass<double>(stream, m, order, [&](const column_view<double>& v) {
         seen.emplace_back(v.column, v.position);
         // The values travel with their column (no buffer mix-up between blocks).
-        if (v.column >= columns ||
-            !same_bits<double>(values_of<double>(v), g.z[v.column]))
+        if (v.column >= columns || !same_bits<double>(values_of<double>(v), g.z[v.column]))
           ++wrong_values;
         return true;
       });
@@ -666,8 +668,7 @@ TEST_F(StreamCorruptFrameTest, DecodeErrorNamesTheColumnAndOtherColumnsStillStre
         std::size_t seen = 0, wrong_values = 0;
         const pass_stats st = run_pass<double>(stream, m, good, [&](const column_view<double>& v) {
           ++seen;
-          wrong_values +=
-              !same_bits<double>(values_of<double>(v), expected[v.column]);
+          wrong_values += !same_bits<double>(values_of<double>(v), expected[v.column]);
           return true;
         });
         EXPECT_EQ(seen, good.size());
@@ -699,10 +700,10 @@ TEST_F(StreamCorruptFrameTest, ChecksumVerificationReportsMismatch) {
   }
 }
 
-// The outcome of a pass depends only on the data, the order and the kernel (stream/column_stream.hpp), as
-// with run_sequential: a damaged column after the kernel's stop must not fail the pass, and a
-// kernel error before it is the one reported, whatever the depth (though decode, running
-// ahead, may well have reached the damaged column first).
+// The outcome of a pass depends only on the data, the order and the kernel
+// (stream/column_stream.hpp), as with run_sequential: a damaged column after the kernel's stop must
+// not fail the pass, and a kernel error before it is the one reported, whatever the depth (though
+// decode, running ahead, may well have reached the damaged column first).
 TEST_F(StreamCorruptFrameTest, DamagedColumnPastAnEarlyStopDoesNotFailThePass) {
   const store s = store::open(path_, {access_mode::mmap, false});
   for (const auto& [depth, per_block] : every_depth_case) {
@@ -838,9 +839,8 @@ TEST_F(StreamArgumentTest, FloatStoreWithoutValuesGroupsNoMoreColumnsThanWithVal
   std::vector<std::size_t> seen;
   for (auto* stream : {&with_values, &without_values}) {
     seen.clear();
-    stream->run(all_columns(columns), [&](const column_view<double>& v) {
-      return seen.push_back(v.column), true;
-    });
+    stream->run(all_columns(columns),
+                [&](const column_view<double>& v) { return seen.push_back(v.column), true; });
     EXPECT_EQ(seen, all_columns(columns));
   }
 }
@@ -947,8 +947,7 @@ struct nested_sums {
   double plain = 0;          // parallel_reduce (summation order may vary)
 };
 
-nested_sums nested_pass(column_stream<double>& stream, mode m,
-                        std::span<const std::size_t> order) {
+nested_sums nested_pass(column_stream<double>& stream, mode m, std::span<const std::size_t> order) {
   nested_sums sums;
   std::vector<double> squares(rows);
   run_pass<double>(stream, m, order, [&](const column_view<double>& v) {
@@ -1344,9 +1343,11 @@ namespace {
 TEST(StreamTruncationTest, DataFileShrinkingDuringAPassFailsThePassNotTheProcess) {
   for (const access_mode access : {access_mode::mmap, access_mode::pread})
     for (const codec_id codec : {codec_id::none, codec_id::zstd}) {
-      SCOPED_TRACE(std::string(access == access_mode::mmap ? "mmap " : "pread ") + std::string(traits_of(codec).name));
+      SCOPED_TRACE(std::string(access == access_mode::mmap ? "mmap " : "pread ") +
+                   std::string(traits_of(codec).name));
       test::temp_dir dir;
-      test::write_genotype_store(dir / "g.cf", 5000, 300, column_encoding{codec, codec == codec_id::none ? 0 : 1}, 4);
+      test::write_genotype_store(dir / "g.cf", 5000, 300,
+                                 column_encoding{codec, codec == codec_id::none ? 0 : 1}, 4);
       const store s = store::open(dir / "g.cf", {access, false});
       stream_options o;
       o.in_flight = 2;
@@ -1355,7 +1356,8 @@ TEST(StreamTruncationTest, DataFileShrinkingDuringAPassFailsThePassNotTheProcess
       std::size_t seen = 0;
       try {
         stream.run(all_columns(300), [&](const column_view<double>& v) {
-          if (v.position == 20) std::filesystem::resize_file(dir / "g.cf" / "columns.dat", 64 + 100);
+          if (v.position == 20)
+            std::filesystem::resize_file(dir / "g.cf" / "columns.dat", 64 + 100);
           ++seen;
           return true;
         });

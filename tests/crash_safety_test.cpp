@@ -4,9 +4,8 @@
 // write error from a file-size limit, and `colflow bayesr` killed at many moments (also while
 // writing a checkpoint) then resumed. The program under test is the real colflow binary, run
 // in a child process.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -100,7 +99,8 @@ std::string listing(const std::filesystem::path& dir) {
 // Waits (at most `limit`) until the child is writing the store `target`: its staged directory
 // exists with the files the writer creates before the first column. False if the child ended
 // or the time ran out first.
-bool wait_until_writing(pid_t pid, const std::filesystem::path& target, std::chrono::seconds limit) {
+bool wait_until_writing(pid_t pid, const std::filesystem::path& target,
+                        std::chrono::seconds limit) {
   const auto deadline = clock_type::now() + limit;
   while (clock_type::now() < deadline) {
     for (const auto& temp : temporaries_of(target)) {
@@ -163,8 +163,11 @@ class CrashSafetyTest : public ::testing::Test {
     dir_ = new test::temp_dir;
     std::string out;
     for (const char* name : {"a", "b"})
-      ASSERT_EQ(test::run_cli(std::string("simulate --quiet --samples 2000 --variants 16000 --seed ") +
-                                  (name[0] == 'a' ? "1" : "2") + " --out " + (*dir_ / name).string(), out), 0)
+      ASSERT_EQ(
+          test::run_cli(std::string("simulate --quiet --samples 2000 --variants 16000 --seed ") +
+                            (name[0] == 'a' ? "1" : "2") + " --out " + (*dir_ / name).string(),
+                        out),
+          0)
           << out;
   }
   static void TearDownTestSuite() {
@@ -177,8 +180,8 @@ test::temp_dir* CrashSafetyTest::dir_ = nullptr;
 
 TEST_F(CrashSafetyTest, PreprocessKilledAtFiftyMomentsLeavesNothingOrAWholeStore) {
   const auto target = (*dir_ / "killed.cf").string();
-  const std::vector<std::string> args = {"preprocess", "--quiet", "--codec", "zstd", "--bed",
-                                         (*dir_ / "a").string(), "--out", target};
+  const std::vector<std::string> args = {
+      "preprocess", "--quiet", "--codec", "zstd", "--bed", (*dir_ / "a").string(), "--out", target};
   const double full = run_timed(args);
   const std::vector<std::uint64_t> complete = open_and_verify(target);
   std::filesystem::remove_all(target);
@@ -203,10 +206,15 @@ TEST_F(CrashSafetyTest, PreprocessKilledAtFiftyMomentsLeavesNothingOrAWholeStore
 TEST_F(CrashSafetyTest, PreprocessKilledWhileReplacingKeepsTheOldStoreUntilTheNewIsWhole) {
   const auto target = (*dir_ / "replaced.cf").string();
   std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --codec zstd --bed " + (*dir_ / "b").string() + " --out " + target, out), 0) << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --codec zstd --bed " + (*dir_ / "b").string() +
+                              " --out " + target,
+                          out),
+            0)
+      << out;
   const std::vector<std::uint64_t> old_store = open_and_verify(target);
-  const std::vector<std::string> args = {"preprocess", "--quiet", "--force", "--codec", "zstd", "--bed",
-                                         (*dir_ / "a").string(), "--out", target};
+  const std::vector<std::string> args = {
+      "preprocess",           "--quiet", "--force", "--codec", "zstd", "--bed",
+      (*dir_ / "a").string(), "--out",   target};
   const double full = run_timed(args);
   const std::vector<std::uint64_t> new_store = open_and_verify(target);
   ASSERT_NE(old_store, new_store);
@@ -216,10 +224,15 @@ TEST_F(CrashSafetyTest, PreprocessKilledWhileReplacingKeepsTheOldStoreUntilTheNe
   for (int k = 0; k < 20; ++k) {
     if (open_and_verify(target) != old_store) {
       std::filesystem::remove_all(target);
-      ASSERT_EQ(test::run_cli("preprocess --quiet --codec zstd --bed " + (*dir_ / "b").string() + " --out " + target, out), 0) << out;
+      ASSERT_EQ(test::run_cli("preprocess --quiet --codec zstd --bed " + (*dir_ / "b").string() +
+                                  " --out " + target,
+                              out),
+                0)
+          << out;
     }
     run_and_kill(args, moment(rng));
-    ASSERT_TRUE(std::filesystem::exists(target)) << "kill " << k << ": the target name was left empty";
+    ASSERT_TRUE(std::filesystem::exists(target))
+        << "kill " << k << ": the target name was left empty";
     const std::vector<std::uint64_t> now = open_and_verify(target);
     if (now == old_store) {
       ++old_kept;
@@ -237,19 +250,24 @@ TEST_F(CrashSafetyTest, WriteErrorsFailCleanlyAndLeaveNoStore) {
   // A file-size limit below the data file's size: the write fails with EFBIG mid-way.
   for (const rlim_t limit : {rlim_t{4096}, rlim_t{1} << 20, rlim_t{8} << 20}) {
     const auto target = *dir_ / ("limited" + std::to_string(limit) + ".cf");
-    const pid_t pid = spawn({"preprocess", "--quiet", "--codec", "none", "--bed", (*dir_ / "a").string(),
-                             "--out", target.string()}, limit);
+    const pid_t pid = spawn({"preprocess", "--quiet", "--codec", "none", "--bed",
+                             (*dir_ / "a").string(), "--out", target.string()},
+                            limit);
     EXPECT_NE(wait_for(pid), 0) << "limit " << limit;
     EXPECT_FALSE(std::filesystem::exists(target)) << "limit " << limit;
     // No hidden temporary directory is left either: the writer removes what it wrote.
     for (const auto& entry : std::filesystem::directory_iterator(dir_->path()))
-      EXPECT_EQ(entry.path().filename().string().find(".limited"), std::string::npos) << entry.path();
+      EXPECT_EQ(entry.path().filename().string().find(".limited"), std::string::npos)
+          << entry.path();
   }
   // The error names the file and the cause (run through the shell to capture stderr).
   std::string out;
   const auto target = (*dir_ / "limited.cf").string();
-  EXPECT_NE(test::run_command("ulimit -f 1024; " + std::string(COLFLOW_CLI_PATH) + " preprocess --quiet --codec none --bed " +
-                                  (*dir_ / "a").string() + " --out " + target + " 2>&1", out), 0);
+  EXPECT_NE(test::run_command("ulimit -f 1024; " + std::string(COLFLOW_CLI_PATH) +
+                                  " preprocess --quiet --codec none --bed " +
+                                  (*dir_ / "a").string() + " --out " + target + " 2>&1",
+                              out),
+            0);
   EXPECT_NE(out.find("limited.cf"), std::string::npos) << out;
   EXPECT_NE(out.find("too large"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(target));
@@ -258,8 +276,8 @@ TEST_F(CrashSafetyTest, WriteErrorsFailCleanlyAndLeaveNoStore) {
 // A preprocess slow enough (zstd at level 19) that a signal sent once it writes lands mid-write.
 std::vector<std::string> slow_preprocess(const std::filesystem::path& input,
                                          const std::filesystem::path& target) {
-  return {"preprocess", "--quiet", "--codec", "zstd", "--level", "19", "--bed", input.string(),
-          "--out", target.string()};
+  return {"preprocess", "--quiet", "--codec",      "zstd",  "--level",
+          "19",         "--bed",   input.string(), "--out", target.string()};
 }
 
 TEST_F(CrashSafetyTest, PreprocessInterruptedBySignalExitsWithItsStatusAndLeavesNothing) {
@@ -281,8 +299,8 @@ TEST_F(CrashSafetyTest, PreprocessInterruptedBySignalExitsWithItsStatusAndLeaves
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // some columns in
     ::kill(pid, signal_number);
     EXPECT_EQ(wait_bounded(pid, std::chrono::seconds(60)), 128 + signal_number);
-    EXPECT_EQ(slurp(err), "colflow: interrupted by " + std::string(name) +
-                              " (partial outputs removed)\n");
+    EXPECT_EQ(slurp(err),
+              "colflow: interrupted by " + std::string(name) + " (partial outputs removed)\n");
     // No store, no hidden temporary, nothing at all.
     EXPECT_TRUE(std::filesystem::is_empty(out_dir)) << listing(out_dir);
   }
@@ -304,8 +322,11 @@ TEST_F(CrashSafetyTest, AfterAKillMinusNineTheNextPreprocessLeavesNoTemporaryBeh
 
   // The next write to the same place removes it (its process no longer exists).
   std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + (*dir_ / "a").string() + " --out " +
-                              target.string(), out), 0) << out;
+  ASSERT_EQ(
+      test::run_cli(
+          "preprocess --quiet --bed " + (*dir_ / "a").string() + " --out " + target.string(), out),
+      0)
+      << out;
   open_and_verify(target);
   EXPECT_TRUE(temporaries_of(target).empty()) << listing(out_dir);
   EXPECT_EQ(listing(out_dir), " store.cf");
@@ -315,12 +336,30 @@ TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {
   const auto d = dir_->path();
   std::string out;
   const std::string store = (d / "small.cf").string();
-  ASSERT_EQ(test::run_cli("simulate --quiet --samples 400 --variants 3000 --causal 20 --seed 9 --out " + (d / "small").string(), out), 0);
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + (d / "small").string() + " --out " + store, out), 0);
+  ASSERT_EQ(
+      test::run_cli("simulate --quiet --samples 400 --variants 3000 --causal 20 --seed 9 --out " +
+                        (d / "small").string(),
+                    out),
+      0);
+  ASSERT_EQ(
+      test::run_cli("preprocess --quiet --bed " + (d / "small").string() + " --out " + store, out),
+      0);
   const auto args = [&](const std::string& prefix, bool resume) {
-    std::vector<std::string> a = {"bayesr", store, "--quiet", "--pheno", (d / "small.phen").string(),
-                                  "--iterations", "300", "--burnin", "100", "--checkpoint-every", "1",
-                                  "--digits", "17", "--out", (d / prefix).string()};
+    std::vector<std::string> a = {"bayesr",
+                                  store,
+                                  "--quiet",
+                                  "--pheno",
+                                  (d / "small.phen").string(),
+                                  "--iterations",
+                                  "300",
+                                  "--burnin",
+                                  "100",
+                                  "--checkpoint-every",
+                                  "1",
+                                  "--digits",
+                                  "17",
+                                  "--out",
+                                  (d / prefix).string()};
     if (resume) a.push_back("--resume");
     return a;
   };
@@ -335,19 +374,22 @@ TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {
     if (!run_and_kill(args(prefix, false), moment(rng))) continue;
     // Results are written whole and renamed into place, so a kill after the chain ended can
     // leave them; what must never be is a partial one.
-    for (const auto& [name, whole] : {std::pair{".trace.tsv", &trace}, std::pair{".effects.tsv", &effects}}) {
+    for (const auto& [name, whole] :
+         {std::pair{".trace.tsv", &trace}, std::pair{".effects.tsv", &effects}}) {
       if (std::filesystem::exists(d / (prefix + name))) {
         EXPECT_EQ(slurp(d / (prefix + name)), *whole) << "a killed run left a partial " << name;
       }
     }
-    if (!std::filesystem::exists(d / (prefix + ".checkpoint"))) continue;  // killed before the first
+    if (!std::filesystem::exists(d / (prefix + ".checkpoint")))
+      continue;  // killed before the first
     ASSERT_EQ(wait_for(spawn(args(prefix, true))), 0) << "kill " << k;
     EXPECT_EQ(slurp(d / (prefix + ".trace.tsv")), trace) << "kill " << k;
     EXPECT_EQ(slurp(d / (prefix + ".effects.tsv")), effects) << "kill " << k;
     ++resumed;
   }
-  std::cout << "bayesr (" << full << " s, a checkpoint every iteration) killed at 12 moments: "
-            << resumed << " resumed to the uninterrupted chain's outputs, byte for byte\n";
+  std::cout << "bayesr (" << full
+            << " s, a checkpoint every iteration) killed at 12 moments: " << resumed
+            << " resumed to the uninterrupted chain's outputs, byte for byte\n";
   EXPECT_GT(resumed, 6);
 }
 

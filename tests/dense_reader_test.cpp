@@ -33,9 +33,9 @@ template <typename F>
     f();
   } catch (const colflow::error& e) {
     if (e.kind() != code)
-      return ::testing::AssertionFailure() << "error code " << static_cast<int>(e.kind())
-                                           << ", expected " << static_cast<int>(code) << ": "
-                                           << e.message();
+      return ::testing::AssertionFailure()
+             << "error code " << static_cast<int>(e.kind()) << ", expected "
+             << static_cast<int>(code) << ": " << e.message();
     if (!file.empty() && !e.message().starts_with(file.string() + ": "))
       return ::testing::AssertionFailure()
              << "message \"" << e.message() << "\" does not start with the file name";
@@ -60,9 +60,8 @@ void expect_columns(column_source& source, const std::vector<std::vector<double>
     std::vector<double> got(expected[j].size(), -12345.0);
     source.read_values(j, got);
     for (std::size_t i = 0; i < got.size(); ++i)
-      EXPECT_TRUE(same_bits(got[i], expected[j][i]))
-          << "column " << j << " row " << i << ": got " << got[i] << ", expected "
-          << expected[j][i];
+      EXPECT_TRUE(same_bits(got[i], expected[j][i])) << "column " << j << " row " << i << ": got "
+                                                     << got[i] << ", expected " << expected[j][i];
   }
 }
 
@@ -159,10 +158,10 @@ TEST_P(NpyLayoutTest, ReadsEveryValue) {
   test::temp_dir dir;
   const std::size_t rows = 11, columns = 7;
   const fs::path p = dir / "m.npy";
-  test::write_file(p, npy_file(version,
-                               npy_dict(item_size == 8 ? "<f8" : "<f4", fortran,
-                                        shape_of(rows, columns)),
-                               matrix_bytes(rows, columns, item_size, fortran)));
+  test::write_file(
+      p,
+      npy_file(version, npy_dict(item_size == 8 ? "<f8" : "<f4", fortran, shape_of(rows, columns)),
+               matrix_bytes(rows, columns, item_size, fortran)));
   npy_source npy(p);
   EXPECT_EQ(npy.kind(), value_type::float64);
   EXPECT_EQ(npy.rows(), rows);
@@ -250,7 +249,7 @@ TEST(NpyReaderTest, COrderBlockSizeDoesNotChangeValues) {
 
 TEST(NpyReaderTest, KeepsSpecialValuesBitForBit) {
   test::temp_dir dir;
-  const std::vector<double> values = {nan, -nan, std::numeric_limits<double>::infinity(),
+  const std::vector<double> values = {nan,  -nan,   std::numeric_limits<double>::infinity(),
                                       -0.0, 5e-324, std::numeric_limits<double>::max()};
   std::vector<char> data(values.size() * 8);
   std::memcpy(data.data(), values.data(), data.size());
@@ -296,7 +295,9 @@ TEST(NpyReaderTest, ReadsFilesNumpySavesNow) {
   test::temp_dir dir;
   const std::string script =
       "import numpy as np, numpy.lib.format as f\n"
-      "d = '" + dir.path().string() + "'\n"
+      "d = '" +
+      dir.path().string() +
+      "'\n"
       "r = np.random.default_rng(7)\n"
       "a = r.normal(size=(17, 6)); a[3, 4] = np.nan\n"
       "np.save(d + '/c.npy', a)\n"
@@ -313,8 +314,8 @@ TEST(NpyReaderTest, ReadsFilesNumpySavesNow) {
   bool ran = false;
   std::string output, tried;
   for (const char* python : {"/usr/bin/python3", "python3"}) {
-    const int status = test::run_command(std::string(python) + " " + (dir / "make.py").string(),
-                                         output);
+    const int status =
+        test::run_command(std::string(python) + " " + (dir / "make.py").string(), output);
     if (status == 0) {
       ran = true;
       break;
@@ -337,16 +338,16 @@ TEST(NpyReaderTest, ReadsFilesNumpySavesNow) {
 
 TEST(NpyReaderTest, RejectsBadReadArguments) {
   test::temp_dir dir;
-  test::write_file(dir / "m.npy", npy_file(1, npy_dict("<f8", false, "(3, 2)"),
-                                           matrix_bytes(3, 2, 8, false)));
+  test::write_file(dir / "m.npy",
+                   npy_file(1, npy_dict("<f8", false, "(3, 2)"), matrix_bytes(3, 2, 8, false)));
   npy_source npy(dir / "m.npy");
   std::vector<double> ok(3), short_buffer(2);
   EXPECT_TRUE(fails_with([&] { npy.read_values(2, ok); }, errc::invalid_argument,
                          "column 2 is out of range (2 columns)"));
   EXPECT_TRUE(fails_with([&] { npy.read_values(0, short_buffer); }, errc::invalid_argument,
                          "needs a buffer of 3 values, got 2"));
-  EXPECT_TRUE(fails_with([&] { npy.read_genotypes(0, {}); }, errc::invalid_argument,
-                         "holds no genotypes"));
+  EXPECT_TRUE(
+      fails_with([&] { npy.read_genotypes(0, {}); }, errc::invalid_argument, "holds no genotypes"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -379,9 +380,7 @@ TEST_F(NpyMalformedTest, RefusesNpzArchive) {
   EXPECT_TRUE(refused({'P', 'K', '\x03', '\x04', 0, 0, 0, 0, 0, 0, 0, 0}, "is a .npz archive"));
 }
 
-TEST_F(NpyMalformedTest, RefusesEmptyFile) {
-  EXPECT_TRUE(refused({}, "empty file"));
-}
+TEST_F(NpyMalformedTest, RefusesEmptyFile) { EXPECT_TRUE(refused({}, "empty file")); }
 
 TEST_F(NpyMalformedTest, RefusesUnsupportedVersion) {
   auto bytes = npy_file(1, npy_dict("<f8", false, "(3, 2)"), matrix_bytes(3, 2, 8, false));
@@ -431,12 +430,12 @@ TEST_F(NpyMalformedTest, RefusesMissingUnknownAndDuplicateKeys) {
   EXPECT_TRUE(refused_header("{'descr': '<f8', 'shape': (3, 2)}", "no 'fortran_order' key"));
   EXPECT_TRUE(refused_header("{'descr': '<f8', 'fortran_order': False}", "no 'shape' key"));
   EXPECT_TRUE(refused_header("{}", "no 'descr' key"));
-  EXPECT_TRUE(refused_header(
-      "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), 'extra': 1}",
-      "unexpected key 'extra'"));
-  EXPECT_TRUE(refused_header(
-      "{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (3, 2)}",
-      "duplicate key 'descr'"));
+  EXPECT_TRUE(
+      refused_header("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), 'extra': 1}",
+                     "unexpected key 'extra'"));
+  EXPECT_TRUE(
+      refused_header("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (3, 2)}",
+                     "duplicate key 'descr'"));
 }
 
 TEST_F(NpyMalformedTest, RefusesOtherDtypes) {
@@ -468,12 +467,12 @@ TEST_F(NpyMalformedTest, RefusesBadOrderAndShape) {
   EXPECT_TRUE(refused_header(npy_dict("<f8", false, "(1, 3, 2)"),
                              "shape (1, 3, 2) is 3-D; expected a 2-D matrix"));
   EXPECT_TRUE(refused_header(npy_dict("<f8", false, "()"), "shape () is 0-D"));
-  EXPECT_TRUE(refused(npy_file(1, npy_dict("<f8", false, "(0, 2)"), {}),
-                      "shape (0, 2) holds no values"));
-  EXPECT_TRUE(refused(npy_file(1, npy_dict("<f8", false, "(3, 0)"), {}),
-                      "shape (3, 0) holds no values"));
-  EXPECT_TRUE(refused(npy_file(1, npy_dict("<f8", false, "(0,)"), {}),
-                      "shape (0,) holds no values"));
+  EXPECT_TRUE(
+      refused(npy_file(1, npy_dict("<f8", false, "(0, 2)"), {}), "shape (0, 2) holds no values"));
+  EXPECT_TRUE(
+      refused(npy_file(1, npy_dict("<f8", false, "(3, 0)"), {}), "shape (3, 0) holds no values"));
+  EXPECT_TRUE(
+      refused(npy_file(1, npy_dict("<f8", false, "(0,)"), {}), "shape (0,) holds no values"));
   EXPECT_TRUE(refused_header(npy_dict("<f8", false, "(4294967296, 4294967296)"),
                              "is too large (its size overflows 64 bits)"));
 }
@@ -493,10 +492,10 @@ TEST_F(NpyMalformedTest, RefusesDataOfTheWrongSize) {
 
 TEST(NpyReaderTest, ReportsMissingFilesAndDirectories) {
   test::temp_dir dir;
-  EXPECT_TRUE(fails_with([&] { npy_source npy(dir / "absent.npy"); }, errc::not_found,
-                         "absent.npy"));
-  EXPECT_TRUE(fails_with([&] { npy_source npy(dir.path()); }, errc::bad_input,
-                         "not a regular file"));
+  EXPECT_TRUE(
+      fails_with([&] { npy_source npy(dir / "absent.npy"); }, errc::not_found, "absent.npy"));
+  EXPECT_TRUE(
+      fails_with([&] { npy_source npy(dir.path()); }, errc::bad_input, "not a regular file"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -623,8 +622,7 @@ TEST_F(CsvReaderTest, HonoursExplicitDelimiter) {
                          "delimiter"));
   // A comma override on a tab file: each line is one field, the first a header name that a
   // store cannot keep.
-  EXPECT_TRUE(refused("a\tb\n1\t2\n", "line 1, column 1: column name 'a\tb' holds a tab",
-                      {','}));
+  EXPECT_TRUE(refused("a\tb\n1\t2\n", "line 1, column 1: column name 'a\tb' holds a tab", {','}));
   EXPECT_TRUE(refused("1\t2\n3\t4\n", "line 1, column 1: '1\t2' is not a number",
                       {',', csv_presence::absent, csv_presence::detect}));
 }
@@ -633,7 +631,8 @@ TEST_F(CsvReaderTest, HandlesLineEndings) {
   const auto expected = std::vector<std::vector<double>>{{1, 3}, {2, 4}};
   for (const char* text : {"a,b\r\n1,2\r\n3,4\r\n", "a,b\r\n1,2\r\n3,4", "a,b\n1,2\n3,4",
                            "a,b\n1,2\n3,4\n\n\n", "a,b\r\n1,2\r\n3,4\r\n\r\n",
-                           "\xEF\xBB\xBF" "a,b\n1,2\n3,4\n"}) {
+                           "\xEF\xBB\xBF"
+                           "a,b\n1,2\n3,4\n"}) {
     SCOPED_TRACE(text);
     csv_source csv(write(text));
     EXPECT_EQ(column_ids(csv), (names{"a", "b"}));
@@ -643,12 +642,14 @@ TEST_F(CsvReaderTest, HandlesLineEndings) {
 
 TEST_F(CsvReaderTest, ReadsMissingValuesAndNumberSpellings) {
   const double inf = std::numeric_limits<double>::infinity();
-  csv_source csv(write("a,b,c,d,e\n,NA,NaN,nan,\n+1.5, 2 ,-inf,1e-400,-1e-400\n"
-                       "1E3,-0,.5,5.,1e-310\n"));
+  csv_source csv(
+      write("a,b,c,d,e\n,NA,NaN,nan,\n+1.5, 2 ,-inf,1e-400,-1e-400\n"
+            "1E3,-0,.5,5.,1e-310\n"));
   EXPECT_FALSE(csv.has_ids());
   // 1e-400 underflows to zero (as strtod and numpy read it); 1e-310 stays subnormal.
-  expect_columns(csv, {{nan, 1.5, 1000}, {nan, 2, -0.0}, {nan, -inf, 0.5}, {nan, 0.0, 5},
-                       {nan, -0.0, 1e-310}});
+  expect_columns(
+      csv,
+      {{nan, 1.5, 1000}, {nan, 2, -0.0}, {nan, -inf, 0.5}, {nan, 0.0, 5}, {nan, -0.0, 1e-310}});
   EXPECT_TRUE(refused("a\n0x1\n", "line 2, column 1: '0x1' is not a number"));
   EXPECT_TRUE(refused("a\n+\n", "line 2, column 1: '+' is not a number"));
   EXPECT_TRUE(refused("a\n+-1\n", "line 2, column 1: '+-1' is not a number"));
@@ -658,16 +659,15 @@ TEST_F(CsvReaderTest, RefusesRaggedRows) {
   EXPECT_TRUE(refused("a,b,c\n1,2,3\n4,5\n", "line 3 has 2 fields, expected 3"));
   EXPECT_TRUE(refused("a,b,c\n1,2,3\n4,5,6,7\n", "line 3 has 4 fields, expected 3"));
   EXPECT_TRUE(refused("1,2,3\n4,5,6\n\n7,8,9\n", "line 3 has 1 field, expected 3"));
-  EXPECT_TRUE(refused("a,b,c,d,e,f\n1,2,3,4,5,6\n" + std::string("1,2,3,4,5,6\n") +
-                          "1,2,3,4,5\n",
+  EXPECT_TRUE(refused("a,b,c,d,e,f\n1,2,3,4,5,6\n" + std::string("1,2,3,4,5,6\n") + "1,2,3,4,5\n",
                       "line 4 has 5 fields, expected 6"));
   // Tabs in a comma file are not separators.
   EXPECT_TRUE(refused("1,2\n3\t4\n", "line 2 has 1 field, expected 2"));
 }
 
 TEST_F(CsvReaderTest, RefusesNonNumericValues) {
-  EXPECT_TRUE(refused("id,a,b,c\nS1,1,2,3\nS2,1,2,abc\n",
-                      "line 3, column 4: 'abc' is not a number"));
+  EXPECT_TRUE(
+      refused("id,a,b,c\nS1,1,2,3\nS2,1,2,abc\n", "line 3, column 4: 'abc' is not a number"));
   EXPECT_TRUE(refused("a,b\n1,2\n3,4x\n", "line 3, column 2: '4x' is not a number"));
   EXPECT_TRUE(refused("a,b\n1,2\n3,1,5\n", "line 3 has 3 fields, expected 2"));
   EXPECT_TRUE(refused("a,b\n1,2\n3,1e400\n", "line 3, column 2: '1e400' is out of the range"));
@@ -740,10 +740,10 @@ TEST_F(CsvReaderTest, RejectsBadReadArgumentsAndMissingFiles) {
                          "column 2 is out of range (2 columns)"));
   EXPECT_TRUE(fails_with([&] { csv.read_values(0, wrong); }, errc::invalid_argument,
                          "needs a buffer of 2 values, got 3"));
-  EXPECT_TRUE(fails_with([&] { csv_source absent(dir_ / "absent.csv"); }, errc::not_found,
-                         "absent.csv"));
-  EXPECT_TRUE(fails_with([&] { csv_source d(dir_.path()); }, errc::bad_input,
-                         "not a regular file"));
+  EXPECT_TRUE(
+      fails_with([&] { csv_source absent(dir_ / "absent.csv"); }, errc::not_found, "absent.csv"));
+  EXPECT_TRUE(
+      fails_with([&] { csv_source d(dir_.path()); }, errc::bad_input, "not a regular file"));
 }
 
 }  // namespace

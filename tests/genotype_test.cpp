@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
-#include "colflow/kernels/genotype_kernels.hpp"
 #include "colflow/codec/genotype_codec.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -43,8 +43,8 @@ reference reference_of(const std::vector<std::uint8_t>& codes, std::uint64_t n) 
 TEST(GenotypeTest, CountsIgnorePaddingBits) {
   // 7 samples: 2 bytes, the last holding 3 samples and one padding pair set to 0b01.
   // Samples: 2,1,0,missing | 2,2,0 | padding.
-  const std::vector<std::uint8_t> codes = {
-      static_cast<std::uint8_t>(0b01'11'10'00), static_cast<std::uint8_t>(0b01'11'00'00)};
+  const std::vector<std::uint8_t> codes = {static_cast<std::uint8_t>(0b01'11'10'00),
+                                           static_cast<std::uint8_t>(0b01'11'00'00)};
   const genotype_counts c = count_genotypes(codes, 7);
   EXPECT_EQ(c.hom_a1, 3u);
   EXPECT_EQ(c.het, 1u);
@@ -130,10 +130,12 @@ TEST(GenotypeTest, DosageTableMarksMissingAsNan) {
 }
 
 // Codes with padding pairs set to 0b01 (missing): kernels must never count them.
-std::vector<std::uint8_t> dirty_codes(std::uint64_t n, double p, double missing, std::mt19937_64& rng) {
+std::vector<std::uint8_t> dirty_codes(std::uint64_t n, double p, double missing,
+                                      std::mt19937_64& rng) {
   auto codes = test::random_genotype_codes(n, p, missing, rng);
   for (std::uint64_t i = n; i < 4 * codes.size(); ++i)
-    codes[i / 4] = static_cast<std::uint8_t>((codes[i / 4] & ~(3u << (2 * (i % 4)))) | (1u << (2 * (i % 4))));
+    codes[i / 4] =
+        static_cast<std::uint8_t>((codes[i / 4] & ~(3u << (2 * (i % 4)))) | (1u << (2 * (i % 4))));
   return codes;
 }
 
@@ -248,7 +250,9 @@ TEST(GenotypeTest, StandardisedProductAndResidualUpdateWithoutDecoding) {
     for (const bool masked : {false, true}) {
       std::vector<double> r = w;
       const double a = -0.75, c = 0.3;
-      genotype_axpy(codes, n, masked ? std::span<const std::uint8_t>(mask) : std::span<const std::uint8_t>(), a, c, r.data());
+      genotype_axpy(codes, n,
+                    masked ? std::span<const std::uint8_t>(mask) : std::span<const std::uint8_t>(),
+                    a, c, r.data());
       for (std::uint64_t i = 0; i < n; ++i) {
         const int d = test::dosage_at(codes, i);
         const bool touched = d >= 0 && (!masked || keep[i]);

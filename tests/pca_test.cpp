@@ -45,7 +45,8 @@ void expect_matches(const pca_result& r, const exact_pca& e, double rel, double 
   ASSERT_EQ(r.eigenvalues.size(), e.values.size()) << what;
   for (Eigen::Index i = 0; i < e.values.size(); ++i) {
     EXPECT_NEAR(r.eigenvalues[i], e.values[i], rel * e.values[i]) << what << " PC" << i + 1;
-    EXPECT_GE(abs_correlation(r.eigenvectors.col(i), e.vectors.col(i)), corr) << what << " PC" << i + 1;
+    EXPECT_GE(abs_correlation(r.eigenvectors.col(i), e.vectors.col(i)), corr)
+        << what << " PC" << i + 1;
     EXPECT_NEAR(r.eigenvectors.col(i).norm(), 1.0, 1e-10) << what;
   }
 }
@@ -55,7 +56,10 @@ TEST(PcaTest, HapMap3TopFiveMatchAnExactDecomposition) {
   test::temp_dir dir;
   std::string out;
   ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + test::dataset("hapmap3/HapMap3") +
-                              " --out " + (dir / "h.cf").string(), out), 0) << out;
+                              " --out " + (dir / "h.cf").string(),
+                          out),
+            0)
+      << out;
   const store s = store::open(dir / "h.cf");
   const selection sel = selection::all(s);
   // The default options (hwe scaling is checked against plink2's exact PCA below).
@@ -74,7 +78,8 @@ TEST(PcaTest, HweScalingEqualsPlink2Pca) {
   test::temp_dir dir;
   const std::string name = test::dataset("hapmap3/HapMap3"), d = dir.path().string() + "/";
   std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + name + " --out " + d + "h.cf", out), 0) << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + name + " --out " + d + "h.cf", out), 0)
+      << out;
   // plink2 --pca uses the autosomes and the pseudo-autosomal XY (it skips X, Y and MT).
   {
     const store s = store::open(d + "h.cf");
@@ -86,9 +91,17 @@ TEST(PcaTest, HweScalingEqualsPlink2Pca) {
   }
   // Default iterations: within 1e-3; ten: PLINK's printed digits.
   ASSERT_EQ(test::run_cli("pca " + d + "h.cf --quiet --k 5 --scale hwe --digits 10 --extract " + d +
-                              "autosomes.txt --out " + d + "c", out), 0) << out;
-  ASSERT_EQ(test::run_cli("pca " + d + "h.cf --quiet --k 5 --scale hwe --digits 10 --iterations 10 --extract " + d +
-                              "autosomes.txt --out " + d + "c10", out), 0) << out;
+                              "autosomes.txt --out " + d + "c",
+                          out),
+            0)
+      << out;
+  ASSERT_EQ(
+      test::run_cli("pca " + d +
+                        "h.cf --quiet --k 5 --scale hwe --digits 10 --iterations 10 --extract " +
+                        d + "autosomes.txt --out " + d + "c10",
+                    out),
+      0)
+      << out;
   const std::string p2 = test::plink2_input(name, dir.path());
   // 'meanimpute': missing calls count as the mean, as in colflow (docs/DESIGN.md §2). Without it,
   // plink2 rescales each pair of samples by the variants both have called, which is not a
@@ -111,7 +124,8 @@ TEST(PcaTest, HweScalingEqualsPlink2Pca) {
     EXPECT_NEAR(ours10[i], mean_imputed[i], 6e-6 * mean_imputed[i]) << "PC" << i + 1;
     EXPECT_NEAR(ours[i], pairwise[i], 5e-3 * pairwise[i]) << "PC" << i + 1;
   }
-  const test::text_table a = test::read_table(d + "c.eigenvec"), m = test::read_table(d + "pm.eigenvec"),
+  const test::text_table a = test::read_table(d + "c.eigenvec"),
+                         m = test::read_table(d + "pm.eigenvec"),
                          p = test::read_table(d + "pp.eigenvec");
   ASSERT_EQ(a.rows.size(), 957u);
   ASSERT_EQ(m.rows.size(), 957u);
@@ -131,7 +145,8 @@ TEST(PcaTest, HweScalingEqualsPlink2Pca) {
 void write_structured_store(const std::filesystem::path& path, std::uint64_t n, std::uint64_t m) {
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<double> unif;
-  store_writer w(path, writer_options{value_type::genotype, n, false, "test"}, test::numbered_samples(n));
+  store_writer w(path, writer_options{value_type::genotype, n, false, "test"},
+                 test::numbered_samples(n));
   for (std::uint64_t j = 0; j < m; ++j) {
     const double p0 = 0.05 + 0.9 * unif(rng);
     const double p1 = std::clamp(p0 + 0.8 * (unif(rng) - 0.5), 0.01, 0.99);
@@ -144,7 +159,8 @@ void write_structured_store(const std::filesystem::path& path, std::uint64_t n, 
       codes[i / 4] = static_cast<std::uint8_t>(codes[i / 4] | (code << (2 * (i % 4))));
     }
     if (j == 7) std::fill(codes.begin(), codes.end(), std::uint8_t{0xff});  // monomorphic
-    w.append(encode_genotype_column(codes, n, column_encoding{codec_id::zstd, 1}), test::numbered_column(j));
+    w.append(encode_genotype_column(codes, n, column_encoding{codec_id::zstd, 1}),
+             test::numbered_column(j));
   }
   w.finish();
 }
@@ -179,7 +195,8 @@ TEST(PcaTest, SubsetsLoadingsAndThreadCountsGiveTheExactAnswer) {
   for (Eigen::Index i = 0; i < 2; ++i) {
     const double sigma = std::sqrt(r.eigenvalues[i] * static_cast<double>(used));
     EXPECT_NEAR(r.loadings.col(i).norm(), 1.0, 1e-6);
-    EXPECT_LT((z.transpose() * r.eigenvectors.col(i) - sigma * r.loadings.col(i)).norm(), 1e-9 * sigma);
+    EXPECT_LT((z.transpose() * r.eigenvectors.col(i) - sigma * r.loadings.col(i)).norm(),
+              1e-9 * sigma);
     EXPECT_LT((z * r.loadings.col(i) - sigma * r.eigenvectors.col(i)).norm(), 1e-3 * sigma);
   }
   // The sign convention: the largest entry of each eigenvector is positive.
@@ -201,7 +218,8 @@ TEST(PcaTest, SubsetsLoadingsAndThreadCountsGiveTheExactAnswer) {
 
 TEST(PcaTest, DenseStoresAndBadRequests) {
   test::temp_dir dir;
-  test::write_float_store(dir / "f.cf", value_type::float32, 40, 30, column_encoding{codec_id::zstd, 3, true});
+  test::write_float_store(dir / "f.cf", value_type::float32, 40, 30,
+                          column_encoding{codec_id::zstd, 3, true});
   const store f = store::open(dir / "f.cf");
   pca_options o;
   o.components = 4;
@@ -221,10 +239,15 @@ TEST(PcaTest, DenseStoresAndBadRequests) {
 
   std::string out;
   EXPECT_EQ(test::run_cli("pca " + (dir / "f.cf").string() + " --k 5 --scale hwe --out " +
-                              (dir / "p").string(), out), 1);
+                              (dir / "p").string(),
+                          out),
+            1);
   EXPECT_NE(out.find("hwe scaling needs a genotype store"), std::string::npos) << out;
   ASSERT_EQ(test::run_cli("pca " + (dir / "f.cf").string() + " --k 2 --loadings --out " +
-                              (dir / "p").string(), out), 0) << out;
+                              (dir / "p").string(),
+                          out),
+            0)
+      << out;
   EXPECT_EQ(test::read_table(dir / "p.eigenvec").rows.size(), 40u);
   EXPECT_EQ(test::read_table(dir / "p.eigenvec").header,
             (std::vector<std::string>{"FID", "IID", "PC1", "PC2"}));

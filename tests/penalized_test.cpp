@@ -46,7 +46,8 @@ void expect_kkt(const store& s, const selection& sel, const std::vector<double>&
   const auto n = static_cast<double>(u.rows.size());
   ASSERT_EQ(r.samples, u.rows.size());
   Eigen::VectorXd yc(z.rows());
-  for (Eigen::Index i = 0; i < z.rows(); ++i) yc[i] = y[u.rows[static_cast<std::size_t>(i)]] - r.intercept;
+  for (Eigen::Index i = 0; i < z.rows(); ++i)
+    yc[i] = y[u.rows[static_cast<std::size_t>(i)]] - r.intercept;
   EXPECT_NEAR(yc.sum(), 0.0, 1e-9 * yc.cwiseAbs().sum());
   for (std::size_t k = 0; k < r.path.size(); ++k) {
     const double lambda = r.path[k].lambda;
@@ -59,7 +60,8 @@ void expect_kkt(const store& s, const selection& sel, const std::vector<double>&
         EXPECT_NEAR(g[j] - lambda * (1 - alpha) * bj, lambda * alpha * (bj > 0 ? 1 : -1), tolerance)
             << "lambda " << lambda << " column " << j;
       } else {
-        EXPECT_LE(std::fabs(g[j]), lambda * alpha + tolerance) << "lambda " << lambda << " column " << j;
+        EXPECT_LE(std::fabs(g[j]), lambda * alpha + tolerance)
+            << "lambda " << lambda << " column " << j;
       }
     }
     EXPECT_NEAR(r.path[k].r_squared, 1 - res.squaredNorm() / yc.squaredNorm(), 1e-9);
@@ -69,7 +71,8 @@ void expect_kkt(const store& s, const selection& sel, const std::vector<double>&
 
 void write_raw(const std::filesystem::path& p, const double* data, std::size_t count) {
   std::ofstream out(p, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(double)));
+  out.write(reinterpret_cast<const char*>(data),
+            static_cast<std::streamsize>(count * sizeof(double)));
 }
 
 // scikit-learn's coefficients for each λ of `r`, on the explicit matrix of the used samples.
@@ -92,7 +95,10 @@ void expect_equals_sklearn(const store& s, const selection& sel, const std::vect
                                   (dir / "z.bin").string() + " " + std::to_string(z.rows()) + " " +
                                   std::to_string(z.cols()) + " " + (dir / "y.bin").string() + " " +
                                   std::to_string(alpha) + " " + lambdas.str() + " " +
-                                  (dir / "sk.tsv").string(), out), 0) << out;
+                                  (dir / "sk.tsv").string(),
+                              out),
+            0)
+      << out;
   std::map<double, std::vector<double>> sk;
   std::ifstream in(dir / "sk.tsv");
   double lambda, b;
@@ -110,7 +116,8 @@ void expect_equals_sklearn(const store& s, const selection& sel, const std::vect
   const Eigen::MatrixXd gram = z.transpose() * z;
   for (Eigen::Index a = 0; a < z.cols(); ++a)
     for (Eigen::Index c = a + 1; c < z.cols(); ++c)
-      if (gram(a, a) > 0 && std::fabs(gram(a, c)) >= (1 - 1e-9) * std::sqrt(gram(a, a) * gram(c, c)))
+      if (gram(a, a) > 0 &&
+          std::fabs(gram(a, c)) >= (1 - 1e-9) * std::sqrt(gram(a, a) * gram(c, c)))
         tied[static_cast<std::size_t>(a)] = tied[static_cast<std::size_t>(c)] = 1;
   for (std::size_t k = 0; k < r.path.size(); ++k) {
     const auto it = sk.find(r.path[k].lambda);
@@ -118,11 +125,14 @@ void expect_equals_sklearn(const store& s, const selection& sel, const std::vect
     const std::vector<double> ours = dense_beta(r, k, u.columns.size());
     for (std::size_t c = 0; c < ours.size(); ++c)
       if (!tied[c] || alpha < 1) {
-        EXPECT_NEAR(ours[c], it->second[c], 1e-5) << "lambda " << r.path[k].lambda << " column " << c;
+        EXPECT_NEAR(ours[c], it->second[c], 1e-5)
+            << "lambda " << r.path[k].lambda << " column " << c;
       }
-    const Eigen::VectorXd diff = z * (Eigen::Map<const Eigen::VectorXd>(ours.data(), z.cols()) -
-                                      Eigen::Map<const Eigen::VectorXd>(it->second.data(), z.cols()));
-    EXPECT_LT(diff.norm() / std::sqrt(static_cast<double>(z.rows())), 1e-5) << "lambda " << r.path[k].lambda;
+    const Eigen::VectorXd diff =
+        z * (Eigen::Map<const Eigen::VectorXd>(ours.data(), z.cols()) -
+             Eigen::Map<const Eigen::VectorXd>(it->second.data(), z.cols()));
+    EXPECT_LT(diff.norm() / std::sqrt(static_cast<double>(z.rows())), 1e-5)
+        << "lambda " << r.path[k].lambda;
   }
 }
 
@@ -180,9 +190,16 @@ TEST(PenalizedTest, Uk10kLassoEqualsScikitLearn) {
     std::ofstream list(d + "first.txt");
     for (std::size_t j = 0; j < 800; ++j) list << s.columns()[j].id << "\n";
   }
-  ASSERT_EQ(test::run_cli("lasso " + d + "u.cf --quiet --pheno " + test::dataset("uk10k/test.phen") +
-                              " --extract " + d + "first.txt --nlambda 4 --lambda-min-ratio 0.1 --tol 1e-12 --digits 17 --out " + d + "l", out), 0) << out;
-  const test::text_table path = test::read_table(d + "l.path.tsv"), coef = test::read_table(d + "l.coef.tsv");
+  ASSERT_EQ(test::run_cli(
+                "lasso " + d + "u.cf --quiet --pheno " + test::dataset("uk10k/test.phen") +
+                    " --extract " + d +
+                    "first.txt --nlambda 4 --lambda-min-ratio 0.1 --tol 1e-12 --digits 17 --out " +
+                    d + "l",
+                out),
+            0)
+      << out;
+  const test::text_table path = test::read_table(d + "l.path.tsv"),
+                         coef = test::read_table(d + "l.coef.tsv");
   ASSERT_EQ(path.rows.size(), 4u);
   selection_files f;
   f.extract = d + "first.txt";
@@ -218,7 +235,8 @@ TEST(PenalizedTest, Uk10kLassoEqualsScikitLearn) {
 
 TEST(PenalizedTest, DenseStoresThreadsAndInFlightGiveTheSameCoefficients) {
   test::temp_dir dir;
-  test::write_float_store(dir / "f.cf", value_type::float64, 150, 60, column_encoding{codec_id::lz4, 1, true});
+  test::write_float_store(dir / "f.cf", value_type::float64, 150, 60,
+                          column_encoding{codec_id::lz4, 1, true});
   const store f = store::open(dir / "f.cf");
   const std::vector<double> y = make_phenotype(f, 9);
   penalized_options o;
@@ -238,7 +256,8 @@ TEST(PenalizedTest, DenseStoresThreadsAndInFlightGiveTheSameCoefficients) {
   serial.stream.block_bytes = 100;
   const penalized_result b = penalized_regression(g, selection::all(g), yg, o, serial);
   ASSERT_EQ(a.coefficients.size(), b.coefficients.size());
-  for (std::size_t k = 0; k < a.coefficients.size(); ++k) EXPECT_EQ(a.coefficients[k], b.coefficients[k]);
+  for (std::size_t k = 0; k < a.coefficients.size(); ++k)
+    EXPECT_EQ(a.coefficients[k], b.coefficients[k]);
 }
 
 TEST(PenalizedTest, BadRequestsAreRefused) {
@@ -255,14 +274,16 @@ TEST(PenalizedTest, BadRequestsAreRefused) {
   o.lambdas = {0.1, -1.0};
   EXPECT_THROW(penalized_regression(g, selection::all(g), y, o), error);
   std::string out;
-  EXPECT_NE(test::run_cli("enet " + (dir / "g.cf").string() + " --alpha 2 --pheno x --out y", out), 0);
+  EXPECT_NE(test::run_cli("enet " + (dir / "g.cf").string() + " --alpha 2 --pheno x --out y", out),
+            0);
   EXPECT_NE(out.find("--alpha"), std::string::npos) << out;
 }
 
 TEST(PenalizedTest, PredictionsUseTheFittedStandardisationAndHandleSwappedAlleles) {
   test::temp_dir dir;
   const std::uint64_t n = 180, m = 45;
-  const auto codes = test::write_genotype_store(dir / "g.cf", n, m, column_encoding{codec_id::zstd, 1});
+  const auto codes =
+      test::write_genotype_store(dir / "g.cf", n, m, column_encoding{codec_id::zstd, 1});
   const store s = store::open(dir / "g.cf");
   const std::vector<double> y = make_phenotype(s, 12);
   penalized_options o;
@@ -289,7 +310,8 @@ TEST(PenalizedTest, PredictionsUseTheFittedStandardisationAndHandleSwappedAllele
   // The same genotypes counted on the other allele (A1 and A2 swapped), in another column
   // order, with one column absent: identical predictions but for that column's share.
   {
-    store_writer w(dir / "swapped.cf", writer_options{value_type::genotype, n, false, "test"}, test::numbered_samples(n));
+    store_writer w(dir / "swapped.cf", writer_options{value_type::genotype, n, false, "test"},
+                   test::numbered_samples(n));
     for (std::size_t j = m; j-- > 1;) {
       std::vector<std::uint8_t> c = codes[j];
       for (auto& byte : c) {
@@ -321,12 +343,16 @@ TEST(PenalizedTest, PredictionsUseTheFittedStandardisationAndHandleSwappedAllele
         if (p == 0 && test::dosage_at(codes[0], i) >= 0)
           absent_share = b * (test::dosage_at(codes[0], i) - r.columns[0].mean) / r.columns[0].sd;
       EXPECT_NEAR(other(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)),
-                  pred(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) - absent_share, 1e-10);
+                  pred(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) - absent_share,
+                  1e-10);
     }
   std::string out;
   ASSERT_EQ(test::run_cli("lasso " + (dir / "g.cf").string() + " --quiet --nlambda 3 --pheno " +
                               (dir / "p.txt").string() + " --out " + (dir / "c").string() +
-                              " --predict " + (dir / "swapped.cf").string(), out), 1) << out;
+                              " --predict " + (dir / "swapped.cf").string(),
+                          out),
+            1)
+      << out;
   EXPECT_NE(out.find("p.txt"), std::string::npos) << out;
 }
 

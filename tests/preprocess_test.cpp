@@ -60,8 +60,9 @@ struct stop_request_guard {
 std::vector<double> read_reference_npy(const std::filesystem::path& file, std::size_t& rows,
                                        std::size_t& cols) {
   const auto bytes = test::read_file(file);
-  const std::size_t header_len = static_cast<unsigned char>(bytes[8]) |
-                                 (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+  const std::size_t header_len =
+      static_cast<unsigned char>(bytes[8]) |
+      (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
   const std::string header(bytes.data() + 10, header_len);
   EXPECT_NE(header.find("'<f8'"), std::string::npos);
   EXPECT_NE(header.find("'fortran_order': True"), std::string::npos);
@@ -114,9 +115,9 @@ TEST(PreprocessTest, DosagesEqualBedReaderReferenceValues) {
 
 TEST(PreprocessTest, EveryCodecDecodesToTheSameStandardisedMatrix) {
   REQUIRE_SHARED_DATA();
-  for (const std::string& name : {prefix("bed-reader/some_missing"),
-                                  prefix("bed-reader/plink_sim_10s_100v_10pmiss"),
-                                  prefix("bed-reader/small")}) {
+  for (const std::string& name :
+       {prefix("bed-reader/some_missing"), prefix("bed-reader/plink_sim_10s_100v_10pmiss"),
+        prefix("bed-reader/small")}) {
     test::temp_dir dir;
     const store ref = convert_to(name, dir / "ref.cf", preprocess::codec_choice::genotype);
     const std::uint64_t rows = ref.num_rows();
@@ -128,14 +129,15 @@ TEST(PreprocessTest, EveryCodecDecodesToTheSameStandardisedMatrix) {
       bool shuffle;
     };
     int k = 0;
-    for (const variant& c : {variant{preprocess::codec_choice::genotype_zstd, value_type::float64, false},
-                             variant{preprocess::codec_choice::auto_select, value_type::float64, false},
-                             variant{preprocess::codec_choice::none, value_type::float64, false},
-                             variant{preprocess::codec_choice::zlib, value_type::float64, false},
-                             variant{preprocess::codec_choice::lz4, value_type::float64, true},
-                             variant{preprocess::codec_choice::zstd, value_type::float64, true},
-                             variant{preprocess::codec_choice::zstd, value_type::float32, false},
-                             variant{preprocess::codec_choice::auto_select, value_type::float32, true}}) {
+    for (const variant& c :
+         {variant{preprocess::codec_choice::genotype_zstd, value_type::float64, false},
+          variant{preprocess::codec_choice::auto_select, value_type::float64, false},
+          variant{preprocess::codec_choice::none, value_type::float64, false},
+          variant{preprocess::codec_choice::zlib, value_type::float64, false},
+          variant{preprocess::codec_choice::lz4, value_type::float64, true},
+          variant{preprocess::codec_choice::zstd, value_type::float64, true},
+          variant{preprocess::codec_choice::zstd, value_type::float32, false},
+          variant{preprocess::codec_choice::auto_select, value_type::float32, true}}) {
       const auto out = dir / ("s" + std::to_string(k++) + ".cf");
       const store s = convert_to(name, out, c.codec, c.dtype, c.shuffle);
       ASSERT_EQ(s.num_columns(), ref.num_columns());
@@ -165,8 +167,8 @@ TEST(PreprocessTest, IndividualMajorInputIsTransposed) {
   test::temp_dir dir;
   // smallmode0.bed holds small.bed's bytes read as individual-major: 4 samples x 3 variants,
   // the transpose of small's 3 x 4 matrix.
-  const store snp = convert_to(prefix("bed-reader/small"), dir / "snp.cf",
-                               preprocess::codec_choice::genotype);
+  const store snp =
+      convert_to(prefix("bed-reader/small"), dir / "snp.cf", preprocess::codec_choice::genotype);
   const store ind = convert_to(prefix("bed-reader/smallmode0"), dir / "ind.cf",
                                preprocess::codec_choice::genotype);
   ASSERT_EQ(ind.num_rows(), 4u);
@@ -187,10 +189,12 @@ TEST(PreprocessTest, LargeIndividualMajorFileTransposesInBlocks) {
   const std::uint64_t n = 9, m = 23;
   std::mt19937_64 rng(5);
   std::vector<std::vector<std::uint8_t>> cols;
-  for (std::uint64_t j = 0; j < m; ++j) cols.push_back(test::random_genotype_codes(n, 0.3, 0.1, rng));
+  for (std::uint64_t j = 0; j < m; ++j)
+    cols.push_back(test::random_genotype_codes(n, 0.3, 0.1, rng));
   std::string fam, bim;
   for (std::uint64_t i = 0; i < n; ++i) fam += "f i" + std::to_string(i) + " 0 0 0 -9\n";
-  for (std::uint64_t j = 0; j < m; ++j) bim += "1 v" + std::to_string(j) + " 0 " + std::to_string(j + 1) + " A C\n";
+  for (std::uint64_t j = 0; j < m; ++j)
+    bim += "1 v" + std::to_string(j) + " 0 " + std::to_string(j + 1) + " A C\n";
   std::vector<char> snp = {0x6c, 0x1b, 0x01}, ind = {0x6c, 0x1b, 0x00};
   for (const auto& c : cols) snp.insert(snp.end(), c.begin(), c.end());
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -207,8 +211,10 @@ TEST(PreprocessTest, LargeIndividualMajorFileTransposesInBlocks) {
   }
   test::write_file(dir / "snp.bed", snp);
   test::write_file(dir / "ind.bed", ind);
-  const store a = convert_to((dir / "snp").string(), dir / "a.cf", preprocess::codec_choice::genotype);
-  const store b = convert_to((dir / "ind").string(), dir / "b.cf", preprocess::codec_choice::genotype);
+  const store a =
+      convert_to((dir / "snp").string(), dir / "a.cf", preprocess::codec_choice::genotype);
+  const store b =
+      convert_to((dir / "ind").string(), dir / "b.cf", preprocess::codec_choice::genotype);
   std::vector<std::byte> pa(genotype_column_bytes(n)), pb(pa.size());
   for (std::size_t j = 0; j < m; ++j) {
     a.read_payload(j, pa);
@@ -251,8 +257,8 @@ TEST(PreprocessTest, MalformedInputsGetClearErrors) {
   for (const bad_case& c : cases) {
     std::string output;
     EXPECT_EQ(run_cli("preprocess " + c.args + out, output), 1) << c.args;
-    EXPECT_NE(output.find(c.message), std::string::npos) << "expected '" << c.message << "' in: "
-                                                         << output;
+    EXPECT_NE(output.find(c.message), std::string::npos)
+        << "expected '" << c.message << "' in: " << output;
     EXPECT_FALSE(std::filesystem::exists(dir / "x.cf"));
   }
   // An empty .fam.
@@ -420,13 +426,13 @@ TEST(PreprocessTest, DenseCsvAndNpyBecomeStores) {
                     out),
             0)
       << out;
-  ASSERT_EQ(run_cli("export " + (dir / "z.cf").string() + " --quiet --npy " +
-                        (dir / "z.npy").string(),
-                    out),
-            0)
+  ASSERT_EQ(
+      run_cli("export " + (dir / "z.cf").string() + " --quiet --npy " + (dir / "z.npy").string(),
+              out),
+      0)
       << out;
-  ASSERT_EQ(run_cli("preprocess --quiet --npy " + (dir / "z.npy").string() + " --codec none --out " +
-                        (dir / "n.cf").string(),
+  ASSERT_EQ(run_cli("preprocess --quiet --npy " + (dir / "z.npy").string() +
+                        " --codec none --out " + (dir / "n.cf").string(),
                     out),
             0)
       << out;

@@ -25,13 +25,15 @@ TEST(ScaleTest, MillionColumnsOpenAndStreamWithBoundedBuffers) {
     std::vector<std::uint8_t> codes(genotype_column_bytes(rows));
     for (std::uint64_t j = 0; j < columns; ++j) {
       std::fill(codes.begin(), codes.end(), column_byte(j));
-      w.append(encode_genotype_column(codes, rows, column_encoding{codec_id::none, 0}), test::numbered_column(j));
+      w.append(encode_genotype_column(codes, rows, column_encoding{codec_id::none, 0}),
+               test::numbered_column(j));
     }
     w.finish();
   }
   const auto start = std::chrono::steady_clock::now();
   const store s = store::open(dir / "wide.cf");
-  const double open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double open_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(s.num_columns(), columns);
   std::cout << "open of a " << columns << "-column store: " << 1e3 * open_seconds << " ms\n";
 
@@ -43,7 +45,8 @@ TEST(ScaleTest, MillionColumnsOpenAndStreamWithBoundedBuffers) {
   column_stream<double> stream(s, so);
   std::uint64_t seen = 0, wrong = 0;
   stream.run(all_columns(columns), [&](const column_view<double>& v) {
-    wrong += v.codes[0] != column_byte(v.column) || v.codes.back() != column_byte(v.column) || v.column != seen;
+    wrong += v.codes[0] != column_byte(v.column) || v.codes.back() != column_byte(v.column) ||
+             v.column != seen;
     ++seen;
     return true;
   });
@@ -64,7 +67,8 @@ TEST(ScaleTest, DataFilePastFourGibReadsItsLastColumns) {
     store_writer w(dir / "big.cf", o, test::numbered_samples(rows));
     for (std::uint64_t j = 0; j < columns; ++j) {
       std::fill(codes.begin(), codes.end(), column_byte(j));
-      w.append(encode_genotype_column(codes, rows, column_encoding{codec_id::none, 0}), test::numbered_column(j));
+      w.append(encode_genotype_column(codes, rows, column_encoding{codec_id::none, 0}),
+               test::numbered_column(j));
     }
     w.finish();
   }
@@ -75,11 +79,14 @@ TEST(ScaleTest, DataFilePastFourGibReadsItsLastColumns) {
     ASSERT_EQ(s.num_columns(), columns);
     EXPECT_GT(s.entry(columns - 1).offset, std::uint64_t{1} << 32);
     std::vector<std::byte> payload(codes.size());
-    for (std::size_t j : {std::size_t{0}, std::size_t{4094}, std::size_t{4098}, std::size_t{4099}}) {
+    for (std::size_t j :
+         {std::size_t{0}, std::size_t{4094}, std::size_t{4098}, std::size_t{4099}}) {
       s.verify_checksum(j);
       s.read_payload(j, payload);
       const auto expected = static_cast<std::byte>(column_byte(j));
-      EXPECT_EQ(std::count(payload.begin(), payload.end(), expected), static_cast<long>(payload.size())) << j;
+      EXPECT_EQ(std::count(payload.begin(), payload.end(), expected),
+                static_cast<long>(payload.size()))
+          << j;
     }
     // The stream reaches them too, and decodes the values they stand for.
     column_stream<double> stream(s, stream_options{.values = decode_as::stored});

@@ -1,5 +1,7 @@
 // colflow simulate: the PLINK files it writes, its determinism, and that the data follow the
 // model it documents (frequencies, missingness, variance decomposition, effects).
+#include "colflow/preprocess/simulate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "colflow/cancellation.hpp"
-#include "colflow/preprocess/simulate.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -229,8 +230,8 @@ TEST(SimulateTest, WritesPlinkFilesOfTheDocumentedShape) {
   }
 
   const truth_file truth = read_truth(p.string() + ".truth.tsv");
-  EXPECT_EQ(truth.header, (std::vector<std::string>{"ID", "A1", "BETA", "A1_FREQ", "A2",
-                                                    "STD_BETA", "A1_FREQ_OBSERVED"}));
+  EXPECT_EQ(truth.header, (std::vector<std::string>{"ID", "A1", "BETA", "A1_FREQ", "A2", "STD_BETA",
+                                                    "A1_FREQ_OBSERVED"}));
   ASSERT_EQ(truth.rows.size(), 100u);  // default K = min(100, M)
   ASSERT_EQ(r.causal.size(), 100u);
   for (const char* key : {"samples", "variants", "causal", "seed", "h2_target", "h2_realised",
@@ -500,9 +501,10 @@ TEST(SimulateTest, CommandLineWritesFilesThatPlink2Reads) {
   test::temp_dir dir;
   const std::string prefix = (dir / "c").string();
   std::string out;
-  ASSERT_EQ(test::run_command(cli + " simulate --samples 1001 --variants 200 --causal 10 "
-                                    "--h2 0.3 --missing 0.05 --seed 9 --threads 2 --out " +
-                                    prefix,
+  ASSERT_EQ(test::run_command(cli +
+                                  " simulate --samples 1001 --variants 200 --causal 10 "
+                                  "--h2 0.3 --missing 0.05 --seed 9 --threads 2 --out " +
+                                  prefix,
                               out),
             0)
       << out;
@@ -526,15 +528,15 @@ TEST(SimulateTest, CommandLineWritesFilesThatPlink2Reads) {
   ASSERT_EQ(test::run_command("plink2 --version", out), 0)
       << "plink2 is missing; run scripts/install-deps.sh\n"
       << out;
-  ASSERT_EQ(test::run_command("plink2 --bfile " + prefix + " --freq --threads 1 --out " +
-                                  (dir / "p2").string(),
-                              out),
-            0)
+  ASSERT_EQ(
+      test::run_command(
+          "plink2 --bfile " + prefix + " --freq --threads 1 --out " + (dir / "p2").string(), out),
+      0)
       << out;
   const auto afreq = read_table((dir / "p2").string() + ".afreq");
   ASSERT_EQ(afreq.size(), 201u);
-  EXPECT_EQ(afreq[0], (std::vector<std::string>{"#CHROM", "ID", "REF", "ALT", "ALT_FREQS",
-                                                "OBS_CT"}));
+  EXPECT_EQ(afreq[0],
+            (std::vector<std::string>{"#CHROM", "ID", "REF", "ALT", "ALT_FREQS", "OBS_CT"}));
   const bed_file bed = read_bed(prefix + ".bed", 1001, 200);
   const auto bim = read_table(prefix + ".bim");
   for (std::uint64_t j = 0; j < 200; ++j) {

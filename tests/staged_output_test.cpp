@@ -4,8 +4,9 @@
 // one target never share a temporary; the sweep removes the temporaries of dead processes of
 // this host only; a stop request cancels a stream pass, which leaves the stream reusable, and
 // a store writer, which leaves nothing behind.
-#include <gtest/gtest.h>
+#include "colflow/io/staged_output.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,7 +20,6 @@
 #include <vector>
 
 #include "colflow/cancellation.hpp"
-#include "colflow/io/staged_output.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -162,7 +162,8 @@ TEST(StagedOutputTest, TwoOutputsToTheSameTargetNeverShareATemporary) {
     }
     // Each name carries this host and this process.
     const std::string pid = "-" + std::to_string(::getpid()) + "-";
-    for (const fs::path& p : temporaries) EXPECT_NE(p.filename().string().find(pid), std::string::npos) << p;
+    for (const fs::path& p : temporaries)
+      EXPECT_NE(p.filename().string().find(pid), std::string::npos) << p;
     for (std::size_t k = 0; k < outputs.size(); ++k) spill(outputs[k].path(), std::to_string(k));
     outputs[3].commit();
     outputs[5].commit();  // the last commit wins, whole
@@ -320,7 +321,7 @@ TEST_F(CancellationTest, AStopRequestAbandonsAStoreWriterAndLeavesNothing) {
     } catch (const error& e) {
       EXPECT_EQ(e.kind(), errc::cancelled);
     }
-    EXPECT_THROW(w.finish(), error);  // nor is the store published
+    EXPECT_THROW(w.finish(), error);             // nor is the store published
     EXPECT_EQ(names_in(dir.path()).size(), 1u);  // its staged directory, until the writer goes
   }
   EXPECT_TRUE(fs::is_empty(dir.path()));

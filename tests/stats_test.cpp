@@ -29,18 +29,24 @@ TEST(StatsTest, EqualsPlink2FreqAndMissingOnEveryDatasetWithAndWithoutKeep) {
   for (const std::string& name : test::all_datasets()) {
     test::temp_dir dir;
     std::string out;
-    ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + name + " --out " + (dir / "s.cf").string(), out), 0) << out;
+    ASSERT_EQ(test::run_cli(
+                  "preprocess --quiet --bed " + name + " --out " + (dir / "s.cf").string(), out),
+              0)
+        << out;
     const store s = store::open(dir / "s.cf");
     const std::string p2 = test::plink2_input(name, dir.path());
     write_keep_files(s.samples(), dir / "keep.txt", dir / "keep_p2.txt");
     for (const bool keep : {false, true}) {
       const std::string ours = (dir / (keep ? "k.tsv" : "all.tsv")).string();
-      ASSERT_EQ(test::run_cli("stats " + (dir / "s.cf").string() + " --quiet --digits 12 --out " + ours +
-                                  (keep ? " --keep " + (dir / "keep.txt").string() : ""),
-                              out), 0) << out;
+      ASSERT_EQ(test::run_cli("stats " + (dir / "s.cf").string() + " --quiet --digits 12 --out " +
+                                  ours + (keep ? " --keep " + (dir / "keep.txt").string() : ""),
+                              out),
+                0)
+          << out;
       const std::string ref = (dir / (keep ? "pk" : "pa")).string();
-      test::run_plink2("--bfile " + p2 + " --freq --missing --nonfounders --allow-extra-chr --out " +
-                       ref + (keep ? " --keep " + (dir / "keep_p2.txt").string() : ""));
+      test::run_plink2("--bfile " + p2 +
+                       " --freq --missing --nonfounders --allow-extra-chr --out " + ref +
+                       (keep ? " --keep " + (dir / "keep_p2.txt").string() : ""));
       const test::text_table t = test::read_table(ours), freq = test::read_table(ref + ".afreq"),
                              miss = test::read_table(ref + ".vmiss");
       ASSERT_EQ(t.rows.size(), s.num_columns()) << name;
@@ -50,8 +56,9 @@ TEST(StatsTest, EqualsPlink2FreqAndMissingOnEveryDatasetWithAndWithoutKeep) {
                         c_miss = t.column("MISSING_CT"), c_fmiss = t.column("F_MISS"),
                         c_freq = t.column("A1_FREQ");
       const std::size_t f_id = freq.column("ID"), f_alt = freq.column("ALT"),
-                        f_freq = freq.column("ALT_FREQS"), f_obs = freq.column("OBS_CT"), m_miss = miss.column("MISSING_CT"),
-                        m_obs = miss.column("OBS_CT"), m_fmiss = miss.column("F_MISS");
+                        f_freq = freq.column("ALT_FREQS"), f_obs = freq.column("OBS_CT"),
+                        m_miss = miss.column("MISSING_CT"), m_obs = miss.column("OBS_CT"),
+                        m_fmiss = miss.column("F_MISS");
       std::size_t compared = 0;
       for (std::size_t j = 0; j < t.rows.size(); ++j) {
         const auto& r = t.rows[j];
@@ -66,7 +73,8 @@ TEST(StatsTest, EqualsPlink2FreqAndMissingOnEveryDatasetWithAndWithoutKeep) {
         EXPECT_EQ(r[c_miss], miss.rows[j][m_miss]) << what;
         EXPECT_TRUE(test::same_as_printed(std::stod(r[c_fmiss]), miss.rows[j][m_fmiss]))
             << what << " F_MISS: " << r[c_fmiss] << " vs " << miss.rows[j][m_fmiss];
-        EXPECT_TRUE(test::same_as_printed(r[c_freq] == "NA" ? NAN : std::stod(r[c_freq]), freq.rows[j][f_freq]))
+        EXPECT_TRUE(test::same_as_printed(r[c_freq] == "NA" ? NAN : std::stod(r[c_freq]),
+                                          freq.rows[j][f_freq]))
             << what << " A1_FREQ: " << r[c_freq] << " vs " << freq.rows[j][f_freq];
         ++compared;
       }
@@ -78,7 +86,8 @@ TEST(StatsTest, EqualsPlink2FreqAndMissingOnEveryDatasetWithAndWithoutKeep) {
 TEST(StatsTest, GenotypeSubsetsMatchPlainCounts) {
   test::temp_dir dir;
   const std::uint64_t n = 203;
-  const auto codes = test::write_genotype_store(dir / "g.cf", n, 12, column_encoding{codec_id::zstd, 3});
+  const auto codes =
+      test::write_genotype_store(dir / "g.cf", n, 12, column_encoding{codec_id::zstd, 3});
   const store s = store::open(dir / "g.cf");
   selection sel = selection::all(s);
   // Index path (all rows) and pass path (a subset) against plain loops.
@@ -105,7 +114,8 @@ TEST(StatsTest, GenotypeSubsetsMatchPlainCounts) {
         if (d >= 0) ss += (d - sum / obs) * (d - sum / obs);
       }
       EXPECT_EQ(static_cast<double>(got[j].observed), obs) << j;
-      EXPECT_EQ(static_cast<double>(got[j].missing), static_cast<double>(sel.rows.size()) - obs) << j;
+      EXPECT_EQ(static_cast<double>(got[j].missing), static_cast<double>(sel.rows.size()) - obs)
+          << j;
       EXPECT_NEAR(got[j].a1_freq, sum / obs / 2, 1e-14) << j;
       EXPECT_NEAR(got[j].mean, sum / obs, 1e-14) << j;
       EXPECT_NEAR(got[j].sd, std::sqrt(ss / static_cast<double>(sel.rows.size() - 1)), 1e-12) << j;
@@ -157,13 +167,21 @@ TEST(StatsTest, CommandLineErrorsAreClear) {
   std::string out;
   EXPECT_EQ(test::run_cli("stats " + (dir / "g.cf").string() + " --out " +
                               (dir / "o.tsv").string() + " --keep " + (dir / "nope.txt").string(),
-                          out), 1);
+                          out),
+            1);
   EXPECT_NE(out.find("nope.txt: no such file"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(dir / "o.tsv"));
-  EXPECT_EQ(test::run_cli("stats " + (dir / "missing.cf").string() + " --out " + (dir / "o.tsv").string(), out), 1);
+  EXPECT_EQ(
+      test::run_cli("stats " + (dir / "missing.cf").string() + " --out " + (dir / "o.tsv").string(),
+                    out),
+      1);
   EXPECT_NE(out.find("missing.cf"), std::string::npos) << out;
   // The result appears complete or not at all: no partial file is left behind.
-  ASSERT_EQ(test::run_cli("stats " + (dir / "g.cf").string() + " --quiet --out " + (dir / "o.tsv").string(), out), 0) << out;
+  ASSERT_EQ(
+      test::run_cli(
+          "stats " + (dir / "g.cf").string() + " --quiet --out " + (dir / "o.tsv").string(), out),
+      0)
+      << out;
   EXPECT_TRUE(std::filesystem::exists(dir / "o.tsv"));
   EXPECT_FALSE(std::filesystem::exists(dir / "o.tsv.partial"));
   EXPECT_EQ(test::read_table(dir / "o.tsv").rows.size(), 3u);

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -73,8 +73,8 @@ TEST_P(GoldenStoreTest, DecodesToTheRecordedValues) {
     ASSERT_EQ(expected[j].standardized.size(), golden::rows);
     ASSERT_EQ(expected[j].stored.size(), golden::rows);
     for (std::uint64_t i = 0; i < golden::rows; ++i) {
-      const std::string where = g.name + " column " + std::to_string(j) + " row " +
-                                std::to_string(i);
+      const std::string where =
+          g.name + " column " + std::to_string(j) + " row " + std::to_string(i);
       expect_same(z[i], expected[j].standardized[i], where);
       expect_same(v[i], expected[j].stored[i], where);
     }
@@ -83,7 +83,8 @@ TEST_P(GoldenStoreTest, DecodesToTheRecordedValues) {
       const auto codes = golden::genotype_codes(j);
       for (std::uint64_t i = 0; i < golden::rows; ++i) {
         const int d = test::dosage_at(codes, i);
-        expect_same(v[i], d < 0 ? std::nan("") : static_cast<double>(d), g.name + " dosage row " + std::to_string(i));
+        expect_same(v[i], d < 0 ? std::nan("") : static_cast<double>(d),
+                    g.name + " dosage row " + std::to_string(i));
       }
       std::vector<std::byte> payload(2);
       s.read_payload(j, payload);
@@ -106,8 +107,8 @@ TEST_P(GoldenStoreTest, HeadersHoldTheVersion1Layout) {
   const unsigned char index_magic[] = {0x89, 'C', 'F', 'I', 0x0D, 0x0A, 0x1A, 0x0A};
   EXPECT_EQ(std::memcmp(data.data(), data_magic, 8), 0);
   EXPECT_EQ(std::memcmp(index.data(), index_magic, 8), 0);
-  EXPECT_EQ(data[8], 1);   // Version_Major
-  EXPECT_EQ(data[10], 0);  // Version_Minor
+  EXPECT_EQ(data[8], 1);                                               // Version_Major
+  EXPECT_EQ(data[10], 0);                                              // Version_Minor
   EXPECT_EQ(std::memcmp(data.data() + 16, index.data() + 16, 16), 0);  // Store_Id
   EXPECT_EQ(data[32], 7);                                              // Num_Rows
   EXPECT_EQ(index[40], 3);                                             // Num_Columns

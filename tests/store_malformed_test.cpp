@@ -7,8 +7,6 @@
 // docs/FORMAT.md) rather than taken from the engine, so that a change of layout fails here.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-
-#include <iostream>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <set>
@@ -62,20 +61,34 @@ constexpr std::uint64_t store_columns = 4;
 
 const char* errc_name(errc kind) {
   switch (kind) {
-    case errc::io_error: return "io_error";
-    case errc::not_found: return "not_found";
-    case errc::already_exists: return "already_exists";
-    case errc::bad_magic: return "bad_magic";
-    case errc::unsupported_version: return "unsupported_version";
-    case errc::corrupt_header: return "corrupt_header";
-    case errc::corrupt_index: return "corrupt_index";
-    case errc::corrupt_frame: return "corrupt_frame";
-    case errc::checksum_mismatch: return "checksum_mismatch";
-    case errc::mismatched_store: return "mismatched_store";
-    case errc::invalid_argument: return "invalid_argument";
-    case errc::bad_input: return "bad_input";
-    case errc::cancelled: return "cancelled";
-    case errc::kernel_error: return "kernel_error";
+    case errc::io_error:
+      return "io_error";
+    case errc::not_found:
+      return "not_found";
+    case errc::already_exists:
+      return "already_exists";
+    case errc::bad_magic:
+      return "bad_magic";
+    case errc::unsupported_version:
+      return "unsupported_version";
+    case errc::corrupt_header:
+      return "corrupt_header";
+    case errc::corrupt_index:
+      return "corrupt_index";
+    case errc::corrupt_frame:
+      return "corrupt_frame";
+    case errc::checksum_mismatch:
+      return "checksum_mismatch";
+    case errc::mismatched_store:
+      return "mismatched_store";
+    case errc::invalid_argument:
+      return "invalid_argument";
+    case errc::bad_input:
+      return "bad_input";
+    case errc::cancelled:
+      return "cancelled";
+    case errc::kernel_error:
+      return "kernel_error";
   }
   return "unknown errc";
 }
@@ -105,15 +118,15 @@ testing::AssertionResult fails_with(F&& f, errc kind,
                                     std::initializer_list<std::string_view> words = {}) {
   const auto e = capture(std::forward<F>(f));
   if (!e)
-    return testing::AssertionFailure() << "no colflow::error thrown (expected " << errc_name(kind)
-                                       << ")";
+    return testing::AssertionFailure()
+           << "no colflow::error thrown (expected " << errc_name(kind) << ")";
   if (e->kind != kind)
     return testing::AssertionFailure() << "threw " << errc_name(e->kind) << " instead of "
                                        << errc_name(kind) << ": " << e->message;
   for (const std::string_view w : words)
     if (e->message.find(w) == std::string::npos)
-      return testing::AssertionFailure() << errc_name(kind) << " message lacks \"" << w
-                                         << "\": " << e->message;
+      return testing::AssertionFailure()
+             << errc_name(kind) << " message lacks \"" << w << "\": " << e->message;
   return testing::AssertionSuccess();
 }
 
@@ -123,8 +136,7 @@ testing::AssertionResult fails_with_any(F&& f, std::initializer_list<errc> kinds
   const auto e = capture(std::forward<F>(f));
   if (!e) return testing::AssertionFailure() << "no colflow::error thrown";
   if (std::find(kinds.begin(), kinds.end(), e->kind) == kinds.end())
-    return testing::AssertionFailure() << "unexpected " << errc_name(e->kind) << ": "
-                                       << e->message;
+    return testing::AssertionFailure() << "unexpected " << errc_name(e->kind) << ": " << e->message;
   return testing::AssertionSuccess();
 }
 
@@ -371,9 +383,9 @@ TEST_P(StoreTruncationTest, RejectsIndexTruncatedAtEveryLength) {
                                {"columns.idx", "shorter than its 64-byte header"}))
             << "length " << length;
       } else {
-        ASSERT_TRUE(fails_with(open_it, errc::corrupt_index,
-                               {"columns.idx", std::to_string(length) + " bytes, expected " +
-                                                   std::to_string(full)}))
+        ASSERT_TRUE(fails_with(
+            open_it, errc::corrupt_index,
+            {"columns.idx", std::to_string(length) + " bytes, expected " + std::to_string(full)}))
             << "length " << length;
       }
     }
@@ -409,8 +421,8 @@ TEST_P(StoreFrameDamageTest, FlippedByteFailsOnlyThatColumnsChecksum) {
     const std::size_t other = (j + 1) % entries.size();
     for (std::uint64_t pos = e.offset; pos < e.offset + e.frame_size; ++pos) {
       for (const unsigned char mask : {std::uint8_t{0x01}, std::uint8_t{0xFF}}) {
-        SCOPED_TRACE("column " + std::to_string(j) + ", byte " + std::to_string(pos) +
-                     " xor " + std::to_string(mask));
+        SCOPED_TRACE("column " + std::to_string(j) + ", byte " + std::to_string(pos) + " xor " +
+                     std::to_string(mask));
         ASSERT_TRUE(flipper.flip(pos, mask));
         ++flips;
         {
@@ -442,8 +454,7 @@ TEST_P(StoreFrameDamageTest, FlippedByteFailsOnlyThatColumnsChecksum) {
           } else if (result) {
             ++decode_errors;
             ASSERT_EQ(result->kind, errc::corrupt_frame) << result->message;
-            ASSERT_NE(result->message.find("column " + std::to_string(j) + ":"),
-                      std::string::npos)
+            ASSERT_NE(result->message.find("column " + std::to_string(j) + ":"), std::string::npos)
                 << result->message;
             ASSERT_NE(result->message.find("columns.dat"), std::string::npos) << result->message;
           }
@@ -535,8 +546,7 @@ TEST_F(StoreMalformedTest, RejectsLastFrameEndingPastEndOfFile) {
   const fs::path p = fresh("past-end");
   const std::uint64_t data_size = fs::file_size(dat_of(p));
   const std::size_t last = store_columns - 1;
-  rewrite_index_entry(p, last, frame_size_field,
-                      index_entry_field(p, last, frame_size_field) + 1);
+  rewrite_index_entry(p, last, frame_size_field, index_entry_field(p, last, frame_size_field) + 1);
   EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
                          {"columns.idx", "entry " + std::to_string(last) + ":",
                           "past the data file size " + std::to_string(data_size)}));
@@ -550,9 +560,9 @@ TEST_F(StoreMalformedTest, RejectsFrameSizeWrappingAround) {
     rewrite_index_entry(p, j, frame_size_field,
                         std::numeric_limits<std::uint64_t>::max() - offset + 10);
     for (access_mode access : {access_mode::mmap, access_mode::pread})
-      EXPECT_TRUE(fails_with(opening(p, {access, false}), errc::corrupt_index,
-                             {"columns.idx", "entry " + std::to_string(j) + ":",
-                              "past the data file size"}))
+      EXPECT_TRUE(fails_with(
+          opening(p, {access, false}), errc::corrupt_index,
+          {"columns.idx", "entry " + std::to_string(j) + ":", "past the data file size"}))
           << "entry " << j;
   }
 }
@@ -608,8 +618,8 @@ TEST_F(StoreMalformedTest, RejectsFramesOutOfOrder) {
 
 TEST_F(StoreMalformedTest, RejectsWrongDecodedSize) {
   const std::uint64_t right = genotype_column_bytes(genotype_rows);
-  for (std::uint64_t wrong : {right - 1, right + 1, std::uint64_t{0},
-                              std::numeric_limits<std::uint64_t>::max()}) {
+  for (std::uint64_t wrong :
+       {right - 1, right + 1, std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max()}) {
     const fs::path p = fresh("decoded" + std::to_string(wrong));
     rewrite_index_entry(p, 1, decoded_size_field, wrong);
     EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
@@ -650,9 +660,9 @@ TEST_F(StoreMalformedTest, RejectsShuffleFlagOnGenotypeColumn) {
 TEST_F(StoreMalformedTest, RejectsObservedCountAboveRows) {
   const fs::path p = fresh("observed");
   rewrite_index_entry(p, 2, observed_count_field, genotype_rows + 1);
-  EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
-                         {"columns.idx", "entry 2:", "Observed_Count " +
-                                                         std::to_string(genotype_rows + 1)}));
+  EXPECT_TRUE(fails_with(
+      opening(p), errc::corrupt_index,
+      {"columns.idx", "entry 2:", "Observed_Count " + std::to_string(genotype_rows + 1)}));
 }
 
 TEST_F(StoreMalformedTest, RejectsNegativeOrInfiniteSD) {
@@ -675,9 +685,9 @@ TEST_F(StoreMalformedTest, RejectsUncompressedFrameOfWrongSize) {
   ASSERT_EQ(size, float_rows * 8);
   for (std::uint64_t wrong : {size - 1, size + 1}) {
     rewrite_index_entry(p, 1, frame_size_field, wrong);
-    EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
-                           {"columns.idx", "entry 1:", "uncompressed frame of " +
-                                                           std::to_string(wrong) + " bytes"}));
+    EXPECT_TRUE(fails_with(
+        opening(p), errc::corrupt_index,
+        {"columns.idx", "entry 1:", "uncompressed frame of " + std::to_string(wrong) + " bytes"}));
   }
 }
 
@@ -700,9 +710,9 @@ TEST_F(StoreMalformedTest, RejectsTrailingBytesAfterLastFrame) {
   const std::uint64_t size = dat.size();
   dat.resize(dat.size() + 10, '\0');
   test::write_file(dat_of(p), dat);
-  EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
-                         {"columns.idx", "end at " + std::to_string(size),
-                          std::to_string(size + 10) + " bytes"}));
+  EXPECT_TRUE(fails_with(
+      opening(p), errc::corrupt_index,
+      {"columns.idx", "end at " + std::to_string(size), std::to_string(size + 10) + " bytes"}));
 }
 
 // ==== Damaged headers, byte by byte
@@ -715,8 +725,8 @@ TEST_F(StoreMalformedTest, RejectsEveryFlippedDataHeaderByte) {
       auto dat = original;
       dat[pos] = static_cast<char>(dat[pos] ^ mask);
       test::write_file(dat_of(p), dat);
-      ASSERT_TRUE(fails_with_any(opening(p), {errc::bad_magic, errc::unsupported_version,
-                                              errc::corrupt_header}))
+      ASSERT_TRUE(fails_with_any(
+          opening(p), {errc::bad_magic, errc::unsupported_version, errc::corrupt_header}))
           << "byte " << pos << " xor " << int{mask};
     }
   }
@@ -810,8 +820,8 @@ TEST_F(StoreMalformedTest, RejectsReservedIndexHeaderFlags) {
   for (std::uint64_t flags : {0x1u, 0x80000000u}) {
     const fs::path p = fresh("idx-flags" + std::to_string(flags));
     rewrite_index_header(p, header_flags_pos, flags, 4);
-    EXPECT_TRUE(fails_with(opening(p), errc::corrupt_header,
-                           {"reserved", "Header_Flags", "columns.idx"}));
+    EXPECT_TRUE(
+        fails_with(opening(p), errc::corrupt_header, {"reserved", "Header_Flags", "columns.idx"}));
   }
 }
 
@@ -819,8 +829,8 @@ TEST_F(StoreMalformedTest, RejectsReservedDataHeaderFlags) {
   for (std::uint64_t flags : {0x1u, 0x80000000u}) {
     const fs::path p = fresh("dat-flags" + std::to_string(flags));
     rewrite_data_header(p, header_flags_pos, flags, 4);
-    EXPECT_TRUE(fails_with(opening(p), errc::corrupt_header,
-                           {"reserved", "Header_Flags", "columns.dat"}));
+    EXPECT_TRUE(
+        fails_with(opening(p), errc::corrupt_header, {"reserved", "Header_Flags", "columns.dat"}));
   }
 }
 
@@ -936,9 +946,9 @@ TEST_F(StoreMalformedTest, RejectsSamplesFileMissingALine) {
   lines.erase(lines.begin() + 5);
   write_lines(p / "samples.tsv", lines);
   const store s = store::open(p);  // text files are read on demand
-  EXPECT_TRUE(fails_with([&] { (void)s.samples(); }, errc::mismatched_store,
-                         {"samples.tsv", std::to_string(genotype_rows - 1),
-                          std::to_string(genotype_rows)}));
+  EXPECT_TRUE(fails_with(
+      [&] { (void)s.samples(); }, errc::mismatched_store,
+      {"samples.tsv", std::to_string(genotype_rows - 1), std::to_string(genotype_rows)}));
 }
 
 TEST_F(StoreMalformedTest, RejectsSamplesFileWithAnExtraLine) {
@@ -956,8 +966,8 @@ TEST_F(StoreMalformedTest, RejectsSamplesFileWithAnExtraField) {
   lines[4] += "\textra";  // line 5 of the file
   write_lines(p / "samples.tsv", lines);
   const store s = store::open(p);
-  EXPECT_TRUE(fails_with([&] { (void)s.samples(); }, errc::mismatched_store,
-                         {"samples.tsv", "line 5"}));
+  EXPECT_TRUE(
+      fails_with([&] { (void)s.samples(); }, errc::mismatched_store, {"samples.tsv", "line 5"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsColumnsFileWithAnExtraField) {
@@ -967,8 +977,8 @@ TEST_F(StoreMalformedTest, RejectsColumnsFileWithAnExtraField) {
   lines[2] += "\textra";  // line 3 of the file
   write_lines(p / "columns.tsv", lines);
   const store s = store::open(p);
-  EXPECT_TRUE(fails_with([&] { (void)s.columns(); }, errc::mismatched_store,
-                         {"columns.tsv", "line 3"}));
+  EXPECT_TRUE(
+      fails_with([&] { (void)s.columns(); }, errc::mismatched_store, {"columns.tsv", "line 3"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsColumnsFileWithTwoExtraFields) {
@@ -977,8 +987,8 @@ TEST_F(StoreMalformedTest, RejectsColumnsFileWithTwoExtraFields) {
   lines[2] += "\textra\tmore";
   write_lines(p / "columns.tsv", lines);
   const store s = store::open(p);
-  EXPECT_TRUE(fails_with([&] { (void)s.columns(); }, errc::mismatched_store,
-                         {"columns.tsv", "line 3"}));
+  EXPECT_TRUE(
+      fails_with([&] { (void)s.columns(); }, errc::mismatched_store, {"columns.tsv", "line 3"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsColumnsFileWithAMissingField) {
@@ -987,8 +997,8 @@ TEST_F(StoreMalformedTest, RejectsColumnsFileWithAMissingField) {
   lines[2] = lines[2].substr(0, lines[2].rfind('\t'));
   write_lines(p / "columns.tsv", lines);
   const store s = store::open(p);
-  EXPECT_TRUE(fails_with([&] { (void)s.columns(); }, errc::mismatched_store,
-                         {"columns.tsv", "line 3"}));
+  EXPECT_TRUE(
+      fails_with([&] { (void)s.columns(); }, errc::mismatched_store, {"columns.tsv", "line 3"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsMissingSamplesFile) {
@@ -1032,9 +1042,9 @@ TEST_F(StoreMalformedTest, WriterRefusesExistingStoreWithoutOverwrite) {
 TEST_F(StoreMalformedTest, WriterRefusesExistingEmptyDirectoryWithoutOverwrite) {
   const fs::path p = dir_ / "empty";
   fs::create_directory(p);
-  EXPECT_TRUE(fails_with(
-      [&] { store_writer w(p, float_options(5, false), test::numbered_samples(5)); },
-      errc::already_exists, {p.string()}));
+  EXPECT_TRUE(
+      fails_with([&] { store_writer w(p, float_options(5, false), test::numbered_samples(5)); },
+                 errc::already_exists, {p.string()}));
 }
 
 TEST_F(StoreMalformedTest, OverwriteKeepsOldStoreIntactUntilFinish) {
@@ -1088,9 +1098,9 @@ TEST_F(StoreMalformedTest, OverwriteRefusesDirectoryThatIsNotAStore) {
   const fs::path home = dir_ / "home";
   fs::create_directory(home);
   test::write_file(home / "notes.txt", {'k', 'e', 'e', 'p'});
-  EXPECT_TRUE(fails_with(
-      [&] { store_writer w(home, float_options(5, true), test::numbered_samples(5)); },
-      errc::already_exists, {home.string(), "not a colflow store"}));
+  EXPECT_TRUE(
+      fails_with([&] { store_writer w(home, float_options(5, true), test::numbered_samples(5)); },
+                 errc::already_exists, {home.string(), "not a colflow store"}));
   EXPECT_EQ(listing(home), std::set<std::string>{"notes.txt"});
   EXPECT_EQ(test::read_file(home / "notes.txt"), (std::vector<char>{'k', 'e', 'e', 'p'}));
   EXPECT_EQ(listing(dir_.path()), (std::set<std::string>{"home", "pristine"}));
@@ -1099,9 +1109,9 @@ TEST_F(StoreMalformedTest, OverwriteRefusesDirectoryThatIsNotAStore) {
 TEST_F(StoreMalformedTest, OverwriteRefusesRegularFile) {
   const fs::path file = dir_ / "file.cf";
   test::write_file(file, {'x'});
-  EXPECT_TRUE(fails_with(
-      [&] { store_writer w(file, float_options(5, true), test::numbered_samples(5)); },
-      errc::already_exists, {file.string()}));
+  EXPECT_TRUE(
+      fails_with([&] { store_writer w(file, float_options(5, true), test::numbered_samples(5)); },
+                 errc::already_exists, {file.string()}));
   EXPECT_EQ(test::read_file(file), std::vector<char>{'x'});
 }
 

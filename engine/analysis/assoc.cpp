@@ -1,15 +1,14 @@
 #include "colflow/analysis/assoc.hpp"
 
-#include "colflow/kernels/genotype_kernels.hpp"
-
-#include <Eigen/Cholesky>
-#include <boost/math/special_functions/beta.hpp>
 #include <tbb/parallel_for.h>
 
+#include <Eigen/Cholesky>
 #include <algorithm>
+#include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 
 #include "colflow/error.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
 
 namespace colflow {
 namespace {
@@ -72,10 +71,9 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
       n += use;
     }
     if (n == 0)
-      throw error(errc::invalid_argument,
-                  "phenotype " + ph.names[static_cast<std::size_t>(p)] +
-                      " has no selected sample with a value" +
-                      (nc ? " and every covariate" : ""));
+      throw error(errc::invalid_argument, "phenotype " + ph.names[static_cast<std::size_t>(p)] +
+                                              " has no selected sample with a value" +
+                                              (nc ? " and every covariate" : ""));
     // Phenotypes are few: a linear search for one with the same samples is enough.
     std::size_t at = 0;
     while (at < groups.size() && groups[at].in != in) ++at;
@@ -138,7 +136,8 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
 // which made p-values a third of a scan's time) to about 1e-15 relative.
 double two_sided_p(double t, double df) {
   if (!std::isfinite(t)) return 0.0;
-  using double_precision = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+  using double_precision =
+      boost::math::policies::policy<boost::math::policies::promote_double<false>>;
   const double t2 = t * t;
   // For small t, 1 - I_{t²/(df+t²)}(1/2, df/2) keeps the precision that df/(df+t²) ≈ 1 loses.
   if (t2 < df) return boost::math::ibetac(0.5, df / 2.0, t2 / (df + t2), double_precision{});
@@ -245,10 +244,14 @@ void test_column(const sample_group& g, const column_sums& s, assoc_result* out)
 
 std::string_view assoc_status_name(assoc_status s) noexcept {
   switch (s) {
-    case assoc_status::ok: return ".";
-    case assoc_status::constant: return "CONST_COLUMN";
-    case assoc_status::too_few_samples: return "TOO_FEW_SAMPLES";
-    case assoc_status::collinear: return "COLLINEAR";
+    case assoc_status::ok:
+      return ".";
+    case assoc_status::constant:
+      return "CONST_COLUMN";
+    case assoc_status::too_few_samples:
+      return "TOO_FEW_SAMPLES";
+    case assoc_status::collinear:
+      return "COLLINEAR";
   }
   return "?";
 }
@@ -264,8 +267,7 @@ assoc_summary linear_association(const store& s, const selection& sel,
     throw error(errc::invalid_argument, s.path().string() +
                                             ": phenotypes, covariates and selection must have "
                                             "one row per sample of the store");
-  if (phenotypes.values.cols() == 0)
-    throw error(errc::invalid_argument, "no phenotype to test");
+  if (phenotypes.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
   std::vector<sample_group> groups = make_groups(sel, phenotypes, covariates);
 
   assoc_summary summary;
@@ -330,7 +332,8 @@ assoc_summary linear_association(const store& s, const selection& sel,
   // share of a block dwarfs the cost of meeting at its end.
   constexpr std::size_t tile = 4;
   const std::size_t bytes = genotype_column_bytes(rows);
-  const std::size_t block = std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256) / tile * tile;
+  const std::size_t block =
+      std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256) / tile * tile;
   std::vector<std::uint8_t> codes(block * bytes);
   std::vector<std::size_t> block_columns(block), block_positions(block);
   std::vector<assoc_result> results(block * np);

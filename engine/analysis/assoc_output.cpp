@@ -72,9 +72,9 @@ assoc_sink assoc_writer::sink() {
 
 void assoc_writer::add(std::size_t, std::size_t column, std::span<const assoc_result> results) {
   if (results.size() != impl_->tables.size())
-    throw error(errc::invalid_argument,
-                "assoc_writer: " + std::to_string(results.size()) + " results for " +
-                    std::to_string(impl_->tables.size()) + " phenotypes");
+    throw error(errc::invalid_argument, "assoc_writer: " + std::to_string(results.size()) +
+                                            " results for " + std::to_string(impl_->tables.size()) +
+                                            " phenotypes");
   impl_->pending.insert(impl_->pending.end(), results.begin(), results.end());
   impl_->pending_columns.push_back(column);
   if (impl_->pending_columns.size() == impl::batch) impl_->write_pending();

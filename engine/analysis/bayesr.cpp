@@ -8,17 +8,23 @@
 #include <string>
 
 #include "analysis/bayesr_checkpoint_internal.hpp"
+#include "analysis/random_draws_internal.hpp"
+#include "analysis/standardized_columns_internal.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
-#include "analysis/random_draws_internal.hpp"
-#include "analysis/standardized_columns_internal.hpp"
 
 namespace colflow {
 namespace {
 
 // What each random sequence is for (the purpose tag of detail::random_draws).
-enum draw_purpose : std::uint8_t { visit_order = 1, intercept = 2, column_effect = 3, variances = 4, weights = 5 };
+enum draw_purpose : std::uint8_t {
+  visit_order = 1,
+  intercept = 2,
+  column_effect = 3,
+  variances = 4,
+  weights = 5
+};
 
 }  // namespace
 
@@ -29,7 +35,8 @@ void check_bayesr_options(const bayesr_options& o) {
     bad("bayesr: the burn-in (" + std::to_string(o.burnin) + ") must be shorter than the chain (" +
         std::to_string(o.iterations) + " iterations)");
   if (o.thin == 0) bad("bayesr: --thin must be at least 1");
-  if (o.mixture.empty() || o.mixture.size() > 254) bad("bayesr: the mixture needs 1 to 254 non-zero classes");
+  if (o.mixture.empty() || o.mixture.size() > 254)
+    bad("bayesr: the mixture needs 1 to 254 non-zero classes");
   for (std::size_t k = 0; k < o.mixture.size(); ++k) {
     if (!(o.mixture[k] > 0.0) || !std::isfinite(o.mixture[k]))
       bad("bayesr: mixture variances must be positive and finite");
@@ -38,7 +45,8 @@ void check_bayesr_options(const bayesr_options& o) {
   if (!(o.dirichlet_alpha > 0.0) || !std::isfinite(o.dirichlet_alpha))
     bad("bayesr: the Dirichlet prior must be positive");
   for (double v : {o.sigma2_g_df, o.sigma2_g_scale, o.sigma2_e_df, o.sigma2_e_scale})
-    if (!(v > 0.0) || !std::isfinite(v)) bad("bayesr: prior degrees of freedom and scales must be positive");
+    if (!(v > 0.0) || !std::isfinite(v))
+      bad("bayesr: prior degrees of freedom and scales must be positive");
   if ((o.checkpoint_every > 0 || o.resume) && o.checkpoint.empty())
     bad("bayesr: checkpoints need a checkpoint path");
 }
@@ -50,7 +58,9 @@ namespace {
 std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_t>& used,
                              const std::vector<double>& y, const bayesr_options& o) {
   std::string bytes = "colflow bayesr 1";
-  const auto put = [&](const auto& v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  const auto put = [&](const auto& v) {
+    bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+  };
   put(used.size());
   put(sel.columns.size());
   for (std::size_t c : sel.columns) put(c);
@@ -60,7 +70,9 @@ std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_
   put(o.burnin);
   put(o.thin);
   for (double g : o.mixture) put(g);
-  for (double v : {o.dirichlet_alpha, o.sigma2_g_df, o.sigma2_g_scale, o.sigma2_e_df, o.sigma2_e_scale}) put(v);
+  for (double v :
+       {o.dirichlet_alpha, o.sigma2_g_df, o.sigma2_g_scale, o.sigma2_e_df, o.sigma2_e_scale})
+    put(v);
   return checksum64(std::as_bytes(std::span(bytes)));
 }
 
@@ -68,11 +80,20 @@ std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_
 // pass; the other parameters are drawn between passes.
 class sampler {
  public:
-  sampler(detail::bayesr_state& state, const bayesr_options& o, const std::vector<std::uint8_t>& used,
-          const std::vector<double>& y, std::size_t n)
-      : st_(state), o_(o), used_(used), y_(y), n_(static_cast<double>(n)), a_(n_ - 1.0),
-        classes_(o.mixture.size() + 1), log_const_(classes_), quad_(classes_), shrink_(classes_),
-        spread_(classes_), weight_(classes_) {}
+  sampler(detail::bayesr_state& state, const bayesr_options& o,
+          const std::vector<std::uint8_t>& used, const std::vector<double>& y, std::size_t n)
+      : st_(state),
+        o_(o),
+        used_(used),
+        y_(y),
+        n_(static_cast<double>(n)),
+        a_(n_ - 1.0),
+        classes_(o.mixture.size() + 1),
+        log_const_(classes_),
+        quad_(classes_),
+        shrink_(classes_),
+        spread_(classes_),
+        weight_(classes_) {}
 
   // Starts iteration t (1-based): draws μ and prepares each class's constants.
   void begin(std::uint64_t t) {
@@ -145,10 +166,12 @@ class sampler {
     const double g_df = o_.sigma2_g_df + nonzero, e_df = o_.sigma2_e_df + n_;
     st_.sigma2_g = d.scaled_inverse_chi_square(
         g_df, (nonzero * beta_squares + o_.sigma2_g_df * o_.sigma2_g_scale) / g_df);
-    st_.sigma2_e = d.scaled_inverse_chi_square(e_df, (ee + o_.sigma2_e_df * o_.sigma2_e_scale) / e_df);
+    st_.sigma2_e =
+        d.scaled_inverse_chi_square(e_df, (ee + o_.sigma2_e_df * o_.sigma2_e_scale) / e_df);
     detail::random_draws w(o_.seed, weights, t_, 0);
     double total = 0;
-    for (std::size_t k = 0; k < classes_; ++k) total += (st_.pi[k] = w.gamma(counts[k] + o_.dirichlet_alpha));
+    for (std::size_t k = 0; k < classes_; ++k)
+      total += (st_.pi[k] = w.gamma(counts[k] + o_.dirichlet_alpha));
     for (double& p : st_.pi) p /= total;
     st_.iteration = t_;
     // h² as GCTB reports it: the variance of the genetic values Zβ over the phenotype's.
@@ -220,8 +243,9 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     state = detail::read_bayesr_checkpoint(o.checkpoint, fingerprint, rows, m, classes);
     if (state.iteration > o.iterations)
       throw error(errc::invalid_argument,
-                  o.checkpoint.string() + ": the checkpoint is at iteration " + std::to_string(state.iteration) +
-                      ", past --iterations " + std::to_string(o.iterations));
+                  o.checkpoint.string() + ": the checkpoint is at iteration " +
+                      std::to_string(state.iteration) + ", past --iterations " +
+                      std::to_string(o.iterations));
     result.resumed_from = state.iteration;
   } else {
     state.fingerprint = fingerprint;
@@ -252,14 +276,16 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     bool nothing_to_decode = z.genotype();
     for (std::size_t j : sel.columns)
       if (nothing_to_decode && s.entry(j).codec != codec_id::none) nothing_to_decode = false;
-    result.execution = nothing_to_decode ? bayesr_execution::sequential : bayesr_execution::pipelined;
+    result.execution =
+        nothing_to_decode ? bayesr_execution::sequential : bayesr_execution::pipelined;
   }
   const bool in_memory = result.execution == bayesr_execution::in_memory;
   Eigen::MatrixXd matrix;
   if (in_memory) matrix.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(m));
   stream.run(sel.columns, [&](const column_view<double>& v) {
     z.learn(v.position, v);
-    if (in_memory) z.values(v.position, v, matrix.col(static_cast<Eigen::Index>(v.position)).data());
+    if (in_memory)
+      z.values(v.position, v, matrix.col(static_cast<Eigen::Index>(v.position)).data());
     return true;
   });
   result.columns = z.stats();
@@ -269,7 +295,9 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
 
   sampler chain(state, o, used, y, n);
   std::vector<std::size_t> order(visited.size()), order_columns(visited.size());
-  const auto e_map = [&] { return Eigen::Map<Eigen::VectorXd>(state.residual.data(), static_cast<Eigen::Index>(rows)); };
+  const auto e_map = [&] {
+    return Eigen::Map<Eigen::VectorXd>(state.residual.data(), static_cast<Eigen::Index>(rows));
+  };
   const auto chain_start = std::chrono::steady_clock::now();
   while (state.iteration < o.iterations) {
     const std::uint64_t t = state.iteration + 1;
@@ -290,10 +318,12 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
         const double delta = chain.update(p, col.dot(e));
         if (delta != 0.0) e -= delta * col;
       }
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       result.seconds += secs;
       result.compute_busy_seconds += secs;
-      if (analysis.progress) analysis.progress(label, pass_progress{order.size(), order.size(), 0, secs});
+      if (analysis.progress)
+        analysis.progress(label, pass_progress{order.size(), order.size(), 0, secs});
     } else {
       for (std::size_t i = 0; i < order.size(); ++i) order_columns[i] = sel.columns[order[i]];
       const column_kernel<double> kernel = [&](const column_view<double>& v) {
@@ -310,8 +340,7 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     }
     chain.end(visited);
     ++result.iterations_run;
-    if (o.on_iteration)
-      o.on_iteration(t, o.iterations, chain.h2);
+    if (o.on_iteration) o.on_iteration(t, o.iterations, chain.h2);
     if ((o.checkpoint_every > 0 && t % o.checkpoint_every == 0) ||
         (!o.checkpoint.empty() && t == o.iterations))
       detail::write_bayesr_checkpoint(o.checkpoint, state);
@@ -334,7 +363,8 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
       const double mean = state.beta_sum[p] / ps;
       result.beta_mean[p] = mean;
       if (ps > 1)
-        result.beta_sd[p] = std::sqrt(std::max(0.0, (state.beta_square_sum[p] - ps * mean * mean) / (ps - 1.0)));
+        result.beta_sd[p] =
+            std::sqrt(std::max(0.0, (state.beta_square_sum[p] - ps * mean * mean) / (ps - 1.0)));
     }
   return result;
 }

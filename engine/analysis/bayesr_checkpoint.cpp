@@ -1,5 +1,3 @@
-#include "analysis/bayesr_checkpoint_internal.hpp"
-
 #include <fcntl.h>
 
 #include <bit>
@@ -8,6 +6,7 @@
 #include <string>
 #include <system_error>
 
+#include "analysis/bayesr_checkpoint_internal.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
@@ -27,10 +26,10 @@ constexpr std::size_t header_bytes = 64;  // magic, version, classes, six u64 fi
 constexpr std::size_t trace_row_bytes(std::size_t k) { return 8 + 5 * 8 + 8 + 8 * k; }
 
 std::size_t body_bytes(std::size_t rows, std::size_t m, std::size_t k, std::size_t trace_rows) {
-  return 8 * (3 + k)            // mu, sigma2_g, sigma2_e, pi
-         + m * (8 + 1)          // beta, component
-         + 8 * rows             // residual
-         + m * (8 + 8 + 8)      // included, beta_sum, beta_square_sum
+  return 8 * (3 + k)        // mu, sigma2_g, sigma2_e, pi
+         + m * (8 + 1)      // beta, component
+         + 8 * rows         // residual
+         + m * (8 + 8 + 8)  // included, beta_sum, beta_square_sum
          + trace_rows * trace_row_bytes(k);
 }
 
@@ -139,7 +138,8 @@ bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint
   std::uint64_t recorded;
   std::memcpy(&recorded, bytes.data() + bytes.size() - 8, 8);
   if (checksum64(std::as_bytes(std::span(bytes.data(), bytes.size() - 8))) != recorded)
-    throw error(errc::checksum_mismatch, name + ": the checkpoint is damaged or truncated (checksum mismatch)");
+    throw error(errc::checksum_mismatch,
+                name + ": the checkpoint is damaged or truncated (checksum mismatch)");
 
   bayesr_state st;
   const auto k = r.get<std::uint32_t>();
@@ -155,10 +155,12 @@ bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint
     throw error(errc::corrupt_header, name + ": checkpoint sizes do not match its length");
   if (st.fingerprint != fingerprint)
     throw error(errc::invalid_argument,
-                name + ": the checkpoint belongs to another run (a different store, selection, "
-                       "phenotype, seed, priors, mixture, burn-in or thinning)");
+                name +
+                    ": the checkpoint belongs to another run (a different store, selection, "
+                    "phenotype, seed, priors, mixture, burn-in or thinning)");
   if (n != rows || m != columns || k != classes)
-    throw error(errc::invalid_argument, name + ": the checkpoint's dimensions differ from this run's");
+    throw error(errc::invalid_argument,
+                name + ": the checkpoint's dimensions differ from this run's");
   st.mu = r.get<double>();
   st.sigma2_g = r.get<double>();
   st.sigma2_e = r.get<double>();

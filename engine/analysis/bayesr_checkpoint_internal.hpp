@@ -18,10 +18,10 @@ struct bayesr_state {
   std::uint64_t fingerprint = 0;  // of the data and settings the chain depends on
   std::uint64_t iteration = 0;    // iterations completed
   double mu = 0, sigma2_g = 0, sigma2_e = 0;
-  std::vector<double> pi;                // per class, the zero class first
-  std::vector<double> beta;              // per selected column (standardised scale)
-  std::vector<std::uint8_t> component;   // per selected column: its class
-  std::vector<double> residual;          // per store row: y − μ − Zβ on used rows, 0 elsewhere
+  std::vector<double> pi;               // per class, the zero class first
+  std::vector<double> beta;             // per selected column (standardised scale)
+  std::vector<std::uint8_t> component;  // per selected column: its class
+  std::vector<double> residual;         // per store row: y − μ − Zβ on used rows, 0 elsewhere
   // Posterior accumulators over the kept iterations after burn-in.
   std::uint64_t posterior_samples = 0;
   std::vector<std::uint64_t> included;

@@ -25,9 +25,10 @@ bayesr_summary summarize(const bayesr_result& r) {
   const double kept = static_cast<double>(s.kept);
   s.h2_mean = h2_sum / kept;
   // The one-pass variance can come out a rounding error below zero when every h² is equal.
-  s.h2_sd = s.kept > 1
-                ? std::sqrt(std::max(0.0, (h2_squares - kept * s.h2_mean * s.h2_mean) / (kept - 1.0)))
-                : 0.0;
+  s.h2_sd =
+      s.kept > 1
+          ? std::sqrt(std::max(0.0, (h2_squares - kept * s.h2_mean * s.h2_mean) / (kept - 1.0)))
+          : 0.0;
   s.nonzero_mean = nonzero_sum / kept;
   return s;
 }
@@ -35,7 +36,8 @@ bayesr_summary summarize(const bayesr_result& r) {
 bayesr_per_unit_effects per_unit_effects(const bayesr_result& r) {
   const std::size_t m = r.columns.size();
   if (r.beta_mean.size() != m || r.beta_sd.size() != m)
-    throw error(errc::invalid_argument, "per_unit_effects: the result's effects and columns differ");
+    throw error(errc::invalid_argument,
+                "per_unit_effects: the result's effects and columns differ");
   bayesr_per_unit_effects e;
   e.beta_mean.resize(m);
   e.beta_sd.resize(m);
@@ -62,9 +64,12 @@ bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_res
   const bayesr_files files = bayesr_output_files(prefix);
 
   tsv_writer trace(files.trace, digits);
-  for (const char* h : {"ITER", "MU", "SIGMA2_G", "SIGMA2_E", "H2", "VAR_G", "NONZERO"}) trace.text(h);
+  for (const char* h : {"ITER", "MU", "SIGMA2_G", "SIGMA2_E", "H2", "VAR_G", "NONZERO"})
+    trace.text(h);
   // A chain whose thinning kept nothing still names its classes in the header.
-  const std::size_t classes = r.classes > 0 ? r.classes : r.trace.empty() ? 0 : r.trace[0].pi.size();
+  const std::size_t classes = r.classes > 0     ? r.classes
+                              : r.trace.empty() ? 0
+                                                : r.trace[0].pi.size();
   for (std::size_t k = 0; k < classes; ++k) trace.text("PI_" + std::to_string(k));
   trace.end_line();
   for (const bayesr_sample& t : r.trace) {
@@ -81,7 +86,11 @@ bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_res
                        {"ID", "A1", "PIP", "BETA", "BETA_SD", "BETA_PER_UNIT", "BETA_PER_UNIT_SD"});
   for (std::size_t p = 0; p < selected.size(); ++p) {
     const column_info& c = columns[selected[p]];
-    effects.text(c.id).text(c.a1).number(r.inclusion[p]).number(r.beta_mean[p]).number(r.beta_sd[p]);
+    effects.text(c.id)
+        .text(c.a1)
+        .number(r.inclusion[p])
+        .number(r.beta_mean[p])
+        .number(r.beta_sd[p]);
     effects.number(unit.beta_mean[p]).number(unit.beta_sd[p]);
     effects.end_line();
   }

@@ -1,20 +1,20 @@
 #include "colflow/analysis/pca.hpp"
 
 #include <Random123/philox.h>
-#include <Random123/uniform.hpp>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
+#include <Random123/uniform.hpp>
 #include <cmath>
 #include <numbers>
 
+#include "analysis/selected_stats_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
 #include "kernels/dense_kernels_internal.hpp"
-#include "analysis/selected_stats_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -32,11 +32,11 @@ class sketch_entries {
   void fill(std::size_t j, Eigen::Ref<Eigen::RowVectorXd, 0, Eigen::InnerStride<>> out) const {
     const auto l = out.size();
     for (Eigen::Index c = 0; c < l; c += 2) {
-      const auto r = philox_(
-          r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(j),
-                                      static_cast<std::uint32_t>(std::uint64_t(j) >> 32),
-                                      static_cast<std::uint32_t>(c / 2), 0x5ca1ab1e}},
-          key_);
+      const auto r =
+          philox_(r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(j),
+                                              static_cast<std::uint32_t>(std::uint64_t(j) >> 32),
+                                              static_cast<std::uint32_t>(c / 2), 0x5ca1ab1e}},
+                  key_);
       // Box-Muller on two uniforms in (0, 1].
       const double u1 = r123::u01<double>(r[0]), u2 = r123::u01<double>(r[1]);
       const double radius = std::sqrt(-2.0 * std::log(u1));
@@ -125,7 +125,8 @@ void parallel_chunks(Eigen::Index n, Eigen::Index grain, F&& f) {
 pca_result principal_components(const store& s, const selection& sel, const pca_options& pca,
                                 const analysis_options& options) {
   const std::size_t n = sel.rows.size(), m = sel.columns.size(), k = pca.components;
-  if (k == 0) throw error(errc::invalid_argument, "pca: the number of components must be at least 1");
+  if (k == 0)
+    throw error(errc::invalid_argument, "pca: the number of components must be at least 1");
   if (k > n || k > m)
     throw error(errc::invalid_argument,
                 "pca: " + std::to_string(k) + " components asked, but only " + std::to_string(n) +
@@ -147,7 +148,7 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
 
   pca_result result;
   const std::size_t total_passes = 2 + pca.power_iterations;
-  matrix zb(nn, block);          // a block of standardised columns
+  matrix zb(nn, block);  // a block of standardised columns
   matrix y = matrix::Zero(nn, l);
   matrix q, bb(block, l), c = matrix::Zero(l, l), b_all;
   if (pca.loadings) b_all.setZero(static_cast<Eigen::Index>(m), l);
@@ -158,9 +159,10 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
     ++result.passes;
     const std::string label =
         "pca pass " + std::to_string(result.passes) + "/" + std::to_string(total_passes);
-    stream.on_progress(options.progress ? std::function<void(const pass_progress&)>(
-                                              [&](const pass_progress& p) { options.progress(label, p); })
-                                        : nullptr);
+    stream.on_progress(options.progress
+                           ? std::function<void(const pass_progress&)>(
+                                 [&](const pass_progress& p) { options.progress(label, p); })
+                           : nullptr);
     Eigen::Index filled = 0;
     std::size_t first = 0;  // selection position of the block's first column
     stream.run(sel.columns, [&](const column_view<double>& v) {
@@ -178,18 +180,19 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
   // Y += Zb · B for this block (rows split across threads).
   const auto add_product = [&](Eigen::Index cols, const matrix& b) {
     parallel_chunks(nn, 1024, [&](Eigen::Index r0, Eigen::Index rn) {
-      detail::multiply_add(zb.data() + r0, static_cast<std::size_t>(nn), static_cast<std::size_t>(rn),
-                           static_cast<std::size_t>(cols), b.data(), static_cast<std::size_t>(b.rows()),
-                           static_cast<std::size_t>(l), y.data() + r0, static_cast<std::size_t>(nn));
+      detail::multiply_add(zb.data() + r0, static_cast<std::size_t>(nn),
+                           static_cast<std::size_t>(rn), static_cast<std::size_t>(cols), b.data(),
+                           static_cast<std::size_t>(b.rows()), static_cast<std::size_t>(l),
+                           y.data() + r0, static_cast<std::size_t>(nn));
     });
   };
   // Bb = Zbᵀ · Q (block columns split across threads).
   const auto project = [&](Eigen::Index cols) {
     parallel_chunks(cols, 8, [&](Eigen::Index c0, Eigen::Index cn) {
-      detail::transpose_multiply(zb.data() + c0 * nn, static_cast<std::size_t>(nn),
-                                 static_cast<std::size_t>(nn), static_cast<std::size_t>(cn), q.data(),
-                                 static_cast<std::size_t>(nn), static_cast<std::size_t>(l),
-                                 bb.data() + c0, static_cast<std::size_t>(bb.rows()));
+      detail::transpose_multiply(
+          zb.data() + c0 * nn, static_cast<std::size_t>(nn), static_cast<std::size_t>(nn),
+          static_cast<std::size_t>(cn), q.data(), static_cast<std::size_t>(nn),
+          static_cast<std::size_t>(l), bb.data() + c0, static_cast<std::size_t>(bb.rows()));
     });
   };
 

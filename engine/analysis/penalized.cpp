@@ -8,22 +8,19 @@
 #include <string>
 #include <unordered_map>
 
+#include "analysis/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
-#include "analysis/standardized_columns_internal.hpp"
 
 namespace colflow {
 namespace {
 
-double soft_threshold(double x, double t) noexcept {
-  return x > t ? x - t : x < -t ? x + t : 0.0;
-}
+double soft_threshold(double x, double t) noexcept { return x > t ? x - t : x < -t ? x + t : 0.0; }
 
 }  // namespace
 
 penalized_result penalized_regression(const store& s, const selection& sel,
-                                      std::span<const double> phenotype,
-                                      const penalized_options& o,
+                                      std::span<const double> phenotype, const penalized_options& o,
                                       const analysis_options& analysis) {
   const std::size_t rows = s.num_rows(), m = sel.columns.size();
   if (!(o.alpha >= 0.0 && o.alpha <= 1.0))
@@ -53,7 +50,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
     stream.on_progress([&](const pass_progress& p) { analysis.progress(label, p); });
 
   // First pass: each column's statistics and its correlation with the phenotype.
-  std::vector<double> gradient(m, 0.0);  // z_jᵀr / n at the current solution
+  std::vector<double> gradient(m, 0.0);                     // z_jᵀr / n at the current solution
   double r_sum = std::accumulate(r.begin(), r.end(), 0.0);  // for z.dot; kept by the updates
   stream.run(sel.columns, [&](const column_view<double>& v) {
     z.learn(v.position, v);
@@ -71,8 +68,9 @@ penalized_result penalized_regression(const store& s, const selection& sel,
     const std::size_t k = std::max<std::size_t>(1, o.n_lambda);
     const double ratio = o.lambda_min_ratio > 0 ? o.lambda_min_ratio : (n > m ? 1e-4 : 1e-2);
     for (std::size_t i = 0; i < k; ++i)
-      lambdas.push_back(result.lambda_max *
-                        (k == 1 ? 1.0 : std::pow(ratio, static_cast<double>(i) / static_cast<double>(k - 1))));
+      lambdas.push_back(
+          result.lambda_max *
+          (k == 1 ? 1.0 : std::pow(ratio, static_cast<double>(i) / static_cast<double>(k - 1))));
   }
   std::sort(lambdas.begin(), lambdas.end(), std::greater<>());
 
@@ -154,15 +152,17 @@ penalized_result penalized_regression(const store& s, const selection& sel,
       }
     step.nonzero = nonzero.size();
     step.r_squared = 1.0 - rr / yy;
-    step.objective = rr / (2.0 * nd) + lambda * (o.alpha * abs_sum + (1.0 - o.alpha) / 2.0 * sq_sum);
+    step.objective =
+        rr / (2.0 * nd) + lambda * (o.alpha * abs_sum + (1.0 - o.alpha) / 2.0 * sq_sum);
     result.path.push_back(step);
     result.coefficients.push_back(std::move(nonzero));
     previous_lambda = lambda;
     if (analysis.on_step)
-      analysis.on_step("path", loop_progress{k + 1, lambdas.size(), 0,
-                                             std::chrono::duration<double>(
-                                                 std::chrono::steady_clock::now() - path_start)
-                                                 .count()});
+      analysis.on_step(
+          "path",
+          loop_progress{k + 1, lambdas.size(), 0,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - path_start)
+                            .count()});
   }
   return result;
 }
@@ -199,7 +199,8 @@ Eigen::MatrixXd predict(const store& target, const penalized_result& fit, const 
   std::vector<std::size_t> order, position;  // target columns in store order, fitted position
   Eigen::MatrixXd beta = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(fit.columns.size()), k);
   for (Eigen::Index l = 0; l < k; ++l)
-    for (const auto& [p, b] : fit.coefficients[static_cast<std::size_t>(l)]) beta(static_cast<Eigen::Index>(p), l) = b;
+    for (const auto& [p, b] : fit.coefficients[static_cast<std::size_t>(l)])
+      beta(static_cast<Eigen::Index>(p), l) = b;
   std::vector<std::pair<std::size_t, std::size_t>> used;  // (target column, fitted position)
   for (std::size_t p = 0; p < fit.columns.size(); ++p)
     if (match.target[p] != column_match::absent && beta.row(static_cast<Eigen::Index>(p)).any())

@@ -58,8 +58,8 @@ penalized_files write_penalized(const store& s, const selection& sel, const pena
   }
   coef.commit();
   tsv_writer path(files.path, digits);
-  detail::write_header(path,
-                       {"LAMBDA", "NONZERO", "R2", "OBJECTIVE", "SWEEPS", "FULL_PASSES", "CONVERGED"});
+  detail::write_header(
+      path, {"LAMBDA", "NONZERO", "R2", "OBJECTIVE", "SWEEPS", "FULL_PASSES", "CONVERGED"});
   for (const penalized_step& st : fit.path) {
     path.number(st.lambda).integer(st.nonzero).number(st.r_squared).number(st.objective);
     path.integer(st.sweeps).integer(st.full_passes).text(st.converged ? "1" : "0");

@@ -13,8 +13,7 @@ namespace colflow {
 namespace {
 
 bool is_missing(std::string_view v) {
-  return v == "NA" || v == "na" || v == "nan" || v == "NaN" || v == "-9" || v == "-9.0" ||
-         v == ".";
+  return v == "NA" || v == "na" || v == "nan" || v == "NaN" || v == "-9" || v == "-9.0" || v == ".";
 }
 
 // The value of a field, or throws naming the place.
@@ -25,8 +24,8 @@ double parse_value(std::string_view v, const std::filesystem::path& file, std::s
   const char* end = v.data() + v.size();
   const auto [ptr, ec] = std::from_chars(v.data() + (v.front() == '+' ? 1 : 0), end, x);
   if (ec != std::errc{} || ptr != end || !std::isfinite(x))
-    throw error(errc::bad_input, detail::where(file, line) + "'" + std::string(v) +
-                                     "' in column " + name + " is not a number");
+    throw error(errc::bad_input, detail::where(file, line) + "'" + std::string(v) + "' in column " +
+                                     name + " is not a number");
   return x;
 }
 
@@ -44,7 +43,8 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                                 std::span<const std::string> names,
                                 const std::string& default_name) {
   std::unordered_map<std::string, std::size_t> row_of;
-  for (std::size_t i = 0; i < samples.size(); ++i) row_of.emplace(key(samples[i].fid, samples[i].iid), i);
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    row_of.emplace(key(samples[i].fid, samples[i].iid), i);
 
   std::vector<std::string> file_names;
   std::vector<std::size_t> take;  // file value column of each output column
@@ -78,8 +78,9 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
   detail::for_each_record(file, [&](std::size_t line, std::span<const std::string_view> f) {
     if (fields_expected == 0) {
       if (f.size() < 3)
-        throw error(errc::bad_input, detail::where(file, line) + "expected FID, IID and at least "
-                                                               "one value, found " +
+        throw error(errc::bad_input, detail::where(file, line) +
+                                         "expected FID, IID and at least "
+                                         "one value, found " +
                                          std::to_string(f.size()) + " field(s)");
       fields_expected = f.size();
       if (f[0] == "#FID" || f[0] == "FID") {
@@ -98,8 +99,8 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
     ++t.file_samples;
     std::string k = key(f[0], f[1]);
     if (const auto [it, fresh] = seen.emplace(k, line); !fresh)
-      throw error(errc::bad_input, detail::where(file, line) + "sample " + std::string(f[0]) +
-                                       " " + std::string(f[1]) + " is listed again (first on line " +
+      throw error(errc::bad_input, detail::where(file, line) + "sample " + std::string(f[0]) + " " +
+                                       std::string(f[1]) + " is listed again (first on line " +
                                        std::to_string(it->second) + ")");
     const auto row = row_of.find(k);
     // Values are checked even for samples the store does not have: a typo is a typo.

@@ -18,7 +18,8 @@ class random_draws {
   // `purpose` is a small tag (below 256) naming the kind of draw.
   random_draws(std::uint64_t seed, std::uint8_t purpose, std::uint64_t a, std::uint32_t b) noexcept
       : key_{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}},
-        counter_{{purpose, static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(a >> 32), b}} {}
+        counter_{{purpose, static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(a >> 32), b}} {
+  }
 
   // Uniform on the open interval (0, 1) with 53 random bits.
   double uniform() noexcept {

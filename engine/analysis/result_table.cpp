@@ -1,7 +1,6 @@
-#include "analysis/result_table_internal.hpp"
-
 #include <string>
 
+#include "analysis/result_table_internal.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow::detail {

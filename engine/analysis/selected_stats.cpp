@@ -1,5 +1,4 @@
 #include "analysis/selected_stats_internal.hpp"
-
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "colflow/store/store_writer.hpp"
 

@@ -1,16 +1,16 @@
-#include "analysis/standardized_columns_internal.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "colflow/kernels/genotype_kernels.hpp"
+#include "analysis/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
 
 namespace colflow::detail {
 
-phenotype_samples used_samples(const store& s, const selection& sel, std::span<const double> phenotype,
-                               std::size_t minimum, const std::string& what) {
+phenotype_samples used_samples(const store& s, const selection& sel,
+                               std::span<const double> phenotype, std::size_t minimum,
+                               const std::string& what) {
   const std::size_t rows = s.num_rows();
   if (phenotype.size() != rows || sel.row_kept.size() != rows)
     throw error(errc::invalid_argument,
@@ -32,7 +32,8 @@ phenotype_samples used_samples(const store& s, const selection& sel, std::span<c
   for (std::size_t i = 0; i < rows; ++i)
     if (p.used[i]) squares += (phenotype[i] - p.mean) * (phenotype[i] - p.mean);
   p.sd = std::sqrt(squares / static_cast<double>(p.count - 1));
-  if (!(p.sd > 0)) throw error(errc::invalid_argument, what + "the phenotype is constant among the samples used");
+  if (!(p.sd > 0))
+    throw error(errc::invalid_argument, what + "the phenotype is constant among the samples used");
   return p;
 }
 
@@ -41,7 +42,8 @@ standardized_columns::standardized_columns(const store& s, const selection& sel,
     : genotype_(s.type() == value_type::genotype),
       rows_(s.num_rows()),
       used_(std::move(used)),
-      used_count_(static_cast<std::uint64_t>(std::count(used_.begin(), used_.end(), std::uint8_t{1}))),
+      used_count_(
+          static_cast<std::uint64_t>(std::count(used_.begin(), used_.end(), std::uint8_t{1}))),
       statistics_(s, used_),
       stats_(sel.columns.size()),
       z_(genotype_ ? 0 : static_cast<Eigen::Index>(rows_)) {}
@@ -50,7 +52,8 @@ double standardized_columns::dot(std::size_t p, const column_view<double>& v,
                                  const std::vector<double>& r, double r_sum) {
   const column_stats& st = stats_[p];
   if (genotype_) {
-    if (st.observed == used_count_) return (dosage_dot(v.codes, rows_, r.data()) - st.mean * r_sum) / st.sd;
+    if (st.observed == used_count_)
+      return (dosage_dot(v.codes, rows_, r.data()) - st.mean * r_sum) / st.sd;
     double d = 0, called = 0;
     dosage_and_call_sums(v.codes, rows_, r.data(), d, called);
     return (d - st.mean * called) / st.sd;

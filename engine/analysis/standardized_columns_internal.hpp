@@ -8,18 +8,17 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "colflow/kernels/genotype_kernels.hpp"
+#include "analysis/selected_stats_internal.hpp"
 #include "colflow/analysis/selection.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
 #include "colflow/store/store.hpp"
 #include "colflow/stream/column_stream.hpp"
-#include "analysis/selected_stats_internal.hpp"
 
 namespace colflow::detail {
 
@@ -31,8 +30,9 @@ struct phenotype_samples {
   std::size_t count = 0;
   double mean = 0, sd = 0;
 };
-phenotype_samples used_samples(const store& s, const selection& sel, std::span<const double> phenotype,
-                               std::size_t minimum, const std::string& what);
+phenotype_samples used_samples(const store& s, const selection& sel,
+                               std::span<const double> phenotype, std::size_t minimum,
+                               const std::string& what);
 
 class standardized_columns {
  public:
@@ -53,7 +53,8 @@ class standardized_columns {
   // caller keeps: a genotype column with a call for every used sample then needs only the
   // dosage products (half the work). Column updates r −= δz leave the sum unchanged (z sums to
   // zero over the used samples), so a solver computes it once per pass.
-  double dot(std::size_t p, const column_view<double>& v, const std::vector<double>& r, double r_sum);
+  double dot(std::size_t p, const column_view<double>& v, const std::vector<double>& r,
+             double r_sum);
 
   // r −= δ z_p, after dot() on the same view (which standardised a dense column).
   void subtract(std::size_t p, const column_view<double>& v, double delta, std::vector<double>& r);

@@ -12,9 +12,9 @@ void write_stats(const store& s, const selection& sel, std::span<const column_su
                  const std::filesystem::path& file, int digits) {
   detail::check_digits(digits);
   if (summaries.size() != sel.columns.size())
-    throw error(errc::invalid_argument,
-                "write_stats: " + std::to_string(summaries.size()) + " summaries for " +
-                    std::to_string(sel.columns.size()) + " selected columns");
+    throw error(errc::invalid_argument, "write_stats: " + std::to_string(summaries.size()) +
+                                            " summaries for " + std::to_string(sel.columns.size()) +
+                                            " selected columns");
   tsv_writer out(file, digits);
   const bool genotype = s.type() == value_type::genotype;
   if (genotype)

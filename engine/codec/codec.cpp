@@ -1,5 +1,7 @@
 // Adapters from the codec libraries to one-frame compress/decompress. Each adapter checks the
 // library's return codes once per frame and turns any failure into one colflow::error.
+#include "colflow/codec/codec.hpp"
+
 #include <libdeflate.h>
 #include <lz4frame.h>
 #include <lz4hc.h>
@@ -15,7 +17,6 @@
 #include <memory>
 #include <string>
 
-#include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {
@@ -35,9 +36,9 @@ constexpr std::array<codec_traits, 4> codec_table = {{
 void check_level(codec_id codec, int level) {
   const codec_traits& t = traits_of(codec);
   if (level < t.min_level || level > t.max_level)
-    throw error(errc::invalid_argument,
-                std::string(t.name) + " level " + std::to_string(level) + " is outside " +
-                    std::to_string(t.min_level) + ".." + std::to_string(t.max_level));
+    throw error(errc::invalid_argument, std::string(t.name) + " level " + std::to_string(level) +
+                                            " is outside " + std::to_string(t.min_level) + ".." +
+                                            std::to_string(t.max_level));
 }
 
 // ---- zlib: a zlib stream (RFC 1950), written and read by two libraries.
@@ -145,8 +146,9 @@ void zlib_compress_libdeflate(int level, std::span<const std::byte> in,
                               std::vector<std::byte>& out) {
   libdeflate_compressor*& c = deflate_ctx.compressors[static_cast<std::size_t>(level)];
   if (!c) c = libdeflate_alloc_compressor(level);
-  if (!c) throw error(errc::io_error, "libdeflate: cannot create a level " +
-                                          std::to_string(level) + " compressor");
+  if (!c)
+    throw error(errc::io_error,
+                "libdeflate: cannot create a level " + std::to_string(level) + " compressor");
   out.resize(libdeflate_zlib_compress_bound(c, in.size()));
   const std::size_t n = libdeflate_zlib_compress(c, in.data(), in.size(), out.data(), out.size());
   if (n == 0) throw error(errc::io_error, "libdeflate: zlib compression failed");
@@ -172,8 +174,8 @@ void zlib_decompress_libdeflate(std::span<const std::byte> in, std::span<std::by
   std::byte dummy{};
   std::size_t in_used = 0, out_used = 0;
   const libdeflate_result rc = libdeflate_zlib_decompress_ex(
-      deflate_ctx.decompressor, in.data(), in.size(), out.empty() ? &dummy : out.data(),
-      out.size(), &in_used, &out_used);
+      deflate_ctx.decompressor, in.data(), in.size(), out.empty() ? &dummy : out.data(), out.size(),
+      &in_used, &out_used);
   switch (rc) {
     case LIBDEFLATE_SUCCESS:
       if (out_used != out.size())
@@ -181,8 +183,8 @@ void zlib_decompress_libdeflate(std::span<const std::byte> in, std::span<std::by
       if (in_used != in.size()) refused_by_libdeflate(in, out, "bytes after the stream");
       return;
     case LIBDEFLATE_INSUFFICIENT_SPACE:
-      refused_by_libdeflate(in, out, "decodes to more than " + std::to_string(out.size()) +
-                                         " bytes");
+      refused_by_libdeflate(in, out,
+                            "decodes to more than " + std::to_string(out.size()) + " bytes");
     case LIBDEFLATE_BAD_DATA:
     case LIBDEFLATE_SHORT_OUTPUT:
       break;
@@ -231,8 +233,7 @@ void lz4_compress(int level, std::span<const std::byte> in, std::vector<std::byt
   prefs.compressionLevel = level < LZ4HC_CLEVEL_MIN ? 0 : level;
   out.resize(LZ4F_compressFrameBound(in.size(), &prefs));
   const std::size_t n = LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs);
-  if (LZ4F_isError(n))
-    throw error(errc::io_error, std::string("lz4: ") + LZ4F_getErrorName(n));
+  if (LZ4F_isError(n)) throw error(errc::io_error, std::string("lz4: ") + LZ4F_getErrorName(n));
   out.resize(n);
 }
 
@@ -250,9 +251,8 @@ void lz4_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
   std::size_t in_pos = 0, out_pos = 0;
   for (;;) {
     std::size_t out_len = out.size() - out_pos, in_len = in.size() - in_pos;
-    const std::size_t rc =
-        LZ4F_decompress(ctx.dctx, out.data() + out_pos, &out_len, in.data() + in_pos, &in_len,
-                        &options);
+    const std::size_t rc = LZ4F_decompress(ctx.dctx, out.data() + out_pos, &out_len,
+                                           in.data() + in_pos, &in_len, &options);
     if (LZ4F_isError(rc)) corrupt("lz4", LZ4F_getErrorName(rc));
     in_pos += in_len;
     out_pos += out_len;
@@ -307,15 +307,13 @@ void zstd_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
       ZSTD_decompressDCtx(zstd_ctx.dctx, out.data(), out.size(), in.data(), in.size());
   if (ZSTD_isError(n)) corrupt("zstd", ZSTD_getErrorName(n));
   if (n != out.size())
-    corrupt("zstd", "decodes to " + std::to_string(n) + " bytes, expected " +
-                        std::to_string(out.size()));
+    corrupt("zstd",
+            "decodes to " + std::to_string(n) + " bytes, expected " + std::to_string(out.size()));
 }
 
 }  // namespace
 
-zlib_impl zlib_implementation() {
-  return zlib_impl_choice().load(std::memory_order_relaxed);
-}
+zlib_impl zlib_implementation() { return zlib_impl_choice().load(std::memory_order_relaxed); }
 
 void set_zlib_implementation(zlib_impl impl) {
   zlib_impl_choice().store(impl, std::memory_order_relaxed);
@@ -345,9 +343,12 @@ void compress_frame(codec_id codec, int level, std::span<const std::byte> payloa
     case codec_id::none:
       frame.assign(payload.begin(), payload.end());
       return;
-    case codec_id::zlib: return zlib_compress(level, payload, frame);
-    case codec_id::lz4: return lz4_compress(level, payload, frame);
-    case codec_id::zstd: return zstd_compress(level, payload, frame);
+    case codec_id::zlib:
+      return zlib_compress(level, payload, frame);
+    case codec_id::lz4:
+      return lz4_compress(level, payload, frame);
+    case codec_id::zstd:
+      return zstd_compress(level, payload, frame);
   }
 }
 
@@ -360,9 +361,12 @@ void decompress_frame(codec_id codec, std::span<const std::byte> frame,
                             std::to_string(payload.size()));
       if (!payload.empty()) std::memcpy(payload.data(), frame.data(), payload.size());
       return;
-    case codec_id::zlib: return zlib_decompress(frame, payload);
-    case codec_id::lz4: return lz4_decompress(frame, payload);
-    case codec_id::zstd: return zstd_decompress(frame, payload);
+    case codec_id::zlib:
+      return zlib_decompress(frame, payload);
+    case codec_id::lz4:
+      return lz4_decompress(frame, payload);
+    case codec_id::zstd:
+      return zstd_decompress(frame, payload);
   }
   throw error(errc::corrupt_frame,
               "unknown codec id " + std::to_string(static_cast<unsigned>(codec)));

@@ -117,10 +117,10 @@ __attribute__((target("avx2"))) void decode_avx2(const std::uint8_t* in,
     std::uint16_t w;
     std::memcpy(&w, in + s / 4, 2);
     const __m256i codes = _mm256_set1_epi32(static_cast<int>(static_cast<unsigned>(w) << 1));
-    const __m256i lo = _mm256_or_si256(
-        _mm256_and_si256(_mm256_srlv_epi32(codes, shift_lo), code_bits), parity);
-    const __m256i hi = _mm256_or_si256(
-        _mm256_and_si256(_mm256_srlv_epi32(codes, shift_hi), code_bits), parity);
+    const __m256i lo =
+        _mm256_or_si256(_mm256_and_si256(_mm256_srlv_epi32(codes, shift_lo), code_bits), parity);
+    const __m256i hi =
+        _mm256_or_si256(_mm256_and_si256(_mm256_srlv_epi32(codes, shift_hi), code_bits), parity);
     _mm256_storeu_pd(dst + s, _mm256_castps_pd(_mm256_permutevar8x32_ps(table, lo)));
     _mm256_storeu_pd(dst + s + 4, _mm256_castps_pd(_mm256_permutevar8x32_ps(table, hi)));
   }
@@ -187,8 +187,7 @@ column_stats genotype_stats(const genotype_counts& c, std::size_t n) noexcept {
   s.a1_freq = s.mean / 2.0;
   if (n >= 2) {
     const double ss =
-        static_cast<double>(static_cast<u128>(sum_sq) * s.observed -
-                            static_cast<u128>(sum) * sum) /
+        static_cast<double>(static_cast<u128>(sum_sq) * s.observed - static_cast<u128>(sum) * sum) /
         obs;
     s.sd = std::sqrt(ss / static_cast<double>(n - 1));
   }

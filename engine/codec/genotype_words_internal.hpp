@@ -11,12 +11,12 @@ constexpr std::uint64_t low_bits = 0x5555555555555555ULL;
 // Adds the codes of a 64-bit word (32 samples) whose unused pairs are masked out by `valid`.
 // Inlined into each counting loop below, so that it compiles to the POPCNT instruction where
 // the loop is built for it, and to the portable bit-twiddling popcount elsewhere.
-#define COLFLOW_COUNT_WORD(w, valid, c)                                              \
-  do {                                                                               \
-    const std::uint64_t lo_ = (w) & (valid), hi_ = ((w) >> 1) & (valid);             \
-    (c).hom_a2 += static_cast<std::uint64_t>(__builtin_popcountll(lo_ & hi_));      \
-    (c).missing += static_cast<std::uint64_t>(__builtin_popcountll(lo_ & ~hi_));    \
-    (c).het += static_cast<std::uint64_t>(__builtin_popcountll(hi_ & ~lo_));        \
+#define COLFLOW_COUNT_WORD(w, valid, c)                                          \
+  do {                                                                           \
+    const std::uint64_t lo_ = (w) & (valid), hi_ = ((w) >> 1) & (valid);         \
+    (c).hom_a2 += static_cast<std::uint64_t>(__builtin_popcountll(lo_ & hi_));   \
+    (c).missing += static_cast<std::uint64_t>(__builtin_popcountll(lo_ & ~hi_)); \
+    (c).het += static_cast<std::uint64_t>(__builtin_popcountll(hi_ & ~lo_));     \
   } while (false)
 
 }  // namespace colflow::detail

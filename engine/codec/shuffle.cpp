@@ -95,7 +95,8 @@ std::size_t unshuffle4_sse2(const std::byte* src, std::size_t n, std::byte* dst)
 
 // The elements from `first` on, one at a time (the tail the vector loop leaves).
 template <std::size_t E>
-void unshuffle_tail(const std::byte* src, std::size_t n, std::size_t first, std::byte* dst) noexcept {
+void unshuffle_tail(const std::byte* src, std::size_t n, std::size_t first,
+                    std::byte* dst) noexcept {
   for (std::size_t i = first; i < n; ++i)
     for (std::size_t b = 0; b < E; ++b) dst[i * E + b] = src[b * n + i];
 }
@@ -115,8 +116,10 @@ void unshuffle_bytes(std::span<const std::byte> src, std::size_t element_size,
                      std::span<std::byte> dst) noexcept {
   const std::size_t n = src.size() / element_size;
 #if defined(__SSE2__)
-  if (element_size == 8) return unshuffle_tail<8>(src.data(), n, unshuffle8_sse2(src.data(), n, dst.data()), dst.data());
-  if (element_size == 4) return unshuffle_tail<4>(src.data(), n, unshuffle4_sse2(src.data(), n, dst.data()), dst.data());
+  if (element_size == 8)
+    return unshuffle_tail<8>(src.data(), n, unshuffle8_sse2(src.data(), n, dst.data()), dst.data());
+  if (element_size == 4)
+    return unshuffle_tail<4>(src.data(), n, unshuffle4_sse2(src.data(), n, dst.data()), dst.data());
 #else
   if (element_size == 8) return unshuffle_fixed<8>(src.data(), n, dst.data());
   if (element_size == 4) return unshuffle_fixed<4>(src.data(), n, dst.data());

@@ -10,20 +10,34 @@ class colflow_category final : public std::error_category {
   const char* name() const noexcept override { return "colflow"; }
   std::string message(int code) const override {
     switch (static_cast<errc>(code)) {
-      case errc::io_error: return "I/O error";
-      case errc::not_found: return "not found";
-      case errc::already_exists: return "already exists";
-      case errc::bad_magic: return "not a colflow file";
-      case errc::unsupported_version: return "unsupported format version";
-      case errc::corrupt_header: return "corrupt header";
-      case errc::corrupt_index: return "corrupt index";
-      case errc::corrupt_frame: return "corrupt frame";
-      case errc::checksum_mismatch: return "checksum mismatch";
-      case errc::mismatched_store: return "files from different stores";
-      case errc::invalid_argument: return "invalid argument";
-      case errc::bad_input: return "malformed input";
-      case errc::cancelled: return "cancelled";
-      case errc::kernel_error: return "kernel error";
+      case errc::io_error:
+        return "I/O error";
+      case errc::not_found:
+        return "not found";
+      case errc::already_exists:
+        return "already exists";
+      case errc::bad_magic:
+        return "not a colflow file";
+      case errc::unsupported_version:
+        return "unsupported format version";
+      case errc::corrupt_header:
+        return "corrupt header";
+      case errc::corrupt_index:
+        return "corrupt index";
+      case errc::corrupt_frame:
+        return "corrupt frame";
+      case errc::checksum_mismatch:
+        return "checksum mismatch";
+      case errc::mismatched_store:
+        return "files from different stores";
+      case errc::invalid_argument:
+        return "invalid argument";
+      case errc::bad_input:
+        return "malformed input";
+      case errc::cancelled:
+        return "cancelled";
+      case errc::kernel_error:
+        return "kernel error";
     }
     return "unknown colflow error";
   }

@@ -1,3 +1,5 @@
+#include "colflow/io/file_io.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -6,7 +8,6 @@
 #include <cerrno>
 
 #include "colflow/error.hpp"
-#include "colflow/io/file_io.hpp"
 #include "io/truncation_guard_internal.hpp"
 
 namespace colflow {
@@ -34,12 +35,13 @@ std::uint64_t file_descriptor::size() const {
 void file_descriptor::pread_exact(std::span<std::byte> out, std::uint64_t offset) const {
   std::size_t done = 0;
   while (done < out.size()) {
-    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
-                              static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw_system_error(errno, "cannot read " + std::to_string(out.size()) + " bytes at offset " +
-                                    std::to_string(offset),
+      throw_system_error(errno,
+                         "cannot read " + std::to_string(out.size()) + " bytes at offset " +
+                             std::to_string(offset),
                          path_);
     }
     if (n == 0)
@@ -64,8 +66,8 @@ void file_descriptor::write_all(std::span<const std::byte> bytes) {
 void file_descriptor::pwrite_all(std::span<const std::byte> bytes, std::uint64_t offset) {
   std::size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                               static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       throw_system_error(errno, "cannot write", path_);

@@ -4,8 +4,8 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,9 +66,11 @@ std::size_t staged_output::sweep_stale(const std::filesystem::path& target) noex
       if (name.compare(0, prefix.size(), prefix) != 0) continue;
       const std::string rest = name.substr(prefix.size());
       if (rest.compare(0, host.size(), host) != 0) continue;  // another host's, or not ours
-      const std::string pid_text = rest.substr(host.size(), rest.find('-', host.size()) - host.size());
+      const std::string pid_text =
+          rest.substr(host.size(), rest.find('-', host.size()) - host.size());
       long pid = 0;
-      const auto [end, err] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+      const auto [end, err] =
+          std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
       if (err != std::errc() || end != pid_text.data() + pid_text.size() || pid_text.empty())
         continue;
       if (process_alive(pid)) continue;
@@ -119,7 +121,9 @@ staged_output::staged_output(std::filesystem::path target, kind what)
 staged_output::~staged_output() { discard(); }
 
 staged_output::staged_output(staged_output&& o) noexcept
-    : target_(std::move(o.target_)), temp_(std::move(o.temp_)), kind_(o.kind_),
+    : target_(std::move(o.target_)),
+      temp_(std::move(o.temp_)),
+      kind_(o.kind_),
       committed_(o.committed_) {
   o.temp_.clear();
 }
@@ -148,7 +152,8 @@ void staged_output::commit() {
   if (temp_.empty()) throw error(errc::invalid_argument, "commit of a moved-from output");
   {
     // fsync works on a read-only descriptor, for files and directories alike.
-    const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC | (kind_ == kind::directory ? O_DIRECTORY : 0));
+    const int fd =
+        ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC | (kind_ == kind::directory ? O_DIRECTORY : 0));
     if (fd < 0) throw_system_error(errno, "cannot open", temp_.string());
     const int synced = ::fsync(fd);
     const int saved = errno;

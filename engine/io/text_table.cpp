@@ -1,13 +1,12 @@
-#include "io/text_table_internal.hpp"
-
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
+#include "io/text_table_internal.hpp"
 
 namespace colflow::detail {
 
-void for_each_record(const std::filesystem::path& path,
-                     const std::function<void(std::size_t line,
-                                              std::span<const std::string_view> fields)>& record) {
+void for_each_record(
+    const std::filesystem::path& path,
+    const std::function<void(std::size_t line, std::span<const std::string_view> fields)>& record) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw error(errc::not_found, path.string() + ": no such file");

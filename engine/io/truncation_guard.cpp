@@ -1,5 +1,3 @@
-#include "io/truncation_guard_internal.hpp"
-
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -7,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "io/truncation_guard_internal.hpp"
 
 #if defined(__SANITIZE_THREAD__)
 #define COLFLOW_TSAN 1
@@ -62,7 +62,8 @@ void on_sigbus(int signal_number, siginfo_t* info, void* context) {
     if (zero != MAP_FAILED) return;
   }
   if (previous_action.sa_flags & SA_SIGINFO) {
-    if (previous_action.sa_sigaction != nullptr) return previous_action.sa_sigaction(signal_number, info, context);
+    if (previous_action.sa_sigaction != nullptr)
+      return previous_action.sa_sigaction(signal_number, info, context);
   } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
     return previous_action.sa_handler(signal_number);
   }

@@ -4,8 +4,8 @@
 // faults inside watched mappings, marks the mapping damaged, then maps a zero page over the
 // faulting page so the read completes (in that order: a thread that reads the zero page
 // without faulting finds the mark when it checks); readers check the mark after reading and
-// turn it into a colflow::error, so no value read from a lost page reaches a result. Faults elsewhere go to
-// the previous handler (or the default action).
+// turn it into a colflow::error, so no value read from a lost page reaches a result. Faults
+// elsewhere go to the previous handler (or the default action).
 #pragma once
 
 #include <cstddef>

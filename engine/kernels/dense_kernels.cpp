@@ -1,7 +1,6 @@
 #include <cmath>
 
 #include "kernels/dense_kernels_internal.hpp"
-
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow::detail {
@@ -38,9 +37,9 @@ void transpose_multiply_portable(const double* z, std::size_t ldz, std::size_t n
 // Rows [i, i+8) x NC columns of Y: 2·NC accumulators, fed by two loads of Z and NC
 // broadcasts of B per step of k.
 template <int NC>
-COLFLOW_AVX2 void multiply_add_tile(const double* z, std::size_t ldz, std::size_t i,
-                                    std::size_t b, const double* bm, std::size_t ldb,
-                                    double* y, std::size_t ldy) noexcept {
+COLFLOW_AVX2 void multiply_add_tile(const double* z, std::size_t ldz, std::size_t i, std::size_t b,
+                                    const double* bm, std::size_t ldb, double* y,
+                                    std::size_t ldy) noexcept {
   __m256d lo[NC], hi[NC];
   for (int c = 0; c < NC; ++c) {
     lo[c] = _mm256_loadu_pd(y + c * ldy + i);
@@ -60,18 +59,26 @@ COLFLOW_AVX2 void multiply_add_tile(const double* z, std::size_t ldz, std::size_
   }
 }
 
-COLFLOW_AVX2 void multiply_add_avx2(const double* z, std::size_t ldz, std::size_t n,
-                                    std::size_t b, const double* bm, std::size_t ldb,
-                                    std::size_t l, double* y, std::size_t ldy) noexcept {
+COLFLOW_AVX2 void multiply_add_avx2(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
+                                    const double* bm, std::size_t ldb, std::size_t l, double* y,
+                                    std::size_t ldy) noexcept {
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     std::size_t c = 0;
-    for (; c + 4 <= l; c += 4) multiply_add_tile<4>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
+    for (; c + 4 <= l; c += 4)
+      multiply_add_tile<4>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
     switch (l - c) {
-      case 3: multiply_add_tile<3>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy); break;
-      case 2: multiply_add_tile<2>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy); break;
-      case 1: multiply_add_tile<1>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy); break;
-      default: break;
+      case 3:
+        multiply_add_tile<3>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
+        break;
+      case 2:
+        multiply_add_tile<2>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
+        break;
+      case 1:
+        multiply_add_tile<1>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
+        break;
+      default:
+        break;
     }
   }
   // The last rows one by one, with the same fused multiply-adds in the same order.
@@ -85,9 +92,8 @@ COLFLOW_AVX2 void multiply_add_avx2(const double* z, std::size_t ldz, std::size_
 
 // NK columns of Z against NQ columns of Q: NK·NQ accumulators over the rows, 4 at a time.
 template <int NK, int NQ>
-COLFLOW_AVX2 void transpose_tile(const double* z, std::size_t ldz, std::size_t n,
-                                 const double* q, std::size_t ldq, double* c,
-                                 std::size_t ldc) noexcept {
+COLFLOW_AVX2 void transpose_tile(const double* z, std::size_t ldz, std::size_t n, const double* q,
+                                 std::size_t ldq, double* c, std::size_t ldc) noexcept {
   __m256d acc[NK][NQ];
   for (int a = 0; a < NK; ++a)
     for (int j = 0; j < NQ; ++j) acc[a][j] = _mm256_setzero_pd();
@@ -115,10 +121,17 @@ COLFLOW_AVX2 void transpose_columns(const double* z, std::size_t ldz, std::size_
   std::size_t j = 0;
   for (; j + 4 <= l; j += 4) transpose_tile<NK, 4>(z, ldz, n, q + j * ldq, ldq, c + j * ldc, ldc);
   switch (l - j) {
-    case 3: transpose_tile<NK, 3>(z, ldz, n, q + j * ldq, ldq, c + j * ldc, ldc); break;
-    case 2: transpose_tile<NK, 2>(z, ldz, n, q + j * ldq, ldq, c + j * ldc, ldc); break;
-    case 1: transpose_tile<NK, 1>(z, ldz, n, q + j * ldq, ldq, c + j * ldc, ldc); break;
-    default: break;
+    case 3:
+      transpose_tile<NK, 3>(z, ldz, n, q + j * ldq, ldq, c + j * ldc, ldc);
+      break;
+    case 2:
+      transpose_tile<NK, 2>(z, ldz, n, q + j * ldq, ldq, c + j * ldc, ldc);
+      break;
+    case 1:
+      transpose_tile<NK, 1>(z, ldz, n, q + j * ldq, ldq, c + j * ldc, ldc);
+      break;
+    default:
+      break;
   }
 }
 
@@ -134,9 +147,8 @@ COLFLOW_AVX2 void transpose_multiply_avx2(const double* z, std::size_t ldz, std:
 
 }  // namespace
 
-void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
-                  const double* bm, std::size_t ldb, std::size_t l, double* y,
-                  std::size_t ldy) noexcept {
+void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b, const double* bm,
+                  std::size_t ldb, std::size_t l, double* y, std::size_t ldy) noexcept {
 #if COLFLOW_X86_DISPATCH
   if (cpu_has_avx2_fma()) return multiply_add_avx2(z, ldz, n, b, bm, ldb, l, y, ldy);
 #endif

@@ -14,9 +14,8 @@
 
 namespace colflow::detail {
 
-void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
-                  const double* bm, std::size_t ldb, std::size_t l, double* y,
-                  std::size_t ldy) noexcept;
+void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b, const double* bm,
+                  std::size_t ldb, std::size_t l, double* y, std::size_t ldy) noexcept;
 
 void transpose_multiply(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
                         const double* q, std::size_t ldq, std::size_t l, double* c,

@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "colflow/codec/genotype_codec.hpp"
-
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow {
@@ -95,7 +94,9 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const std::uint8_t* const* co
     }
   }
   for (int c = 0; c < MC; ++c)
-    for (int v = 0; v < MV; ++v) out[static_cast<std::size_t>(c) * m + static_cast<std::size_t>(v)] = detail::lanes_sum(acc[c][v]);
+    for (int v = 0; v < MV; ++v)
+      out[static_cast<std::size_t>(c) * m + static_cast<std::size_t>(v)] =
+          detail::lanes_sum(acc[c][v]);
 }
 
 template <int MC>
@@ -122,10 +123,17 @@ __attribute__((target("avx2,fma"))) void dots_avx2(const std::uint8_t* const* co
   std::size_t c = 0;
   for (; c + 4 <= count; c += 4) tile_columns<4>(columns + c, full, w, stride, m, out + c * m);
   switch (count - c) {
-    case 3: tile_columns<3>(columns + c, full, w, stride, m, out + c * m); break;
-    case 2: tile_columns<2>(columns + c, full, w, stride, m, out + c * m); break;
-    case 1: tile_columns<1>(columns + c, full, w, stride, m, out + c * m); break;
-    default: break;
+    case 3:
+      tile_columns<3>(columns + c, full, w, stride, m, out + c * m);
+      break;
+    case 2:
+      tile_columns<2>(columns + c, full, w, stride, m, out + c * m);
+      break;
+    case 1:
+      tile_columns<1>(columns + c, full, w, stride, m, out + c * m);
+      break;
+    default:
+      break;
   }
   dots_tail(columns, count, 4 * full, n, w, stride, m, out);
 }
@@ -160,7 +168,8 @@ double dot_portable(const std::uint8_t* codes, std::size_t n, const double* w) n
   for (std::size_t b = 0; b < full; ++b)
     for (std::size_t k = 0; k < 4; ++k) d[k] += table.four[codes[b]][k] * w[4 * b + k];
   double dot = (d[0] + d[1]) + (d[2] + d[3]);
-  for (std::size_t i = 4 * full; i < n; ++i) dot += code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u) * w[i];
+  for (std::size_t i = 4 * full; i < n; ++i)
+    dot += code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u) * w[i];
   return dot;
 }
 
@@ -217,10 +226,12 @@ __attribute__((target("avx2,fma"))) double dot_avx2(const std::uint8_t* codes, s
   std::size_t b = 0;
   for (; b + 4 <= full; b += 4)
     for (int k = 0; k < 4; ++k)
-      d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]), _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
+      d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]),
+                             _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
   for (; b < full; ++b)
     d[0] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b]]), _mm256_loadu_pd(w + 4 * b), d[0]);
-  double dot = detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3])));
+  double dot =
+      detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3])));
   for (std::size_t i = 4 * full; i < n; ++i)
     dot = std::fma(code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u), w[i], dot);
   return dot;

@@ -34,13 +34,13 @@ std::uint64_t load_word(const std::uint8_t* p, std::size_t bytes, std::size_t w)
 }
 
 // Full 64-bit words of a masked count; the same body built with and without POPCNT.
-#define COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c, kept)                 \
-  for (std::size_t w_ = 0; w_ < (words); ++w_) {                                \
-    std::uint64_t word_, valid_;                                                \
-    std::memcpy(&word_, (codes) + 8 * w_, 8);                                   \
-    std::memcpy(&valid_, (mask) + 8 * w_, 8);                                   \
-    COLFLOW_COUNT_WORD(word_, valid_, c);                                       \
-    (kept) += static_cast<std::uint64_t>(__builtin_popcountll(valid_));         \
+#define COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c, kept)         \
+  for (std::size_t w_ = 0; w_ < (words); ++w_) {                        \
+    std::uint64_t word_, valid_;                                        \
+    std::memcpy(&word_, (codes) + 8 * w_, 8);                           \
+    std::memcpy(&valid_, (mask) + 8 * w_, 8);                           \
+    COLFLOW_COUNT_WORD(word_, valid_, c);                               \
+    (kept) += static_cast<std::uint64_t>(__builtin_popcountll(valid_)); \
   }
 
 void count_masked_words(const std::uint8_t* codes, const std::uint8_t* mask, std::size_t words,

@@ -68,7 +68,8 @@ encoded_column encode_float_column(std::span<const double> values, value_type ty
   if (type == value_type::genotype)
     throw error(errc::invalid_argument, "encode_float_column: genotype is not a float type");
   if ((flags & ~column_flag::standardized) != 0)
-    throw error(errc::invalid_argument, "encode_float_column: only the standardized flag may be set");
+    throw error(errc::invalid_argument,
+                "encode_float_column: only the standardized flag may be set");
   if (!std::isfinite(stats.sd) || (stats.observed > 0 && !std::isfinite(stats.mean)))
     throw error(errc::invalid_argument, "column has infinite values");
   for (double v : values)

@@ -69,12 +69,11 @@ file_header get_common(std::span<const std::byte> bytes, const std::array<std::u
                        const char* what, const std::string& file) {
   if (bytes.size() < data_header_size)
     throw error(errc::corrupt_header, std::string(what) + " is " + std::to_string(bytes.size()) +
-                                          " bytes, shorter than its 64-byte header (" + file +
-                                          ")");
+                                          " bytes, shorter than its 64-byte header (" + file + ")");
   const std::byte* p = bytes.data();
   if (std::memcmp(p, magic.data(), 8) != 0)
-    throw error(errc::bad_magic, std::string("not a colflow ") + what + ": bad magic (" + file +
-                                     ")");
+    throw error(errc::bad_magic,
+                std::string("not a colflow ") + what + ": bad magic (" + file + ")");
   file_header h;
   h.major = get<std::uint16_t>(p + 8);
   h.minor = get<std::uint16_t>(p + 10);
@@ -154,8 +153,8 @@ std::array<std::byte, index_entry_size> encode_entry(const column_entry& e) {
 file_header decode_data_header(std::span<const std::byte> bytes, const std::string& file) {
   file_header h = get_common(bytes, data_magic, "data file", file);
   if (!all_zero(bytes.data() + 49, 7))
-    throw error(errc::corrupt_header, "data file: reserved bytes 49..55 are not zero (" + file +
-                                          ")");
+    throw error(errc::corrupt_header,
+                "data file: reserved bytes 49..55 are not zero (" + file + ")");
   const auto stored = get<std::uint64_t>(bytes.data() + 56);
   if (stored != XXH3_64bits(bytes.data(), 56))
     throw error(errc::corrupt_header, "data file: header checksum mismatch (" + file + ")");
@@ -210,41 +209,46 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
     const std::byte* p = entries.data() + j * index_entry_size;
     const column_entry e = decode_entry(p);
     const auto codec_raw = static_cast<std::uint8_t>(e.codec);
-    if (!is_known_codec(codec_raw)) bad_entry(j, "unknown Codec_Id " + std::to_string(codec_raw), file);
+    if (!is_known_codec(codec_raw))
+      bad_entry(j, "unknown Codec_Id " + std::to_string(codec_raw), file);
     if (e.flags & ~column_flag::all_known)
       bad_entry(j, "reserved bits set in Column_Flags (" + hex(e.flags) + ")", file);
     if (!all_zero(p + 68, 4)) bad_entry(j, "reserved bytes 68..71 are not zero", file);
     if (!is_float && (e.flags & (column_flag::shuffled | column_flag::standardized)))
       bad_entry(j, "shuffle or standardized flag on a genotype column", file);
     if (e.decoded_size != expected_decoded)
-      bad_entry(j, "Decoded_Size " + std::to_string(e.decoded_size) + " does not match " +
-                       std::to_string(h.rows) + " rows of " +
-                       std::string(value_type_name(h.type)) + " (" +
-                       std::to_string(expected_decoded) + " bytes)",
+      bad_entry(j,
+                "Decoded_Size " + std::to_string(e.decoded_size) + " does not match " +
+                    std::to_string(h.rows) + " rows of " + std::string(value_type_name(h.type)) +
+                    " (" + std::to_string(expected_decoded) + " bytes)",
                 file);
     if (e.codec == codec_id::none && e.frame_size != e.decoded_size)
-      bad_entry(j, "uncompressed frame of " + std::to_string(e.frame_size) + " bytes, expected " +
-                       std::to_string(e.decoded_size),
+      bad_entry(j,
+                "uncompressed frame of " + std::to_string(e.frame_size) + " bytes, expected " +
+                    std::to_string(e.decoded_size),
                 file);
     // Overflow-safe: compare sizes against what is left, never add to an offset first.
     if (e.offset > data_file_size || e.frame_size > data_file_size - e.offset)
-      bad_entry(j, "frame of " + std::to_string(e.frame_size) + " bytes at offset " +
-                       std::to_string(e.offset) + " ends past the data file size " +
-                       std::to_string(data_file_size),
+      bad_entry(j,
+                "frame of " + std::to_string(e.frame_size) + " bytes at offset " +
+                    std::to_string(e.offset) + " ends past the data file size " +
+                    std::to_string(data_file_size),
                 file);
     // Frames are contiguous: every byte of the data file belongs to a header or a checksummed
     // frame, so nothing can hide in a gap and an overlap is impossible.
     if (e.offset != previous_end)
-      bad_entry(j, "frame at offset " + std::to_string(e.offset) +
-                       (e.offset < previous_end ? " overlaps the header or the previous frame"
-                                                : " leaves a gap after the previous frame") +
-                       " (which ends at " + std::to_string(previous_end) + ")",
+      bad_entry(j,
+                "frame at offset " + std::to_string(e.offset) +
+                    (e.offset < previous_end ? " overlaps the header or the previous frame"
+                                             : " leaves a gap after the previous frame") +
+                    " (which ends at " + std::to_string(previous_end) + ")",
                 file);
     previous_end = e.offset + e.frame_size;
     const column_stats& s = e.stats;
     if (s.observed > h.rows)
-      bad_entry(j, "Observed_Count " + std::to_string(s.observed) + " exceeds " +
-                       std::to_string(h.rows) + " rows",
+      bad_entry(j,
+                "Observed_Count " + std::to_string(s.observed) + " exceeds " +
+                    std::to_string(h.rows) + " rows",
                 file);
     if (!std::isfinite(s.sd) || s.sd < 0) bad_entry(j, "SD is negative or not finite", file);
     if (s.observed > 0 && !std::isfinite(s.mean)) bad_entry(j, "Mean is not finite", file);
@@ -256,10 +260,9 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
       bad_entry(j, "genotype Mean or A1_Freq out of range", file);
   }
   if (previous_end != data_file_size)
-    throw error(errc::corrupt_index,
-                "corrupt index: the frames end at " + std::to_string(previous_end) +
-                    " but the data file is " + std::to_string(data_file_size) + " bytes (" +
-                    file + ")");
+    throw error(errc::corrupt_index, "corrupt index: the frames end at " +
+                                         std::to_string(previous_end) + " but the data file is " +
+                                         std::to_string(data_file_size) + " bytes (" + file + ")");
 }
 
 }  // namespace colflow::detail

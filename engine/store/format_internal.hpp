@@ -22,9 +22,9 @@ inline constexpr const char* manifest_file_name = "manifest.json";
 
 // 8-byte magics in the style of PNG: a non-ASCII first byte, a name, CR LF, ^Z, LF, so that
 // text-mode transfers and truncated downloads are caught by the first read.
-inline constexpr std::array<std::uint8_t, 8> data_magic = {0x89, 'C', 'F', 'D',
+inline constexpr std::array<std::uint8_t, 8> data_magic = {0x89, 'C',  'F',  'D',
                                                            0x0D, 0x0A, 0x1A, 0x0A};
-inline constexpr std::array<std::uint8_t, 8> index_magic = {0x89, 'C', 'F', 'I',
+inline constexpr std::array<std::uint8_t, 8> index_magic = {0x89, 'C',  'F',  'I',
                                                             0x0D, 0x0A, 0x1A, 0x0A};
 
 inline constexpr std::size_t data_header_size = 64;

@@ -1,10 +1,9 @@
 #include "colflow/store/store.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "colflow/error.hpp"
@@ -16,18 +15,24 @@ namespace colflow {
 
 std::string_view value_type_name(value_type type) noexcept {
   switch (type) {
-    case value_type::float64: return "float64";
-    case value_type::float32: return "float32";
-    case value_type::genotype: return "genotype";
+    case value_type::float64:
+      return "float64";
+    case value_type::float32:
+      return "float32";
+    case value_type::genotype:
+      return "genotype";
   }
   return "unknown";
 }
 
 std::uint64_t decoded_column_bytes(value_type type, std::uint64_t rows) noexcept {
   switch (type) {
-    case value_type::float64: return 8 * rows;
-    case value_type::float32: return 4 * rows;
-    case value_type::genotype: return genotype_column_bytes(rows);
+    case value_type::float64:
+      return 8 * rows;
+    case value_type::float32:
+      return 4 * rows;
+    case value_type::genotype:
+      return genotype_column_bytes(rows);
   }
   return 0;
 }
@@ -54,8 +59,8 @@ struct store::impl {
 
   // Adds the column and file to an error raised while decoding column j.
   [[noreturn]] void rethrow_for_column(const error& e, std::size_t j) const {
-    throw error(e.kind(), "column " + std::to_string(j) + ": " + e.message() + " (" + data_path +
-                              ")");
+    throw error(e.kind(),
+                "column " + std::to_string(j) + ": " + e.message() + " (" + data_path + ")");
   }
 
   // The frame's bytes: a view into the mapping, or read into this thread's buffer.
@@ -72,8 +77,8 @@ struct store::impl {
     const std::uint64_t computed = checksum64(f);
     if (computed != e.checksum) {
       std::ostringstream s;
-      s << "column " << j << ": frame checksum mismatch: index records 0x" << std::hex
-        << e.checksum << ", frame hashes to 0x" << computed << " (" << data_path << ")";
+      s << "column " << j << ": frame checksum mismatch: index records 0x" << std::hex << e.checksum
+        << ", frame hashes to 0x" << computed << " (" << data_path << ")";
       throw error(errc::checksum_mismatch, s.str());
     }
   }
@@ -131,12 +136,12 @@ struct store::impl {
       } else {
         decode_genotypes(
             {u8, codes.size()},
-            as == decode_as::standardized ? standardized_lut_f32(e.stats) : dosage_lut_f32(),
-            out);
+            as == decode_as::standardized ? standardized_lut_f32(e.stats) : dosage_lut_f32(), out);
       }
       return;
     }
-    const bool standardize = as == decode_as::standardized && !(e.flags & column_flag::standardized);
+    const bool standardize =
+        as == decode_as::standardized && !(e.flags & column_flag::standardized);
     // docs/DESIGN.md §2 on the fly, in double from the stored value: missing -> 0, (x - mean) / sd,
     // SD 0 -> all zeros.
     const double mean = e.stats.mean, sd = e.stats.sd;
@@ -204,10 +209,10 @@ store store::open(const std::filesystem::path& path, const open_options& options
   const std::uint64_t expected =
       detail::index_header_size + s->header.columns * detail::index_entry_size;
   if (s->index_size != expected)
-    throw error(errc::corrupt_index,
-                "corrupt index: " + std::to_string(s->index_size) + " bytes, expected " +
-                    std::to_string(expected) + " for " + std::to_string(s->header.columns) +
-                    " columns (" + s->index_path + ")");
+    throw error(errc::corrupt_index, "corrupt index: " + std::to_string(s->index_size) +
+                                         " bytes, expected " + std::to_string(expected) + " for " +
+                                         std::to_string(s->header.columns) + " columns (" +
+                                         s->index_path + ")");
   s->entries = index.subspan(detail::index_header_size);
   detail::validate_index_checksum(index.first(detail::index_header_size), s->entries,
                                   s->index_path);
@@ -227,16 +232,18 @@ store store::open(const std::filesystem::path& path, const open_options& options
                                             s->data_path + " differs from " + s->index_path);
   if (dh.rows != s->header.rows || dh.columns != s->header.columns || dh.type != s->header.type ||
       dh.minor != s->header.minor)
-    throw error(errc::mismatched_store, "data and index disagree on rows, columns, value type or version (" +
-                                            path.string() + ")");
+    throw error(
+        errc::mismatched_store,
+        "data and index disagree on rows, columns, value type or version (" + path.string() + ")");
   detail::validate_entries(s->entries, s->header, s->data_size, s->index_path);
   if (options.access == access_mode::mmap)
     s->data_map = mapped_file(s->data_fd, access_hint::sequential);
 
   const detail::manifest m = detail::read_manifest(path / detail::manifest_file_name);
   if (m.store_id != s->header.store_id)
-    throw error(errc::mismatched_store, "manifest.json belongs to another store (Store_Id differs) (" +
-                                            path.string() + ")");
+    throw error(
+        errc::mismatched_store,
+        "manifest.json belongs to another store (Store_Id differs) (" + path.string() + ")");
   s->source = m.source;
   return store(std::move(s));
 }
@@ -271,7 +278,8 @@ store_summary store::summary() const {
   s.data_bytes = impl_->data_size;
   s.index_bytes = impl_->index_size;
   s.decoded_bytes = decoded_column_bytes(s.type, s.rows) * s.columns;
-  for (std::size_t j = 0; j < s.columns; ++j) ++s.columns_per_codec[static_cast<std::uint8_t>(entry(j).codec)];
+  for (std::size_t j = 0; j < s.columns; ++j)
+    ++s.columns_per_codec[static_cast<std::uint8_t>(entry(j).codec)];
   s.source = impl_->source;
   return s;
 }
@@ -294,7 +302,8 @@ void store::check_mapping() const {
 }
 
 void store::read_payload(std::size_t j, std::span<std::byte> out) const {
-  if (j >= num_columns()) throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
+  if (j >= num_columns())
+    throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
   const column_entry e = entry(j);
   if (out.size() != e.decoded_size)
     throw error(errc::invalid_argument, "read_payload: buffer of " + std::to_string(out.size()) +
@@ -304,7 +313,8 @@ void store::read_payload(std::size_t j, std::span<std::byte> out) const {
 }
 
 void store::read_frame(std::size_t j, std::vector<std::byte>& frame) const {
-  if (j >= num_columns()) throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
+  if (j >= num_columns())
+    throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
   const auto f = impl_->frame(entry(j));
   frame.assign(f.begin(), f.end());
   check_mapping();
@@ -317,7 +327,8 @@ std::span<const std::byte> store::mapped_frame(std::size_t j) const noexcept {
 }
 
 void store::verify_checksum(std::size_t j) const {
-  if (j >= num_columns()) throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
+  if (j >= num_columns())
+    throw error(errc::invalid_argument, "column " + std::to_string(j) + " is past the last");
   const column_entry e = entry(j);
   impl_->check(j, e, impl_->frame(e));
   check_mapping();

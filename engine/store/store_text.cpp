@@ -1,10 +1,9 @@
 #include <nlohmann/json.hpp>
-
 #include <string_view>
 
 #include "colflow/error.hpp"
-#include "colflow/version.hpp"
 #include "colflow/io/file_io.hpp"
+#include "colflow/version.hpp"
 #include "store/store_text_internal.hpp"
 
 namespace colflow::detail {
@@ -56,9 +55,10 @@ std::vector<std::array<std::string, 6>> parse_table(const std::filesystem::path&
     records.push_back(std::move(fields));
   }
   if (records.size() != expected_records)
-    throw error(errc::mismatched_store,
-                std::to_string(records.size()) + " " + what_counted + " listed, but the index has " +
-                    std::to_string(expected_records) + " (" + file.string() + ")");
+    throw error(errc::mismatched_store, std::to_string(records.size()) + " " + what_counted +
+                                            " listed, but the index has " +
+                                            std::to_string(expected_records) + " (" +
+                                            file.string() + ")");
   return records;
 }
 
@@ -121,8 +121,8 @@ std::string store_id_hex(const std::array<std::uint8_t, 16>& id) {
 std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_summary& sum) {
   nlohmann::ordered_json j;
   j["format"] = "colflow store";
-  j["format_version"] = std::to_string(format_version_major) + "." +
-                        std::to_string(format_version_minor);
+  j["format_version"] =
+      std::to_string(format_version_major) + "." + std::to_string(format_version_minor);
   j["store_id"] = store_id_hex(id);
   j["rows"] = sum.rows;
   j["columns"] = sum.columns;

@@ -84,7 +84,6 @@ struct store_writer::impl {
     const auto h = detail::encode_index_header(header, entries);
     fd.pwrite_all(h, 0);
   }
-
 };
 
 store_writer::store_writer(const std::filesystem::path& path, const writer_options& options,
@@ -97,8 +96,8 @@ store_writer::store_writer(const std::filesystem::path& path, const writer_optio
       options.type != value_type::genotype)
     throw error(errc::invalid_argument, "unknown value type");
   if (options.rows == 0 || options.rows > (std::uint64_t{1} << 48))
-    throw error(errc::invalid_argument, "a store needs 1 to 2^48 rows, got " +
-                                            std::to_string(options.rows));
+    throw error(errc::invalid_argument,
+                "a store needs 1 to 2^48 rows, got " + std::to_string(options.rows));
   if (samples.size() != options.rows)
     throw error(errc::invalid_argument, std::to_string(samples.size()) + " samples for " +
                                             std::to_string(options.rows) + " rows");
@@ -176,7 +175,7 @@ void store_writer::finish() {
   w.summary.index_bytes = detail::index_header_size + w.header.columns * detail::index_entry_size;
   w.summary.decoded_bytes = decoded_column_bytes(w.header.type, w.header.rows) * w.header.columns;
   write_text_file(w.temp / detail::manifest_file_name,
-                          detail::format_manifest(w.header.store_id, w.summary));
+                  detail::format_manifest(w.header.store_id, w.summary));
 
   // The index last: until it has its final name, the directory does not open as a store.
   w.compute_index_checksum_and_write_header();

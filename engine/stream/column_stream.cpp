@@ -203,8 +203,8 @@ struct column_stream<T>::impl {
     T* values = opt.decode_values ? buf.values.data() + k * rows : nullptr;
     if (genotype) {
       if (opt.verify_checksums) src.verify_checksum(j);
-      std::span<const std::byte> mapped = e.codec == codec_id::none ? src.mapped_frame(j)
-                                                                    : std::span<const std::byte>{};
+      std::span<const std::byte> mapped =
+          e.codec == codec_id::none ? src.mapped_frame(j) : std::span<const std::byte>{};
       std::span<const std::uint8_t> codes;
       if (!mapped.empty()) {
         codes = {reinterpret_cast<const std::uint8_t*>(mapped.data()), mapped.size()};
@@ -238,9 +238,9 @@ struct column_stream<T>::impl {
         // same path as a kernel error, which leaves the stream ready for the next pass.
         if (stop_requested()) throw stopped_at(b.first + k);
         if (d.failure) std::rethrow_exception(d.failure);
-        const column_view<T> v{d.column, d.position, d.stats,
-                               {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0},
-                               d.codes, d.lut};
+        const column_view<T> v{d.column, d.position,
+                               d.stats,  {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0},
+                               d.codes,  d.lut};
         bool go;
         // A failed pass leaves its buffers to begin(), which reclaims all of them.
         try {
@@ -289,8 +289,8 @@ struct column_stream<T>::impl {
     order = o;
     kernel = &k;
     // Short passes still pipeline: at least two blocks per buffer when the order allows.
-    pass_block = std::max<std::size_t>(
-        1, std::min(per_block, (o.size() + 2 * depth - 1) / (2 * depth)));
+    pass_block =
+        std::max<std::size_t>(1, std::min(per_block, (o.size() + 2 * depth - 1) / (2 * depth)));
     stop = false;
     next_seq = 0;
     bytes_read = 0;

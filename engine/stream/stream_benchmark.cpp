@@ -1,7 +1,6 @@
 #include "colflow/stream/stream_benchmark.hpp"
 
 #include <Eigen/Core>
-
 #include <algorithm>
 #include <chrono>
 

@@ -5,13 +5,13 @@
 //   PREFIX.stats.tsv                 colflow stats  STORE --out PREFIX.stats.tsv
 //   PREFIX.<phenotype>.assoc.tsv     colflow assoc  STORE --pheno PHENO --out PREFIX
 //   PREFIX.pca.eigenval, .eigenvec   colflow pca    STORE --k 5 --out PREFIX.pca
-//   PREFIX.lasso.coef.tsv, .path.tsv colflow lasso  STORE --pheno PHENO --nlambda 10 --out PREFIX.lasso
-//   PREFIX.bayesr.trace.tsv, ...     colflow bayesr STORE --pheno PHENO --iterations 30 --burnin 10
+//   PREFIX.lasso.coef.tsv, .path.tsv colflow lasso  STORE --pheno PHENO --nlambda 10 --out
+//   PREFIX.lasso PREFIX.bayesr.trace.tsv, ...     colflow bayesr STORE --pheno PHENO --iterations
+//   30 --burnin 10
 //                                                   --out PREFIX.bayesr
 //
 // and it prints what the command logs, from the results' own figures.
 #include <colflow/colflow.hpp>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
     std::printf("lasso: %zu non-zero at the smallest lambda, %zu unconverged lambda(s)\n",
                 last.size(), colflow::unconverged_lambdas(fit));
     if (!last.empty())
-      std::printf("lasso: %s per A1 allele %.4g\n", s.columns()[all.columns[last[0].first]].id.c_str(),
+      std::printf("lasso: %s per A1 allele %.4g\n",
+                  s.columns()[all.columns[last[0].first]].id.c_str(),
                   colflow::per_unit_coefficient(fit, last[0].first, last[0].second));
 
     // bayesr: the command's settings for 30 iterations (its checkpoint included).
@@ -74,8 +75,10 @@ int main(int argc, char** argv) {
     const colflow::bayesr_result r = colflow::bayesr(s, all, y, chain);
     colflow::write_bayesr(s, all, r, prefix + ".bayesr");
     const colflow::bayesr_summary h2 = colflow::summarize(r);
-    std::printf("bayesr: posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations\n",
-                h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
+    std::printf(
+        "bayesr: posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept "
+        "iterations\n",
+        h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
   } catch (const colflow::error& e) {
     std::fprintf(stderr, "analysis_outputs: %s\n", e.message().c_str());
     return 1;

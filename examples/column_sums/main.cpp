@@ -2,7 +2,6 @@
 // standardised values, in order, while the columns ahead of it are decoded in parallel; it
 // keeps their sum of squares (N - 1 for any polymorphic column). Then the pass figures.
 #include <colflow/colflow.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -22,7 +21,7 @@ int main(int argc, char** argv) {
     const std::vector<std::size_t> order = colflow::all_columns(s.num_columns());
     const colflow::pass_stats pass = stream.run(order, [&](const colflow::column_view<double>& v) {
       sums[v.column] = v.values.squaredNorm();  // called serially, in order
-      return true;                               // false would stop the pass here
+      return true;                              // false would stop the pass here
     });
 
     std::printf("%llu rows x %llu columns (%s)\n", static_cast<unsigned long long>(s.num_rows()),

@@ -6,11 +6,10 @@
 // The model minimises |y - Z b|^2 + lambda |b|^2. With the residual r = y - Z b, the exact
 // minimum over b_j alone is b_j' = (z_j'r + z_j'z_j b_j) / (z_j'z_j + lambda), then
 // r -= (b_j' - b_j) z_j: each update can only lower the objective, pass after pass.
-#include <colflow/colflow.hpp>
-
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <colflow/colflow.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <random>

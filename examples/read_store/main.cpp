@@ -2,7 +2,6 @@
 // per column, its ID, A1 frequency and the sum of squares of its values (N - 1 for any
 // polymorphic column: docs/DESIGN.md §2).
 #include <colflow/colflow.hpp>
-
 #include <cstdio>
 #include <vector>
 

@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static colflow::fuzz::fuzz_files files({"x.csv"});
   files.write(data, size);
   using colflow::preprocess::csv_presence;
-  for (const csv_presence presence : {csv_presence::detect, csv_presence::present, csv_presence::absent}) {
+  for (const csv_presence presence :
+       {csv_presence::detect, csv_presence::present, csv_presence::absent}) {
     try {
       colflow::preprocess::csv_options options;
       options.header = presence;

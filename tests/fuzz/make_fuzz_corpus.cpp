@@ -38,7 +38,8 @@ std::string store_input(const fs::path& store) {
 std::string npy(const std::string& descr, bool fortran, std::size_t rows, std::size_t cols,
                 const std::string& payload) {
   std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-                     ", 'shape': (" + std::to_string(rows) + (cols ? ", " + std::to_string(cols) : ",") + "), }";
+                     ", 'shape': (" + std::to_string(rows) +
+                     (cols ? ", " + std::to_string(cols) : ",") + "), }";
   while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
   dict += '\n';
   std::string out = "\x93NUMPY";
@@ -76,8 +77,9 @@ int main(int argc, char** argv) {
     const std::string name = colflow::test::encoding_name(e);
     colflow::test::write_genotype_store(tmp / ("g" + name), 13, 6, e, 3);
     put(out / "store", "genotype-" + name, store_input(tmp / ("g" + name)));
-    colflow::test::write_float_store(tmp / ("f" + name), k % 2 ? colflow::value_type::float32 : colflow::value_type::float64,
-                                     9, 4, e, 3);
+    colflow::test::write_float_store(
+        tmp / ("f" + name), k % 2 ? colflow::value_type::float32 : colflow::value_type::float64, 9,
+        4, e, 3);
     put(out / "store", "float-" + name, store_input(tmp / ("f" + name)));
     ++k;
   }
@@ -90,10 +92,13 @@ int main(int argc, char** argv) {
 
   // PLINK: the bed-reader test files, valid and malformed.
   const fs::path br = shared / "bed-reader";
-  const auto plink = [&](const std::string& name, const std::string& fam, const std::string& bim, const std::string& bed) {
-    put(out / "plink", name, colflow::fuzz::pack_parts({slurp(br / fam), slurp(br / bim), slurp(br / bed)}));
+  const auto plink = [&](const std::string& name, const std::string& fam, const std::string& bim,
+                         const std::string& bed) {
+    put(out / "plink", name,
+        colflow::fuzz::pack_parts({slurp(br / fam), slurp(br / bim), slurp(br / bed)}));
   };
-  for (const char* p : {"small", "smallmode0", "some_missing", "plink_sim_10s_100v_10pmiss", "sparse"})
+  for (const char* p :
+       {"small", "smallmode0", "some_missing", "plink_sim_10s_100v_10pmiss", "sparse"})
     plink(p, std::string(p) + ".fam", std::string(p) + ".bim", std::string(p) + ".bed");
   plink("badfile", "small.fam", "small.bim", "badfile.bed");
   plink("empty", "small.fam", "small.bim", "empty.bed");
@@ -120,7 +125,8 @@ int main(int argc, char** argv) {
   put(out / "csv", "quoted", "\"name\",\"v\"\n\"s1\",1\n");
 
   // Phenotype and covariate files.
-  put(out / "phenotype", "header", "#FID IID height PHENO2\nF1 S1 1.5 2\nF1 S2 NA 3\nF2 S3 -9 .\nS4 S4 2 nan\n");
+  put(out / "phenotype", "header",
+      "#FID IID height PHENO2\nF1 S1 1.5 2\nF1 S2 NA 3\nF2 S3 -9 .\nS4 S4 2 nan\n");
   put(out / "phenotype", "no-header", "F1 S1 1\nF1 S2 2\n0 S5 3\n");
   put(out / "phenotype", "fid-header", "FID\tIID\theight\nF1\tS1\t1e3\n");
   put(out / "phenotype", "duplicate", "F1 S1 1\nF1 S1 2\n");

@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static colflow::fuzz::fuzz_files files({"x.fam", "x.bim", "x.bed"});
   files.write(data, size);
   try {
-    colflow::preprocess::bed_source source(colflow::preprocess::plink_paths::from_prefix((files / "x").string()));
+    colflow::preprocess::bed_source source(
+        colflow::preprocess::plink_paths::from_prefix((files / "x").string()));
     if (source.rows() > (std::uint64_t{1} << 20) || source.columns() > 100000) return 0;
     std::vector<std::uint8_t> codes(colflow::genotype_column_bytes(source.rows()));
     for (std::uint64_t j = 0; j < source.columns(); ++j) {

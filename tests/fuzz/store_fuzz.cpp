@@ -38,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static colflow::fuzz::fuzz_files files(
       {"columns.dat", "columns.idx", "samples.tsv", "columns.tsv", "manifest.json"}, "s.cf");
   files.write(data, size);
-  for (const colflow::access_mode mode : {colflow::access_mode::mmap, colflow::access_mode::pread}) {
+  for (const colflow::access_mode mode :
+       {colflow::access_mode::mmap, colflow::access_mode::pread}) {
     try {
       const colflow::store s = colflow::store::open(files.dir(), {mode, false});
       read_everything(s);

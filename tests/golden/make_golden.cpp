@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
       samples.push_back({"F" + std::to_string(i), "I" + std::to_string(i), "0", "0", "1", "-9"});
     store_writer w(dir / (g.name + ".cf"), o, samples);
     for (std::uint64_t j = 0; j < golden::columns; ++j) {
-      const column_info info{"1", "v" + std::to_string(j), "0", std::to_string(100 * (j + 1)),
-                             "A", "G"};
+      const column_info info{"1", "v" + std::to_string(j), "0", std::to_string(100 * (j + 1)), "A",
+                             "G"};
       if (g.type == value_type::genotype) {
         const auto codes = golden::genotype_codes(j);
         w.append(encode_genotype_column(codes, golden::rows, g.encoding), info);

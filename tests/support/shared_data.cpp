@@ -22,29 +22,37 @@ std::string dataset(const std::string& name) { return (data_dir / name).string()
 std::filesystem::path uk10k_store(const std::filesystem::path& dir) {
   const std::filesystem::path store = dir / "u.cf";
   std::string out;
-  EXPECT_EQ(run_cli("preprocess --quiet --bed " + dataset("uk10k/uk10k_chr1_1mb") + " --out " + store.string(), out), 0)
+  EXPECT_EQ(run_cli("preprocess --quiet --bed " + dataset("uk10k/uk10k_chr1_1mb") + " --out " +
+                        store.string(),
+                    out),
+            0)
       << out;
   return store;
 }
 
 std::vector<std::string> all_datasets() {
-  return {dataset("bed-reader/small"),        dataset("bed-reader/some_missing"),
-          dataset("bed-reader/plink_sim_10s_100v_10pmiss"), dataset("bed-reader/toydata.5chrom"),
-          dataset("bed-reader/sparse"),       dataset("hapmap-yri/plinkhapmap"),
-          dataset("hapmap3/HapMap3"),         dataset("switchgrass/example"),
+  return {dataset("bed-reader/small"),
+          dataset("bed-reader/some_missing"),
+          dataset("bed-reader/plink_sim_10s_100v_10pmiss"),
+          dataset("bed-reader/toydata.5chrom"),
+          dataset("bed-reader/sparse"),
+          dataset("hapmap-yri/plinkhapmap"),
+          dataset("hapmap3/HapMap3"),
+          dataset("switchgrass/example"),
           dataset("uk10k/uk10k_chr1_1mb")};
 }
 
 bool is_sex_or_mt_chromosome(const std::string& c) {
-  return c == "X" || c == "Y" || c == "XY" || c == "MT" || c == "23" || c == "24" ||
-         c == "25" || c == "26";
+  return c == "X" || c == "Y" || c == "XY" || c == "MT" || c == "23" || c == "24" || c == "25" ||
+         c == "26";
 }
 
 bool same_as_printed(double ours, const std::string& printed) {
   if (printed == "NA" || printed == "nan") return std::isnan(ours);
   const double ref = std::stod(printed);
   if (ref == 0) return ours == 0;
-  return std::fabs(ours - ref) <= 1.0001 * std::pow(10.0, std::floor(std::log10(std::fabs(ref))) - 5);
+  return std::fabs(ours - ref) <=
+         1.0001 * std::pow(10.0, std::floor(std::log10(std::fabs(ref))) - 5);
 }
 
 std::string plink2_input(const std::string& bfile, const std::filesystem::path& dir) {
@@ -73,7 +81,8 @@ std::string plink2_input(const std::string& bfile, const std::filesystem::path& 
 void run_plink2(const std::string& args) {
   std::string out;
   EXPECT_EQ(run_command("plink2 " + args, out), 0)
-      << "plink2 " << args << "\n(plink2 must be installed: scripts/install-deps.sh)\n" << out;
+      << "plink2 " << args << "\n(plink2 must be installed: scripts/install-deps.sh)\n"
+      << out;
 }
 
 std::size_t text_table::column(const std::string& name) const {

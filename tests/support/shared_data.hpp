@@ -10,8 +10,8 @@
 namespace colflow::test {
 
 // Tests that need the shared data skip, saying why, when a checkout has no ../shared.
-#define REQUIRE_SHARED_DATA()                                                       \
-  if (!::colflow::test::shared_data_present())                                      \
+#define REQUIRE_SHARED_DATA()                  \
+  if (!::colflow::test::shared_data_present()) \
   GTEST_SKIP() << "the shared test data (../shared/data) is absent in this checkout"
 
 bool shared_data_present();
@@ -23,7 +23,8 @@ std::filesystem::path uk10k_store(const std::filesystem::path& dir);
 std::vector<std::string> all_datasets();
 
 // PLINK applies ploidy rules on sex chromosomes and mitochondria (and --glm adds sex as a
-// covariate on X); colflow counts A1 alleles everywhere (docs/DESIGN.md §2), so comparisons skip them.
+// covariate on X); colflow counts A1 alleles everywhere (docs/DESIGN.md §2), so comparisons skip
+// them.
 bool is_sex_or_mt_chromosome(const std::string& chrom);
 
 // True when `ours` equals what PLINK printed to 6 significant digits: within one unit of the

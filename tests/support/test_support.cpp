@@ -41,10 +41,14 @@ std::vector<std::uint8_t> random_genotype_codes(std::uint64_t rows, double p, do
 
 int dosage_at(const std::vector<std::uint8_t>& codes, std::uint64_t i) {
   switch ((codes[i / 4] >> (2 * (i % 4))) & 3) {
-    case 0: return 2;
-    case 2: return 1;
-    case 3: return 0;
-    default: return -1;
+    case 0:
+      return 2;
+    case 2:
+      return 1;
+    case 3:
+      return 0;
+    default:
+      return -1;
   }
 }
 
@@ -113,8 +117,8 @@ std::vector<std::vector<double>> write_float_store(const std::filesystem::path& 
 }
 
 std::vector<column_encoding> all_encodings() {
-  return {{codec_id::none, 0, false}, {codec_id::zlib, 1, false}, {codec_id::zlib, 6, true},
-          {codec_id::lz4, 1, false},  {codec_id::lz4, 9, true},   {codec_id::zstd, 1, false},
+  return {{codec_id::none, 0, false}, {codec_id::zlib, 1, false},  {codec_id::zlib, 6, true},
+          {codec_id::lz4, 1, false},  {codec_id::lz4, 9, true},    {codec_id::zstd, 1, false},
           {codec_id::zstd, 3, true},  {codec_id::zstd, 19, false}, {codec_id::none, 0, true}};
 }
 

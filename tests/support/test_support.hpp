@@ -1,13 +1,12 @@
 // Helpers shared by the test suites.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "colflow/colflow.hpp"
 

@@ -1,7 +1,8 @@
 /// @file analysis.hpp
 /// What every analysis takes besides its own parameters: how to stream, and whom to tell
 /// about progress. Analyses are plain functions over an open store and a selection
-/// (selection.hpp); each streams the selected columns through a column_stream (stream/column_stream.hpp).
+/// (selection.hpp); each streams the selected columns through a column_stream
+/// (stream/column_stream.hpp).
 ///
 /// Each analysis also has a function that writes its result files, the tables the `colflow`
 /// command writes (write_stats, assoc_writer, write_pca, write_penalized, write_bayesr): an

@@ -31,9 +31,10 @@ namespace colflow {
 /// Why a test has no estimate.
 enum class assoc_status : std::uint8_t {
   ok = 0,
-  constant,  ///< the column has one value among the samples used
+  constant,         ///< the column has one value among the samples used
   too_few_samples,  ///< no residual degree of freedom left
-  collinear,  ///< the column is a combination of the covariates, or they lose rank without its missing calls
+  collinear,  ///< the column is a combination of the covariates, or they lose rank without its
+              ///< missing calls
 };
 
 /// "." for ok, else CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR.

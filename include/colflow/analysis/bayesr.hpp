@@ -2,8 +2,8 @@
 /// BayesR (Erbe et al. 2012): a Gibbs sampler for y = μ + Zβ + e over streamed columns,
 /// `colflow bayesr`.
 ///
-/// Z holds the selected columns standardised over the samples used (docs/DESIGN.md §2, statistics of
-/// those samples) and y the phenotype standardised over them. Each β_j comes from a mixture of
+/// Z holds the selected columns standardised over the samples used (docs/DESIGN.md §2, statistics
+/// of those samples) and y the phenotype standardised over them. Each β_j comes from a mixture of
 /// a point mass at zero and normals N(0, γ_k σ²_G) with γ = (1e-4, 1e-3, 1e-2) by default, so
 /// an effect of class k explains about γ_k of the genetic variance σ²_G. Mixture weights π have
 /// a Dirichlet prior, σ²_G and σ²_E scaled inverse-χ² priors, e ~ N(0, σ²_E).
@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "colflow/analysis/analysis.hpp"
-#include "colflow/codec/genotype_codec.hpp"
 #include "colflow/analysis/selection.hpp"
+#include "colflow/codec/genotype_codec.hpp"
 #include "colflow/store/store.hpp"
 
 namespace colflow {
@@ -83,17 +83,17 @@ struct bayesr_sample {
 };
 
 struct bayesr_result {
-  std::size_t samples = 0;              ///< n: selected samples with a phenotype value
+  std::size_t samples = 0;                      ///< n: selected samples with a phenotype value
   double phenotype_mean = 0, phenotype_sd = 0;  ///< of y over them, before standardising
   /// Per selected column: the statistics over the n samples that define its standardisation.
   std::vector<column_stats> columns;
-  std::vector<bayesr_sample> trace;  ///< every thin-th iteration, burn-in included
+  std::vector<bayesr_sample> trace;   ///< every thin-th iteration, burn-in included
   std::size_t posterior_samples = 0;  ///< kept iterations after burn-in
   /// Per selected column, over the posterior samples, on the standardised scale: the
   /// fraction with a non-zero effect, the mean and the SD of the effect.
   std::vector<double> inclusion, beta_mean, beta_sd;
-  std::size_t burnin = 0;   ///< the options' burn-in: the trace up to it is not posterior
-  std::size_t classes = 0;  ///< mixture classes, the zero class included (entries of each pi)
+  std::size_t burnin = 0;        ///< the options' burn-in: the trace up to it is not posterior
+  std::size_t classes = 0;       ///< mixture classes, the zero class included (entries of each pi)
   std::size_t resumed_from = 0;  ///< the checkpoint's iteration, when resumed
   bayesr_execution execution = bayesr_execution::pipelined;  ///< the mode used (never automatic)
   /// The passes of this run (not of the iterations before a resume).

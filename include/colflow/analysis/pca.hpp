@@ -35,8 +35,8 @@ struct pca_options {
   std::size_t oversampling = 10;     ///< extra random directions in the sketch
   std::size_t power_iterations = 4;  ///< passes computing ZZᵀQ after the first sketch
   pca_scaling scaling = pca_scaling::standardized;
-  std::uint64_t seed = 1;    ///< of the random sketch (counter-based: (seed, column))
-  bool loadings = false;     ///< also return the column loadings
+  std::uint64_t seed = 1;          ///< of the random sketch (counter-based: (seed, column))
+  bool loadings = false;           ///< also return the column loadings
   std::size_t block_columns = 64;  ///< columns multiplied at once (matrix-matrix products)
 };
 

@@ -2,8 +2,8 @@
 /// Penalised linear regression by cyclic coordinate descent over streamed columns:
 /// `colflow ridge`, `lasso` and `enet`.
 ///
-/// On the standardised columns z_j of the samples used (docs/DESIGN.md §2, statistics of those samples)
-/// and the centred phenotype, it minimises
+/// On the standardised columns z_j of the samples used (docs/DESIGN.md §2, statistics of those
+/// samples) and the centred phenotype, it minimises
 ///
 ///     1/(2n) ‖y − b0 − Zb‖² + λ (α ‖b‖₁ + (1 − α)/2 ‖b‖²)
 ///
@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "colflow/analysis/analysis.hpp"
-#include "colflow/codec/genotype_codec.hpp"
 #include "colflow/analysis/selection.hpp"
+#include "colflow/codec/genotype_codec.hpp"
 #include "colflow/store/store.hpp"
 
 namespace colflow {
@@ -51,8 +51,8 @@ struct penalized_step {
   std::size_t nonzero = 0;
   double r_squared = 0;  ///< 1 − ‖residual‖² / ‖y − ȳ‖² on the training samples
   double objective = 0;
-  std::size_t sweeps = 0;      ///< sweeps over the working set
-  std::size_t full_passes = 0; ///< passes over every column (KKT checks)
+  std::size_t sweeps = 0;       ///< sweeps over the working set
+  std::size_t full_passes = 0;  ///< passes over every column (KKT checks)
   bool converged = false;
 };
 
@@ -83,7 +83,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
 /// matched by ID; a column whose A1 and A2 are swapped there counts the other allele.
 struct column_match {
   static constexpr std::size_t absent = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> target;  ///< per selected column: the other store's column, or absent
+  std::vector<std::size_t> target;    ///< per selected column: the other store's column, or absent
   std::vector<std::uint8_t> swapped;  ///< per selected column: A1/A2 swapped in the other store
   std::size_t missing = 0;            ///< selected columns the other store does not have
 };

@@ -22,7 +22,7 @@ namespace colflow {
 /// Values of some named variables for every sample (row) of a store.
 struct phenotype_table {
   std::vector<std::string> names;
-  Eigen::MatrixXd values;  ///< store rows x names; NaN where missing or not in the file
+  Eigen::MatrixXd values;           ///< store rows x names; NaN where missing or not in the file
   std::size_t file_samples = 0;     ///< data lines in the file
   std::size_t matched_samples = 0;  ///< of them, samples the store has
 };

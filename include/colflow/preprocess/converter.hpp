@@ -49,12 +49,12 @@ struct convert_options {
   /// The codec's level; default: the codec's default level. Not with codec_choice::auto_select.
   std::optional<int> level;
   value_type dtype = value_type::float64;  ///< float stores: float64 or float32
-  bool shuffle = false;      ///< byte-shuffle float payloads
+  bool shuffle = false;                    ///< byte-shuffle float payloads
   /// Float stores: store docs/DESIGN.md §2 standardised values (missing -> 0, centred, z'z = N - 1)
   /// instead of the values (dosages for genotype input, NaN for a missing call).
   bool standardize = true;
-  bool overwrite = false;    ///< replace an existing store at `out` (only when done)
-  unsigned tokens = 0;       ///< columns in flight; 0 = 4 x the worker threads
+  bool overwrite = false;  ///< replace an existing store at `out` (only when done)
+  unsigned tokens = 0;     ///< columns in flight; 0 = 4 x the worker threads
 };
 
 /// Progress of a conversion, reported after each column is appended.

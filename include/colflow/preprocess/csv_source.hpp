@@ -88,9 +88,9 @@ class csv_source final : public column_source {
   std::uint64_t rows_ = 0, columns_ = 0;
   char delimiter_ = ',';
   bool has_header_ = false;
-  std::vector<double> values_;            // column-major: column j is [j * rows_, (j+1) * rows_)
-  std::vector<std::string> sample_ids_;   // empty: "row1".."rowN"
-  std::vector<std::string> column_ids_;   // empty: "col1".."colM"
+  std::vector<double> values_;           // column-major: column j is [j * rows_, (j+1) * rows_)
+  std::vector<std::string> sample_ids_;  // empty: "row1".."rowN"
+  std::vector<std::string> column_ids_;  // empty: "col1".."colM"
 };
 
 }  // namespace colflow::preprocess

@@ -50,9 +50,9 @@ struct simulate_options {
   std::uint64_t variants = 0;  ///< M >= 1
   /// K <= M causal variants; default min(100, M), or 0 when h2 = 0. K = 0 requires h2 = 0.
   std::optional<std::uint64_t> causal;
-  double h2 = 0.5;              ///< target heritability, 0 <= h2 < 1
-  double missing_rate = 0.0;    ///< probability that a call is missing, 0 <= R < 1
-  double maf_min = 0.005;       ///< log-uniform MAF range, 0 < maf_min <= maf_max <= 0.5
+  double h2 = 0.5;            ///< target heritability, 0 <= h2 < 1
+  double missing_rate = 0.0;  ///< probability that a call is missing, 0 <= R < 1
+  double maf_min = 0.005;     ///< log-uniform MAF range, 0 < maf_min <= maf_max <= 0.5
   double maf_max = 0.5;
   std::uint64_t seed = 1;
   unsigned threads = 0;  ///< worker threads; 0 = as many as the current task arena allows
@@ -91,10 +91,10 @@ struct simulate_result {
   std::uint64_t variants = 0;
   std::vector<causal_variant> causal;  ///< in variant order
   double h2_target = 0;
-  double var_g = 0;        ///< realised sample variance of g
-  double var_e = 0;        ///< variance of the noise drawn
-  double var_y = 0;        ///< realised sample variance of y
-  double h2_realised = 0;  ///< var_g / var_y
+  double var_g = 0;                 ///< realised sample variance of g
+  double var_e = 0;                 ///< variance of the noise drawn
+  double var_y = 0;                 ///< realised sample variance of y
+  double h2_realised = 0;           ///< var_g / var_y
   std::uint64_t missing_calls = 0;  ///< missing genotype calls written
   std::uint64_t bed_bytes = 0;
   double seconds = 0;

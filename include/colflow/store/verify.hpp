@@ -29,6 +29,7 @@ struct verify_report {
 /// thread about ten times a second and after the last column. Throws colflow::error for the
 /// first problem, naming the column and file: checksum_mismatch, corrupt_frame, io_error, and
 /// the sample and column lists' parse errors.
-verify_report verify(const store& s, const std::function<void(const verify_progress&)>& progress = {});
+verify_report verify(const store& s,
+                     const std::function<void(const verify_progress&)>& progress = {});
 
 }  // namespace colflow

@@ -22,7 +22,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

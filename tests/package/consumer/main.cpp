@@ -1,10 +1,13 @@
 // Uses an installed colflow through its public headers only: writes a small genotype store and
 // a small float store into a temporary directory, opens them, checks every decoded value
-// against values computed here from docs/DESIGN.md §2, and streams the genotype store through the flow
-// graph (so oneTBB and Eigen must come along with the package). Then the importer and
+// against values computed here from docs/DESIGN.md §2, and streams the genotype store through the
+// flow graph (so oneTBB and Eigen must come along with the package). Then the importer and
 // simulator libraries (colflow::preprocess, colflow::simulate): simulated PLINK files are
 // converted into a store and exported back byte for byte, a CSV matrix round-trips through a
 // store and a .npy export. Exits non-zero on any mismatch or error.
+#include <stdlib.h>  // mkdtemp
+
+#include <cmath>
 #include <colflow/colflow.hpp>
 #include <colflow/preprocess/bed_source.hpp>
 #include <colflow/preprocess/converter.hpp>
@@ -12,10 +15,6 @@
 #include <colflow/preprocess/exporter.hpp>
 #include <colflow/preprocess/npy_source.hpp>
 #include <colflow/preprocess/simulate.hpp>
-
-#include <stdlib.h>  // mkdtemp
-
-#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -60,10 +59,18 @@ std::vector<std::uint8_t> pack_genotypes(const std::vector<int>& dosages) {
   for (std::size_t i = 0; i < dosages.size(); ++i) {
     unsigned code = 0;
     switch (dosages[i]) {
-      case 2: code = 0b00; break;
-      case 1: code = 0b10; break;
-      case 0: code = 0b11; break;
-      default: code = 0b01; break;
+      case 2:
+        code = 0b00;
+        break;
+      case 1:
+        code = 0b10;
+        break;
+      case 0:
+        code = 0b11;
+        break;
+      default:
+        code = 0b01;
+        break;
     }
     codes[i / 4] = static_cast<std::uint8_t>(codes[i / 4] | (code << (2 * (i % 4))));
   }
@@ -152,8 +159,8 @@ void check_genotype_store(const fs::path& dir) {
   expect_true("genotype store rows", store.num_rows() == n);
   expect_true("genotype store columns", store.num_columns() == columns.size());
   expect_true("genotype store type", store.type() == colflow::value_type::genotype);
-  expect_true("genotype store samples", store.samples().size() == n &&
-                                            store.samples().back().iid == "s7");
+  expect_true("genotype store samples",
+              store.samples().size() == n && store.samples().back().iid == "s7");
   expect_true("genotype store column ids",
               store.columns().size() == columns.size() && store.columns()[1].id == "rs2");
 
@@ -196,8 +203,7 @@ void check_genotype_store(const fs::path& dir) {
       store.read_column(view.column, want);
       expect_true(mode + " column size", static_cast<std::size_t>(view.values.size()) == n);
       for (std::size_t i = 0; i < n && i < static_cast<std::size_t>(view.values.size()); ++i) {
-        expect_near(mode + " column " + std::to_string(view.column) + " row " +
-                        std::to_string(i),
+        expect_near(mode + " column " + std::to_string(view.column) + " row " + std::to_string(i),
                     view.values[static_cast<Eigen::Index>(i)], want[i], 0);
       }
       return true;
@@ -230,9 +236,9 @@ void check_float_store(const fs::path& dir) {
     const colflow::column_stats stats = colflow::dense_stats(columns[j]);
     colflow::column_info info;
     info.id = "x" + std::to_string(j + 1);
-    writer.append(colflow::encode_float_column(columns[j], colflow::value_type::float64, stats,
-                                               0, encoding),
-                  info);
+    writer.append(
+        colflow::encode_float_column(columns[j], colflow::value_type::float64, stats, 0, encoding),
+        info);
   }
   writer.finish();
 

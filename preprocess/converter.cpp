@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "colflow/cancellation.hpp"
@@ -164,38 +165,58 @@ convert_result convert(column_source& source, const convert_options& options,
         choice == codec_choice::auto_select ? smallest_of(enc, options.shuffle) : enc(fixed);
   };
 
+  // Work items circulate through a pool that owns them: a pipeline ended by an exception (a
+  // stop request, a write error) drops its in-flight items without destroying them, so the
+  // items themselves must not own memory. At most `tokens` items ever exist.
+  std::vector<std::unique_ptr<column_work>> owned;
+  std::vector<column_work*> free_items;
+  std::mutex pool_mutex;
+  const auto acquire = [&]() -> column_work* {
+    std::lock_guard lock(pool_mutex);
+    if (free_items.empty()) {
+      owned.push_back(std::make_unique<column_work>());
+      free_items.push_back(owned.back().get());
+    }
+    column_work* w = free_items.back();
+    free_items.pop_back();
+    return w;
+  };
+  const auto release = [&](column_work* w) {
+    std::lock_guard lock(pool_mutex);
+    free_items.push_back(w);
+  };
+
   tbb::parallel_pipeline(
-      tokens, tbb::make_filter<void, std::shared_ptr<column_work>>(
-                  tbb::filter_mode::serial_in_order,
-                  [&](tbb::flow_control& fc) -> std::shared_ptr<column_work> {
-                    if (next == columns) {
-                      fc.stop();
-                      return nullptr;
-                    }
-                    // Between columns: a stop request ends the pipeline here, and the store writer,
-                    // unwinding, removes the partial store.
-                    throw_if_stop_requested();
-                    auto w = std::make_shared<column_work>();
-                    w->index = next;
-                    w->info = source.column(next);
-                    if (genotype_input) {
-                      w->codes.resize(genotype_column_bytes(rows));
-                      source.read_genotypes(next, w->codes);
-                    } else {
-                      w->values.resize(rows);
-                      source.read_values(next, w->values);
-                    }
-                    ++next;
-                    return w;
-                  }) &
-                  tbb::make_filter<std::shared_ptr<column_work>, std::shared_ptr<column_work>>(
-                      tbb::filter_mode::parallel,
-                      [&](std::shared_ptr<column_work> w) {
-                        encode(*w);
-                        return w;
-                      }) &
-                  tbb::make_filter<std::shared_ptr<column_work>, void>(
-                      tbb::filter_mode::serial_in_order, [&](std::shared_ptr<column_work> w) {
+      tokens, tbb::make_filter<void, column_work*>(tbb::filter_mode::serial_in_order,
+                                                   [&](tbb::flow_control& fc) -> column_work* {
+                                                     if (next == columns) {
+                                                       fc.stop();
+                                                       return nullptr;
+                                                     }
+                                                     // Between columns: a stop request ends the
+                                                     // pipeline here, and the store writer,
+                                                     // unwinding, removes the partial store.
+                                                     throw_if_stop_requested();
+                                                     column_work* w = acquire();
+                                                     w->index = next;
+                                                     w->info = source.column(next);
+                                                     if (genotype_input) {
+                                                       w->codes.resize(genotype_column_bytes(rows));
+                                                       source.read_genotypes(next, w->codes);
+                                                     } else {
+                                                       w->values.resize(rows);
+                                                       source.read_values(next, w->values);
+                                                     }
+                                                     ++next;
+                                                     return w;
+                                                   }) &
+                  tbb::make_filter<column_work*, column_work*>(tbb::filter_mode::parallel,
+                                                               [&](column_work* w) {
+                                                                 encode(*w);
+                                                                 return w;
+                                                               }) &
+                  tbb::make_filter<column_work*, void>(
+                      tbb::filter_mode::serial_in_order, [&](column_work* w) {
                         try {
                           writer.append(w->encoded, w->info);
                         } catch (const error& e) {
@@ -212,6 +233,7 @@ convert_result convert(column_source& source, const convert_options& options,
                           p.seconds = std::chrono::duration<double>(clock::now() - start).count();
                           progress(p);
                         }
+                        release(w);
                       }));
   writer.finish();
   result.columns = columns;

@@ -50,6 +50,8 @@ targets=(
   # the rest of the in-process suites (codecs, stores, selections, golden and malformed files)
   codec_test genotype_test genotype_decode_test codec_tools_test selection_test
   store_golden_test store_malformed_test
+  # staged outputs and cancellation, the result writers, verify, the stream benchmark
+  staged_output_test analysis_output_test verify_test stream_benchmark_test
   # run by the tests above
   colflow_cli
 )

@@ -12,6 +12,7 @@
 #include "analysis/standardized_columns_internal.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
+#include "colflow/kernels/sample_blocks.hpp"
 #include "colflow/stream/column_stream.hpp"
 
 namespace colflow {
@@ -81,8 +82,10 @@ std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_
 class sampler {
  public:
   sampler(detail::bayesr_state& state, const bayesr_options& o,
-          const std::vector<std::uint8_t>& used, const std::vector<double>& y, std::size_t n)
+          const std::vector<std::uint8_t>& used, const std::vector<double>& y, std::size_t n,
+          sample_blocks& blocks)
       : st_(state),
+        blocks_(blocks),
         o_(o),
         used_(used),
         y_(y),
@@ -98,14 +101,21 @@ class sampler {
   // Starts iteration t (1-based): draws μ and prepares each class's constants.
   void begin(std::uint64_t t) {
     t_ = t;
-    double sum = 0;
-    for (std::size_t i = 0; i < used_.size(); ++i)
-      if (used_[i]) sum += st_.residual[i];
+    double* e = st_.residual.data();
+    const std::uint8_t* used = used_.data();
+    const double sum = blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
+      double partial = 0;
+      for (std::size_t i = first; i < first + n; ++i)
+        if (used[i]) partial += e[i];
+      return partial;
+    });
     detail::random_draws d(o_.seed, intercept, t, 0);
     const double mu = (sum / n_ + st_.mu) + std::sqrt(st_.sigma2_e / n_) * d.normal();
     const double shift = mu - st_.mu;
-    for (std::size_t i = 0; i < used_.size(); ++i)
-      if (used_[i]) st_.residual[i] -= shift;
+    blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
+      for (std::size_t i = first; i < first + n; ++i)
+        if (used[i]) e[i] -= shift;
+    });
     st_.mu = mu;
     // Class k > 0: β ~ N(0, v_k), v_k = γ_k σ²_G. With a = zᵀz and r = zᵀ(e + zβ_old), the
     // log marginal likelihood against the zero class is −½ log(v_k C_k / σ²_E) +
@@ -154,14 +164,24 @@ class sampler {
       beta_squares += st_.beta[p] * st_.beta[p];
     }
     const double nonzero = static_cast<double>(visited.size()) - counts[0];
-    double ee = 0, g_sum = 0, g_squares = 0;
-    for (std::size_t i = 0; i < used_.size(); ++i)
-      if (used_[i]) {
-        const double e = st_.residual[i], g = y_[i] - st_.mu - e;
-        ee += e * e;
-        g_sum += g;
-        g_squares += g * g;
-      }
+    const double* residual = st_.residual.data();
+    const std::uint8_t* used = used_.data();
+    const double mu = st_.mu;
+    // e'e, and the sum and sum of squares of the genetic values g = y − μ − e.
+    const auto [ee, g_sum, g_squares] =
+        blocks_.sums<3>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+          double e2 = 0, gs = 0, g2 = 0;
+          for (std::size_t i = first; i < first + n; ++i)
+            if (used[i]) {
+              const double e = residual[i], g = y_[i] - mu - e;
+              e2 += e * e;
+              gs += g;
+              g2 += g * g;
+            }
+          out[0] = e2;
+          out[1] = gs;
+          out[2] = g2;
+        });
     detail::random_draws d(o_.seed, variances, t_, 0);
     const double g_df = o_.sigma2_g_df + nonzero, e_df = o_.sigma2_e_df + n_;
     st_.sigma2_g = d.scaled_inverse_chi_square(
@@ -204,6 +224,7 @@ class sampler {
 
  private:
   detail::bayesr_state& st_;
+  sample_blocks& blocks_;
   const bayesr_options& o_;
   const std::vector<std::uint8_t>& used_;
   const std::vector<double>& y_;
@@ -293,7 +314,7 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   for (std::size_t p = 0; p < m; ++p)
     if (!z.constant(p)) visited.push_back(p);
 
-  sampler chain(state, o, used, y, n);
+  sampler chain(state, o, used, y, n, z.blocks());
   std::vector<std::size_t> order(visited.size()), order_columns(visited.size());
   const auto e_map = [&] {
     return Eigen::Map<Eigen::VectorXd>(state.residual.data(), static_cast<Eigen::Index>(rows));
@@ -308,7 +329,11 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     for (std::size_t i = order.size(); i > 1; --i)
       std::swap(order[i - 1], order[shuffle.below(static_cast<std::uint32_t>(i))]);
     // The residual's sum over the used samples, for the products (column updates keep it).
-    const double residual_sum = std::accumulate(state.residual.begin(), state.residual.end(), 0.0);
+    const double* residual = state.residual.data();
+    const double residual_sum =
+        z.blocks().sum([&](std::size_t, std::size_t first, std::size_t count) {
+          return std::accumulate(residual + first, residual + first + count, 0.0);
+        });
     label = "iteration " + std::to_string(t) + "/" + std::to_string(o.iterations);
     if (in_memory) {
       const auto start = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 #include "analysis/bayesr_checkpoint_internal.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
+#include "colflow/kernels/sample_blocks.hpp"
 #include "colflow/io/file_io.hpp"
 #include "colflow/io/staged_output.hpp"
 
@@ -19,7 +20,11 @@ static_assert(std::endian::native == std::endian::little,
               "checkpoints hold little-endian numbers as they are in memory");
 
 constexpr char magic[8] = {'C', 'F', 'B', 'A', 'Y', 'E', 'S', 'R'};
-constexpr std::uint32_t format_version = 1;
+// Version 2: chains computed on sample blocks (docs/DESIGN.md §4.8). Version 1 files hold the
+// same fields from a chain whose sums over samples ran in one piece; with at most one block of
+// rows that is the same arithmetic, so they resume exactly, and are refused otherwise.
+constexpr std::uint32_t format_version = 2;
+constexpr std::uint32_t whole_column_version = 1;
 constexpr std::size_t header_bytes = 64;  // magic, version, classes, six u64 fields
 
 // Bytes of one trace row with k classes: iteration, five doubles, nonzero, k weights.
@@ -131,10 +136,11 @@ bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint
   reader r(bytes);
   r.get<std::uint64_t>();  // magic
   const auto version = r.get<std::uint32_t>();
-  if (version != format_version)
+  if (version != format_version && version != whole_column_version)
     throw error(errc::unsupported_version,
                 name + ": checkpoint format version " + std::to_string(version) +
-                    " (this build reads version " + std::to_string(format_version) + ")");
+                    " (this build reads versions " + std::to_string(whole_column_version) +
+                    " and " + std::to_string(format_version) + ")");
   std::uint64_t recorded;
   std::memcpy(&recorded, bytes.data() + bytes.size() - 8, 8);
   if (checksum64(std::as_bytes(std::span(bytes.data(), bytes.size() - 8))) != recorded)
@@ -161,6 +167,14 @@ bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint
   if (n != rows || m != columns || k != classes)
     throw error(errc::invalid_argument,
                 name + ": the checkpoint's dimensions differ from this run's");
+  if (version == whole_column_version && rows > sample_block_rows)
+    throw error(errc::unsupported_version,
+                name + ": the checkpoint was written by a colflow from before sample blocks " +
+                    "(checkpoint format version 1); its chain summed over all " + std::to_string(rows) +
+                    " samples in one piece, and this build sums over blocks of " +
+                    std::to_string(sample_block_rows) +
+                    ", so it cannot continue that chain bit for bit: start the chain again " +
+                    "without --resume");
   st.mu = r.get<double>();
   st.sigma2_g = r.get<double>();
   st.sigma2_e = r.get<double>();

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <string>
 #include <unordered_map>
 
@@ -36,10 +35,21 @@ penalized_result penalized_regression(const store& s, const selection& sel,
   std::vector<double> r(rows, 0.0);  // the residual; zero on unused rows, always
   for (std::size_t i = 0; i < rows; ++i)
     if (fit.used[i]) r[i] = phenotype[i] - result.intercept;
-  double yy = 0;
-  for (double x : r) yy += x * x;
-
   detail::standardized_columns z(s, sel, fit.used);
+  // Sums over the samples, on the sample blocks of the products (docs/DESIGN.md §4.8).
+  const auto residual_sums = [&] {
+    const double* e = r.data();
+    return z.blocks().sums<2>([&](std::size_t, std::size_t first, std::size_t count, double* out) {
+      double sum = 0, squares = 0;
+      for (std::size_t i = first; i < first + count; ++i) {
+        sum += e[i];
+        squares += e[i] * e[i];
+      }
+      out[0] = sum;
+      out[1] = squares;
+    });
+  };
+  const double yy = residual_sums()[1];
   const double nd = static_cast<double>(n);
   stream_options so = analysis.stream;
   so.values = decode_as::stored;
@@ -51,7 +61,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
 
   // First pass: each column's statistics and its correlation with the phenotype.
   std::vector<double> gradient(m, 0.0);                     // z_jᵀr / n at the current solution
-  double r_sum = std::accumulate(r.begin(), r.end(), 0.0);  // for z.dot; kept by the updates
+  double r_sum = residual_sums()[0];  // for z.dot; kept by the updates
   stream.run(sel.columns, [&](const column_view<double>& v) {
     z.learn(v.position, v);
     if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r, r_sum) / nd;
@@ -108,7 +118,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
         label = "lambda " + std::to_string(k + 1) + "/" + std::to_string(lambdas.size()) +
                 " sweep " + std::to_string(step.sweeps);
         double largest = 0;
-        r_sum = std::accumulate(r.begin(), r.end(), 0.0);
+        r_sum = residual_sums()[0];
         stream.run(working_columns, [&](const column_view<double>& v) {
           const std::size_t p = working[v.position];
           const double rho = z.dot(p, v, r, r_sum) / nd + v_j * beta[p];
@@ -127,7 +137,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
       // λ's strong rule).
       ++step.full_passes;
       label = "lambda " + std::to_string(k + 1) + "/" + std::to_string(lambdas.size()) + " check";
-      r_sum = std::accumulate(r.begin(), r.end(), 0.0);
+      r_sum = residual_sums()[0];
       stream.run(sel.columns, [&](const column_view<double>& v) {
         if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r, r_sum) / nd;
         return true;
@@ -141,8 +151,8 @@ penalized_result penalized_regression(const store& s, const selection& sel,
       if (!violated) break;
     }
     step.converged = step.sweeps < o.max_sweeps;
-    double rr = 0, abs_sum = 0, sq_sum = 0;
-    for (double x : r) rr += x * x;
+    const double rr = residual_sums()[1];
+    double abs_sum = 0, sq_sum = 0;
     std::vector<std::pair<std::size_t, double>> nonzero;
     for (std::size_t p = 0; p < m; ++p)
       if (beta[p] != 0.0) {

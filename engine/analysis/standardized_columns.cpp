@@ -44,6 +44,7 @@ standardized_columns::standardized_columns(const store& s, const selection& sel,
       used_(std::move(used)),
       used_count_(
           static_cast<std::uint64_t>(std::count(used_.begin(), used_.end(), std::uint8_t{1}))),
+      blocks_(rows_),
       statistics_(s, used_),
       stats_(sel.columns.size()),
       z_(genotype_ ? 0 : static_cast<Eigen::Index>(rows_)) {}
@@ -52,30 +53,53 @@ double standardized_columns::dot(std::size_t p, const column_view<double>& v,
                                  const std::vector<double>& r, double r_sum) {
   const column_stats& st = stats_[p];
   if (genotype_) {
-    if (st.observed == used_count_)
-      return (dosage_dot(v.codes, rows_, r.data()) - st.mean * r_sum) / st.sd;
-    double d = 0, called = 0;
-    dosage_and_call_sums(v.codes, rows_, r.data(), d, called);
+    // A block of rows is a run of whole bytes of codes: the kernels see it as a short column.
+    const std::uint8_t* codes = v.codes.data();
+    if (st.observed == used_count_) {
+      const double d = blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
+        return dosage_dot({codes + first / 4, (n + 3) / 4}, n, r.data() + first);
+      });
+      return (d - st.mean * r_sum) / st.sd;
+    }
+    const auto [d, called] =
+        blocks_.sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+          dosage_and_call_sums({codes + first / 4, (n + 3) / 4}, n, r.data() + first, out[0],
+                               out[1]);
+        });
     return (d - st.mean * called) / st.sd;
   }
-  standardize(p, v, z_.data());
-  return z_.dot(Eigen::Map<const Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(rows_)));
+  // Standardised block by block, by the thread that then multiplies the block.
+  return blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
+    standardize(p, v, first, n, z_.data());
+    const auto rows = static_cast<Eigen::Index>(n), at = static_cast<Eigen::Index>(first);
+    return z_.segment(at, rows).dot(
+        Eigen::Map<const Eigen::VectorXd>(r.data() + first, rows));
+  });
 }
 
 void standardized_columns::subtract(std::size_t p, const column_view<double>& v, double delta,
                                     std::vector<double>& r) {
   const column_stats& st = stats_[p];
   if (genotype_) {
-    genotype_axpy(v.codes, rows_, statistics_.mask(), -delta / st.sd, delta * st.mean / st.sd,
-                  r.data());
+    const std::uint8_t* codes = v.codes.data();
+    const std::span<const std::uint8_t> mask = statistics_.mask();
+    const double a = -delta / st.sd, c = delta * st.mean / st.sd;
+    blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
+      const std::size_t bytes = (n + 3) / 4;
+      genotype_axpy({codes + first / 4, bytes}, n,
+                    mask.empty() ? mask : mask.subspan(first / 4, bytes), a, c, r.data() + first);
+    });
     return;
   }
-  Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<Eigen::Index>(rows_)) -= delta * z_;
+  blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
+    const auto rows = static_cast<Eigen::Index>(n), at = static_cast<Eigen::Index>(first);
+    Eigen::Map<Eigen::VectorXd>(r.data() + first, rows) -= delta * z_.segment(at, rows);
+  });
 }
 
 void standardized_columns::values(std::size_t p, const column_view<double>& v, double* out) const {
   if (!genotype_) {
-    standardize(p, v, out);
+    standardize(p, v, 0, rows_, out);
     return;
   }
   decode_genotypes(v.codes, standardized_lut(stats_[p]), std::span<double>(out, rows_));
@@ -84,9 +108,9 @@ void standardized_columns::values(std::size_t p, const column_view<double>& v, d
 }
 
 void standardized_columns::standardize(std::size_t p, const column_view<double>& v,
-                                       double* out) const {
+                                       std::size_t first, std::size_t n, double* out) const {
   const column_stats& st = stats_[p];
-  for (std::size_t i = 0; i < rows_; ++i) {
+  for (std::size_t i = first; i < first + n; ++i) {
     const double x = v.values[static_cast<Eigen::Index>(i)];
     out[i] = used_[i] && !std::isnan(x) ? (x - st.mean) / st.sd : 0.0;
   }

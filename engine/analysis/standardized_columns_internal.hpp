@@ -3,8 +3,9 @@
 // sample count 0). Solvers need two things per column, the product zᵀr with the residual and
 // the update r −= δz. On a genotype store both work on the packed codes and the column's
 // statistics (dosage_and_call_sums, genotype_axpy), so nothing is decoded; a dense column is
-// standardised into a scratch vector once per visit. Shared by the penalised regressions and
-// BayesR.
+// standardised into a scratch vector once per visit. Both are computed on sample blocks
+// (colflow/kernels/sample_blocks.hpp), across the threads when the column is long enough, with
+// the same bits at any thread count. Shared by the penalised regressions and BayesR.
 #pragma once
 
 #include <Eigen/Core>
@@ -17,6 +18,7 @@
 #include "analysis/selected_stats_internal.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/kernels/sample_blocks.hpp"
 #include "colflow/store/store.hpp"
 #include "colflow/stream/column_stream.hpp"
 
@@ -42,6 +44,9 @@ class standardized_columns {
   bool genotype() const noexcept { return genotype_; }
   const std::vector<column_stats>& stats() const noexcept { return stats_; }
   const std::vector<std::uint8_t>& used() const noexcept { return used_; }
+  // The sample blocks of every product and update, for the solver's own sums over samples
+  // (the residual's sum, sums of squares), so that they split and add up the same way.
+  sample_blocks& blocks() noexcept { return blocks_; }
 
   // Learns the statistics of selection position `p` from its streamed view (a first pass).
   void learn(std::size_t p, const column_view<double>& v) { stats_[p] = statistics_(v); }
@@ -49,7 +54,7 @@ class standardized_columns {
   // SD 0 over the used samples: the column standardises to zeros and takes no part.
   bool constant(std::size_t p) const noexcept { return !(stats_[p].sd > 0.0); }
 
-  // z_pᵀ r. `r_sum` is the sum of r over the used samples (r is 0 on the others), which the
+  // z_pᵀ r, added over the sample blocks in block order. `r_sum` is the sum of r over the used samples (r is 0 on the others), which the
   // caller keeps: a genotype column with a call for every used sample then needs only the
   // dosage products (half the work). Column updates r −= δz leave the sum unchanged (z sums to
   // zero over the used samples), so a solver computes it once per pass.
@@ -63,12 +68,15 @@ class standardized_columns {
   void values(std::size_t p, const column_view<double>& v, double* out) const;
 
  private:
-  void standardize(std::size_t p, const column_view<double>& v, double* out) const;
+  // Rows [first, first + n) of z_p into out[first, first + n).
+  void standardize(std::size_t p, const column_view<double>& v, std::size_t first, std::size_t n,
+                   double* out) const;
 
   bool genotype_;
   std::size_t rows_;
   std::vector<std::uint8_t> used_;
   std::uint64_t used_count_;
+  sample_blocks blocks_;
   selected_stats statistics_;
   std::vector<column_stats> stats_;
   Eigen::VectorXd z_;

@@ -1,0 +1,222 @@
+// Sample blocks (colflow/kernels/sample_blocks.hpp): their geometry, sums added in block order,
+// and the iterative analyses computed on them giving the same bits at 1, 2 and 3 threads,
+// pipelined or sequential, on columns of several blocks whose length is a multiple of neither
+// the block nor 4 (docs/DESIGN.md §4.8, §7).
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "colflow/analysis/bayesr.hpp"
+#include "colflow/analysis/penalized.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/kernels/sample_blocks.hpp"
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+// Runs f with exactly `threads` threads: an arena of that many slots, and the global cap
+// raised or lowered to match (on a 2-core machine the default arena has 2).
+template <typename F>
+auto with_threads(int threads, F&& f) {
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(threads));
+  tbb::task_arena arena(threads);
+  return arena.execute(std::forward<F>(f));
+}
+
+// Three full blocks, a partial one, and a last byte of codes holding 3 samples.
+constexpr std::size_t long_rows = 3 * sample_block_rows + 1234 + 3;
+
+TEST(SampleBlocksTest, BlocksCoverTheRowsInFixedPiecesOfWholeBytes) {
+  static_assert(sample_block_rows % 4 == 0);
+  sample_blocks none(0), one(sample_block_rows), some(long_rows);
+  EXPECT_EQ(none.count(), 0u);
+  EXPECT_EQ(one.count(), 1u);
+  EXPECT_EQ(one.size(0), sample_block_rows);
+  ASSERT_EQ(some.count(), 4u);
+  EXPECT_EQ(some.first(3), 3 * sample_block_rows);
+  EXPECT_EQ(some.size(3), 1237u);
+  // Short columns never go parallel, long ones may.
+  EXPECT_FALSE(sample_blocks(parallel_rows_threshold - 1).parallel());
+  with_threads(2, [&] { EXPECT_TRUE(sample_blocks(parallel_rows_threshold).parallel()); });
+  with_threads(1, [&] { EXPECT_FALSE(sample_blocks(parallel_rows_threshold).parallel()); });
+}
+
+TEST(SampleBlocksTest, SumsAddBlockPartialsInBlockOrderWhateverTheThreads) {
+  // Values of very different magnitudes, so that another grouping gives other bits.
+  std::mt19937_64 rng(5);
+  std::vector<double> v(5 * sample_block_rows + 77);
+  for (double& x : v) x = std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng),
+                                     static_cast<int>(rng() % 60) - 30);
+  double expected = 0, expected_squares = 0;
+  for (std::size_t first = 0; first < v.size(); first += sample_block_rows) {
+    double partial = 0, squares = 0;
+    for (std::size_t i = first; i < std::min(v.size(), first + sample_block_rows); ++i) {
+      partial += v[i];
+      squares += v[i] * v[i];
+    }
+    expected += partial;
+    expected_squares += squares;
+  }
+  EXPECT_NE(expected, std::accumulate(v.begin(), v.end(), 0.0));  // the grouping shows
+  for (int threads : {1, 2, 3})
+    with_threads(threads, [&] {
+      sample_blocks blocks(v.size());
+      std::vector<int> visits(blocks.count(), 0);
+      const auto [sum, squares] =
+          blocks.sums<2>([&](std::size_t b, std::size_t first, std::size_t n, double* out) {
+            ++visits[b];
+            out[0] = out[1] = 0;
+            for (std::size_t i = first; i < first + n; ++i) {
+              out[0] += v[i];
+              out[1] += v[i] * v[i];
+            }
+          });
+      EXPECT_EQ(sum, expected) << threads << " threads";
+      EXPECT_EQ(squares, expected_squares) << threads << " threads";
+      EXPECT_EQ(visits, std::vector<int>(blocks.count(), 1));
+    });
+}
+
+TEST(SampleBlocksTest, PackedKernelsOnBlocksEqualTheDecodedColumn) {
+  // A block of rows is a run of whole bytes: the packed-code kernels on each block, added in
+  // block order, give the column's product up to rounding, and the axpy exactly.
+  std::mt19937_64 rng(8);
+  const std::vector<std::uint8_t> codes = test::random_genotype_codes(long_rows, 0.3, 0.02, rng);
+  std::vector<double> w(long_rows);
+  for (double& x : w) x = std::normal_distribution<double>()(rng);
+  double plain = 0, plain_called = 0;
+  for (std::size_t i = 0; i < long_rows; ++i) {
+    const int d = test::dosage_at(codes, i);
+    if (d >= 0) {
+      plain += d * w[i];
+      plain_called += w[i];
+    }
+  }
+  sample_blocks blocks(long_rows);
+  const auto [dot, called] =
+      blocks.sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+        dosage_and_call_sums({codes.data() + first / 4, (n + 3) / 4}, n, w.data() + first,
+                             out[0], out[1]);
+      });
+  EXPECT_NEAR(dot, plain, 1e-9 * long_rows);
+  EXPECT_NEAR(called, plain_called, 1e-9 * long_rows);
+  std::vector<double> r(long_rows, 1.0), expected(long_rows, 1.0);
+  blocks.for_each([&](std::size_t, std::size_t first, std::size_t n) {
+    genotype_axpy({codes.data() + first / 4, (n + 3) / 4}, n, {}, 0.5, -1.0, r.data() + first);
+  });
+  for (std::size_t i = 0; i < long_rows; ++i) {
+    const int d = test::dosage_at(codes, i);
+    if (d >= 0) expected[i] = 1.0 + 0.5 * d - 1.0;
+  }
+  EXPECT_EQ(r, expected);
+}
+
+// A long problem: a genotype store with missing calls (zstd frames and uncompressed ones), a
+// dense store with missing values, a phenotype with missing values, and a subset of samples.
+struct long_problem {
+  test::temp_dir dir;
+  std::vector<double> y;
+  selection sel;
+  static constexpr std::size_t columns = 48;
+  long_problem() {
+    test::write_genotype_store(dir / "zstd.cf", long_rows, columns, {codec_id::zstd, 1}, 21);
+    test::write_genotype_store(dir / "plain.cf", long_rows, columns, {codec_id::none, 0}, 21);
+    test::write_float_store(dir / "dense.cf", value_type::float64, long_rows, columns,
+                            {codec_id::lz4, 1, true}, 22);
+    const store s = store::open(dir / "plain.cf");
+    std::mt19937_64 rng(4);
+    std::normal_distribution<double> noise;
+    y.assign(long_rows, 0.0);
+    column_stream<double> stream(s, stream_options{.values = decode_as::standardized});
+    const std::vector<std::size_t> causal = {3, 17, 30, 41};
+    stream.run(causal, [&](const column_view<double>& v) {
+      for (std::size_t i = 0; i < long_rows; ++i) y[i] += 0.3 * v.values[static_cast<Eigen::Index>(i)];
+      return true;
+    });
+    for (std::size_t i = 0; i < long_rows; ++i) y[i] = i % 17 == 5 ? std::nan("") : y[i] + noise(rng);
+    sel = selection::all(s);
+    for (std::size_t i = 0; i < long_rows; i += 11) sel.row_kept[i] = 0;  // as --remove would
+    sel.rows.clear();
+    for (std::size_t i = 0; i < long_rows; ++i)
+      if (sel.row_kept[i]) sel.rows.push_back(i);
+  }
+};
+
+void expect_same(const bayesr_result& a, const bayesr_result& b, const std::string& what) {
+  ASSERT_EQ(a.trace.size(), b.trace.size()) << what;
+  for (std::size_t i = 0; i < a.trace.size(); ++i) {
+    EXPECT_EQ(a.trace[i].mu, b.trace[i].mu) << what << ", iteration " << i + 1;
+    EXPECT_EQ(a.trace[i].sigma2_g, b.trace[i].sigma2_g) << what << ", iteration " << i + 1;
+    EXPECT_EQ(a.trace[i].sigma2_e, b.trace[i].sigma2_e) << what << ", iteration " << i + 1;
+    EXPECT_EQ(a.trace[i].h2, b.trace[i].h2) << what << ", iteration " << i + 1;
+    EXPECT_EQ(a.trace[i].pi, b.trace[i].pi) << what << ", iteration " << i + 1;
+  }
+  EXPECT_EQ(a.beta_mean, b.beta_mean) << what;
+  EXPECT_EQ(a.beta_sd, b.beta_sd) << what;
+  EXPECT_EQ(a.inclusion, b.inclusion) << what;
+}
+
+TEST(SampleBlocksTest, BayesRChainIsBitIdenticalAtOneTwoAndThreeThreads) {
+  long_problem p;
+  bayesr_options o;
+  o.iterations = 6;
+  o.burnin = 2;
+  o.seed = 7;
+  for (const char* name : {"plain.cf", "zstd.cf", "dense.cf"}) {
+    const store s = store::open(p.dir / name);
+    o.execution = bayesr_execution::sequential;
+    const bayesr_result reference = with_threads(1, [&] { return bayesr(s, p.sel, p.y, o); });
+    EXPECT_GT(reference.trace.back().nonzero, 0u);  // effects were drawn, residuals updated
+    for (int threads : {1, 2, 3})
+      for (const bayesr_execution mode :
+           {bayesr_execution::sequential, bayesr_execution::pipelined}) {
+        o.execution = mode;
+        analysis_options a;
+        a.stream.in_flight = static_cast<std::size_t>(threads) + 1;
+        const std::string what =
+            std::string(name) + ", " + std::to_string(threads) + " threads, " +
+            (mode == bayesr_execution::sequential ? "sequential" : "pipelined");
+        expect_same(reference, with_threads(threads, [&] { return bayesr(s, p.sel, p.y, o, a); }),
+                    what);
+      }
+  }
+}
+
+TEST(SampleBlocksTest, PenalizedPathsAreBitIdenticalAtOneTwoAndThreeThreads) {
+  long_problem p;
+  for (const char* name : {"plain.cf", "zstd.cf", "dense.cf"})
+    for (double alpha : {1.0, 0.5}) {
+      const store s = store::open(p.dir / name);
+      penalized_options o;
+      o.alpha = alpha;
+      o.n_lambda = 5;
+      o.lambda_min_ratio = 0.05;
+      const penalized_result reference =
+          with_threads(1, [&] { return penalized_regression(s, p.sel, p.y, o); });
+      EXPECT_GT(reference.coefficients.back().size(), 2u) << name;
+      for (int threads : {2, 3}) {
+        const penalized_result r =
+            with_threads(threads, [&] { return penalized_regression(s, p.sel, p.y, o); });
+        ASSERT_EQ(r.path.size(), reference.path.size());
+        for (std::size_t k = 0; k < r.path.size(); ++k) {
+          const std::string what = std::string(name) + ", alpha " + std::to_string(alpha) +
+                                   ", " + std::to_string(threads) + " threads, lambda " +
+                                   std::to_string(k);
+          EXPECT_EQ(r.path[k].lambda, reference.path[k].lambda) << what;
+          EXPECT_EQ(r.path[k].objective, reference.path[k].objective) << what;
+          EXPECT_EQ(r.path[k].r_squared, reference.path[k].r_squared) << what;
+          EXPECT_EQ(r.path[k].sweeps, reference.path[k].sweeps) << what;
+          EXPECT_EQ(r.coefficients[k], reference.coefficients[k]) << what;
+        }
+      }
+    }
+}
+
+}  // namespace
+}  // namespace colflow

@@ -14,16 +14,11 @@
 /// (uk10k's 3,642 samples) is computed exactly as a single call of those kernels.
 #pragma once
 
-#include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace colflow {
@@ -33,22 +28,34 @@ inline constexpr std::size_t sample_block_rows = 4096;
 
 /// Columns shorter than this are computed on the calling thread: below it, meeting the other
 /// threads at the end of every column costs more than their share of the work saves (measured
-/// on 2 cores: a fork and join costs about 1.5 µs, a packed dot product of 16,384 rows about
-/// 5 µs). The choice never changes a result.
+/// on 2 cores, docs/SCALING.md). The choice never changes a result.
 inline constexpr std::size_t parallel_rows_threshold = 4 * sample_block_rows;
 
-/// The blocks of a column of `rows` rows, and the loops over them. Not thread-safe: one loop at
-/// a time per object (it keeps the partials of its last reduction and the threads' affinity to
-/// their blocks, so a thread finds its share of a residual in its own cache column after column).
+namespace detail {
+class block_team;
+}
+
+/// The blocks of a column of `rows` rows, and the loops over them.
+///
+/// Loops over long columns run on a team of the threads of the task arena the object is made in
+/// (capped by any tbb::global_control, as `colflow --threads` sets it). An iterative analysis
+/// runs one short loop per column, thousands per second, and a tbb::parallel_for costs more to
+/// start and join than a 100,000-sample column's share of the work saves; the team's threads
+/// instead wait for the next column for a few microseconds, spinning, on oneTBB worker threads
+/// they give back as soon as no column comes. Each thread works first on its own stretch of
+/// blocks (so its share of a residual stays in its cache, column after column) and then helps
+/// with the others'; the calling thread takes part, and never waits for a thread that has not
+/// started.
+///
+/// Not thread-safe: one loop at a time per object, from one thread at a time.
 class sample_blocks {
  public:
-  /// `parallel`: may loops run across the threads of the calling task arena (false: always on
-  /// the calling thread; results are the same).
-  explicit sample_blocks(std::size_t rows, bool parallel = true)
-      : rows_(rows),
-        count_((rows + sample_block_rows - 1) / sample_block_rows),
-        parallel_(parallel && rows >= parallel_rows_threshold),
-        affinity_(std::make_unique<tbb::affinity_partitioner>()) {}
+  /// `parallel`: may loops run across threads (false: always on the calling thread; results
+  /// are the same).
+  explicit sample_blocks(std::size_t rows, bool parallel = true);
+  ~sample_blocks();
+  sample_blocks(sample_blocks&&) noexcept;
+  sample_blocks& operator=(sample_blocks&&) noexcept;
 
   std::size_t rows() const noexcept { return rows_; }
   /// Number of blocks (0 for no rows).
@@ -58,36 +65,25 @@ class sample_blocks {
   std::size_t size(std::size_t b) const noexcept {
     return std::min(sample_block_rows, rows_ - first(b));
   }
-  /// Loops go across threads (long columns, more than one thread allowed: the calling arena's
-  /// concurrency capped by any tbb::global_control, as `--threads` sets it).
-  bool parallel() const noexcept {
-    return parallel_ && tbb::this_task_arena::max_concurrency() > 1 &&
-           tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1;
-  }
+  /// Loops run across threads (a long column, and more than one thread allowed).
+  bool parallel() const noexcept { return team_ != nullptr; }
 
   /// Calls f(b, first_row, rows) once for every block; blocks may run at the same time on
-  /// different threads, so f may write only what belongs to its block.
+  /// different threads, so f may write only what belongs to its block. f must not throw.
   template <typename F>
   void for_each(F&& f) {
-    if (!parallel()) {
+    if (!team_) {
       for (std::size_t b = 0; b < count_; ++b) f(b, first(b), size(b));
       return;
     }
-    // Isolated: while it waits for the other threads' blocks, the calling thread takes no
-    // unrelated task (a decode of the flow graph, say) that would hold up the next column.
-    tbb::this_task_arena::isolate([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::size_t>(0, count_),
-          [&](const tbb::blocked_range<std::size_t>& range) {
-            for (std::size_t b = range.begin(); b != range.end(); ++b) f(b, first(b), size(b));
-          },
-          *affinity_);
-    });
+    run([](void* context, std::size_t b, std::size_t first_row, std::size_t rows) noexcept {
+      (*static_cast<std::remove_reference_t<F>*>(context))(b, first_row, rows);
+    }, &f);
   }
 
   /// K sums over the rows at once: f(b, first_row, rows, partial) writes block b's K partials
-  /// into partial[0..K); the result is, for each k, the partials added in block order (0 + p₀)
-  /// + p₁ + ...
+  /// into partial[0..K); the result is, for each k, the partials added in block order
+  /// ((0 + p₀) + p₁) + ...
   template <std::size_t K, typename F>
   std::array<double, K> sums(F&& f) {
     partials_.resize(K * count_);
@@ -109,9 +105,11 @@ class sample_blocks {
   }
 
  private:
+  using block_function = void (*)(void*, std::size_t, std::size_t, std::size_t) noexcept;
+  void run(block_function f, void* context);
+
   std::size_t rows_, count_;
-  bool parallel_;
-  std::unique_ptr<tbb::affinity_partitioner> affinity_;
+  std::unique_ptr<detail::block_team> team_;
   std::vector<double> partials_;
 };
 

@@ -1,0 +1,188 @@
+// The team behind sample_blocks' parallel loops (docs/DESIGN.md §4.8).
+//
+// An iterative analysis runs one short loop per column: at 100,000 samples, a column's product
+// is about 15 µs of work on one core. Starting and joining a tbb::parallel_for costs about
+// 1.5 µs of that on 2 cores, mostly waking and stealing; the team's helpers instead spin on a
+// generation counter between columns, so a new column reaches them in well under a
+// microsecond. They run as oneTBB tasks (so `--threads` and the arena bound them) and return
+// their worker thread after a short idle spell, so that a pass waiting on decode does not keep
+// the decoders off the cores.
+//
+// Claims: the blocks are cut into one stretch per thread; each stretch has a counter tagged
+// with the generation of the loop, and a thread takes blocks from its own stretch first, then
+// from the others'. A helper still busy with an old generation can never take a block of the
+// next one (its tag differs), and the calling thread claims whatever no helper took, so it
+// never waits for a helper that has not started. Which thread computes a block does not matter
+// for the result: a block's output is the same whoever computes it.
+#include "colflow/kernels/sample_blocks.hpp"
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace colflow {
+namespace detail {
+namespace {
+
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// How long a helper waits for the next column before it gives its worker thread back: many
+// columns' worth on a busy loop, and short against a decode that keeps compute waiting.
+constexpr auto idle_limit = std::chrono::microseconds(50);
+
+}  // namespace
+
+class block_team {
+ public:
+  using block_function = void (*)(void*, std::size_t, std::size_t, std::size_t) noexcept;
+
+  block_team(std::size_t rows, std::size_t blocks, std::size_t threads)
+      : rows_(rows),
+        blocks_(blocks),
+        threads_(threads),
+        stretches_(std::make_unique<stretch[]>(threads)),
+        running_(std::make_unique<std::atomic<bool>[]>(threads)) {
+    for (std::size_t t = 0; t < threads_; ++t) {
+      stretches_[t].end = (t + 1) * blocks_ / threads_;
+      running_[t].store(false, std::memory_order_relaxed);
+    }
+  }
+
+  ~block_team() {
+    quit_.store(true, std::memory_order_release);
+    group_.wait();
+  }
+
+  void run(block_function f, void* context) {
+    const std::uint64_t gen = ++last_generation_;
+    const std::uint64_t tag = (gen & 0xffffffffu) << 32;
+    done_.store(0, std::memory_order_relaxed);
+    for (std::size_t t = 0; t < threads_; ++t)
+      stretches_[t].next.store(tag | (t * blocks_ / threads_), std::memory_order_relaxed);
+    function_.store(f, std::memory_order_relaxed);
+    context_.store(context, std::memory_order_relaxed);
+    generation_.store(gen, std::memory_order_release);
+    // Helpers that gave their thread back are started again (they pick up this generation).
+    for (std::size_t h = 1; h < threads_; ++h) {
+      bool idle = false;
+      if (!running_[h].load(std::memory_order_acquire) &&
+          running_[h].compare_exchange_strong(idle, true, std::memory_order_acq_rel))
+        group_.run([this, h] { serve(h); });
+    }
+    work(0, gen, f, context);
+    while (done_.load(std::memory_order_acquire) != blocks_) cpu_relax();
+  }
+
+ private:
+  struct alignas(64) stretch {
+    std::atomic<std::uint64_t> next{0};  // generation tag << 32 | next block
+    std::size_t end = 0;
+  };
+
+  static constexpr std::size_t none = ~std::size_t{0};
+
+  std::size_t claim(std::size_t t, std::uint64_t gen) noexcept {
+    stretch& s = stretches_[t];
+    std::uint64_t v = s.next.load(std::memory_order_acquire);
+    while (true) {
+      if ((v >> 32) != (gen & 0xffffffffu)) return none;  // another loop's counter
+      const std::size_t b = v & 0xffffffffu;
+      if (b >= s.end) return none;
+      if (s.next.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) return b;
+    }
+  }
+
+  // Thread `home` computes blocks of generation `gen`: its own stretch first, then the others'.
+  void work(std::size_t home, std::uint64_t gen, block_function f, void* context) noexcept {
+    for (std::size_t k = 0; k < threads_; ++k) {
+      const std::size_t t = (home + k) % threads_;
+      for (std::size_t b; (b = claim(t, gen)) != none;) {
+        const std::size_t first = b * sample_block_rows;
+        f(context, b, first, std::min(sample_block_rows, rows_ - first));
+        done_.fetch_add(1, std::memory_order_acq_rel);
+      }
+    }
+  }
+
+  // A helper's life: every new generation it sees, until it has waited idle_limit for one.
+  void serve(std::size_t h) {
+    std::uint64_t seen = 0;  // no generation yet: the one that started it is new to it
+    auto idle_since = std::chrono::steady_clock::now();
+    for (unsigned spins = 0; !quit_.load(std::memory_order_acquire);) {
+      const std::uint64_t gen = generation_.load(std::memory_order_acquire);
+      if (gen != seen) {
+        seen = gen;
+        work(h, gen, function_.load(std::memory_order_relaxed),
+             context_.load(std::memory_order_relaxed));
+        idle_since = std::chrono::steady_clock::now();
+        spins = 0;
+        continue;
+      }
+      cpu_relax();
+      if (++spins % 64 != 0 || std::chrono::steady_clock::now() - idle_since < idle_limit)
+        continue;
+      running_[h].store(false, std::memory_order_release);
+      // A loop published just now may have seen this helper as running: take it back up,
+      // unless the caller has started another helper for it meanwhile.
+      bool idle = false;
+      if (generation_.load(std::memory_order_acquire) != seen &&
+          running_[h].compare_exchange_strong(idle, true, std::memory_order_acq_rel))
+        continue;
+      return;
+    }
+    running_[h].store(false, std::memory_order_release);
+  }
+
+  const std::size_t rows_, blocks_, threads_;
+  std::unique_ptr<stretch[]> stretches_;
+  std::unique_ptr<std::atomic<bool>[]> running_;  // [0] (the caller) unused
+  std::uint64_t last_generation_ = 0;             // the caller's own copy
+  alignas(64) std::atomic<std::uint64_t> generation_{0};
+  std::atomic<block_function> function_{nullptr};
+  std::atomic<void*> context_{nullptr};
+  alignas(64) std::atomic<std::size_t> done_{0};
+  std::atomic<bool> quit_{false};
+  tbb::task_group group_;
+};
+
+}  // namespace detail
+
+namespace {
+
+std::size_t allowed_threads() {
+  return std::min<std::size_t>(
+      static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())),
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+}
+
+}  // namespace
+
+sample_blocks::sample_blocks(std::size_t rows, bool parallel)
+    : rows_(rows), count_((rows + sample_block_rows - 1) / sample_block_rows) {
+  if (!parallel || rows < parallel_rows_threshold) return;
+  const std::size_t threads = std::min(allowed_threads(), count_);
+  if (threads > 1) team_ = std::make_unique<detail::block_team>(rows_, count_, threads);
+}
+
+sample_blocks::~sample_blocks() = default;
+sample_blocks::sample_blocks(sample_blocks&&) noexcept = default;
+sample_blocks& sample_blocks::operator=(sample_blocks&&) noexcept = default;
+
+void sample_blocks::run(block_function f, void* context) { team_->run(f, context); }
+
+}  // namespace colflow

@@ -679,6 +679,65 @@ TEST_F(StreamCorruptFrameTest, DecodeErrorNamesTheColumnAndOtherColumnsStillStre
   }
 }
 
+TEST_F(StreamCorruptFrameTest, BatchesCoverTheOrderInOrderAndRaiseADecodeErrorAfterTheColumnsBefore) {
+  const store s = store::open(path_, {access_mode::mmap, false});
+  std::mt19937_64 rng(12);
+  const std::vector<std::size_t> order = random_order(3 * columns, columns, rng);
+  std::vector<std::size_t> good;
+  for (std::size_t j : order)
+    if (j != bad) good.push_back(j);
+  for (const auto& [depth, per_block] : every_depth_case) {
+    SCOPED_TRACE(depth_case_label(depth, per_block));
+    column_stream<double> stream(s, options_with(depth, per_block));
+    calls seen;
+    std::size_t batches = 0, largest = 0;
+    const pass_stats st = stream.run_batches(good, [&](std::span<const column_view<double>> b) {
+      ++batches;
+      largest = std::max(largest, b.size());
+      for (const column_view<double>& v : b) seen.emplace_back(v.column, v.position);
+      return true;
+    });
+    EXPECT_EQ(seen, expected_calls(good));  // every position once, in order
+    EXPECT_EQ(st.columns, good.size());
+    EXPECT_LE(largest, stream.columns_per_block());
+    if (stream.columns_per_block() > 1 && good.size() >= 4 * depth * stream.columns_per_block())
+      EXPECT_LT(batches, good.size());  // columns do travel together
+    // The damaged column: the columns before it are computed, then its error is raised.
+    seen.clear();
+    try {
+      stream.run_batches(order, [&](std::span<const column_view<double>> b) {
+        for (const column_view<double>& v : b) seen.emplace_back(v.column, v.position);
+        return true;
+      });
+      ADD_FAILURE() << "run_batches did not throw";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::corrupt_frame) << e.message();
+      EXPECT_TRUE(names(e.message(), "column", bad)) << e.message();
+    }
+    const std::size_t first_bad = static_cast<std::size_t>(
+        std::find(order.begin(), order.end(), bad) - order.begin());
+    EXPECT_EQ(seen, expected_calls(std::span(order).first(first_bad)));
+    // A kernel error names the batch's positions, and the stream stays usable.
+    try {
+      stream.run_batches(good, [&](std::span<const column_view<double>>) -> bool {
+        throw std::runtime_error("boom");
+      });
+      ADD_FAILURE() << "run_batches did not throw";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::kernel_error);
+      EXPECT_NE(e.message().find("positions 0 to "), std::string::npos) << e.message();
+      EXPECT_NE(e.message().find("boom"), std::string::npos) << e.message();
+    }
+    std::size_t again = 0;
+    stream.run_batches(good, [&](std::span<const column_view<double>> b) {
+      again += b.size();
+      return again < 5;  // an early stop after the batch that reaches 5
+    });
+    EXPECT_GE(again, 5u);
+    EXPECT_LT(again, 5u + stream.columns_per_block());
+  }
+}
+
 TEST_F(StreamCorruptFrameTest, ChecksumVerificationReportsMismatch) {
   const store s = store::open(path_, {access_mode::mmap, false});
   const std::vector<std::size_t> order = {1, 2, bad, 4};

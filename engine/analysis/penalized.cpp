@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <tbb/parallel_for.h>
+
 #include "analysis/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
@@ -59,14 +61,32 @@ penalized_result penalized_regression(const store& s, const selection& sel,
   if (analysis.progress)
     stream.on_progress([&](const pass_progress& p) { analysis.progress(label, p); });
 
+  std::vector<double> gradient(m, 0.0);  // z_jᵀr / n at the current solution
+  double r_sum = residual_sums()[0];     // for z.dot; kept by the updates
+  // A pass of every column's gradient (and on the first pass its statistics). The columns are
+  // independent: a genotype store's batches are spread over the threads a column each, by the
+  // same block partials as the sweeps' products; a dense column is computed on the blocks.
+  const auto gradient_pass = [&](bool learn) {
+    if (z.genotype()) {
+      stream.run_batches(sel.columns, [&](std::span<const column_view<double>> batch) {
+        tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t i) {
+          const column_view<double>& v = batch[i];
+          if (learn) z.learn(v.position, v);
+          if (!z.constant(v.position))
+            gradient[v.position] = z.dot_alone(v.position, v, r, r_sum) / nd;
+        });
+        return true;
+      });
+      return;
+    }
+    stream.run(sel.columns, [&](const column_view<double>& v) {
+      if (learn) z.learn(v.position, v);
+      if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r, r_sum) / nd;
+      return true;
+    });
+  };
   // First pass: each column's statistics and its correlation with the phenotype.
-  std::vector<double> gradient(m, 0.0);                     // z_jᵀr / n at the current solution
-  double r_sum = residual_sums()[0];  // for z.dot; kept by the updates
-  stream.run(sel.columns, [&](const column_view<double>& v) {
-    z.learn(v.position, v);
-    if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r, r_sum) / nd;
-    return true;
-  });
+  gradient_pass(true);
   result.columns = z.stats();
   double gmax = 0;
   for (double g : gradient) gmax = std::max(gmax, std::fabs(g));
@@ -138,10 +158,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
       ++step.full_passes;
       label = "lambda " + std::to_string(k + 1) + "/" + std::to_string(lambdas.size()) + " check";
       r_sum = residual_sums()[0];
-      stream.run(sel.columns, [&](const column_view<double>& v) {
-        if (!z.constant(v.position)) gradient[v.position] = z.dot(v.position, v, r, r_sum) / nd;
-        return true;
-      });
+      gradient_pass(false);
       bool violated = false;
       for (std::size_t p = 0; p < m; ++p)
         if (!in_working[p] && !z.constant(p) && std::fabs(gradient[p]) > l1) {

@@ -49,25 +49,34 @@ standardized_columns::standardized_columns(const store& s, const selection& sel,
       stats_(sel.columns.size()),
       z_(genotype_ ? 0 : static_cast<Eigen::Index>(rows_)) {}
 
+template <typename Blocks>
+double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
+                                          const std::vector<double>& r, double r_sum) const {
+  // A block of rows is a run of whole bytes of codes: the kernels see it as a short column.
+  const column_stats& st = stats_[p];
+  if (st.observed == used_count_) {
+    const double d = blocks.sum([&](std::size_t, std::size_t first, std::size_t n) {
+      return dosage_dot({codes + first / 4, (n + 3) / 4}, n, r.data() + first);
+    });
+    return (d - st.mean * r_sum) / st.sd;
+  }
+  const auto [d, called] =
+      blocks.template sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+        dosage_and_call_sums({codes + first / 4, (n + 3) / 4}, n, r.data() + first, out[0],
+                             out[1]);
+      });
+  return (d - st.mean * called) / st.sd;
+}
+
+double standardized_columns::dot_alone(std::size_t p, const column_view<double>& v,
+                                       const std::vector<double>& r, double r_sum) const {
+  sample_blocks alone(rows_, sample_blocks::never);
+  return genotype_dot(alone, p, v.codes.data(), r, r_sum);
+}
+
 double standardized_columns::dot(std::size_t p, const column_view<double>& v,
                                  const std::vector<double>& r, double r_sum) {
-  const column_stats& st = stats_[p];
-  if (genotype_) {
-    // A block of rows is a run of whole bytes of codes: the kernels see it as a short column.
-    const std::uint8_t* codes = v.codes.data();
-    if (st.observed == used_count_) {
-      const double d = blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
-        return dosage_dot({codes + first / 4, (n + 3) / 4}, n, r.data() + first);
-      });
-      return (d - st.mean * r_sum) / st.sd;
-    }
-    const auto [d, called] =
-        blocks_.sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
-          dosage_and_call_sums({codes + first / 4, (n + 3) / 4}, n, r.data() + first, out[0],
-                               out[1]);
-        });
-    return (d - st.mean * called) / st.sd;
-  }
+  if (genotype_) return genotype_dot(blocks_, p, v.codes.data(), r, r_sum);
   // Standardised block by block, by the thread that then multiplies the block.
   return blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
     standardize(p, v, first, n, z_.data());

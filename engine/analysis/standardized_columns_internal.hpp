@@ -61,6 +61,13 @@ class standardized_columns {
   double dot(std::size_t p, const column_view<double>& v, const std::vector<double>& r,
              double r_sum);
 
+  // The same product of a genotype column computed on the calling thread alone, by the same
+  // block partials added in the same order, so the same bits: for passes that spread columns,
+  // not blocks, over the threads. Genotype stores only; may run concurrently for different
+  // columns (also learn() then, which only writes position p).
+  double dot_alone(std::size_t p, const column_view<double>& v, const std::vector<double>& r,
+                   double r_sum) const;
+
   // r −= δ z_p, after dot() on the same view (which standardised a dense column).
   void subtract(std::size_t p, const column_view<double>& v, double delta, std::vector<double>& r);
 
@@ -69,6 +76,9 @@ class standardized_columns {
 
  private:
   // Rows [first, first + n) of z_p into out[first, first + n).
+  template <typename Blocks>
+  double genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
+                      const std::vector<double>& r, double r_sum) const;
   void standardize(std::size_t p, const column_view<double>& v, std::size_t first, std::size_t n,
                    double* out) const;
 

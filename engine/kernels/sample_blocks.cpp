@@ -172,9 +172,9 @@ std::size_t allowed_threads() {
 
 }  // namespace
 
-sample_blocks::sample_blocks(std::size_t rows, bool parallel)
+sample_blocks::sample_blocks(std::size_t rows, std::size_t parallel_from)
     : rows_(rows), count_((rows + sample_block_rows - 1) / sample_block_rows) {
-  if (!parallel || rows < parallel_rows_threshold) return;
+  if (rows < parallel_from) return;
   const std::size_t threads = std::min(allowed_threads(), count_);
   if (threads > 1) team_ = std::make_unique<detail::block_team>(rows_, count_, threads);
 }

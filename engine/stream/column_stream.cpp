@@ -63,6 +63,8 @@ struct column_stream<T>::impl {
   // The state of the running pass, read by the nodes.
   std::span<const std::size_t> order;
   const column_kernel<T>* kernel = nullptr;
+  const batch_kernel<T>* batch = nullptr;  // instead of kernel, for run_batches
+  std::vector<column_view<T>> views;       // a batch's views (compute is serial)
   std::atomic<bool> stop{false};
   std::size_t next_seq = 0, pass_block = 1;
   std::atomic<std::uint64_t> bytes_read{0};
@@ -228,38 +230,72 @@ struct column_stream<T>::impl {
     v.values = values;
   }
 
+  column_view<T> view_of(const decoded& d) const {
+    return {d.column, d.position, d.stats,
+            {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0}, d.codes, d.lut};
+  }
+
+  static error kernel_failure(const std::string& where, const std::exception& e) {
+    if (const auto* ce = dynamic_cast<const error*>(&e))
+      return error(ce->kind(), "kernel failed at " + where + ": " + ce->message());
+    return error(errc::kernel_error, "kernel failed at " + where + ": " + e.what());
+  }
+
+  // The columns of a block one by one through the kernel; returns how many it computed.
+  std::size_t compute_columns(const block& b) {
+    for (std::size_t k = 0; k < b.count; ++k) {
+      const decoded& d = b.buf->columns[k];
+      // Between columns (one relaxed load): the pass fails with errc::cancelled through the
+      // same path as a kernel error, which leaves the stream ready for the next pass.
+      if (stop_requested()) throw stopped_at(b.first + k);
+      if (d.failure) std::rethrow_exception(d.failure);
+      bool go;
+      // A failed pass leaves its buffers to begin(), which reclaims all of them.
+      try {
+        go = (*kernel)(view_of(d));
+      } catch (const std::exception& e) {
+        throw kernel_failure("column " + std::to_string(d.column) + " (position " +
+                                 std::to_string(d.position) + ")",
+                             e);
+      }
+      if (!go) {
+        stop.store(true);
+        return k + 1;
+      }
+    }
+    return b.count;
+  }
+
+  // The block's columns in one batch-kernel call: those before the first that failed to
+  // decode, whose failure is raised after them.
+  std::size_t compute_batch(const block& b) {
+    if (stop_requested()) throw stopped_at(b.first);
+    views.clear();
+    std::size_t usable = 0;
+    for (; usable < b.count && !b.buf->columns[usable].failure; ++usable)
+      views.push_back(view_of(b.buf->columns[usable]));
+    if (usable > 0) {
+      bool go;
+      try {
+        go = (*batch)(std::span<const column_view<T>>(views));
+      } catch (const std::exception& e) {
+        throw kernel_failure("positions " + std::to_string(b.first) + " to " +
+                                 std::to_string(b.first + usable - 1),
+                             e);
+      }
+      if (!go) {
+        stop.store(true);
+        return usable;
+      }
+    }
+    if (usable < b.count) std::rethrow_exception(b.buf->columns[usable].failure);
+    return b.count;
+  }
+
   void compute_block(const block& b) {
     if (!stop.load(std::memory_order_relaxed)) {
       const auto t0 = clock::now();
-      std::size_t k = 0;
-      for (; k < b.count; ++k) {
-        const decoded& d = b.buf->columns[k];
-        // Between columns (one relaxed load): the pass fails with errc::cancelled through the
-        // same path as a kernel error, which leaves the stream ready for the next pass.
-        if (stop_requested()) throw stopped_at(b.first + k);
-        if (d.failure) std::rethrow_exception(d.failure);
-        const column_view<T> v{d.column, d.position,
-                               d.stats,  {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0},
-                               d.codes,  d.lut};
-        bool go;
-        // A failed pass leaves its buffers to begin(), which reclaims all of them.
-        try {
-          go = (*kernel)(v);
-        } catch (const error& e) {
-          throw error(e.kind(), "kernel failed at column " + std::to_string(v.column) +
-                                    " (position " + std::to_string(v.position) +
-                                    "): " + e.message());
-        } catch (const std::exception& e) {
-          throw error(errc::kernel_error, "kernel failed at column " + std::to_string(v.column) +
-                                              " (position " + std::to_string(v.position) +
-                                              "): " + e.what());
-        }
-        if (!go) {
-          stop.store(true);
-          ++k;
-          break;
-        }
-      }
+      const std::size_t k = batch ? compute_batch(b) : compute_columns(b);
       // Codes of uncompressed genotype frames are read straight from the mapping by the
       // kernel: if the file shrank meanwhile they were zeros, and the pass must fail.
       src.check_mapping();
@@ -279,7 +315,7 @@ struct column_stream<T>::impl {
               std::chrono::duration<double>(now - start).count()});
   }
 
-  void begin(std::span<const std::size_t> o, const column_kernel<T>& k) {
+  void begin(std::span<const std::size_t> o, const column_kernel<T>* k, const batch_kernel<T>* bk) {
     const std::size_t n = src.num_columns();
     for (std::size_t pos = 0; pos < o.size(); ++pos)
       if (o[pos] >= n)
@@ -287,7 +323,8 @@ struct column_stream<T>::impl {
                                                 " names column " + std::to_string(o[pos]) +
                                                 ", past the last of " + std::to_string(n));
     order = o;
-    kernel = &k;
+    kernel = k;
+    batch = bk;
     // Short passes still pipeline: at least two blocks per buffer when the order allows.
     pass_block =
         std::max<std::size_t>(1, std::min(per_block, (o.size() + 2 * depth - 1) / (2 * depth)));
@@ -319,8 +356,9 @@ struct column_stream<T>::impl {
     return s;
   }
 
-  pass_stats run(std::span<const std::size_t> o, const column_kernel<T>& k) {
-    begin(o, k);
+  pass_stats run(std::span<const std::size_t> o, const column_kernel<T>* k,
+                 const batch_kernel<T>* bk) {
+    begin(o, k, bk);
     // A reset graph starts clean: limiter count 0, sequencer expecting block 0, source idle.
     g.reset();
     source.activate();
@@ -334,7 +372,7 @@ struct column_stream<T>::impl {
   }
 
   pass_stats run_sequential(std::span<const std::size_t> o, const column_kernel<T>& k) {
-    begin(o, k);
+    begin(o, &k, nullptr);
     for (std::size_t pos = 0; pos < o.size() && !stop; pos += pass_block) {
       block b{pos / pass_block, pos, std::min(pass_block, o.size() - pos), nullptr};
       decode_block(b);
@@ -357,7 +395,13 @@ column_stream<T>::~column_stream() = default;
 template <typename T>
 pass_stats column_stream<T>::run(std::span<const std::size_t> order,
                                  const column_kernel<T>& kernel) {
-  return impl_->run(order, kernel);
+  return impl_->run(order, &kernel, nullptr);
+}
+
+template <typename T>
+pass_stats column_stream<T>::run_batches(std::span<const std::size_t> order,
+                                         const batch_kernel<T>& kernel) {
+  return impl_->run(order, nullptr, &kernel);
 }
 
 template <typename T>

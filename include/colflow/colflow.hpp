@@ -17,6 +17,7 @@
 #include "colflow/codec/genotype_codec.hpp"
 // kernels
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/kernels/sample_blocks.hpp"
 // store
 #include "colflow/store/store.hpp"
 #include "colflow/store/store_writer.hpp"

@@ -50,9 +50,11 @@ class block_team;
 /// Not thread-safe: one loop at a time per object, from one thread at a time.
 class sample_blocks {
  public:
-  /// `parallel`: may loops run across threads (false: always on the calling thread; results
-  /// are the same).
-  explicit sample_blocks(std::size_t rows, bool parallel = true);
+  /// Loops run across threads when the column has at least `parallel_from` rows (and more than
+  /// one thread is allowed); sample_blocks::never keeps them on the calling thread. Results are
+  /// the same either way.
+  explicit sample_blocks(std::size_t rows, std::size_t parallel_from = parallel_rows_threshold);
+  static constexpr std::size_t never = ~std::size_t{0};
   ~sample_blocks();
   sample_blocks(sample_blocks&&) noexcept;
   sample_blocks& operator=(sample_blocks&&) noexcept;

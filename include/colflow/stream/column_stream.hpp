@@ -93,6 +93,13 @@ struct pass_progress {
 template <typename T>
 using column_kernel = std::function<bool(const column_view<T>&)>;
 
+/// A batch kernel: called once per message with the consecutive columns it holds, in order
+/// (views valid only during the call), for passes whose columns do not depend on one another
+/// (products with a fixed vector, statistics): it may spread them over threads. Return false to
+/// stop the pass after this batch. Errors as for column_kernel, naming the batch's positions.
+template <typename T>
+using batch_kernel = std::function<bool(std::span<const column_view<T>>)>;
+
 /// Streams the columns of one open store. T is the value type handed to kernels: double or
 /// float. A stream is not thread-safe (one pass at a time) but any number of streams may
 /// share a store.
@@ -109,6 +116,10 @@ class column_stream {
   /// (errc::invalid_argument for an index out of range, the decode or kernel error
   /// otherwise); the stream stays usable for the next pass.
   pass_stats run(std::span<const std::size_t> order, const column_kernel<T>& kernel);
+
+  /// The same pass with `kernel` called once per message (about block_bytes of columns), not
+  /// once per column: the batch's columns arrive together, in order.
+  pass_stats run_batches(std::span<const std::size_t> order, const batch_kernel<T>& kernel);
 
   /// The same pass without the graph: decode then compute, one column at a time, on the
   /// calling thread. The baseline the benchmarks compare against.

@@ -159,8 +159,9 @@ def analysis_goals(rows, goals: Goals) -> None:
 def scaling_goals(rows, goals: Goals) -> None:
     for r in find(rows, suite="scaling", kind="ratio"):
         if r["versus"].startswith(BASELINE) and not r["contender"].startswith(BASELINE):
+            # Two copies of one build differ by up to a few percent over a few rounds here.
             goals.add(f"{r['data']}: BayesR with {r['contender'].split(', ')[1]} no slower than the "
-                      "baseline build", f"{r['ratio']:.2f}x its time", r["ratio"] <= 1)
+                      "baseline build (within 5%)", f"{r['ratio']:.2f}x its time", r["ratio"] <= 1.05)
         elif r["task"].startswith("assoc"):
             goals.add(f"{r['data']}: assoc with 10 phenotypes < 2x the time of one "
                       f"({r['task'].split(', ')[-1]})", f"{r['ratio']:.2f}x", r["ratio"] < 2)

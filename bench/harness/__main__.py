@@ -1,6 +1,7 @@
 """The benchmark harness: colflow against the tools users would pick instead, side by side.
 
   python -m harness [--quick] [--only SUITE,...] [--rounds N] [--threads N] [--readme]
+                    [--baseline-colflow PROGRAM]
   python -m harness --report RESULTS.tsv [--readme]     (plots and README from a results file)
 
 bench/run.sh installs the peers, builds colflow and calls this from bench/. Writes
@@ -17,13 +18,13 @@ import sys
 import time
 
 from . import machine, plots, readme
-from . import suite_analyses, suite_codecs, suite_models, suite_streaming
+from . import suite_analyses, suite_codecs, suite_models, suite_scaling, suite_streaming
 from .context import FULL, QUICK, Context
 from .data import Workspace, shared_uk10k
 from .measure import log, read_tsv, write_tsv
 
 SUITES = {"codecs": suite_codecs, "streaming": suite_streaming, "analyses": suite_analyses,
-          "models": suite_models}
+          "models": suite_models, "scaling": suite_scaling}
 
 
 def main() -> int:
@@ -40,11 +41,18 @@ def main() -> int:
     parser.add_argument("--report", metavar="TSV", help="only make the plots (and with --readme "
                         "the README section) from an existing results file")
     parser.add_argument("--colflow", default="build/release/cli/colflow")
+    parser.add_argument("--baseline-colflow", metavar="PROGRAM",
+                        help="an earlier build of colflow, from the repository's top like --colflow "
+                        "(`bench/compare_builds.sh REV --build-only` makes one and prints its path): "
+                        "the scaling suite times its uk10k BayesR iterations in the same rounds as "
+                        "this build's")
     args = parser.parse_args()
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
     if args.report:
-        return report(root, args.report, args.readme)
+        # bench/run.sh runs this from bench/: a path from the repository's top works too.
+        results = args.report if os.path.exists(args.report) else os.path.join(root, args.report)
+        return report(root, results, args.readme)
 
     suites = [s for s in args.only.split(",") if s]
     unknown = [s for s in suites if s not in SUITES]
@@ -55,13 +63,17 @@ def main() -> int:
         scale = dataclasses.replace(scale, rounds=args.rounds)
     colflow = os.path.join(root, args.colflow)
     ws = Workspace(root, colflow, os.path.join(root, "build", "bench-quick" if args.quick else "bench-full"))
-    ctx = Context(root, ws, scale, args.threads, ws.simulate(*scale.main), shared_uk10k(root))
+    baseline = os.path.join(root, args.baseline_colflow) if args.baseline_colflow else None
+    if baseline and not os.access(baseline, os.X_OK):
+        parser.error(f"--baseline-colflow {args.baseline_colflow}: not an executable program")
+    ctx = Context(root, ws, scale, args.threads, ws.simulate(*scale.main), shared_uk10k(root), baseline)
 
     started = time.time()
     header = machine.describe(root, colflow, os.path.dirname(os.path.dirname(colflow)))
     header += [f"date: {datetime.date.today().isoformat()}",
                f"command: bench/run.sh{' --quick' if args.quick else ''}"
-               f"{'' if args.only == ','.join(SUITES) else ' --only ' + args.only}",
+               f"{'' if args.only == ','.join(SUITES) else ' --only ' + args.only}"
+               f"{' --baseline-colflow ' + os.path.relpath(baseline, root) if baseline else ''}",
                f"threads: {args.threads}", f"rounds: {scale.rounds}"]
     for line in header:
         log(line)

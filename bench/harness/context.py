@@ -22,16 +22,17 @@ class Scale:
     blosc2_levels: tuple        # Blosc2 levels tried with each codec and filter (its level 9
                                 # is zstd 22: minutes to compress the codec data, per run)
     bayesr_iterations: dict     # data set name -> iterations per run
+    scaling: tuple[int, int]    # samples x variants of the simulation of the scaling suite
 
 
 FULL = Scale(quick=False, rounds=3, main=(10_000, 50_000), large=(20_000, 150_000),
              codec_columns=2_000, dense=(10_000, 1_000), subset_columns=5_000, passes=3,
              blosc2_levels=(1, 5),
-             bayesr_iterations={"uk10k": 100, "sim": 5})
+             bayesr_iterations={"uk10k": 100, "sim": 5}, scaling=(100_000, 6_000))
 QUICK = Scale(quick=True, rounds=2, main=(2_000, 10_000), large=(4_000, 40_000),
               codec_columns=2_000, dense=(2_000, 1_000), subset_columns=1_000, passes=2,
               blosc2_levels=(5,),
-              bayesr_iterations={"uk10k": 20, "sim": 5})
+              bayesr_iterations={"uk10k": 20, "sim": 5}, scaling=(20_000, 1_000))
 
 
 @dataclasses.dataclass
@@ -42,6 +43,7 @@ class Context:
     threads: int
     main: Dataset
     uk10k: Dataset | None
+    baseline: str | None = None  # another colflow program (an earlier build) to compare with
 
     @property
     def colflow(self) -> str:

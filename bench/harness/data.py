@@ -47,15 +47,18 @@ class Workspace:
         subprocess.run([self.colflow, *args], cwd=self.dir, check=True, env=env,
                        stdout=subprocess.DEVNULL)
 
-    def simulate(self, samples: int, variants: int) -> Dataset:
-        """colflow simulate with 1% missing calls and seed 1; kept while its shape matches."""
-        prefix = self.path(f"sim{samples}x{variants}")
+    def simulate(self, samples: int, variants: int, seed: int = 1, missing: float = 0.01) -> Dataset:
+        """colflow simulate (100 causal variants, h2 0.5) with 1% missing calls and seed 1 unless
+        told otherwise; kept while its shape matches."""
+        tag = "" if (seed, missing) == (1, 0.01) else f"-seed{seed}-missing{missing:g}"
+        prefix = self.path(f"sim{samples}x{variants}{tag}")
         bed_bytes = 3 + variants * ((samples + 3) // 4)
         if not (os.path.exists(prefix + ".bed") and os.path.getsize(prefix + ".bed") == bed_bytes
                 and os.path.exists(prefix + ".phen")):
-            log(f"data: colflow simulate --samples {samples} --variants {variants}")
+            log(f"data: colflow simulate --samples {samples} --variants {variants} --seed {seed} "
+                f"--missing {missing:g}")
             self.run("simulate", "--quiet", "--samples", str(samples), "--variants", str(variants),
-                     "--missing", "0.01", "--seed", "1", "--out", prefix)
+                     "--missing", str(missing), "--seed", str(seed), "--out", prefix)
         return Dataset(f"sim {samples}x{variants}", prefix, prefix + ".phen", samples, variants)
 
     def preprocess(self, store: str, source: str, *options: str, env: dict | None = None) -> str:

@@ -42,6 +42,11 @@ def libz_env() -> dict:
     return {**os.environ, "COLFLOW_ZLIB_IMPL": "zlib"}
 
 
+# An earlier build of colflow (bench/run.sh --baseline-colflow): contenders named "baseline
+# colflow, ..." run it, beside this build's in the same rounds.
+BASELINE = "baseline colflow"
+
+
 class CommandFailed(RuntimeError):
     pass
 

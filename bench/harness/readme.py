@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .measure import LIBZ
+from .measure import BASELINE, LIBZ
 
 SECTION = "## Performance"
 
@@ -156,12 +156,24 @@ def analysis_goals(rows, goals: Goals) -> None:
                   "not installable here)", f"{uk['seconds'] * 1e3:.1f} ms", uk["seconds"] < 0.0134)
 
 
+def scaling_goals(rows, goals: Goals) -> None:
+    for r in find(rows, suite="scaling", kind="ratio"):
+        if r["versus"].startswith(BASELINE) and not r["contender"].startswith(BASELINE):
+            # Two copies of one build differ by up to a few percent over a few rounds here.
+            goals.add(f"{r['data']}: BayesR with {r['contender'].split(', ')[1]} no slower than the "
+                      "baseline build (within 5%)", f"{r['ratio']:.2f}x its time", r["ratio"] <= 1.05)
+        elif r["task"].startswith("assoc"):
+            goals.add(f"{r['data']}: assoc with 10 phenotypes < 2x the time of one "
+                      f"({r['task'].split(', ')[-1]})", f"{r['ratio']:.2f}x", r["ratio"] < 2)
+
+
 def goals_of(header, rows) -> Goals:
     goals = Goals()
     codec_goals(rows, goals)
     zlib_goals(rows, goals)
     streaming_goals(rows, goals, int(header.get("threads", "2")))
     analysis_goals(rows, goals)
+    scaling_goals(rows, goals)
     return goals
 
 
@@ -210,6 +222,59 @@ def streaming_table(rows, threads: int) -> list[str]:
     return table(["data", "store", "pipelined 1 thread", f"pipelined {threads} threads", "busy",
                   "sequential", "in RAM", "speed-up vs sequential", f"{threads} vs 1 thread",
                   "pipelined / RAM", "peak RSS", "peak RSS in RAM"], body)
+
+
+def scaling_tables(rows, threads: int) -> list[str]:
+    """Per store: BayesR and the lasso path at 1 and N threads with the paired speed-up; the
+    baseline build's BayesR beside this one's; assoc with 10 phenotypes against 1."""
+    many = max(2, threads)
+    one_, all_ = "colflow, 1 thread", f"colflow, {many} threads"
+
+    def task(data, prefix):
+        return next((r["task"] for r in find(rows, suite="scaling", data=data) if r["task"].startswith(prefix)),
+                    None)
+
+    def cells(data, prefix):
+        t = task(data, prefix)
+        a, b = one(rows, data=data, task=t, contender=one_), one(rows, data=data, task=t, contender=all_)
+        speedup = ratio(rows, data, t, one_, all_)
+        return [seconds(a["seconds"]) if a else "–", seconds(b["seconds"]) if b else "–",
+                f"{speedup:.2f}x" if speedup else "–"]
+
+    body, versus, assoc = [], [], []
+    for data in dict.fromkeys(r["data"] for r in find(rows, suite="scaling")):
+        lasso = task(data, "lasso")
+        if task(data, "bayesr") or lasso:
+            body.append([data, *cells(data, "bayesr"), *cells(data, "lasso"),
+                         lasso[lasso.index("(") + 1:-1] if lasso and "(" in lasso else "–"])
+        t = task(data, "bayesr")
+        for threads_ in (1, many):
+            name = one_ if threads_ == 1 else all_
+            base = one(rows, data=data, task=t, contender=f"{BASELINE}, {name.split(', ')[1]}")
+            this = one(rows, data=data, task=t, contender=name)
+            if base and this:
+                r = ratio(rows, data, t, name, base["contender"])
+                versus.append([data, str(threads_), seconds(this["seconds"]), seconds(base["seconds"]),
+                               num(r) if r else "–"])
+        t = task(data, "assoc")
+        if t:
+            a = one(rows, data=data, task=t, contender="colflow assoc, 1 phenotype")
+            b = one(rows, data=data, task=t, contender="colflow assoc, 10 phenotypes")
+            r = ratio(rows, data, t, "colflow assoc, 10 phenotypes", "colflow assoc, 1 phenotype")
+            assoc.append([data, str(a["threads"] if a else many), seconds(a["seconds"]) if a else "–",
+                          seconds(b["seconds"]) if b else "–", f"{r:.2f}x" if r else "–"])
+    out = table(["data", "BayesR per iteration, 1 thread", f"BayesR, {many} threads", "BayesR speed-up",
+                 "lasso path, 1 thread", f"lasso, {many} threads", "lasso speed-up", "lasso path's passes"],
+                body)
+    if versus:
+        out += ["BayesR per iteration, this build against the baseline build (`--baseline-colflow`), "
+                "in the same rounds:", ""]
+        out += table(["data", "threads", "this build", "baseline build", "this / baseline"], versus)
+    if assoc:
+        out += ["assoc on the simulation's genotype store, 1 phenotype against 10 (the phenotype plus "
+                "independent noise), in the same rounds:", ""]
+        out += table(["data", "threads", "assoc, 1 phenotype", "10 phenotypes", "10 / 1"], assoc)
+    return out
 
 
 def peer_table(rows, suites) -> list[str]:
@@ -294,6 +359,19 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
               "decoded by libdeflate and, as \"(libz)\", by zlib's inflate (`COLFLOW_ZLIB_IMPL=zlib`, "
               "colflow before libdeflate) in the same rounds.", ""]
     lines += peer_table(rows, ("models",))
+    if any(find(rows, suite="scaling")):
+        lines += ["### Scaling with threads (`bench/run.sh --only scaling`)", "",
+                  "Each analysis at `--threads 1` and at "
+                  f"`--threads {max(2, threads)}`, alternating in the same rounds; a speed-up is the "
+                  "median of the round-by-round ratios 1-thread time / "
+                  f"{max(2, threads)}-thread time. BayesR: seconds per iteration as it reports them, "
+                  "`--mode auto` (sequential on an uncompressed genotype store, where nothing needs "
+                  "decoding; pipelined on the zstd float64 store). Lasso: wall time of a path of 8 "
+                  "lambdas down to 0.2 lambda_max; its sweeps cover the working set only, its full "
+                  "passes (KKT checks and the statistics pass) every column. Data: a simulation with "
+                  "many samples (`colflow simulate --seed 5`, no missing calls) as a genotype store "
+                  "and as a zstd-3 store of standardised float64, and uk10k.", ""]
+        lines += scaling_tables(rows, threads)
     return "\n".join(lines) + "\n"
 
 

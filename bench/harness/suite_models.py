@@ -58,9 +58,12 @@ def full_path(ctx: Context, store: str) -> Comparison:
 
 
 def bayesr_iteration(ctx: Context, store: str, pheno: str, iterations: int, mode: str,
-                     env: dict | None = None) -> Run:
-    run = timed([ctx.colflow, "bayesr", store, "--pheno", pheno, "--iterations", str(iterations),
-                 "--burnin", "1", "--threads", str(ctx.threads), "--checkpoint-every", "0",
+                     env: dict | None = None, threads: int | None = None,
+                     colflow: str | None = None) -> Run:
+    """Seconds per iteration as bayesr reports them (the chain alone: no start-up, no output),
+    with ctx's threads and program unless others are given."""
+    run = timed([colflow or ctx.colflow, "bayesr", store, "--pheno", pheno, "--iterations", str(iterations),
+                 "--burnin", "1", "--threads", str(threads or ctx.threads), "--checkpoint-every", "0",
                  "--mode", mode, "--out", ctx.ws.path("out/chain")], ctx.ws.dir, env)
     m = re.search(r"([0-9.]+) ms per iteration, compute busy ([0-9]+)%", run.stderr)
     if not m:

@@ -12,7 +12,7 @@
 #
 # Installs what it needs first: Debian packages (scripts/install-deps.sh, plink2 and plink1.9
 # among them) and numpy, scikit-learn, bed-reader, blosc2 and matplotlib from PyPI into
-# bench/.venv; builds the release colflow. Results: bench/results/<date>-<machine>[-quick].tsv
+# bench/.venv; builds the release colflow. Results: bench/results/<date>-<machine>[-SUITES][-quick].tsv
 # with its plots in the directory of the same name; scratch data under build/bench-full or
 # build/bench-quick.
 set -euo pipefail

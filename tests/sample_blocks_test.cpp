@@ -6,9 +6,11 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <atomic>
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/penalized.hpp"
@@ -29,8 +31,10 @@ auto with_threads(int threads, F&& f) {
   return arena.execute(std::forward<F>(f));
 }
 
-// Three full blocks, a partial one, and a last byte of codes holding 3 samples.
-constexpr std::size_t long_rows = 3 * sample_block_rows + 1234 + 3;
+// Five full blocks, a partial one, and a last byte of codes holding 3 samples: long enough for
+// the loops to run across threads.
+constexpr std::size_t long_rows = 5 * sample_block_rows + 1234 + 3;
+static_assert(long_rows > parallel_rows_threshold);
 
 TEST(SampleBlocksTest, BlocksCoverTheRowsInFixedPiecesOfWholeBytes) {
   static_assert(sample_block_rows % 4 == 0);
@@ -38,32 +42,45 @@ TEST(SampleBlocksTest, BlocksCoverTheRowsInFixedPiecesOfWholeBytes) {
   EXPECT_EQ(none.count(), 0u);
   EXPECT_EQ(one.count(), 1u);
   EXPECT_EQ(one.size(0), sample_block_rows);
-  ASSERT_EQ(some.count(), 4u);
-  EXPECT_EQ(some.first(3), 3 * sample_block_rows);
-  EXPECT_EQ(some.size(3), 1237u);
+  ASSERT_EQ(some.count(), 6u);
+  EXPECT_EQ(some.first(5), 5 * sample_block_rows);
+  EXPECT_EQ(some.size(4), sample_block_rows);
+  EXPECT_EQ(some.size(5), 1237u);
   // Short columns never go parallel, long ones may.
-  EXPECT_FALSE(sample_blocks(parallel_rows_threshold - 1).parallel());
-  with_threads(2, [&] { EXPECT_TRUE(sample_blocks(parallel_rows_threshold).parallel()); });
-  with_threads(1, [&] { EXPECT_FALSE(sample_blocks(parallel_rows_threshold).parallel()); });
+  with_threads(2, [&] {
+    EXPECT_FALSE(sample_blocks(parallel_rows_threshold - 1).parallel());
+    EXPECT_TRUE(sample_blocks(parallel_rows_threshold).parallel());
+    EXPECT_TRUE(sample_blocks(long_rows).parallel());
+    EXPECT_FALSE(sample_blocks(long_rows, sample_blocks::never).parallel());
+    EXPECT_TRUE(sample_blocks(2 * sample_block_rows, 0).parallel());
+    EXPECT_FALSE(sample_blocks(sample_block_rows, 0).parallel());  // one block: nothing to share
+  });
+  with_threads(1, [&] { EXPECT_FALSE(sample_blocks(long_rows).parallel()); });
 }
 
 TEST(SampleBlocksTest, SumsAddBlockPartialsInBlockOrderWhateverTheThreads) {
-  // Values of very different magnitudes, so that another grouping gives other bits.
+  // Blocks whose sums cancel (1e16, then -1e16), so that another order or grouping of the
+  // block partials gives other bits.
   std::mt19937_64 rng(5);
   std::vector<double> v(5 * sample_block_rows + 77);
-  for (double& x : v) x = std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng),
-                                     static_cast<int>(rng() % 60) - 30);
-  double expected = 0, expected_squares = 0;
+  for (double& x : v) x = std::normal_distribution<double>()(rng);
+  const double big[] = {1e16, 1.5, -1e16, 1.25, 3.0, 1.0};
+  for (std::size_t b = 0; b < 6; ++b) v[b * sample_block_rows] += big[b];
+  std::vector<double> partials, partial_squares;
   for (std::size_t first = 0; first < v.size(); first += sample_block_rows) {
     double partial = 0, squares = 0;
     for (std::size_t i = first; i < std::min(v.size(), first + sample_block_rows); ++i) {
       partial += v[i];
       squares += v[i] * v[i];
     }
-    expected += partial;
-    expected_squares += squares;
+    partials.push_back(partial);
+    partial_squares.push_back(squares);
   }
-  EXPECT_NE(expected, std::accumulate(v.begin(), v.end(), 0.0));  // the grouping shows
+  const double expected = std::accumulate(partials.begin(), partials.end(), 0.0);
+  const double expected_squares =
+      std::accumulate(partial_squares.begin(), partial_squares.end(), 0.0);
+  EXPECT_NE(expected, std::accumulate(partials.rbegin(), partials.rend(), 0.0));  // order shows
+  EXPECT_NE(expected, std::accumulate(v.begin(), v.end(), 0.0));  // so does the grouping
   for (int threads : {1, 2, 3})
     with_threads(threads, [&] {
       sample_blocks blocks(v.size());
@@ -80,6 +97,19 @@ TEST(SampleBlocksTest, SumsAddBlockPartialsInBlockOrderWhateverTheThreads) {
       EXPECT_EQ(sum, expected) << threads << " threads";
       EXPECT_EQ(squares, expected_squares) << threads << " threads";
       EXPECT_EQ(visits, std::vector<int>(blocks.count(), 1));
+      if (threads == 1) return;
+      // The blocks really are shared: within a few thousand loops another thread computes some.
+      const auto caller = std::this_thread::get_id();
+      std::atomic<int> elsewhere{0};
+      for (int loop = 0; loop < 5000 && elsewhere.load() == 0; ++loop) {
+        const double again = blocks.sum([&](std::size_t, std::size_t first, std::size_t n) {
+          if (std::this_thread::get_id() != caller) elsewhere.fetch_add(1);
+          return std::accumulate(v.begin() + static_cast<long>(first),
+                                 v.begin() + static_cast<long>(first + n), 0.0);
+        });
+        ASSERT_EQ(again, expected) << threads << " threads, loop " << loop;
+      }
+      EXPECT_GT(elsewhere.load(), 0) << threads << " threads";
     });
 }
 
@@ -216,6 +246,52 @@ TEST(SampleBlocksTest, PenalizedPathsAreBitIdenticalAtOneTwoAndThreeThreads) {
         }
       }
     }
+}
+
+// The commands, as a user runs them: every output file byte-identical at --threads 1, 2 and 3
+// (on a 2-core machine 3 is capped at 2), pipelined or sequential, on a simulated study of
+// several blocks with missing calls.
+TEST(SampleBlocksTest, CommandOutputsAreByteIdenticalWhateverTheThreads) {
+  test::temp_dir dir;
+  const std::string d = dir.path().string();
+  std::string out;
+  ASSERT_EQ(test::run_cli("simulate --quiet --samples " + std::to_string(long_rows) +
+                              " --variants 120 --causal 10 --missing 0.01 --seed 3 --out " + d +
+                              "/sim",
+                          out),
+            0)
+      << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + d + "/sim --out " + d + "/g.cf", out), 0)
+      << out;
+  // Every number printed in full, so that a last-bit difference shows.
+  const std::string common = d + "/g.cf --quiet --digits 17 --pheno " + d + "/sim.phen";
+  const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
+      {"bayesr " + common + " --iterations 5 --burnin 1 --mode sequential",
+       {".trace.tsv", ".effects.tsv"}},
+      {"bayesr " + common + " --iterations 5 --burnin 1 --mode pipelined",
+       {".trace.tsv", ".effects.tsv"}},
+      {"lasso " + common + " --nlambda 6", {".path.tsv", ".coef.tsv"}},
+      {"enet " + common + " --nlambda 4", {".path.tsv", ".coef.tsv"}},
+      {"assoc " + common, {".PHENO1.assoc.tsv"}},
+      {"pca " + d + "/g.cf --quiet --digits 17 --k 3", {".eigenval", ".eigenvec"}},
+  };
+  for (const auto& [command, files] : runs) {
+    std::vector<std::vector<std::vector<char>>> outputs;
+    for (int threads : {1, 2, 3}) {
+      const std::string prefix = d + "/t" + std::to_string(threads);
+      ASSERT_EQ(test::run_cli(command + " --threads " + std::to_string(threads) + " --out " + prefix,
+                              out),
+                0)
+          << command << "\n" << out;
+      outputs.emplace_back();
+      for (const std::string& f : files) outputs.back().push_back(test::read_file(prefix + f));
+    }
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      EXPECT_FALSE(outputs[0][k].empty()) << command << files[k];
+      EXPECT_EQ(outputs[0][k], outputs[1][k]) << command << files[k] << ": 1 and 2 threads";
+      EXPECT_EQ(outputs[0][k], outputs[2][k]) << command << files[k] << ": 1 and 3 threads";
+    }
+  }
 }
 
 }  // namespace

@@ -84,7 +84,10 @@ def main() -> int:
             rows += cmp.rows()
     header.append(f"minutes: {(time.time() - started) / 60:.1f}")
 
-    name = f"{datetime.date.today().isoformat()}-{machine.machine_id()}{'-quick' if args.quick else ''}"
+    # A run of some suites only is named after them, so that it never replaces the day's full run.
+    partial = "" if args.only == ",".join(SUITES) else "-" + "-".join(suites)
+    name = (f"{datetime.date.today().isoformat()}-{machine.machine_id()}{partial}"
+            f"{'-quick' if args.quick else ''}")
     results = os.path.join(root, "bench", "results", name + ".tsv")
     os.makedirs(os.path.dirname(results), exist_ok=True)
     write_tsv(results, rows, header)

@@ -332,6 +332,67 @@ TEST(AssocTest, SeveralPhenotypesInOnePassEqualOneAtATimeAndAnyThreadCount) {
   }
 }
 
+// The writer's tables, filled from one scan of several phenotypes, are byte for byte the lines
+// written field by field from each phenotype's results (across the writer's batches of 2048
+// columns, with NA estimates and notes), and the tables of one-phenotype scans.
+TEST(AssocTest, WriterTablesForSeveralPhenotypesEqualTheLinesOfEachPhenotype) {
+  test::temp_dir dir;
+  const std::uint64_t n = 24;
+  const std::size_t m = 2100;  // more than a batch of the writer
+  test::write_genotype_store(dir / "g.cf", n, m, column_encoding{codec_id::none, 0});
+  const store s = store::open(dir / "g.cf");
+  const trait_data t = random_traits(n, 33);
+  const std::string d = dir.path().string() + "/";
+  const int digits = 7;
+
+  std::vector<std::vector<assoc_result>> results(m);
+  {
+    assoc_writer tables(s, t.pheno.names, d + "all", digits);
+    const assoc_sink into_tables = tables.sink();
+    linear_association(
+        s, selection::all(s), t.pheno, &t.covar,
+        [&](std::size_t position, std::size_t column, std::span<const assoc_result> r) {
+          results[position].assign(r.begin(), r.end());
+          into_tables(position, column, r);
+        });
+    tables.commit();
+  }
+  std::size_t not_ok = 0;
+  for (const auto& r : results)
+    for (const assoc_result& x : r) not_ok += x.status != assoc_status::ok;
+  ASSERT_GT(not_ok, 0u) << "the data should give some NA lines";
+
+  for (std::size_t p = 0; p < t.pheno.names.size(); ++p) {
+    const std::string& name = t.pheno.names[p];
+    tsv_writer expect(d + "expect." + name, digits);
+    for (const char* h :
+         {"#CHR", "POS", "ID", "A1", "A2", "N_OBS", "BETA", "SE", "T_STAT", "P", "NOTE"})
+      expect.text(h);
+    expect.end_line();
+    for (std::size_t j = 0; j < m; ++j) {
+      const column_info& c = s.columns()[j];
+      const assoc_result& r = results[j][p];
+      expect.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2).integer(r.n_obs);
+      expect.number(r.beta).number(r.se).number(r.t_stat).number(r.p);
+      expect.text(assoc_status_name(r.status));
+      expect.end_line();
+    }
+    expect.commit();
+
+    trait_data one = t;
+    one.pheno.names = {name};
+    one.pheno.values = t.pheno.values.col(static_cast<Eigen::Index>(p));
+    assoc_writer alone(s, one.pheno.names, d + "one", digits);
+    linear_association(s, selection::all(s), one.pheno, &one.covar, alone.sink());
+    alone.commit();
+
+    const std::vector<char> table = test::read_file(assoc_file(d + "all", name));
+    EXPECT_EQ(table, test::read_file(d + "expect." + name)) << name;
+    EXPECT_EQ(table, test::read_file(assoc_file(d + "one", name))) << name;
+    EXPECT_EQ(test::read_table(assoc_file(d + "all", name)).rows.size(), m) << name;
+  }
+}
+
 TEST(AssocTest, BadInputsGiveClearErrors) {
   test::temp_dir dir;
   test::write_genotype_store(dir / "g.cf", 20, 3, column_encoding{codec_id::none, 0});

@@ -12,8 +12,9 @@
 // a pass over a large store does; the residual stays where the cache keeps it.
 //
 // Printed per length: µs per visit of each contender, the team's speedup over one thread, and
-// the cost of meeting at the end of a loop, estimated as team − (one thread) / threads. The
-// crossover (docs/DESIGN.md parallel_rows_threshold) is where the speedup passes 1.
+// excess_us = team − (one thread) / threads: what the split costs beyond an even share (the
+// meeting at the end of each loop, the imbalance of whole blocks, cache effects). The crossover
+// (parallel_rows_threshold in sample_blocks.hpp) is where the speedup passes 1.
 //
 // Run: sample_blocks_bench [--rounds N] [--threads N] [--rows N,N,...]
 #include <tbb/blocked_range.h>
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
   std::printf("# sample_blocks_bench: %d threads, %d rounds (median), block %zu rows\n", threads,
               rounds, sample_block_rows);
   std::printf("%9s %7s %8s %12s %10s %14s %8s %10s %12s\n", "rows", "blocks", "columns",
-              "one_thread_us", "team_us", "parallel_for_us", "speedup", "sync_us",
+              "one_thread_us", "team_us", "parallel_for_us", "speedup", "excess_us",
               "ns_per_sample");
   std::mt19937_64 rng(1);
   double checksum = 0;
@@ -151,15 +152,15 @@ int main(int argc, char** argv) {
         pf.push_back(time_visits(p, pf_sum, pf_each, checksum));
       }
       const double t1 = median(one);
-      char team_us[16] = "-", speedup[16] = "-", sync_us[16] = "-";
+      char team_us[16] = "-", speedup[16] = "-", excess_us[16] = "-";
       if (team_fits) {
         const double tp = median(together);
         std::snprintf(team_us, sizeof team_us, "%.2f", tp);
         std::snprintf(speedup, sizeof speedup, "%.2f", t1 / tp);
-        std::snprintf(sync_us, sizeof sync_us, "%.2f", tp - t1 / threads);
+        std::snprintf(excess_us, sizeof excess_us, "%.2f", tp - t1 / threads);
       }
       std::printf("%9zu %7zu %8zu %12.2f %10s %14.2f %8s %10s %12.3f\n", n, blocks, p.columns, t1,
-                  team_us, median(pf), speedup, sync_us, 1e3 * t1 / static_cast<double>(n));
+                  team_us, median(pf), speedup, excess_us, 1e3 * t1 / static_cast<double>(n));
     }
   });
   std::printf("# checksum %g\n", checksum);

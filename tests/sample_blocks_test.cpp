@@ -215,6 +215,13 @@ TEST(SampleBlocksTest, BayesRChainIsBitIdenticalAtOneTwoAndThreeThreads) {
         expect_same(reference, with_threads(threads, [&] { return bayesr(s, p.sel, p.y, o, a); }),
                     what);
       }
+    // In memory (decoded doubles, Eigen's products on the blocks): its own chain, last bits
+    // apart from the streamed one, but the same at any thread count.
+    o.execution = bayesr_execution::in_memory;
+    const bayesr_result in_memory = with_threads(1, [&] { return bayesr(s, p.sel, p.y, o); });
+    for (int threads : {2, 3})
+      expect_same(in_memory, with_threads(threads, [&] { return bayesr(s, p.sel, p.y, o); }),
+                  std::string(name) + ", in memory, " + std::to_string(threads) + " threads");
   }
 }
 

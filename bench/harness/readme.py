@@ -163,8 +163,14 @@ def scaling_goals(rows, goals: Goals) -> None:
             goals.add(f"{r['data']}: BayesR with {r['contender'].split(', ')[1]} no slower than the "
                       "baseline build (within 5%)", f"{r['ratio']:.2f}x its time", r["ratio"] <= 1.05)
         elif r["task"].startswith("assoc"):
-            goals.add(f"{r['data']}: assoc with 10 phenotypes < 2x the time of one "
-                      f"({r['task'].split(', ')[-1]})", f"{r['ratio']:.2f}x", r["ratio"] < 2)
+            goals.add(f"{r['data']}: assoc with 10 phenotypes at most 1.5x the time of one "
+                      f"({r['task'].split(', ')[-1]})", f"{r['ratio']:.2f}x", r["ratio"] <= 1.5)
+        elif (r["contender"] == "colflow, 1 thread" and r["data"].startswith("sim")
+              and "genotype store" in r["data"]):
+            # The multi-core target: the iterative analyses on a many-sample genotype store.
+            what = "BayesR iteration" if r["task"].startswith("bayesr") else "lasso path"
+            goals.add(f"{r['data']}: {what} at {r['versus'].split(', ')[1]} at least 1.7x faster "
+                      "than at 1", f"{r['ratio']:.2f}x", r["ratio"] >= 1.7)
 
 
 def goals_of(header, rows) -> Goals:

@@ -338,10 +338,21 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     if (in_memory) {
       const auto start = std::chrono::steady_clock::now();
       auto e = e_map();
+      sample_blocks& blocks = z.blocks();
       for (std::size_t p : order) {
         const auto col = matrix.col(static_cast<Eigen::Index>(p));
-        const double delta = chain.update(p, col.dot(e));
-        if (delta != 0.0) e -= delta * col;
+        const double delta =
+            chain.update(p, blocks.sum([&](std::size_t, std::size_t first, std::size_t count) {
+              const auto at = static_cast<Eigen::Index>(first);
+              const auto len = static_cast<Eigen::Index>(count);
+              return col.segment(at, len).dot(e.segment(at, len));
+            }));
+        if (delta != 0.0)
+          blocks.for_each([&](std::size_t, std::size_t first, std::size_t count) {
+            const auto at = static_cast<Eigen::Index>(first);
+            const auto len = static_cast<Eigen::Index>(count);
+            e.segment(at, len) -= delta * col.segment(at, len);
+          });
       }
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -92,8 +92,10 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> lengths = {4096,  8192,  12288,  16384,  24576,
                                       32768, 65536, 100000, 200000, 500000};
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--rounds"))
+      rounds = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--rows")) {
       lengths.clear();
       for (char* s = argv[i + 1]; *s;) {

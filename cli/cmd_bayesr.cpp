@@ -61,12 +61,13 @@ command add_bayesr(CLI::App& app) {
   app.add_flag("--resume", o->chain.resume,
                "Continue the chain saved in PREFIX.checkpoint (same data and settings;\n"
                "--iterations may grow); the result is the same as one uninterrupted run");
-  app.add_option("--mode", o->mode,
-                 "How each iteration reads the columns: auto (default: sequential when nothing\n"
-                 "needs decoding, i.e. uncompressed genotype frames, else pipelined), pipelined\n"
-                 "(decode ahead in parallel), sequential (decode a column, then compute it), in-memory\n"
-                 "(decode everything once). In every mode each column's products and updates use\n"
-                 "--threads threads on sample blocks; pipelined and sequential give the same chain")
+  app.add_option(
+         "--mode", o->mode,
+         "How each iteration reads the columns: auto (default: sequential when nothing\n"
+         "needs decoding, i.e. uncompressed genotype frames, else pipelined), pipelined\n"
+         "(decode ahead in parallel), sequential (decode a column, then compute it), in-memory\n"
+         "(decode everything once). In every mode each column's products and updates use\n"
+         "--threads threads on sample blocks; pipelined and sequential give the same chain")
       ->check(one_of({"auto", "pipelined", "sequential", "in-memory"}));
   app.footer(
       "BayesR: y = mu + Zb + e on the standardised columns Z and the standardised phenotype of\n"

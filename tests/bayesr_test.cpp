@@ -384,8 +384,7 @@ void make_version_1(const std::filesystem::path& checkpoint) {
   std::vector<char> bytes = test::read_file(checkpoint);
   const std::uint32_t one = 1;
   std::memcpy(bytes.data() + 8, &one, sizeof one);
-  const std::uint64_t sum =
-      checksum64(std::as_bytes(std::span(bytes.data(), bytes.size() - 8)));
+  const std::uint64_t sum = checksum64(std::as_bytes(std::span(bytes.data(), bytes.size() - 8)));
   std::memcpy(bytes.data() + bytes.size() - 8, &sum, sizeof sum);
   test::write_file(checkpoint, bytes);
 }

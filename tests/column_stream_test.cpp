@@ -679,7 +679,8 @@ TEST_F(StreamCorruptFrameTest, DecodeErrorNamesTheColumnAndOtherColumnsStillStre
   }
 }
 
-TEST_F(StreamCorruptFrameTest, BatchesCoverTheOrderInOrderAndRaiseADecodeErrorAfterTheColumnsBefore) {
+TEST_F(StreamCorruptFrameTest,
+       BatchesCoverTheOrderInOrderAndRaiseADecodeErrorAfterTheColumnsBefore) {
   const store s = store::open(path_, {access_mode::mmap, false});
   std::mt19937_64 rng(12);
   const std::vector<std::size_t> order = random_order(3 * columns, columns, rng);
@@ -714,8 +715,8 @@ TEST_F(StreamCorruptFrameTest, BatchesCoverTheOrderInOrderAndRaiseADecodeErrorAf
       EXPECT_EQ(e.kind(), errc::corrupt_frame) << e.message();
       EXPECT_TRUE(names(e.message(), "column", bad)) << e.message();
     }
-    const std::size_t first_bad = static_cast<std::size_t>(
-        std::find(order.begin(), order.end(), bad) - order.begin());
+    const std::size_t first_bad =
+        static_cast<std::size_t>(std::find(order.begin(), order.end(), bad) - order.begin());
     EXPECT_EQ(seen, expected_calls(std::span(order).first(first_bad)));
     // A kernel error names the batch's positions, and the stream stays usable.
     try {

@@ -2,6 +2,8 @@
 // and the iterative analyses computed on them giving the same bits at 1, 2 and 3 threads,
 // pipelined or sequential, on columns of several blocks whose length is a multiple of neither
 // the block nor 4 (docs/DESIGN.md §4.8, §7).
+#include "colflow/kernels/sample_blocks.hpp"
+
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
@@ -15,7 +17,6 @@
 #include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
-#include "colflow/kernels/sample_blocks.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -131,8 +132,8 @@ TEST(SampleBlocksTest, PackedKernelsOnBlocksEqualTheDecodedColumn) {
   sample_blocks blocks(long_rows);
   const auto [dot, called] =
       blocks.sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
-        dosage_and_call_sums({codes.data() + first / 4, (n + 3) / 4}, n, w.data() + first,
-                             out[0], out[1]);
+        dosage_and_call_sums({codes.data() + first / 4, (n + 3) / 4}, n, w.data() + first, out[0],
+                             out[1]);
       });
   EXPECT_NEAR(dot, plain, 1e-9 * long_rows);
   EXPECT_NEAR(called, plain_called, 1e-9 * long_rows);
@@ -166,10 +167,12 @@ struct long_problem {
     column_stream<double> stream(s, stream_options{.values = decode_as::standardized});
     const std::vector<std::size_t> causal = {3, 17, 30, 41};
     stream.run(causal, [&](const column_view<double>& v) {
-      for (std::size_t i = 0; i < long_rows; ++i) y[i] += 0.3 * v.values[static_cast<Eigen::Index>(i)];
+      for (std::size_t i = 0; i < long_rows; ++i)
+        y[i] += 0.3 * v.values[static_cast<Eigen::Index>(i)];
       return true;
     });
-    for (std::size_t i = 0; i < long_rows; ++i) y[i] = i % 17 == 5 ? std::nan("") : y[i] + noise(rng);
+    for (std::size_t i = 0; i < long_rows; ++i)
+      y[i] = i % 17 == 5 ? std::nan("") : y[i] + noise(rng);
     sel = selection::all(s);
     for (std::size_t i = 0; i < long_rows; i += 11) sel.row_kept[i] = 0;  // as --remove would
     sel.rows.clear();
@@ -242,8 +245,8 @@ TEST(SampleBlocksTest, PenalizedPathsAreBitIdenticalAtOneTwoAndThreeThreads) {
             with_threads(threads, [&] { return penalized_regression(s, p.sel, p.y, o); });
         ASSERT_EQ(r.path.size(), reference.path.size());
         for (std::size_t k = 0; k < r.path.size(); ++k) {
-          const std::string what = std::string(name) + ", alpha " + std::to_string(alpha) +
-                                   ", " + std::to_string(threads) + " threads, lambda " +
+          const std::string what = std::string(name) + ", alpha " + std::to_string(alpha) + ", " +
+                                   std::to_string(threads) + " threads, lambda " +
                                    std::to_string(k);
           EXPECT_EQ(r.path[k].lambda, reference.path[k].lambda) << what;
           EXPECT_EQ(r.path[k].objective, reference.path[k].objective) << what;
@@ -262,11 +265,11 @@ TEST(SampleBlocksTest, CommandOutputsAreByteIdenticalWhateverTheThreads) {
   test::temp_dir dir;
   const std::string d = dir.path().string();
   std::string out;
-  ASSERT_EQ(test::run_cli("simulate --quiet --samples " + std::to_string(long_rows) +
-                              " --variants 120 --causal 10 --missing 0.01 --seed 3 --out " + d +
-                              "/sim",
-                          out),
-            0)
+  ASSERT_EQ(
+      test::run_cli("simulate --quiet --samples " + std::to_string(long_rows) +
+                        " --variants 120 --causal 10 --missing 0.01 --seed 3 --out " + d + "/sim",
+                    out),
+      0)
       << out;
   ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + d + "/sim --out " + d + "/g.cf", out), 0)
       << out;
@@ -286,10 +289,11 @@ TEST(SampleBlocksTest, CommandOutputsAreByteIdenticalWhateverTheThreads) {
     std::vector<std::vector<std::vector<char>>> outputs;
     for (int threads : {1, 2, 3}) {
       const std::string prefix = d + "/t" + std::to_string(threads);
-      ASSERT_EQ(test::run_cli(command + " --threads " + std::to_string(threads) + " --out " + prefix,
-                              out),
+      ASSERT_EQ(test::run_cli(
+                    command + " --threads " + std::to_string(threads) + " --out " + prefix, out),
                 0)
-          << command << "\n" << out;
+          << command << "\n"
+          << out;
       outputs.emplace_back();
       for (const std::string& f : files) outputs.back().push_back(test::read_file(prefix + f));
     }

@@ -9,9 +9,9 @@
 #include "analysis/bayesr_checkpoint_internal.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
-#include "colflow/kernels/sample_blocks.hpp"
 #include "colflow/io/file_io.hpp"
 #include "colflow/io/staged_output.hpp"
+#include "colflow/kernels/sample_blocks.hpp"
 
 namespace colflow::detail {
 namespace {
@@ -170,7 +170,8 @@ bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint
   if (version == whole_column_version && rows > sample_block_rows)
     throw error(errc::unsupported_version,
                 name + ": the checkpoint was written by a colflow from before sample blocks " +
-                    "(checkpoint format version 1); its chain summed over all " + std::to_string(rows) +
+                    "(checkpoint format version 1); its chain summed over all " +
+                    std::to_string(rows) +
                     " samples in one piece, and this build sums over blocks of " +
                     std::to_string(sample_block_rows) +
                     ", so it cannot continue that chain bit for bit: start the chain again " +

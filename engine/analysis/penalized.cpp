@@ -1,13 +1,13 @@
 #include "colflow/analysis/penalized.hpp"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <unordered_map>
-
-#include <tbb/parallel_for.h>
 
 #include "analysis/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"

@@ -62,8 +62,7 @@ double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const s
   }
   const auto [d, called] =
       blocks.template sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
-        dosage_and_call_sums({codes + first / 4, (n + 3) / 4}, n, r.data() + first, out[0],
-                             out[1]);
+        dosage_and_call_sums({codes + first / 4, (n + 3) / 4}, n, r.data() + first, out[0], out[1]);
       });
   return (d - st.mean * called) / st.sd;
 }
@@ -81,8 +80,7 @@ double standardized_columns::dot(std::size_t p, const column_view<double>& v,
   return blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
     standardize(p, v, first, n, z_.data());
     const auto rows = static_cast<Eigen::Index>(n), at = static_cast<Eigen::Index>(first);
-    return z_.segment(at, rows).dot(
-        Eigen::Map<const Eigen::VectorXd>(r.data() + first, rows));
+    return z_.segment(at, rows).dot(Eigen::Map<const Eigen::VectorXd>(r.data() + first, rows));
   });
 }
 

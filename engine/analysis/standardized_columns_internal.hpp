@@ -54,10 +54,11 @@ class standardized_columns {
   // SD 0 over the used samples: the column standardises to zeros and takes no part.
   bool constant(std::size_t p) const noexcept { return !(stats_[p].sd > 0.0); }
 
-  // z_pᵀ r, added over the sample blocks in block order. `r_sum` is the sum of r over the used samples (r is 0 on the others), which the
-  // caller keeps: a genotype column with a call for every used sample then needs only the
-  // dosage products (half the work). Column updates r −= δz leave the sum unchanged (z sums to
-  // zero over the used samples), so a solver computes it once per pass.
+  // z_pᵀ r, added over the sample blocks in block order. `r_sum` is the sum of r over the used
+  // samples (r is 0 on the others), which the caller keeps: a genotype column with a call for every
+  // used sample then needs only the dosage products (half the work). Column updates r −= δz leave
+  // the sum unchanged (z sums to zero over the used samples), so a solver computes it once per
+  // pass.
   double dot(std::size_t p, const column_view<double>& v, const std::vector<double>& r,
              double r_sum);
 

@@ -136,8 +136,7 @@ class block_team {
         continue;
       }
       cpu_relax();
-      if (++spins % 64 != 0 || std::chrono::steady_clock::now() - idle_since < idle_limit)
-        continue;
+      if (++spins % 64 != 0 || std::chrono::steady_clock::now() - idle_since < idle_limit) continue;
       running_[h].store(false, std::memory_order_release);
       // A loop published just now may have seen this helper as running: take it back up,
       // unless the caller has started another helper for it meanwhile.

@@ -231,8 +231,9 @@ struct column_stream<T>::impl {
   }
 
   column_view<T> view_of(const decoded& d) const {
-    return {d.column, d.position, d.stats,
-            {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0}, d.codes, d.lut};
+    return {d.column, d.position,
+            d.stats,  {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0},
+            d.codes,  d.lut};
   }
 
   static error kernel_failure(const std::string& where, const std::exception& e) {
@@ -254,9 +255,9 @@ struct column_stream<T>::impl {
       try {
         go = (*kernel)(view_of(d));
       } catch (const std::exception& e) {
-        throw kernel_failure("column " + std::to_string(d.column) + " (position " +
-                                 std::to_string(d.position) + ")",
-                             e);
+        throw kernel_failure(
+            "column " + std::to_string(d.column) + " (position " + std::to_string(d.position) + ")",
+            e);
       }
       if (!go) {
         stop.store(true);
@@ -279,9 +280,9 @@ struct column_stream<T>::impl {
       try {
         go = (*batch)(std::span<const column_view<T>>(views));
       } catch (const std::exception& e) {
-        throw kernel_failure("positions " + std::to_string(b.first) + " to " +
-                                 std::to_string(b.first + usable - 1),
-                             e);
+        throw kernel_failure(
+            "positions " + std::to_string(b.first) + " to " + std::to_string(b.first + usable - 1),
+            e);
       }
       if (!go) {
         stop.store(true);

@@ -78,9 +78,11 @@ class sample_blocks {
       for (std::size_t b = 0; b < count_; ++b) f(b, first(b), size(b));
       return;
     }
-    run([](void* context, std::size_t b, std::size_t first_row, std::size_t rows) noexcept {
-      (*static_cast<std::remove_reference_t<F>*>(context))(b, first_row, rows);
-    }, &f);
+    run(
+        [](void* context, std::size_t b, std::size_t first_row, std::size_t rows) noexcept {
+          (*static_cast<std::remove_reference_t<F>*>(context))(b, first_row, rows);
+        },
+        &f);
   }
 
   /// K sums over the rows at once: f(b, first_row, rows, partial) writes block b's K partials

@@ -701,8 +701,9 @@ TEST_F(StreamCorruptFrameTest,
     EXPECT_EQ(seen, expected_calls(good));  // every position once, in order
     EXPECT_EQ(st.columns, good.size());
     EXPECT_LE(largest, stream.columns_per_block());
-    if (stream.columns_per_block() > 1 && good.size() >= 4 * depth * stream.columns_per_block())
+    if (stream.columns_per_block() > 1 && good.size() >= 4 * depth * stream.columns_per_block()) {
       EXPECT_LT(batches, good.size());  // columns do travel together
+    }
     // The damaged column: the columns before it are computed, then its error is raised.
     seen.clear();
     try {

@@ -16,7 +16,8 @@ command add_assoc(CLI::App& app) {
   auto o = std::make_shared<options>();
   add_analysis_flags(app, o->common);
   app.add_option("--pheno", o->pheno,
-                 "Phenotype file: FID IID v1 v2 ... (optional #FID/FID header; NA and -9 missing)")
+                 "Phenotype file: FID IID v1 v2 ... (or #FID IID / #IID headers, .psam, .fam: "
+                 "docs/ANALYSES.md; NA and -9 missing)")
       ->required();
   app.add_option("--pheno-name", o->pheno_names,
                  "Phenotype columns to test, by header name (default: all)");

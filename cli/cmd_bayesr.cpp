@@ -21,7 +21,8 @@ command add_bayesr(CLI::App& app) {
   o->chain.checkpoint_every = 100;
   add_analysis_flags(app, o->common);
   app.add_option("--pheno", o->pheno,
-                 "Phenotype file: FID IID v1 ... (optional #FID/FID header; NA and -9 missing)")
+                 "Phenotype file: FID IID v1 ... (or #FID IID / #IID headers, .psam, .fam: "
+                 "docs/ANALYSES.md; NA and -9 missing)")
       ->required();
   app.add_option("--pheno-name", o->pheno_name, "The phenotype column to fit (default: the first)");
   app.add_option("--out", o->out,

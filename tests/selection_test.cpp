@@ -115,6 +115,67 @@ TEST(PhenotypeTest, HeaderMissingValuesAndNames) {
   EXPECT_EQ(plain.values(1, 2), 6.0);
 }
 
+// Every form PLINK 2 reads gives the same table: FID and IID headers, IID-only headers
+// (matched on IID alone), .psam sample columns skipped, no header, a .fam's sixth field.
+TEST(PhenotypeTest, EveryPlinkFormGivesTheSameValues) {
+  test::temp_dir dir;
+  // Families differ from IIDs, as in real .fam files.
+  std::vector<sample_info> samples(4);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    samples[i].fid = "F" + std::to_string(i % 2);
+    samples[i].iid = "I" + std::to_string(i);
+  }
+  const std::vector<std::pair<std::string, std::string>> forms = {
+      {"fid.txt", "#FID IID Q\nF0 I0 1.5\nF1 I1 NA\nF0 I2 -0.25\nF9 I9 7\n"},
+      {"fid2.txt", "FID\tIID\tQ\nF0\tI0\t1.5\nF1\tI1\tNA\nF0\tI2\t-0.25\nF9\tI9\t7\n"},
+      {"iid.txt", "#IID Q\nI0 1.5\nI1 NA\nI2 -0.25\nI9 7\n"},
+      {"iid2.txt", "IID Q\nI2 -0.25\nI0 1.5\nI1 .\n"},
+      {"x.psam", "#IID SEX Q\nI0 1 1.5\nI1 2 NA\nI2 NA -0.25\n"},
+      {"y.psam", "#FID IID SID PAT MAT SEX Q\nF0 I0 s 0 0 1 1.5\nF0 I2 s 0 0 2 -0.25\n"},
+      {"none.txt", "F0 I0 1.5\nF1 I1 -9\nF0 I2 -0.25\n"},
+      {"z.fam", "F0 I0 0 0 1 1.5\nF1 I1 0 0 2 -9\nF0 I2 0 0 1 -0.25\nF1 I3 0 0 1 NA\n"},
+  };
+  for (const auto& [name, text] : forms) {
+    SCOPED_TRACE(name);
+    write_text(dir / name, text);
+    const phenotype_table t = read_phenotypes(dir / name, samples);
+    ASSERT_EQ(t.values.cols(), 1);
+    EXPECT_EQ(t.names[0], name == "none.txt" || name == "z.fam" ? "PHENO1" : "Q");
+    EXPECT_EQ(t.values(0, 0), 1.5);
+    EXPECT_TRUE(std::isnan(t.values(1, 0)));
+    EXPECT_EQ(t.values(2, 0), -0.25);
+    EXPECT_TRUE(std::isnan(t.values(3, 0)));  // I3 has no value in any form
+  }
+  // With FIDs, a sample is its FID and IID together: F1 I0 is nobody here.
+  write_text(dir / "other_family.txt", "#FID IID Q\nF1 I0 3\n");
+  EXPECT_EQ(read_phenotypes(dir / "other_family.txt", samples).matched_samples, 0u);
+}
+
+TEST(PhenotypeTest, AnIidSharedByTwoFamiliesCannotBeMatchedAlone) {
+  test::temp_dir dir;
+  std::vector<sample_info> samples(3);
+  const char* ids[3][2] = {{"A", "kid"}, {"B", "kid"}, {"B", "mum"}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    samples[i].fid = ids[i][0];
+    samples[i].iid = ids[i][1];
+  }
+  write_text(dir / "p.txt", "#IID y\nmum 1\nkid 2\n");
+  try {
+    read_phenotypes(dir / "p.txt", samples);
+    ADD_FAILURE() << "an ambiguous IID was matched";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), make_error_code(errc::bad_input));
+    for (const char* part : {"p.txt:3:", "IID kid is ambiguous", "families A, B", "#FID IID"})
+      EXPECT_NE(e.message().find(part), std::string::npos) << part << " in " << e.message();
+  }
+  // With FIDs the same samples are told apart.
+  write_text(dir / "q.txt", "#FID IID y\nB mum 1\nA kid 2\nB kid 3\n");
+  const phenotype_table t = read_phenotypes(dir / "q.txt", samples);
+  EXPECT_EQ(t.values(0, 0), 2.0);
+  EXPECT_EQ(t.values(1, 0), 3.0);
+  EXPECT_EQ(t.values(2, 0), 1.0);
+}
+
 TEST(PhenotypeTest, MalformedFilesGiveErrorsWithFileAndLine) {
   test::temp_dir dir;
   const auto samples = test::numbered_samples(3);
@@ -135,6 +196,9 @@ TEST(PhenotypeTest, MalformedFilesGiveErrorsWithFileAndLine) {
   expect_error("S1 S1 1\nS2 S2 2\nS1 S1 3\n", errc::bad_input, "listed again (first on line 1)");
   expect_error("S1 S1\n", errc::bad_input, "at least one value");
   expect_error("", errc::bad_input, "empty");
+  expect_error("#IID y\nS1 1\nS1 2\n", errc::bad_input, "sample S1 is listed again");
+  expect_error("#FID y\nS1 1\n", errc::bad_input, ":1: a header starting with FID must name IID");
+  expect_error("#IID SEX\nS1 1\n", errc::bad_input, ":1: the header names no value column");
   expect_error("FID IID y\nS1 S1 1\n", errc::invalid_argument, "no column named 'z' (it has y)",
                {"z"});
   EXPECT_THROW(read_phenotypes(dir / "absent.txt", samples), error);

@@ -36,26 +36,45 @@ std::string key(std::string_view fid, std::string_view iid) {
   return k;
 }
 
+// Columns of PLINK 2's sample files that describe the sample rather than measure it: a .psam
+// (or a phenotype file written like one) may carry them between the IDs and the values.
+bool is_sample_field(std::string_view name) {
+  return name == "SID" || name == "PAT" || name == "MAT" || name == "SEX";
+}
+
+// How the lines of a file name their sample (docs/ANALYSES.md, "Phenotype and covariate files").
+struct id_layout {
+  bool has_fid = true;          // FID and IID, else IID alone
+  std::size_t first_value = 2;  // fields before it are IDs or sample fields
+};
+
 }  // namespace
 
 phenotype_table read_phenotypes(const std::filesystem::path& file,
                                 const std::vector<sample_info>& samples,
                                 std::span<const std::string> names,
                                 const std::string& default_name) {
-  std::unordered_map<std::string, std::size_t> row_of;
-  for (std::size_t i = 0; i < samples.size(); ++i)
+  // Store rows by FID and IID, and by IID alone for files without FIDs; an IID that several
+  // store samples share (in different families) cannot be matched alone.
+  std::unordered_map<std::string, std::size_t> row_of, row_of_iid;
+  constexpr std::size_t ambiguous = ~std::size_t{0};
+  for (std::size_t i = 0; i < samples.size(); ++i) {
     row_of.emplace(key(samples[i].fid, samples[i].iid), i);
+    const auto [it, fresh] = row_of_iid.emplace(samples[i].iid, i);
+    if (!fresh) it->second = ambiguous;
+  }
 
   std::vector<std::string> file_names;
-  std::vector<std::size_t> take;  // file value column of each output column
+  std::vector<std::size_t> take;  // file field of each output column
   std::size_t fields_expected = 0;
+  id_layout layout;
   std::unordered_map<std::string, std::size_t> seen;  // sample -> first line
   phenotype_table t;
 
-  const auto choose_columns = [&] {
+  const auto choose_columns = [&](std::size_t fields) {
     if (names.empty()) {
       t.names = file_names;
-      for (std::size_t c = 0; c < file_names.size(); ++c) take.push_back(c);
+      for (std::size_t c = 0; c < file_names.size(); ++c) take.push_back(layout.first_value + c);
     } else {
       for (const std::string& n : names) {
         std::size_t c = 0;
@@ -67,49 +86,93 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                       file.string() + ": no column named '" + n + "' (it has " + have + ")");
         }
         t.names.push_back(n);
-        take.push_back(c);
+        take.push_back(layout.first_value + c);
       }
     }
+    fields_expected = fields;
     t.values.setConstant(static_cast<Eigen::Index>(samples.size()),
                          static_cast<Eigen::Index>(take.size()),
                          std::numeric_limits<double>::quiet_NaN());
   };
 
-  detail::for_each_record(file, [&](std::size_t line, std::span<const std::string_view> f) {
-    if (fields_expected == 0) {
-      if (f.size() < 3)
-        throw error(errc::bad_input, detail::where(file, line) +
-                                         "expected FID, IID and at least "
-                                         "one value, found " +
-                                         std::to_string(f.size()) + " field(s)");
-      fields_expected = f.size();
-      if (f[0] == "#FID" || f[0] == "FID") {
-        for (std::size_t c = 2; c < f.size(); ++c) file_names.emplace_back(f[c]);
-        choose_columns();
-        return;
-      }
-      for (std::size_t c = 2; c < f.size(); ++c)
-        file_names.push_back(default_name + std::to_string(c - 1));
-      choose_columns();
+  // The first line: a header (#FID IID ..., FID IID ..., #IID ..., IID ...), or the first
+  // sample of a file without one (FID IID values, or a .fam's six fields).
+  const auto read_layout = [&](std::size_t line, std::span<const std::string_view> f) {
+    const bool fid_header = f[0] == "#FID" || f[0] == "FID";
+    const bool iid_header = f[0] == "#IID" || f[0] == "IID";
+    if (fid_header || iid_header) {
+      layout.has_fid = fid_header;
+      std::size_t c = fid_header ? 1 : 0;
+      if (fid_header && (f.size() < 2 || f[1] != "IID"))
+        throw error(errc::bad_input,
+                    detail::where(file, line) + "a header starting with FID must name IID second");
+      ++c;
+      while (c < f.size() && is_sample_field(f[c])) ++c;
+      layout.first_value = c;
+      for (; c < f.size(); ++c) file_names.emplace_back(f[c]);
+      if (file_names.empty())
+        throw error(errc::bad_input,
+                    detail::where(file, line) + "the header names no value column");
+      choose_columns(f.size());
+      return true;
     }
+    // A .fam: FID IID father mother sex phenotype, the phenotype named as PLINK 2 names it.
+    if (file.extension() == ".fam") {
+      if (f.size() != 6)
+        throw error(errc::bad_input, detail::where(file, line) +
+                                         "a .fam line has 6 fields, found " +
+                                         std::to_string(f.size()));
+      layout.first_value = 5;
+      file_names.push_back("PHENO1");
+      choose_columns(6);
+      return false;
+    }
+    if (f.size() < 3)
+      throw error(errc::bad_input, detail::where(file, line) +
+                                       "expected FID, IID and at least one value, found " +
+                                       std::to_string(f.size()) + " field(s)");
+    for (std::size_t c = 2; c < f.size(); ++c)
+      file_names.push_back(default_name + std::to_string(c - 1));
+    choose_columns(f.size());
+    return false;
+  };
+
+  detail::for_each_record(file, [&](std::size_t line, std::span<const std::string_view> f) {
+    if (fields_expected == 0 && read_layout(line, f)) return;
     if (f.size() != fields_expected)
       throw error(errc::bad_input, detail::where(file, line) + "expected " +
                                        std::to_string(fields_expected) + " fields, found " +
                                        std::to_string(f.size()));
     ++t.file_samples;
-    std::string k = key(f[0], f[1]);
-    if (const auto [it, fresh] = seen.emplace(k, line); !fresh)
-      throw error(errc::bad_input, detail::where(file, line) + "sample " + std::string(f[0]) + " " +
-                                       std::string(f[1]) + " is listed again (first on line " +
+    const std::string_view iid = layout.has_fid ? f[1] : f[0];
+    std::string k = layout.has_fid ? key(f[0], iid) : std::string(iid);
+    const std::string who =
+        layout.has_fid ? std::string(f[0]) + " " + std::string(iid) : std::string(iid);
+    if (const auto [it, fresh] = seen.emplace(std::move(k), line); !fresh)
+      throw error(errc::bad_input, detail::where(file, line) + "sample " + who +
+                                       " is listed again (first on line " +
                                        std::to_string(it->second) + ")");
-    const auto row = row_of.find(k);
+    std::size_t row = ambiguous;
+    if (layout.has_fid) {
+      if (const auto it = row_of.find(key(f[0], iid)); it != row_of.end()) row = it->second;
+    } else if (const auto it = row_of_iid.find(std::string(iid)); it != row_of_iid.end()) {
+      if (it->second == ambiguous) {
+        std::string families;
+        for (const sample_info& s : samples)
+          if (s.iid == iid) families += (families.empty() ? "" : ", ") + s.fid;
+        throw error(errc::bad_input, detail::where(file, line) + "IID " + std::string(iid) +
+                                         " is ambiguous: the store has it in families " + families +
+                                         "; give FID and IID (a header starting with #FID IID)");
+      }
+      row = it->second;
+    }
     // Values are checked even for samples the store does not have: a typo is a typo.
     for (std::size_t c = 0; c < take.size(); ++c) {
-      const double v = parse_value(f[2 + take[c]], file, line, t.names[c]);
-      if (row != row_of.end())
-        t.values(static_cast<Eigen::Index>(row->second), static_cast<Eigen::Index>(c)) = v;
+      const double v = parse_value(f[take[c]], file, line, t.names[c]);
+      if (row != ambiguous)
+        t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = v;
     }
-    if (row != row_of.end()) ++t.matched_samples;
+    if (row != ambiguous) ++t.matched_samples;
   });
   if (fields_expected == 0) throw error(errc::bad_input, file.string() + ": the file is empty");
   return t;

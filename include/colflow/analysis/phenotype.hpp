@@ -1,10 +1,16 @@
 /// @file phenotype.hpp
 /// Phenotype and covariate files, PLINK style, matched to a store's samples.
 ///
-/// A whitespace table `FID IID v1 v2 ...`, one sample per line. An optional first line whose
-/// first field is `#FID` or `FID` names the value columns; without it they are named
-/// PHENO1, PHENO2, ... (COVAR1, ... for covariates). `NA`, `nan` and `-9` are missing.
-/// Samples are matched by FID and IID; samples of the file that the store does not have are
+/// A whitespace table, one sample per line, in any of the forms PLINK 2 reads:
+/// - `#FID IID v1 v2 ...` or `FID IID ...`: a header, samples matched by FID and IID;
+/// - `#IID v1 ...` or `IID ...`: a header, samples matched by IID alone (an IID that several
+///   store samples share in different families is refused as ambiguous);
+/// - after the IDs of a header, PLINK 2's sample columns SID, PAT, MAT and SEX (a .psam) are
+///   skipped: the value columns are the ones after them;
+/// - no header: `FID IID v1 v2 ...`, the columns named PHENO1, PHENO2, ... (COVAR1, ... for
+///   covariates);
+/// - a `.fam` file (no header, six fields): its sixth field, named PHENO1.
+/// `NA`, `nan`, `.` and `-9` are missing. Samples of the file that the store does not have are
 /// ignored, store samples absent from the file get missing values.
 #pragma once
 

@@ -12,6 +12,7 @@ command add_assoc(CLI::App& app) {
     analysis_flags common;
     std::string pheno, covar, out;
     std::vector<std::string> pheno_names, covar_names;
+    bool quantile_normalize = false, covar_standardize = false;
   };
   auto o = std::make_shared<options>();
   add_analysis_flags(app, o->common);
@@ -23,6 +24,13 @@ command add_assoc(CLI::App& app) {
                  "Phenotype columns to test, by header name (default: all)");
   app.add_option("--covar", o->covar, "Covariate file, same format");
   app.add_option("--covar-name", o->covar_names, "Covariate columns to use (default: all)");
+  app.add_flag("--pheno-quantile-normalize", o->quantile_normalize,
+               "Replace each phenotype by its rank-based inverse normal transform over the "
+               "selected samples with a value, as PLINK 2: qnorm((rank - 0.5) / n), ties averaged");
+  app.add_flag("--covar-variance-standardize", o->covar_standardize,
+               "Centre each covariate and scale it to variance 1 over the selected samples with a "
+               "value, as PLINK 2 (the tested columns' results do not change; the fit is better "
+               "conditioned)");
   app.add_option("--out", o->out, "Output prefix: writes PREFIX.<phenotype>.assoc.tsv")->required();
   app.footer(
       "Per column and phenotype, ordinary least squares of the phenotype on an intercept, the\n"
@@ -36,7 +44,8 @@ command add_assoc(CLI::App& app) {
   return [o] {
     analysis_run run("assoc", o->common);
     const store& s = run.source();
-    const phenotype_table pheno = read_phenotypes(o->pheno, s.samples(), o->pheno_names, "PHENO");
+    phenotype_table pheno = read_phenotypes(o->pheno, s.samples(), o->pheno_names, "PHENO");
+    if (o->quantile_normalize) quantile_normalize(pheno, run.selected().row_kept);
     run.log(o->pheno + ": " + std::to_string(pheno.matched_samples) + " of " +
             std::to_string(pheno.file_samples) + " samples in the store, " +
             std::to_string(pheno.names.size()) + " phenotype(s)");
@@ -46,8 +55,12 @@ command add_assoc(CLI::App& app) {
       run.log(o->covar + ": " + std::to_string(covar.matched_samples) + " of " +
               std::to_string(covar.file_samples) + " samples in the store, " +
               std::to_string(covar.names.size()) + " covariate(s)");
-    } else if (!o->covar_names.empty()) {
-      throw error(errc::invalid_argument, "--covar-name needs --covar");
+      if (o->covar_standardize) variance_standardize(covar, run.selected().row_kept);
+    } else if (!o->covar_names.empty() || o->covar_standardize) {
+      throw error(
+          errc::invalid_argument,
+          std::string(o->covar_standardize ? "--covar-variance-standardize" : "--covar-name") +
+              " needs --covar");
     }
 
     assoc_writer tables(s, pheno.names, o->out, o->common.digits);

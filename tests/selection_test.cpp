@@ -176,6 +176,38 @@ TEST(PhenotypeTest, AnIidSharedByTwoFamiliesCannotBeMatchedAlone) {
   EXPECT_EQ(t.values(2, 0), 1.0);
 }
 
+TEST(PhenotypeTest, QuantileNormalizeAndVarianceStandardizeAsPlink2) {
+  phenotype_table t;
+  t.names = {"y"};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  t.values.resize(6, 1);
+  t.values << 3.0, 1.0, nan, 3.0, 7.0, 100.0;
+  const std::vector<std::uint8_t> used = {1, 1, 1, 1, 1, 0};  // the last row is not selected
+  phenotype_table q = t;
+  quantile_normalize(q, used);
+  // Ranks among 1, 3, 3, 7: 1, 2.5, 2.5, 4 of n = 4; Φ⁻¹((r − ½) / 4).
+  EXPECT_NEAR(q.values(1, 0), -1.1503493803760079, 1e-15);  // Φ⁻¹(1/8)
+  EXPECT_EQ(q.values(0, 0), 0.0);                           // Φ⁻¹(1/2), the tied pair
+  EXPECT_EQ(q.values(3, 0), 0.0);
+  EXPECT_NEAR(q.values(4, 0), 1.1503493803760079, 1e-15);
+  EXPECT_TRUE(std::isnan(q.values(2, 0)));
+  EXPECT_TRUE(std::isnan(q.values(5, 0)));  // not selected: missing, not ranked
+
+  phenotype_table v = t;
+  variance_standardize(v, used);
+  // 1, 3, 3, 7: mean 3.5, SD sqrt(19/3).
+  EXPECT_NEAR(v.values(4, 0), 3.5 / std::sqrt(19.0 / 3.0), 1e-15);
+  EXPECT_NEAR(v.values(1, 0), -2.5 / std::sqrt(19.0 / 3.0), 1e-15);
+  EXPECT_TRUE(std::isnan(v.values(5, 0)));
+  t.values << 2.0, 2.0, nan, 2.0, 2.0, 5.0;
+  try {
+    variance_standardize(t, used);
+    ADD_FAILURE() << "a constant covariate was standardised";
+  } catch (const error& e) {
+    EXPECT_NE(e.message().find("y is constant"), std::string::npos) << e.message();
+  }
+}
+
 TEST(PhenotypeTest, MalformedFilesGiveErrorsWithFileAndLine) {
   test::temp_dir dir;
   const auto samples = test::numbered_samples(3);

@@ -1,10 +1,13 @@
 #include "colflow/analysis/phenotype.hpp"
 
+#include <algorithm>
+#include <boost/math/special_functions/erf.hpp>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "colflow/error.hpp"
 #include "io/text_table_internal.hpp"
@@ -176,6 +179,62 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
   });
   if (fields_expected == 0) throw error(errc::bad_input, file.string() + ": the file is empty");
   return t;
+}
+
+namespace {
+
+// The rows of column c that rows_used keeps and that have a value; the others made missing.
+std::vector<Eigen::Index> valued_rows(phenotype_table& t, Eigen::Index c,
+                                      std::span<const std::uint8_t> rows_used) {
+  if (rows_used.size() != static_cast<std::size_t>(t.values.rows()))
+    throw error(errc::invalid_argument, "phenotype transform: one flag per row is needed");
+  std::vector<Eigen::Index> rows;
+  for (Eigen::Index i = 0; i < t.values.rows(); ++i) {
+    if (!rows_used[static_cast<std::size_t>(i)])
+      t.values(i, c) = std::numeric_limits<double>::quiet_NaN();
+    else if (!std::isnan(t.values(i, c)))
+      rows.push_back(i);
+  }
+  return rows;
+}
+
+}  // namespace
+
+void quantile_normalize(phenotype_table& t, std::span<const std::uint8_t> rows_used) {
+  for (Eigen::Index c = 0; c < t.values.cols(); ++c) {
+    std::vector<Eigen::Index> rows = valued_rows(t, c, rows_used);
+    std::stable_sort(rows.begin(), rows.end(), [&](Eigen::Index a, Eigen::Index b) {
+      return t.values(a, c) < t.values(b, c);
+    });
+    const auto n = static_cast<double>(rows.size());
+    for (std::size_t first = 0; first < rows.size();) {
+      std::size_t last = first;  // the run of values tied with the first
+      while (last + 1 < rows.size() && t.values(rows[last + 1], c) == t.values(rows[first], c))
+        ++last;
+      // 1-based average rank of the run, then Φ⁻¹(p) = −√2 erfc⁻¹(2p).
+      const double rank = 0.5 * static_cast<double>(first + last) + 1.0;
+      const double z = -std::sqrt(2.0) * boost::math::erfc_inv(2.0 * (rank - 0.5) / n);
+      for (std::size_t k = first; k <= last; ++k) t.values(rows[k], c) = z;
+      first = last + 1;
+    }
+  }
+}
+
+void variance_standardize(phenotype_table& t, std::span<const std::uint8_t> rows_used) {
+  for (Eigen::Index c = 0; c < t.values.cols(); ++c) {
+    const std::vector<Eigen::Index> rows = valued_rows(t, c, rows_used);
+    double sum = 0;
+    for (Eigen::Index i : rows) sum += t.values(i, c);
+    const double n = static_cast<double>(rows.size()), mean = sum / n;
+    double squares = 0;
+    for (Eigen::Index i : rows) squares += (t.values(i, c) - mean) * (t.values(i, c) - mean);
+    const double sd = std::sqrt(squares / (n - 1.0));
+    if (rows.size() < 2 || !(sd > 0))
+      throw error(errc::invalid_argument,
+                  "--covar-variance-standardize: " + t.names[static_cast<std::size_t>(c)] +
+                      " is constant among the samples used");
+    for (Eigen::Index i : rows) t.values(i, c) = (t.values(i, c) - mean) / sd;
+  }
 }
 
 }  // namespace colflow

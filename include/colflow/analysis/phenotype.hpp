@@ -43,4 +43,15 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                                 std::span<const std::string> names = {},
                                 const std::string& default_name = "PHENO");
 
+/// PLINK 2's --pheno-quantile-normalize: in every column of `t`, the values of the rows that
+/// `rows_used` keeps (1) and that have a value become Φ⁻¹((rank − ½) / n), n of them, tied
+/// values sharing their average rank (a rank-based inverse normal transform); other rows become
+/// missing. A column with no value is left as it is.
+void quantile_normalize(phenotype_table& t, std::span<const std::uint8_t> rows_used);
+
+/// PLINK 2's --covar-variance-standardize: every column of `t` becomes (x − mean) / SD over
+/// the rows `rows_used` keeps with a value (SD with n − 1); other rows become missing. Throws
+/// invalid_argument naming a column that is constant there (or has fewer than two values).
+void variance_standardize(phenotype_table& t, std::span<const std::uint8_t> rows_used);
+
 }  // namespace colflow

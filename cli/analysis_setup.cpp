@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "commands.hpp"
+#include "processes.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -30,11 +31,12 @@ void add_analysis_flags(CLI::App& app, analysis_flags& f) {
 
 analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
     : command_(name),
-      quiet_(f.quiet),
+      quiet_(f.quiet || !is_writer()),
       threads_(limit_threads(f.threads)),
       store_(store::open(f.store)),
       selection_(select(store_, f.lists)) {
   options_.stream.in_flight = f.in_flight;
+  options_.processes = run_processes();
   if (!quiet_ && stderr_is_terminal()) {
     // Both callbacks run while the caller waits for the analysis, never at the same time
     // (passes report from the compute stage, loops between passes).

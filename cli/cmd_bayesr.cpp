@@ -6,6 +6,7 @@
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
+#include "processes.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -107,6 +108,7 @@ command add_bayesr(CLI::App& app) {
     // iteration, short and many) show as one line in iterations.
     run.show_passes({"statistics"});
     const bayesr_result r = bayesr(s, run.selected(), y, o->chain, run.options());
+    if (!is_writer()) return 0;  // rank 0 writes the results of every rank (the same bits)
     if (r.resumed_from > 0) run.log("resumed from iteration " + std::to_string(r.resumed_from));
     run.log(pheno.names[0] + ": " + std::to_string(r.samples) + " samples used");
     const bayesr_files files = write_bayesr(s, run.selected(), r, o->out, o->common.digits);

@@ -4,6 +4,7 @@
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
+#include "processes.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -68,6 +69,7 @@ command add_penalized(CLI::App& app, penalty kind) {
     // path, which has one line in lambda values.
     run.show_passes({"statistics", "predict"});
     const penalized_result fit = penalized_regression(s, run.selected(), y, o->fit, run.options());
+    if (!is_writer()) return 0;  // rank 0 writes the results of every rank (the same bits)
     run.log(pheno.names[0] + ": " + std::to_string(fit.samples) + " samples used, lambda_max " +
             std::to_string(fit.lambda_max));
     const penalized_files files =

@@ -10,6 +10,7 @@
 #include "colflow/cancellation.hpp"
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
+#include "processes.hpp"
 
 namespace {
 
@@ -127,17 +128,28 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  try {
-    for (const auto& [sub, run] : commands)
-      if (sub->parsed()) return run();
-  } catch (const colflow::error& e) {
-    if (stop_signal != 0) return interrupted();
-    std::cerr << "colflow: error: " << e.message() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    if (stop_signal != 0) return interrupted();
-    std::cerr << "colflow: error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  // Under an MPI launcher, the ranks of the run (processes.hpp); an error on any rank ends them
+  // all, with its message.
+  const auto run_command = [&]() -> int {
+    try {
+      colflow::cli::join_processes(argc, argv);
+      for (const auto& [sub, run] : commands)
+        if (sub->parsed()) {
+          colflow::cli::check_runs_on_ranks(sub->get_name());
+          return run();
+        }
+    } catch (const colflow::error& e) {
+      if (stop_signal != 0) return colflow::cli::end_with_error(interrupted());
+      std::cerr << "colflow: error: " << e.message() << "\n";
+      return colflow::cli::end_with_error(1);
+    } catch (const std::exception& e) {
+      if (stop_signal != 0) return colflow::cli::end_with_error(interrupted());
+      std::cerr << "colflow: error: " << e.what() << "\n";
+      return colflow::cli::end_with_error(1);
+    }
+    return 0;
+  };
+  const int code = run_command();
+  colflow::cli::leave_processes();
+  return code;
 }

@@ -16,6 +16,19 @@ find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 if(COLFLOW_BUILD_CLI)
   find_package(CLI11 2 REQUIRED)
 endif()
+# MPI is optional: where CMake finds it, the colflow_mpi library is built and the command runs
+# on MPI ranks; elsewhere colflow builds and runs as before. Not with ThreadSanitizer, whose
+# runtime would have to see inside MPI's own threads.
+set(COLFLOW_HAVE_MPI OFF)
+if(COLFLOW_MPI AND NOT COLFLOW_SANITIZE_THREAD)
+  # The C API, called from C++ (MPI's deprecated C++ bindings left out).
+  set(MPI_CXX_SKIP_MPICXX ON)
+  find_package(MPI COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(COLFLOW_HAVE_MPI ON)
+  endif()
+endif()
+message(STATUS "colflow: MPI ${COLFLOW_HAVE_MPI}")
 if(COLFLOW_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

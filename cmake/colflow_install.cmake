@@ -15,11 +15,13 @@ install(TARGETS ${colflow_installed_targets} EXPORT colflow_targets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# colflow_mpi is not installed (yet): its header stays in the source tree.
 if(TARGET colflow_preprocess)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/colflow DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/colflow DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          PATTERN mpi EXCLUDE)
 else()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/colflow DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-          PATTERN preprocess EXCLUDE)
+          PATTERN preprocess EXCLUDE PATTERN mpi EXCLUDE)
 endif()
 install(EXPORT colflow_targets NAMESPACE colflow:: DESTINATION ${COLFLOW_CMAKE_DIR})
 if(TARGET colflow_cli)

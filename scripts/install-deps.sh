@@ -12,6 +12,8 @@ packages=(
   libtbb-dev libeigen3-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev libxxhash-dev
   libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev librandom123-dev
   libboost-math-dev
+  # MPI (Open MPI): the colflow_mpi library and `mpirun -np R colflow ...` (docs/SCALING.md)
+  libopenmpi-dev openmpi-bin
   # test tools: stock codec programs that must decode our frames, reference outputs, scripts
   zstd lz4 python3 python3-numpy python3-venv plink2 xxd
   # formatting check (scripts/format.sh --check)

@@ -284,7 +284,8 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   }
 
   // First pass: each column's statistics over the used samples (and, in memory, its values).
-  detail::standardized_columns z(s, sel, used);
+  detail::standardized_columns z(s, sel, used, analysis.processes);
+  const bool writer = analysis.processes == nullptr || analysis.processes->rank() == 0;
   stream_options so = analysis.stream;
   so.values = decode_as::stored;
   so.decode_values = !z.genotype();
@@ -378,8 +379,11 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     ++result.iterations_run;
     if (o.on_iteration) o.on_iteration(t, o.iterations, chain.h2);
     if ((o.checkpoint_every > 0 && t % o.checkpoint_every == 0) ||
-        (!o.checkpoint.empty() && t == o.iterations))
-      detail::write_bayesr_checkpoint(o.checkpoint, state);
+        (!o.checkpoint.empty() && t == o.iterations)) {
+      // On several processes each holds the residual of its own blocks: made whole first.
+      z.blocks().gather(state.residual);
+      if (writer) detail::write_bayesr_checkpoint(o.checkpoint, state);
+    }
     if (analysis.on_step)
       analysis.on_step("chain", loop_progress{t, o.iterations, result.resumed_from,
                                               std::chrono::duration<double>(

@@ -37,7 +37,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
   std::vector<double> r(rows, 0.0);  // the residual; zero on unused rows, always
   for (std::size_t i = 0; i < rows; ++i)
     if (fit.used[i]) r[i] = phenotype[i] - result.intercept;
-  detail::standardized_columns z(s, sel, fit.used);
+  detail::standardized_columns z(s, sel, fit.used, analysis.processes);
   // Sums over the samples, on the sample blocks of the products (docs/DESIGN.md §4.8).
   const auto residual_sums = [&] {
     const double* e = r.data();
@@ -66,8 +66,9 @@ penalized_result penalized_regression(const store& s, const selection& sel,
   // A pass of every column's gradient (and on the first pass its statistics). The columns are
   // independent: a genotype store's batches are spread over the threads a column each, by the
   // same block partials as the sweeps' products; a dense column is computed on the blocks.
+  // On several processes a column's product is a collective: one column at a time then.
   const auto gradient_pass = [&](bool learn) {
-    if (z.genotype()) {
+    if (z.genotype() && !distributed(analysis.processes)) {
       stream.run_batches(sel.columns, [&](std::span<const column_view<double>> batch) {
         tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t i) {
           const column_view<double>& v = batch[i];

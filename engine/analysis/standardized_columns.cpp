@@ -38,13 +38,13 @@ phenotype_samples used_samples(const store& s, const selection& sel,
 }
 
 standardized_columns::standardized_columns(const store& s, const selection& sel,
-                                           std::vector<std::uint8_t> used)
+                                           std::vector<std::uint8_t> used, communicator* processes)
     : genotype_(s.type() == value_type::genotype),
       rows_(s.num_rows()),
       used_(std::move(used)),
       used_count_(
           static_cast<std::uint64_t>(std::count(used_.begin(), used_.end(), std::uint8_t{1}))),
-      blocks_(rows_),
+      blocks_(rows_, parallel_rows_threshold, processes),
       statistics_(s, used_),
       stats_(sel.columns.size()),
       z_(genotype_ ? 0 : static_cast<Eigen::Index>(rows_)) {}

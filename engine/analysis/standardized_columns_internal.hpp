@@ -38,8 +38,10 @@ phenotype_samples used_samples(const store& s, const selection& sel,
 
 class standardized_columns {
  public:
-  // `used`: one flag per store row, the samples the fit uses.
-  standardized_columns(const store& s, const selection& sel, std::vector<std::uint8_t> used);
+  // `used`: one flag per store row, the samples the fit uses. With `processes` of several, the
+  // products and updates run on this process's share of the sample blocks (sample_blocks.hpp).
+  standardized_columns(const store& s, const selection& sel, std::vector<std::uint8_t> used,
+                       communicator* processes = nullptr);
 
   bool genotype() const noexcept { return genotype_; }
   const std::vector<column_stats>& stats() const noexcept { return stats_; }

@@ -53,14 +53,16 @@ class block_team {
  public:
   using block_function = void (*)(void*, std::size_t, std::size_t, std::size_t) noexcept;
 
-  block_team(std::size_t rows, std::size_t blocks, std::size_t threads)
+  // The team computes blocks [first_block, first_block + blocks): a process's own share.
+  block_team(std::size_t rows, std::size_t first_block, std::size_t blocks, std::size_t threads)
       : rows_(rows),
+        first_block_(first_block),
         blocks_(blocks),
         threads_(threads),
         stretches_(std::make_unique<stretch[]>(threads)),
         running_(std::make_unique<std::atomic<bool>[]>(threads)) {
     for (std::size_t t = 0; t < threads_; ++t) {
-      stretches_[t].end = (t + 1) * blocks_ / threads_;
+      stretches_[t].end = first_block_ + (t + 1) * blocks_ / threads_;
       running_[t].store(false, std::memory_order_relaxed);
     }
   }
@@ -75,7 +77,8 @@ class block_team {
     const std::uint64_t tag = (gen & 0xffffffffu) << 32;
     done_.store(0, std::memory_order_relaxed);
     for (std::size_t t = 0; t < threads_; ++t)
-      stretches_[t].next.store(tag | (t * blocks_ / threads_), std::memory_order_relaxed);
+      stretches_[t].next.store(tag | (first_block_ + t * blocks_ / threads_),
+                               std::memory_order_relaxed);
     function_.store(f, std::memory_order_relaxed);
     context_.store(context, std::memory_order_relaxed);
     generation_.store(gen, std::memory_order_release);
@@ -149,7 +152,7 @@ class block_team {
     running_[h].store(false, std::memory_order_release);
   }
 
-  const std::size_t rows_, blocks_, threads_;
+  const std::size_t rows_, first_block_, blocks_, threads_;
   std::unique_ptr<stretch[]> stretches_;
   std::unique_ptr<std::atomic<bool>[]> running_;  // [0] (the caller) unused
   std::uint64_t last_generation_ = 0;             // the caller's own copy
@@ -173,11 +176,45 @@ std::size_t allowed_threads() {
 
 }  // namespace
 
-sample_blocks::sample_blocks(std::size_t rows, std::size_t parallel_from)
-    : rows_(rows), count_((rows + sample_block_rows - 1) / sample_block_rows) {
-  if (rows < parallel_from) return;
-  const std::size_t threads = std::min(allowed_threads(), count_);
-  if (threads > 1) team_ = std::make_unique<detail::block_team>(rows_, count_, threads);
+sample_blocks::sample_blocks(std::size_t rows, std::size_t parallel_from, communicator* processes)
+    : rows_(rows), count_((rows + sample_block_rows - 1) / sample_block_rows), own_end_(count_) {
+  if (distributed(processes)) {
+    // Contiguous shares of whole blocks, as even as they can be: process r owns
+    // [r·count/size, (r+1)·count/size). The split depends on the rows and the size only.
+    processes_ = processes;
+    const auto size = static_cast<std::size_t>(processes->size());
+    const auto rank = static_cast<std::size_t>(processes->rank());
+    own_begin_ = rank * count_ / size;
+    own_end_ = (rank + 1) * count_ / size;
+  }
+  const std::size_t own_rows =
+      own_end_ > own_begin_ ? std::min(rows_, first(own_end_)) - first(own_begin_) : 0;
+  if (own_rows < parallel_from) return;
+  const std::size_t threads = std::min(allowed_threads(), own_end_ - own_begin_);
+  if (threads > 1)
+    team_ = std::make_unique<detail::block_team>(rows_, own_begin_, own_end_ - own_begin_, threads);
+}
+
+void sample_blocks::exchange_partials(std::size_t k) {
+  const auto size = static_cast<std::size_t>(processes_->size());
+  counts_.resize(size);
+  for (std::size_t r = 0; r < size; ++r)
+    counts_[r] = k * ((r + 1) * count_ / size - r * count_ / size);
+  outgoing_.assign(partials_.begin() + static_cast<std::ptrdiff_t>(k * own_begin_),
+                   partials_.begin() + static_cast<std::ptrdiff_t>(k * own_end_));
+  processes_->all_gather(outgoing_, std::span<double>(partials_.data(), k * count_), counts_);
+}
+
+void sample_blocks::gather(std::span<double> v) {
+  if (!distributed(processes_)) return;
+  const auto size = static_cast<std::size_t>(processes_->size());
+  const auto row_of = [&](std::size_t b) { return std::min(rows_, first(b)); };
+  counts_.resize(size);
+  for (std::size_t r = 0; r < size; ++r)
+    counts_[r] = row_of((r + 1) * count_ / size) - row_of(r * count_ / size);
+  outgoing_.assign(v.begin() + static_cast<std::ptrdiff_t>(row_of(own_begin_)),
+                   v.begin() + static_cast<std::ptrdiff_t>(row_of(own_end_)));
+  processes_->all_gather(outgoing_, v.first(rows_), counts_);
 }
 
 sample_blocks::~sample_blocks() = default;

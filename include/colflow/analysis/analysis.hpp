@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "colflow/communicator.hpp"
 #include "colflow/stream/column_stream.hpp"
 
 namespace colflow {
@@ -40,6 +41,12 @@ struct analysis_options {
   /// ("chain": BayesR iterations; "path": the λ values of a penalised regression) and
   /// progress. Analyses without a loop never call it.
   std::function<void(const std::string& label, const loop_progress&)> on_step;
+  /// The processes the analysis runs on (docs/DESIGN.md §4.9); null: this process alone.
+  /// BayesR and the penalised regressions split the samples among them at the sample blocks
+  /// and give every process the same, bit-identical result as one process; only process 0
+  /// writes files (BayesR's checkpoints). Every process must call the analysis with the same
+  /// arguments. The other analyses compute everything on every process.
+  communicator* processes = nullptr;
 };
 
 }  // namespace colflow

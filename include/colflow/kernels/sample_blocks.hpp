@@ -21,6 +21,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "colflow/communicator.hpp"
+
 namespace colflow {
 
 /// Rows per sample block: 1,024 bytes of packed codes, 32 KiB of a double residual.
@@ -47,13 +49,21 @@ class block_team;
 /// with the others'; the calling thread takes part, and never waits for a thread that has not
 /// started.
 ///
+/// Split among processes (a communicator of several, colflow/communicator.hpp), each process
+/// owns a contiguous range of blocks, about as many as the others: loops visit its own blocks
+/// only, and sums exchange the blocks' partials (one collective per call) so that every process
+/// adds all of them in block order, as a single process does. A per-row vector that loops
+/// update is then current on each process's own rows only; gather() makes it whole.
+///
 /// Not thread-safe: one loop at a time per object, from one thread at a time.
 class sample_blocks {
  public:
   /// Loops run across threads when the column has at least `parallel_from` rows (and more than
   /// one thread is allowed); sample_blocks::never keeps them on the calling thread. Results are
-  /// the same either way.
-  explicit sample_blocks(std::size_t rows, std::size_t parallel_from = parallel_rows_threshold);
+  /// the same either way. With a communicator of several processes, this process takes its
+  /// share of the blocks (every process must then call each sum in the same order).
+  explicit sample_blocks(std::size_t rows, std::size_t parallel_from = parallel_rows_threshold,
+                         communicator* processes = nullptr);
   static constexpr std::size_t never = ~std::size_t{0};
   ~sample_blocks();
   sample_blocks(sample_blocks&&) noexcept;
@@ -69,13 +79,20 @@ class sample_blocks {
   }
   /// Loops run across threads (a long column, and more than one thread allowed).
   bool parallel() const noexcept { return team_ != nullptr; }
+  /// This process's blocks: [own_begin(), own_end()); all of them without a communicator.
+  std::size_t own_begin() const noexcept { return own_begin_; }
+  std::size_t own_end() const noexcept { return own_end_; }
+
+  /// Makes every process's copy of `v` (one entry per row) whole: each process's own rows are
+  /// sent to the others. A collective; nothing to do in a single process.
+  void gather(std::span<double> v);
 
   /// Calls f(b, first_row, rows) once for every block; blocks may run at the same time on
   /// different threads, so f may write only what belongs to its block. f must not throw.
   template <typename F>
   void for_each(F&& f) {
     if (!team_) {
-      for (std::size_t b = 0; b < count_; ++b) f(b, first(b), size(b));
+      for (std::size_t b = own_begin_; b < own_end_; ++b) f(b, first(b), size(b));
       return;
     }
     run(
@@ -94,6 +111,7 @@ class sample_blocks {
     for_each([&](std::size_t b, std::size_t first_row, std::size_t rows) {
       f(b, first_row, rows, partials_.data() + K * b);
     });
+    if (distributed(processes_)) exchange_partials(K);
     std::array<double, K> total{};
     for (std::size_t b = 0; b < count_; ++b)
       for (std::size_t k = 0; k < K; ++k) total[k] += partials_[K * b + k];
@@ -111,8 +129,14 @@ class sample_blocks {
  private:
   using block_function = void (*)(void*, std::size_t, std::size_t, std::size_t) noexcept;
   void run(block_function f, void* context);
+  // Every process's blocks' partials (k per block) into partials_, from their owners.
+  void exchange_partials(std::size_t k);
 
   std::size_t rows_, count_;
+  communicator* processes_ = nullptr;
+  std::size_t own_begin_ = 0, own_end_ = 0;
+  std::vector<double> outgoing_;
+  std::vector<std::size_t> counts_;
   std::unique_ptr<detail::block_team> team_;
   std::vector<double> partials_;
 };

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The MPI suite (docs/SCALING.md): `mpirun -np R colflow ...` against one plain process.
+#   mpi_test.sh COLFLOW MPIEXEC
+# Exact mode: BayesR (trace, effects and checkpoint) and the lasso path (coefficients and path)
+# written on 1, 2 and 3 ranks are byte-identical to one process's, on a genotype store and a
+# zstd float64 store, with --remove/--extract selections and a row count that splits unevenly;
+# a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
+# ranks ends them all with its message and no output; a command that does not run on ranks is
+# refused; a rank killed mid-run ends the others within seconds, leaving no output file.
+# Ranks are oversubscribed on small machines: small data, --threads 1 per rank.
+set -euo pipefail
+colflow=$1
+mpiexec=$2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# Open MPI refuses root without these (CI runs as root). In a sanitised build LeakSanitizer would
+# report Open MPI's own allocations at exit: they are suppressed by library (lsan.supp), never
+# colflow's.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export OMPI_MCA_rmaps_base_oversubscribe=1
+passed=0
+failed=0
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
+on_ranks() {  # on_ranks R COMMAND...: R = 0 for a plain process
+  local r=$1
+  shift
+  if [[ $r == 0 ]]; then
+    "$colflow" "$@"
+  else
+    "$mpiexec" -np "$r" -x LSAN_OPTIONS "$colflow" "$@"
+  fi
+}
+same_files() {  # same_files WHAT PREFIX_A PREFIX_B SUFFIX...
+  local what=$1 a=$2 b=$3
+  shift 3
+  for s in "$@"; do
+    if cmp -s "$a$s" "$b$s"; then ok "$what: $b$s equals one process's"; else bad "$what: $b$s differs"; fi
+  done
+}
+
+# 9,000 samples: three sample blocks (4,096 + 4,096 + 808), so 2 ranks split 1 + 2 blocks and 3
+# ranks one each; with --remove the used rows are not a multiple of anything.
+"$colflow" simulate --samples 9000 --variants 240 --causal 20 --missing 0.02 --seed 11 --quiet --out sim
+"$colflow" preprocess --bed sim --codec genotype --out geno.cf --quiet
+"$colflow" preprocess --bed sim --codec zstd --out dense.cf --quiet
+awk 'NR % 3 == 0 {print $1, $2}' sim.fam > remove.txt
+awk 'NR % 5 != 0 {print $2}' sim.bim > extract.txt
+select=(--remove remove.txt --extract extract.txt)
+
+for store in geno.cf dense.cf; do
+  for r in 0 1 2 3; do
+    on_ranks "$r" bayesr "$store" --pheno sim.phen "${select[@]}" --iterations 6 --burnin 2 \
+      --threads 1 --quiet --out "b$r-$store" 2>"err$r" || bad "bayesr on $r ranks: $(cat "err$r")"
+    on_ranks "$r" lasso "$store" --pheno sim.phen "${select[@]}" --nlambda 4 --threads 1 --quiet \
+      --out "l$r-$store" 2>"err$r" || bad "lasso on $r ranks: $(cat "err$r")"
+  done
+  for r in 1 2 3; do
+    same_files "bayesr $store, $r ranks" "b0-$store" "b$r-$store" .trace.tsv .effects.tsv .checkpoint
+    same_files "lasso $store, $r ranks" "l0-$store" "l$r-$store" .coef.tsv .path.tsv
+  done
+done
+
+# A chain checkpointed on 2 ranks at iteration 4 and resumed on 3 to iteration 6 is the chain
+# of one process run to 6.
+on_ranks 2 bayesr geno.cf --pheno sim.phen --iterations 4 --burnin 2 --threads 1 --quiet --out resumed
+on_ranks 3 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 --quiet --resume \
+  --out resumed
+on_ranks 0 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 --quiet --out whole
+same_files "bayesr resumed on another rank count" whole resumed .trace.tsv .effects.tsv .checkpoint
+
+# An error on the ranks: every rank ends, non-zero, with the message, and nothing is written.
+if on_ranks 2 lasso geno.cf --pheno absent.phen --quiet --out failed 2>messages.txt; then
+  bad "a missing phenotype file on 2 ranks exited 0"
+elif grep -q "absent.phen: no such file" messages.txt && ! ls failed.* >/dev/null 2>&1; then
+  ok "an error on 2 ranks ends the run with its message and no output"
+else
+  bad "error on 2 ranks: $(cat messages.txt)"
+fi
+if on_ranks 2 stats geno.cf --out st.tsv 2>messages.txt; then
+  bad "stats on 2 ranks exited 0"
+elif grep -q "runs as one process" messages.txt && [[ ! -e st.tsv ]]; then
+  ok "a command that does not run on ranks is refused"
+else
+  bad "stats on 2 ranks: $(cat messages.txt)"
+fi
+
+# A rank killed mid-run: the other ends within seconds, the run fails, and no result file is
+# written (a checkpoint may be: each one is whole, renamed into place by rank 0).
+"$mpiexec" -np 2 -x LSAN_OPTIONS "$colflow" bayesr geno.cf --pheno sim.phen --iterations 100000 \
+  --threads 1 --quiet --out killed 2>kill-messages.txt &
+launcher=$!
+victim=""
+for _ in $(seq 100); do
+  for pid in $(pgrep -f "out killed" || true); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
+      victim=$pid
+    fi
+  done
+  [[ -n $victim ]] && break
+  sleep 0.1
+done
+sleep 1
+if [[ -z $victim ]]; then
+  bad "no rank 1 process to kill"
+  kill "$launcher" 2>/dev/null || true
+else
+  kill -KILL "$victim"
+  start=$SECONDS
+  status=0
+  wait "$launcher" || status=$?
+  if ((status != 0 && SECONDS - start <= 20)) && [[ ! -e killed.trace.tsv && ! -e killed.effects.tsv ]]; then
+    ok "a rank killed mid-run ends the run in $((SECONDS - start)) s (status $status), no result"
+  else
+    bad "after a rank was killed: status $status after $((SECONDS - start)) s; $(ls killed.* 2>&1)"
+  fi
+fi
+
+echo "$passed passed, $failed failed"
+((failed == 0))

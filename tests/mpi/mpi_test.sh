@@ -21,7 +21,12 @@ cd "$work"
 # colflow's.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# Open MPI's libraries have no frame pointers: the slower unwinder finds the frames that name them.
+export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# Open MPI unloads its plugins at MPI_Finalize; LeakSanitizer, which runs later, could then not
+# name the library of their allocations. Kept loaded, they are suppressed by name.
+export OMPI_MCA_mca_base_component_disable_dlclose=1
 passed=0
 failed=0
 ok() { echo "ok: $*"; passed=$((passed + 1)); }
@@ -32,7 +37,7 @@ on_ranks() {  # on_ranks R COMMAND...: R = 0 for a plain process
   if [[ $r == 0 ]]; then
     "$colflow" "$@"
   else
-    "$mpiexec" -np "$r" -x LSAN_OPTIONS "$colflow" "$@"
+    "$mpiexec" -np "$r" -x LSAN_OPTIONS -x ASAN_OPTIONS "$colflow" "$@"
   fi
 }
 same_files() {  # same_files WHAT PREFIX_A PREFIX_B SUFFIX...
@@ -91,7 +96,7 @@ fi
 
 # A rank killed mid-run: the other ends within seconds, the run fails, and no result file is
 # written (a checkpoint may be: each one is whole, renamed into place by rank 0).
-"$mpiexec" -np 2 -x LSAN_OPTIONS "$colflow" bayesr geno.cf --pheno sim.phen --iterations 100000 \
+"$mpiexec" -np 2 -x LSAN_OPTIONS -x ASAN_OPTIONS "$colflow" bayesr geno.cf --pheno sim.phen --iterations 100000 \
   --threads 1 --quiet --out killed 2>kill-messages.txt &
 launcher=$!
 victim=""

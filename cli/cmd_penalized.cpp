@@ -52,7 +52,8 @@ command add_penalized(CLI::App& app, penalty kind) {
       "the non-zero coefficients (every coefficient for ridge); BETA is on the standardised\n"
       "scale, BETA_PER_UNIT per A1 allele (per unit for dense columns). PREFIX.path.tsv: LAMBDA\n"
       "NONZERO R2 OBJECTIVE SWEEPS FULL_PASSES CONVERGED per lambda. With --predict, the new\n"
-      "samples are standardised with the fitted samples' means and SDs.");
+      "samples are standardised with the fitted samples' means and SDs. On MPI ranks (mpirun\n"
+      "-np R colflow ...) the samples are split among them; the files are the same bytes.");
   return [o, kind] {
     analysis_run run(kind == penalty::lasso   ? "lasso"
                      : kind == penalty::ridge ? "ridge"

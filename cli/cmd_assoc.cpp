@@ -4,6 +4,7 @@
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
+#include "processes.hpp"
 
 namespace colflow::cli {
 
@@ -63,6 +64,13 @@ command add_assoc(CLI::App& app) {
               " needs --covar");
     }
 
+    // On MPI ranks, rank 0 alone writes (every rank receives every result).
+    if (!is_writer()) {
+      linear_association(
+          s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
+          [](std::size_t, std::size_t, std::span<const assoc_result>) {}, run.options());
+      return 0;
+    }
     assoc_writer tables(s, pheno.names, o->out, o->common.digits);
     const assoc_summary summary =
         linear_association(s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,

@@ -2,6 +2,7 @@
 #include "analysis_setup.hpp"
 #include "colflow/analysis/stats.hpp"
 #include "commands.hpp"
+#include "processes.hpp"
 
 namespace colflow::cli {
 
@@ -28,6 +29,7 @@ command add_stats(CLI::App& app) {
   return [o] {
     analysis_run run("stats", o->common);
     const auto summaries = column_summaries(run.source(), run.selected(), run.options());
+    if (!is_writer()) return 0;  // rank 0 writes the results of every rank
     write_stats(run.source(), run.selected(), summaries, o->out, o->common.digits);
     run.log("wrote " + o->out);
     return 0;

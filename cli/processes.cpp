@@ -52,10 +52,11 @@ bool is_writer() noexcept {
 void check_runs_on_ranks(const std::string& command) {
   const communicator* c = run_processes();
   if (c == nullptr) return;
-  if (command == "bayesr" || command == "ridge" || command == "lasso" || command == "enet") return;
+  for (const char* on_ranks : {"bayesr", "ridge", "lasso", "enet", "stats", "assoc"})
+    if (command == on_ranks) return;
   throw error(errc::invalid_argument,
               "colflow " + command + " runs as one process, not on " + std::to_string(c->size()) +
-                  " MPI ranks: on several ranks only bayesr, ridge, lasso and enet run "
+                  " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats and assoc run "
                   "(docs/SCALING.md)");
 }
 

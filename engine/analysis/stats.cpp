@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/column_share_internal.hpp"
 #include "analysis/selected_stats_internal.hpp"
 
 namespace colflow {
@@ -31,6 +32,35 @@ std::vector<column_summary> column_summaries(const store& s, const selection& se
     // Every figure was computed at preprocessing and is kept in the index (docs/DESIGN.md §2).
     for (std::size_t k = 0; k < sel.columns.size(); ++k)
       out[k] = summary_of(s.entry(sel.columns[k]).stats, kept);
+    return out;
+  }
+
+  if (distributed(options.processes)) {
+    // Each process reads its share of the columns; the summaries are then exchanged.
+    communicator& processes = *options.processes;
+    const detail::column_share share = detail::share_columns(s, sel.columns, processes);
+    selection mine = sel;
+    mine.columns.assign(sel.columns.begin() + static_cast<std::ptrdiff_t>(share.begin),
+                        sel.columns.begin() + static_cast<std::ptrdiff_t>(share.end));
+    analysis_options alone = options;
+    alone.processes = nullptr;
+    constexpr std::size_t width = 7;
+    std::vector<double> records;
+    for (const column_summary& r : column_summaries(s, mine, alone))
+      records.insert(records.end(),
+                     {static_cast<double>(r.observed), static_cast<double>(r.missing), r.a1_freq,
+                      r.mean, r.sd, r.min, r.max});
+    const std::vector<double> all = detail::gather_records(share, processes, records, width);
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const double* x = all.data() + width * k;
+      out[k] = {static_cast<std::uint64_t>(x[0]),
+                static_cast<std::uint64_t>(x[1]),
+                x[2],
+                x[3],
+                x[4],
+                x[5],
+                x[6]};
+    }
     return out;
   }
 

@@ -4,6 +4,8 @@
 # Exact mode: BayesR (trace, effects and checkpoint) and the lasso path (coefficients and path)
 # written on 1, 2 and 3 ranks are byte-identical to one process's, on a genotype store and a
 # zstd float64 store, with --remove/--extract selections and a row count that splits unevenly;
+# so are the scans' tables (stats, assoc with two phenotypes and a covariate), whose columns
+# the ranks share;
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
@@ -70,6 +72,22 @@ for store in geno.cf dense.cf; do
   done
 done
 
+# Scans: the ranks share the columns; rank 0 writes every column's line.
+awk '{print $1, $2, $3, $3 * $3 + (NR % 7)}' sim.phen > two.phen
+awk '{print $1, $2, (NR % 3 == 0 ? "NA" : NR % 5)}' sim.phen > covar.txt
+for store in geno.cf dense.cf; do
+  for r in 0 1 2 3; do
+    on_ranks "$r" stats "$store" "${select[@]}" --quiet --out "s$r-$store.tsv" 2>"err$r" ||
+      bad "stats on $r ranks: $(cat "err$r")"
+    on_ranks "$r" assoc "$store" --pheno two.phen --covar covar.txt "${select[@]}" --digits 12 \
+      --quiet --out "a$r-$store" 2>"err$r" || bad "assoc on $r ranks: $(cat "err$r")"
+  done
+  for r in 1 2 3; do
+    same_files "stats $store, $r ranks" "s0-$store" "s$r-$store" .tsv
+    same_files "assoc $store, $r ranks" "a0-$store" "a$r-$store" .PHENO1.assoc.tsv .PHENO2.assoc.tsv
+  done
+done
+
 # A chain checkpointed on 2 ranks at iteration 4 and resumed on 3 to iteration 6 is the chain
 # of one process run to 6.
 on_ranks 2 bayesr geno.cf --pheno sim.phen --iterations 4 --burnin 2 --threads 1 --quiet --out resumed
@@ -86,12 +104,12 @@ elif grep -q "absent.phen: no such file" messages.txt && ! ls failed.* >/dev/nul
 else
   bad "error on 2 ranks: $(cat messages.txt)"
 fi
-if on_ranks 2 stats geno.cf --out st.tsv 2>messages.txt; then
-  bad "stats on 2 ranks exited 0"
-elif grep -q "runs as one process" messages.txt && [[ ! -e st.tsv ]]; then
+if on_ranks 2 pca geno.cf --k 2 --out pc 2>messages.txt; then
+  bad "pca on 2 ranks exited 0"
+elif grep -q "runs as one process" messages.txt && ! ls pc.* >/dev/null 2>&1; then
   ok "a command that does not run on ranks is refused"
 else
-  bad "stats on 2 ranks: $(cat messages.txt)"
+  bad "pca on 2 ranks: $(cat messages.txt)"
 fi
 
 # A rank killed mid-run: the other ends within seconds, the run fails, and no result file is

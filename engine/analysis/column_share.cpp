@@ -1,5 +1,4 @@
 #include "analysis/column_share_internal.hpp"
-
 #include "colflow/error.hpp"
 
 namespace colflow::detail {

@@ -2,6 +2,7 @@
 #include "analysis_setup.hpp"
 #include "colflow/analysis/pca.hpp"
 #include "commands.hpp"
+#include "processes.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -45,6 +46,7 @@ command add_pca(CLI::App& app) {
     const store& s = run.source();
     o->pca.scaling = o->scale == "hwe" ? pca_scaling::hwe : pca_scaling::standardized;
     const pca_result r = principal_components(s, run.selected(), o->pca, run.options());
+    if (!is_writer()) return 0;  // rank 0 writes the result every rank holds
     const pca_files files = write_pca(s, run.selected(), r, o->out, o->common.digits);
     run.log(std::to_string(r.eigenvalues.size()) + " components from " +
             std::to_string(r.columns_used) + " non-constant columns in " +

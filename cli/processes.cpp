@@ -52,11 +52,12 @@ bool is_writer() noexcept {
 void check_runs_on_ranks(const std::string& command) {
   const communicator* c = run_processes();
   if (c == nullptr) return;
-  for (const char* on_ranks : {"bayesr", "ridge", "lasso", "enet", "stats", "assoc"})
+  for (const char* on_ranks : {"bayesr", "ridge", "lasso", "enet", "stats", "assoc", "pca"})
     if (command == on_ranks) return;
   throw error(errc::invalid_argument,
               "colflow " + command + " runs as one process, not on " + std::to_string(c->size()) +
-                  " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats and assoc run "
+                  " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats, assoc and pca "
+                  "run "
                   "(docs/SCALING.md)");
 }
 

@@ -165,8 +165,61 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
   if (pca.loadings) b_all.setZero(static_cast<Eigen::Index>(m), l);
   std::size_t used = 0;
 
-  // One pass: standardises the columns into blocks and hands each full block to `product`.
-  const auto pass = [&](auto&& product) {
+  // The sums over columns (Y = Σ Z_b B_b, C = Σ B_bᵀ B_b) are added in a fixed grouping: the
+  // blocks of columns form at most `max_segments` consecutive segments, each segment's blocks
+  // are added up from zero, and the segments' sums are added in segment order. The grouping
+  // depends on the selection and the block size only, so MPI ranks that each take whole
+  // segments (docs/DESIGN.md §4.9) and exchange their segments' sums add exactly what one
+  // process adds.
+  constexpr std::size_t max_segments = 16;
+  const std::size_t blocks_total = (m + static_cast<std::size_t>(block) - 1) / block;
+  const std::size_t blocks_per_segment = (blocks_total + max_segments - 1) / max_segments;
+  const std::size_t segments = (blocks_total + blocks_per_segment - 1) / blocks_per_segment;
+  const auto segment_columns = [&](std::size_t g) {  // the first column of segment g
+    return std::min(m, g * blocks_per_segment * static_cast<std::size_t>(block));
+  };
+  communicator* const processes = distributed(options.processes) ? options.processes : nullptr;
+  std::size_t own_first = 0, own_end = segments;  // this process's segments
+  if (processes) {
+    const auto size = static_cast<std::size_t>(processes->size());
+    const auto rank = static_cast<std::size_t>(processes->rank());
+    own_first = rank * segments / size;
+    own_end = (rank + 1) * segments / size;
+  }
+  const std::size_t first_column = segment_columns(own_first);
+  const std::span<const std::size_t> own_columns =
+      std::span(sel.columns).subspan(first_column, segment_columns(own_end) - first_column);
+  // A sum's running segment, and on several processes this process's finished segments.
+  matrix y_segment, c_segment;
+  std::vector<matrix> y_done, c_done;
+  const auto end_segment = [&](matrix& total, matrix& segment, std::vector<matrix>& done) {
+    if (processes)
+      done.push_back(segment);
+    else
+      total += segment;
+    segment.setZero();
+  };
+  // On several processes: every process's segments, added in segment order.
+  const auto exchange = [&](matrix& total, std::vector<matrix>& done) {
+    if (!processes) return;
+    const auto size = static_cast<std::size_t>(processes->size());
+    const auto cells = static_cast<std::size_t>(total.size());
+    std::vector<std::size_t> counts;
+    for (std::size_t r = 0; r < size; ++r)
+      counts.push_back(cells * ((r + 1) * segments / size - r * segments / size));
+    std::vector<double> mine;
+    for (const matrix& d : done) mine.insert(mine.end(), d.data(), d.data() + d.size());
+    std::vector<double> all(cells * segments);
+    processes->all_gather(mine, all, counts);
+    total.setZero();
+    for (std::size_t g = 0; g < segments; ++g)
+      total += Eigen::Map<const matrix>(all.data() + g * cells, total.rows(), total.cols());
+    done.clear();
+  };
+
+  // One pass over this process's columns: standardises them into blocks and hands each full
+  // block to `product`, and calls `segment_done` after the last block of each segment.
+  const auto pass = [&](auto&& product, auto&& segment_done) {
     ++result.passes;
     const std::string label =
         "pca pass " + std::to_string(result.passes) + "/" + std::to_string(total_passes);
@@ -175,26 +228,32 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
                                  [&](const pass_progress& p) { options.progress(label, p); })
                            : nullptr);
     Eigen::Index filled = 0;
-    std::size_t first = 0;  // selection position of the block's first column
-    stream.run(sel.columns, [&](const column_view<double>& v) {
+    std::size_t first = first_column;  // selection position of the block's first column
+    std::size_t segment = own_first;
+    stream.run(own_columns, [&](const column_view<double>& v) {
+      const std::size_t position = first_column + v.position;
       const bool varies = standardize(v, zb.col(filled).data());
       if (result.passes == 1 && varies) ++used;
-      if (++filled == block || v.position + 1 == m) {
+      if (++filled == block || position + 1 == m) {
         product(filled, first);
-        first = v.position + 1;
+        first = position + 1;
         filled = 0;
+        if (first == segment_columns(segment + 1)) {
+          segment_done();
+          ++segment;
+        }
       }
       return true;
     });
   };
 
-  // Y += Zb · B for this block (rows split across threads).
+  // Y += Zb · B for this block (rows split across threads), into the running segment.
   const auto add_product = [&](Eigen::Index cols, const matrix& b) {
     parallel_chunks(nn, 1024, [&](Eigen::Index r0, Eigen::Index rn) {
       detail::multiply_add(zb.data() + r0, static_cast<std::size_t>(nn),
                            static_cast<std::size_t>(rn), static_cast<std::size_t>(cols), b.data(),
                            static_cast<std::size_t>(b.rows()), static_cast<std::size_t>(l),
-                           y.data() + r0, static_cast<std::size_t>(nn));
+                           y_segment.data() + r0, static_cast<std::size_t>(nn));
     });
   };
   // Bb = Zbᵀ · Q (block columns split across threads).
@@ -207,13 +266,26 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
     });
   };
 
+  const auto y_segment_done = [&] { end_segment(y, y_segment, y_done); };
+  y_segment = matrix::Zero(nn, l);
   // The sketch: Y = Z Ω.
   matrix omega(block, l);
-  pass([&](Eigen::Index cols, std::size_t first) {
-    for (Eigen::Index i = 0; i < cols; ++i)
-      sketch.fill(sel.columns[first + static_cast<std::size_t>(i)], omega.row(i));
-    add_product(cols, omega);
-  });
+  pass(
+      [&](Eigen::Index cols, std::size_t first) {
+        for (Eigen::Index i = 0; i < cols; ++i)
+          sketch.fill(sel.columns[first + static_cast<std::size_t>(i)], omega.row(i));
+        add_product(cols, omega);
+      },
+      y_segment_done);
+  exchange(y, y_done);
+  if (processes) {  // the columns that vary, counted by each process over its own
+    const auto size = static_cast<std::size_t>(processes->size());
+    const double mine = static_cast<double>(used);
+    std::vector<double> all(size);
+    processes->all_gather(std::span(&mine, 1), all, std::vector<std::size_t>(size, 1));
+    used = 0;
+    for (double u : all) used += static_cast<std::size_t>(u);
+  }
   if (used < k)
     throw error(errc::invalid_argument, "pca: " + std::to_string(k) +
                                             " components asked, but only " + std::to_string(used) +
@@ -222,18 +294,41 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
   for (std::size_t it = 0; it < pca.power_iterations; ++it) {
     q = orthonormalize(y);
     y.setZero();
-    pass([&](Eigen::Index cols, std::size_t) {
-      project(cols);
-      add_product(cols, bb);
-    });
+    pass(
+        [&](Eigen::Index cols, std::size_t) {
+          project(cols);
+          add_product(cols, bb);
+        },
+        y_segment_done);
+    exchange(y, y_done);
   }
   // Rayleigh-Ritz: C = Qᵀ Z Zᵀ Q, whose eigenpairs give those of ZZᵀ on the range of Q.
   q = orthonormalize(y);
-  pass([&](Eigen::Index cols, std::size_t first) {
-    project(cols);
-    c.noalias() += bb.topRows(cols).transpose() * bb.topRows(cols);
-    if (pca.loadings) b_all.middleRows(static_cast<Eigen::Index>(first), cols) = bb.topRows(cols);
-  });
+  c_segment = matrix::Zero(l, l);
+  pass(
+      [&](Eigen::Index cols, std::size_t first) {
+        project(cols);
+        c_segment.noalias() += bb.topRows(cols).transpose() * bb.topRows(cols);
+        if (pca.loadings)
+          b_all.middleRows(static_cast<Eigen::Index>(first), cols) = bb.topRows(cols);
+      },
+      [&] { end_segment(c, c_segment, c_done); });
+  exchange(c, c_done);
+  if (pca.loadings && processes) {  // each process's rows of B, to every process
+    matrix rows_mine = b_all
+                           .middleRows(static_cast<Eigen::Index>(first_column),
+                                       static_cast<Eigen::Index>(own_columns.size()))
+                           .transpose();  // column-major: one column of it per selected column
+    const auto size = static_cast<std::size_t>(processes->size());
+    std::vector<std::size_t> counts;
+    for (std::size_t r = 0; r < size; ++r)
+      counts.push_back(static_cast<std::size_t>(l) * (segment_columns((r + 1) * segments / size) -
+                                                      segment_columns(r * segments / size)));
+    matrix all(l, static_cast<Eigen::Index>(m));
+    processes->all_gather(std::span<const double>(rows_mine.data(), rows_mine.size()),
+                          std::span<double>(all.data(), all.size()), counts);
+    b_all = all.transpose();
+  }
   Eigen::SelfAdjointEigenSolver<matrix> eig(c);
   const auto kk = static_cast<Eigen::Index>(k);
   result.columns_used = used;

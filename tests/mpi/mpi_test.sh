@@ -4,8 +4,8 @@
 # Exact mode: BayesR (trace, effects and checkpoint) and the lasso path (coefficients and path)
 # written on 1, 2 and 3 ranks are byte-identical to one process's, on a genotype store and a
 # zstd float64 store, with --remove/--extract selections and a row count that splits unevenly;
-# so are the scans' tables (stats, assoc with two phenotypes and a covariate), whose columns
-# the ranks share;
+# so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
+# loadings at 17 digits), whose columns the ranks share;
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
@@ -81,10 +81,13 @@ for store in geno.cf dense.cf; do
       bad "stats on $r ranks: $(cat "err$r")"
     on_ranks "$r" assoc "$store" --pheno two.phen --covar covar.txt "${select[@]}" --digits 12 \
       --quiet --out "a$r-$store" 2>"err$r" || bad "assoc on $r ranks: $(cat "err$r")"
+    on_ranks "$r" pca "$store" --k 3 --loadings "${select[@]}" --digits 17 --threads 1 --quiet \
+      --out "p$r-$store" 2>"err$r" || bad "pca on $r ranks: $(cat "err$r")"
   done
   for r in 1 2 3; do
     same_files "stats $store, $r ranks" "s0-$store" "s$r-$store" .tsv
     same_files "assoc $store, $r ranks" "a0-$store" "a$r-$store" .PHENO1.assoc.tsv .PHENO2.assoc.tsv
+    same_files "pca $store, $r ranks" "p0-$store" "p$r-$store" .eigenval .eigenvec .loadings.tsv
   done
 done
 
@@ -104,12 +107,12 @@ elif grep -q "absent.phen: no such file" messages.txt && ! ls failed.* >/dev/nul
 else
   bad "error on 2 ranks: $(cat messages.txt)"
 fi
-if on_ranks 2 pca geno.cf --k 2 --out pc 2>messages.txt; then
-  bad "pca on 2 ranks exited 0"
-elif grep -q "runs as one process" messages.txt && ! ls pc.* >/dev/null 2>&1; then
+if on_ranks 2 export geno.cf --bed out 2>messages.txt; then
+  bad "export on 2 ranks exited 0"
+elif grep -q "runs as one process" messages.txt && ! ls out.* >/dev/null 2>&1; then
   ok "a command that does not run on ranks is refused"
 else
-  bad "pca on 2 ranks: $(cat messages.txt)"
+  bad "export on 2 ranks: $(cat messages.txt)"
 fi
 
 # A rank killed mid-run: the other ends within seconds, the run fails, and no result file is

@@ -56,9 +56,17 @@ command add_bayesr(CLI::App& app) {
       ->delimiter(',')
       ->expected(2)
       ->check(positive_number());
-  app.add_option("--checkpoint-every", o->chain.checkpoint_every,
-                 "Save the chain to PREFIX.checkpoint every N iterations and at the end\n"
-                 "(default 100; 0: at the end only)")
+  CLI::Option* every =
+      app.add_option("--checkpoint-every", o->chain.checkpoint_every,
+                     "Save the chain to PREFIX.checkpoint every N iterations and at the end\n"
+                     "(default 100; 0: at the end only)")
+          ->check(non_negative_integer());
+  app.add_option("--sync-every", o->chain.sync_every,
+                 "On MPI ranks: split the columns instead of the samples (hydra's scheme), each\n"
+                 "rank sampling its own against its own copy of the residual, exchanging the\n"
+                 "changed effects every K of its columns. Fewer collectives, but the chain\n"
+                 "depends on the rank count and K (docs/SCALING.md); no checkpoints. Default 0:\n"
+                 "the exact mode, the single process's chain")
       ->check(non_negative_integer());
   app.add_flag("--resume", o->chain.resume,
                "Continue the chain saved in PREFIX.checkpoint (same data and settings;\n"
@@ -82,7 +90,7 @@ command add_bayesr(CLI::App& app) {
       "(VAR_G: variance of the genetic values Zb). PREFIX.effects.tsv: ID A1 PIP BETA BETA_SD\n"
       "(standardised scale) BETA_PER_UNIT BETA_PER_UNIT_SD (phenotype units per A1 allele, or\n"
       "per unit of a dense column), posterior over the kept iterations after --burnin.");
-  return [o] {
+  return [o, every] {
     if (!o->g_prior.empty()) {
       o->chain.sigma2_g_df = o->g_prior[0];
       o->chain.sigma2_g_scale = o->g_prior[1];
@@ -96,6 +104,9 @@ command add_bayesr(CLI::App& app) {
                          : o->mode == "pipelined" ? bayesr_execution::pipelined
                                                   : bayesr_execution::automatic;
     o->chain.checkpoint = o->out + ".checkpoint";
+    // A --sync-every chain depends on the ranks and writes no checkpoint (its default period
+    // is dropped; an explicit one, or --resume, is refused by check_bayesr_options).
+    if (o->chain.sync_every > 0 && every->count() == 0) o->chain.checkpoint_every = 0;
     check_bayesr_options(o->chain);
     analysis_run run("bayesr", o->common);
     const store& s = run.source();
@@ -133,8 +144,9 @@ command add_bayesr(CLI::App& app) {
                     r.seconds > 0 ? 100.0 * r.compute_busy_seconds / r.seconds : 0.0);
       run.log(line);
     }
-    run.log("wrote " + files.trace.string() + ", " + files.effects.string() + " and " +
-            o->chain.checkpoint.string());
+    const bool checkpointed = o->chain.sync_every == 0 || run_processes() == nullptr;
+    run.log("wrote " + files.trace.string() + " and " + files.effects.string() +
+            (checkpointed ? " and " + o->chain.checkpoint.string() : std::string()));
     return 0;
   };
 }

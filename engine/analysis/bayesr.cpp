@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analysis/bayesr_checkpoint_internal.hpp"
+#include "analysis/column_share_internal.hpp"
 #include "analysis/random_draws_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
 #include "colflow/codec/codec.hpp"
@@ -50,6 +51,8 @@ void check_bayesr_options(const bayesr_options& o) {
       bad("bayesr: prior degrees of freedom and scales must be positive");
   if ((o.checkpoint_every > 0 || o.resume) && o.checkpoint.empty())
     bad("bayesr: checkpoints need a checkpoint path");
+  if (o.sync_every > 0 && (o.checkpoint_every > 0 || o.resume))
+    bad("bayesr: a --sync-every chain writes no checkpoint and cannot resume one");
 }
 
 namespace {
@@ -81,10 +84,13 @@ std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_
 // pass; the other parameters are drawn between passes.
 class sampler {
  public:
+  // `agree`, when set, makes sums over the residual the same on every process (hydra's scheme:
+  // each process holds a copy of the residual that differs from the others' in the last bits).
   sampler(detail::bayesr_state& state, const bayesr_options& o,
           const std::vector<std::uint8_t>& used, const std::vector<double>& y, std::size_t n,
-          sample_blocks& blocks)
-      : st_(state),
+          sample_blocks& blocks, std::function<void(std::span<double>)> agree = nullptr)
+      : agree_(std::move(agree)),
+        st_(state),
         blocks_(blocks),
         o_(o),
         used_(used),
@@ -103,12 +109,13 @@ class sampler {
     t_ = t;
     double* e = st_.residual.data();
     const std::uint8_t* used = used_.data();
-    const double sum = blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
+    double sum = blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
       double partial = 0;
       for (std::size_t i = first; i < first + n; ++i)
         if (used[i]) partial += e[i];
       return partial;
     });
+    if (agree_) agree_(std::span(&sum, 1));
     detail::random_draws d(o_.seed, intercept, t, 0);
     const double mu = (sum / n_ + st_.mu) + std::sqrt(st_.sigma2_e / n_) * d.normal();
     const double shift = mu - st_.mu;
@@ -168,7 +175,7 @@ class sampler {
     const std::uint8_t* used = used_.data();
     const double mu = st_.mu;
     // e'e, and the sum and sum of squares of the genetic values g = y − μ − e.
-    const auto [ee, g_sum, g_squares] =
+    auto [ee, g_sum, g_squares] =
         blocks_.sums<3>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
           double e2 = 0, gs = 0, g2 = 0;
           for (std::size_t i = first; i < first + n; ++i)
@@ -182,6 +189,13 @@ class sampler {
           out[1] = gs;
           out[2] = g2;
         });
+    if (agree_) {
+      double sums[3] = {ee, g_sum, g_squares};
+      agree_(sums);
+      ee = sums[0];
+      g_sum = sums[1];
+      g_squares = sums[2];
+    }
     detail::random_draws d(o_.seed, variances, t_, 0);
     const double g_df = o_.sigma2_g_df + nonzero, e_df = o_.sigma2_e_df + n_;
     st_.sigma2_g = d.scaled_inverse_chi_square(
@@ -223,6 +237,7 @@ class sampler {
   }
 
  private:
+  std::function<void(std::span<double>)> agree_;
   detail::bayesr_state& st_;
   sample_blocks& blocks_;
   const bayesr_options& o_;
@@ -284,8 +299,11 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   }
 
   // First pass: each column's statistics over the used samples (and, in memory, its values).
-  detail::standardized_columns z(s, sel, used, analysis.processes);
-  const bool writer = analysis.processes == nullptr || analysis.processes->rank() == 0;
+  communicator* const processes = distributed(analysis.processes) ? analysis.processes : nullptr;
+  // hydra's scheme: the columns split, every process with a whole residual of its own.
+  const bool hydra = processes != nullptr && o.sync_every > 0;
+  detail::standardized_columns z(s, sel, used, hydra ? nullptr : processes);
+  const bool writer = processes == nullptr || processes->rank() == 0;
   stream_options so = analysis.stream;
   so.values = decode_as::stored;
   so.decode_values = !z.genotype();
@@ -302,6 +320,8 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
         nothing_to_decode ? bayesr_execution::sequential : bayesr_execution::pipelined;
   }
   const bool in_memory = result.execution == bayesr_execution::in_memory;
+  if (hydra && in_memory)
+    throw error(errc::invalid_argument, "bayesr: --sync-every runs pipelined or sequential");
   Eigen::MatrixXd matrix;
   if (in_memory) matrix.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(m));
   stream.run(sel.columns, [&](const column_view<double>& v) {
@@ -315,7 +335,85 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
   for (std::size_t p = 0; p < m; ++p)
     if (!z.constant(p)) visited.push_back(p);
 
-  sampler chain(state, o, used, y, n, z.blocks());
+  // Every process takes process 0's values of the sums over its residual (hydra's scheme).
+  const auto agree = [processes](std::span<double> values) {
+    const auto size = static_cast<std::size_t>(processes->size());
+    std::vector<std::size_t> counts(size, 0);
+    counts[0] = values.size();
+    const std::vector<double> sent(values.begin(), values.end());
+    std::vector<double> all(values.size());
+    processes->all_gather(
+        processes->rank() == 0 ? std::span<const double>(sent) : std::span<const double>(), all,
+        counts);
+    std::copy(all.begin(), all.end(), values.begin());
+  };
+  sampler chain(state, o, used, y, n, z.blocks(),
+                hydra ? std::function<void(std::span<double>)>(agree) : nullptr);
+  // hydra's scheme: this process's columns (selection positions [own_begin, own_end), shares
+  // balanced by stored bytes), the most any process has among the visited ones, and the
+  // changes made since the last exchange.
+  std::size_t own_begin = 0, own_end = m, most_own = 0;
+  struct change {
+    std::size_t position;
+    double beta, component, delta;
+  };
+  std::vector<change> changes;
+  std::vector<std::size_t> own_order;
+  if (hydra) {
+    const detail::column_share share = detail::share_columns(s, sel.columns, *processes);
+    own_begin = share.begin;
+    own_end = share.end;
+    std::size_t first = 0;
+    for (std::size_t c : share.counts) {
+      std::size_t visited_here = 0;
+      for (std::size_t p : visited) visited_here += p >= first && p < first + c;
+      most_own = std::max(most_own, visited_here);
+      first += c;
+    }
+  }
+  std::vector<std::uint8_t> payload(hydra && z.genotype() ? genotype_column_bytes(rows) : 0);
+  std::vector<double> dense_values(hydra && !z.genotype() ? rows : 0);
+  // One exchange: every process's changes to every process; each applies the others' (their
+  // effects, and their columns' updates of its own residual), in rank order.
+  const auto exchange_changes = [&] {
+    const auto size = static_cast<std::size_t>(processes->size());
+    const auto me = static_cast<std::size_t>(processes->rank());
+    std::vector<double> mine;
+    for (const change& c : changes)
+      mine.insert(mine.end(), {static_cast<double>(c.position), c.beta, c.component, c.delta});
+    changes.clear();
+    const double count = static_cast<double>(mine.size());
+    std::vector<double> counts_in(size);
+    processes->all_gather(std::span(&count, 1), counts_in, std::vector<std::size_t>(size, 1));
+    std::vector<std::size_t> counts;
+    std::size_t total = 0;
+    for (double c : counts_in) total += counts.emplace_back(static_cast<std::size_t>(c));
+    std::vector<double> all(total);
+    processes->all_gather(mine, all, counts);
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < size; ++r) {
+      const std::size_t end = at + counts[r];
+      for (; r != me && at < end; at += 4) {
+        const auto p = static_cast<std::size_t>(all[at]);
+        state.beta[p] = all[at + 1];
+        state.component[p] = static_cast<std::uint8_t>(all[at + 2]);
+        column_view<double> v;
+        v.column = sel.columns[p];
+        v.position = p;
+        if (z.genotype()) {
+          s.read_payload(v.column, std::as_writable_bytes(std::span(payload)));
+          v.codes = payload;
+        } else {
+          s.read_column(v.column, dense_values, decode_as::stored);
+          // Eigen's way to point a Map elsewhere: construct it again in place.
+          new (&v.values) Eigen::Map<const Eigen::VectorXd>(
+              dense_values.data(), static_cast<Eigen::Index>(dense_values.size()));
+        }
+        z.subtract(p, v, all[at + 3], state.residual);
+      }
+      at = end;
+    }
+  };
   std::vector<std::size_t> order(visited.size()), order_columns(visited.size());
   const auto e_map = [&] {
     return Eigen::Map<Eigen::VectorXd>(state.residual.data(), static_cast<Eigen::Index>(rows));
@@ -336,7 +434,37 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
           return std::accumulate(residual + first, residual + first + count, 0.0);
         });
     label = "iteration " + std::to_string(t) + "/" + std::to_string(o.iterations);
-    if (in_memory) {
+    if (hydra) {
+      // This process's columns in this iteration's order, an exchange every sync_every of
+      // them, and as many exchanges as the process with the most columns makes.
+      own_order.clear();
+      for (std::size_t p : order)
+        if (p >= own_begin && p < own_end) own_order.push_back(p);
+      order_columns.resize(own_order.size());
+      for (std::size_t i = 0; i < own_order.size(); ++i)
+        order_columns[i] = sel.columns[own_order[i]];
+      const std::size_t rounds = (most_own + o.sync_every - 1) / o.sync_every;
+      std::size_t done = 0, exchanges = 0;
+      const column_kernel<double> kernel = [&](const column_view<double>& v) {
+        const std::size_t p = own_order[v.position];
+        const double delta = chain.update(p, z.dot(p, v, state.residual, residual_sum));
+        if (delta != 0.0) {
+          z.subtract(p, v, delta, state.residual);
+          changes.push_back({p, state.beta[p], static_cast<double>(state.component[p]), delta});
+        }
+        if (++done % o.sync_every == 0) {
+          exchange_changes();
+          ++exchanges;
+        }
+        return true;
+      };
+      const pass_stats ps = result.execution == bayesr_execution::sequential
+                                ? stream.run_sequential(order_columns, kernel)
+                                : stream.run(order_columns, kernel);
+      for (; exchanges < rounds; ++exchanges) exchange_changes();
+      result.seconds += ps.wall_seconds;
+      result.compute_busy_seconds += ps.compute_busy_seconds;
+    } else if (in_memory) {
       const auto start = std::chrono::steady_clock::now();
       auto e = e_map();
       sample_blocks& blocks = z.blocks();
@@ -378,8 +506,8 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     chain.end(visited);
     ++result.iterations_run;
     if (o.on_iteration) o.on_iteration(t, o.iterations, chain.h2);
-    if ((o.checkpoint_every > 0 && t % o.checkpoint_every == 0) ||
-        (!o.checkpoint.empty() && t == o.iterations)) {
+    if (!hydra && ((o.checkpoint_every > 0 && t % o.checkpoint_every == 0) ||
+                   (!o.checkpoint.empty() && t == o.iterations))) {
       // On several processes each holds the residual of its own blocks: made whole first.
       z.blocks().gather(state.residual);
       if (writer) detail::write_bayesr_checkpoint(o.checkpoint, state);

@@ -99,6 +99,32 @@ on_ranks 3 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1
 on_ranks 0 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 --quiet --out whole
 same_files "bayesr resumed on another rank count" whole resumed .trace.tsv .effects.tsv .checkpoint
 
+# hydra's scheme (--sync-every K): the columns split among the ranks, effects exchanged every K
+# columns. Its chain depends on (ranks, K) only: two runs give the same bytes; it samples the
+# same model (h2 near the exact chain's on these 6 iterations is not a test: bench/sync_every.py
+# measures that on uk10k); it writes no checkpoint and refuses to resume one.
+for r in 2 3; do
+  for run in 1 2; do
+    on_ranks "$r" bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 \
+      --sync-every 5 --quiet --out "h$run-$r" 2>"err$r" || bad "--sync-every on $r ranks: $(cat "err$r")"
+  done
+  same_files "--sync-every 5 on $r ranks, run again" "h1-$r" "h2-$r" .trace.tsv .effects.tsv
+  if [[ -e h1-$r.checkpoint ]]; then bad "--sync-every on $r ranks wrote a checkpoint"; fi
+done
+if cmp -s h1-2.trace.tsv whole.trace.tsv; then
+  bad "--sync-every 5 on 2 ranks gave the exact chain: the columns were not split"
+else
+  ok "--sync-every 5 on 2 ranks is its own chain, not the exact one"
+fi
+if on_ranks 2 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --sync-every 5 --resume \
+  --out h1-2 2>messages.txt; then
+  bad "--sync-every with --resume exited 0"
+elif grep -q "writes no checkpoint and cannot resume" messages.txt; then
+  ok "--sync-every refuses --resume"
+else
+  bad "--sync-every with --resume: $(cat messages.txt)"
+fi
+
 # An error on the ranks: every rank ends, non-zero, with the message, and nothing is written.
 if on_ranks 2 lasso geno.cf --pheno absent.phen --quiet --out failed 2>messages.txt; then
   bad "a missing phenotype file on 2 ranks exited 0"

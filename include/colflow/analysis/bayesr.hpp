@@ -66,6 +66,13 @@ struct bayesr_options {
   /// settings; only `iterations` may grow).
   bool resume = false;
   bayesr_execution execution = bayesr_execution::automatic;
+  /// On several processes (analysis_options::processes): 0, the exact mode (the samples split,
+  /// the single process's chain); K > 0, hydra's scheme (docs/DESIGN.md §4.9): the columns
+  /// split, each process sampling its own against its own copy of the residual, and every K
+  /// of its columns the processes exchange the effects that changed and apply them. The chain
+  /// then depends on the number of processes and K, and checkpoints are not written. In one
+  /// process K changes nothing.
+  std::size_t sync_every = 0;
   /// Called after every iteration with the iteration (1-based), the chain's length and the
   /// iteration's h². (For a progress display, analysis_options::on_step also gives the
   /// iterations of this run and their time.)

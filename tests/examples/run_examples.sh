@@ -17,6 +17,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/../support/installed_colflow.sh"
 installed_colflow_setup "examples test" "$@"
 
 examples=(read_store column_sums iterative_residuals analysis_outputs)
+# mpi_chain needs colflow built with MPI (the installed colflow::mpi) and a launcher.
+with_mpi=0
+if [[ -f "$prefix/include/colflow/mpi/mpi_session.hpp" ]] && command -v mpirun > /dev/null; then
+  with_mpi=1
+  examples+=(mpi_chain)
+fi
 data="$work_dir/data"
 # Start clean: a stale build or store must never make this test pass.
 rm -rf -- "$data"
@@ -117,5 +123,26 @@ done
 # stats 1, assoc 1 per phenotype, pca 2, lasso 2, bayesr 3 (with the checkpoint)
 [[ $compared -ge 9 ]] || fail "only $compared files compared"
 echo "$compared files identical"
+
+if ((with_mpi)); then
+  # Open MPI as root; in a sanitised build, its own allocations are suppressed by library
+  # (tests/mpi/lsan.supp), the plugins kept loaded so that the suppressions can name them.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_mca_base_component_disable_dlclose=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export LSAN_OPTIONS="suppressions=$source_dir/tests/mpi/lsan.supp:print_suppressions=0"
+  export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  run mpi_chain "$data/sim.cf" "$data/sim.phen" "$work_dir/chain-1"
+  expect_line mpi_chain "^1 rank\(s\): posterior mean h2 [0-9.]+ over 20 kept iterations"
+  step "run mpi_chain on 2 ranks"
+  output=$(mpirun -np 2 -x LSAN_OPTIONS -x ASAN_OPTIONS "$work_dir/build-mpi_chain/mpi_chain" \
+    "$data/sim.cf" "$data/sim.phen" "$work_dir/chain-2" 2>&1) || fail "mpi_chain on 2 ranks: $output"
+  echo "$output"
+  expect_line mpi_chain "^2 rank\(s\): posterior mean h2 [0-9.]+ over 20 kept iterations"
+  for f in trace.tsv effects.tsv; do
+    cmp -- "$work_dir/chain-1.$f" "$work_dir/chain-2.$f" ||
+      fail "mpi_chain: $f on 2 ranks differs from one process's"
+  done
+  echo "mpi_chain: the chain on 2 ranks is the single process's"
+fi
 
 step "passed"

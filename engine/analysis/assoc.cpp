@@ -273,26 +273,21 @@ assoc_summary linear_association(const store& s, const selection& sel,
     // Each process scans its share of the columns (a column's tests depend on that column
     // only); the results are exchanged and every process hands all of them to its sink, in
     // order.
-    communicator& processes = *options.processes;
-    const detail::column_share share = detail::share_columns(s, sel.columns, processes);
-    selection mine = sel;
-    mine.columns.assign(sel.columns.begin() + static_cast<std::ptrdiff_t>(share.begin),
-                        sel.columns.begin() + static_cast<std::ptrdiff_t>(share.end));
-    analysis_options alone = options;
-    alone.processes = nullptr;
+    const detail::scan_part part = detail::part_of_scan(s, sel, options);
     const auto np = static_cast<std::size_t>(phenotypes.values.cols());
     constexpr std::size_t width = 6;  // n_obs, beta, se, t_stat, p, status
     std::vector<double> records;
-    records.reserve(width * np * mine.columns.size());
+    records.reserve(width * np * part.columns.columns.size());
     const assoc_summary summary = linear_association(
-        s, mine, phenotypes, covariates,
+        s, part.columns, phenotypes, covariates,
         [&](std::size_t, std::size_t, std::span<const assoc_result> results) {
           for (const assoc_result& r : results)
             records.insert(records.end(), {static_cast<double>(r.n_obs), r.beta, r.se, r.t_stat,
                                            r.p, static_cast<double>(r.status)});
         },
-        alone);
-    const std::vector<double> all = detail::gather_records(share, processes, records, width * np);
+        part.alone);
+    const std::vector<double> all =
+        detail::gather_records(part.share, *options.processes, records, width * np);
     std::vector<assoc_result> results(np);
     for (std::size_t k = 0; k < sel.columns.size(); ++k) {
       for (std::size_t q = 0; q < np; ++q) {

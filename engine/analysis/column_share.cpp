@@ -27,6 +27,14 @@ column_share share_columns(const store& s, std::span<const std::size_t> columns,
   return share;
 }
 
+scan_part part_of_scan(const store& s, const selection& sel, const analysis_options& options) {
+  scan_part part{share_columns(s, sel.columns, *options.processes), sel, options};
+  part.columns.columns.assign(sel.columns.begin() + static_cast<std::ptrdiff_t>(part.share.begin),
+                              sel.columns.begin() + static_cast<std::ptrdiff_t>(part.share.end));
+  part.alone.processes = nullptr;
+  return part;
+}
+
 std::vector<double> gather_records(const column_share& share, communicator& processes,
                                    std::span<const double> mine, std::size_t width) {
   std::vector<std::size_t> counts;

@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "colflow/analysis/analysis.hpp"
+#include "colflow/analysis/selection.hpp"
 #include "colflow/communicator.hpp"
 #include "colflow/store/store.hpp"
 
@@ -22,6 +24,15 @@ struct column_share {
 // bytes of all the selected columns: the split depends on the store and the selection only.
 column_share share_columns(const store& s, std::span<const std::size_t> columns,
                            const communicator& processes);
+
+// This process's part of a scan on several processes: its share of `sel`'s columns, the
+// selection of those columns alone, and `options` for scanning them in this process alone.
+struct scan_part {
+  column_share share;
+  selection columns;
+  analysis_options alone;
+};
+scan_part part_of_scan(const store& s, const selection& sel, const analysis_options& options);
 
 // Gives every process every process's records, `width` doubles per column of its share, in
 // position order: `mine` has width · (end − begin) doubles; the result width · all columns.

@@ -37,20 +37,15 @@ std::vector<column_summary> column_summaries(const store& s, const selection& se
 
   if (distributed(options.processes)) {
     // Each process reads its share of the columns; the summaries are then exchanged.
-    communicator& processes = *options.processes;
-    const detail::column_share share = detail::share_columns(s, sel.columns, processes);
-    selection mine = sel;
-    mine.columns.assign(sel.columns.begin() + static_cast<std::ptrdiff_t>(share.begin),
-                        sel.columns.begin() + static_cast<std::ptrdiff_t>(share.end));
-    analysis_options alone = options;
-    alone.processes = nullptr;
+    const detail::scan_part part = detail::part_of_scan(s, sel, options);
     constexpr std::size_t width = 7;
     std::vector<double> records;
-    for (const column_summary& r : column_summaries(s, mine, alone))
+    for (const column_summary& r : column_summaries(s, part.columns, part.alone))
       records.insert(records.end(),
                      {static_cast<double>(r.observed), static_cast<double>(r.missing), r.a1_freq,
                       r.mean, r.sd, r.min, r.max});
-    const std::vector<double> all = detail::gather_records(share, processes, records, width);
+    const std::vector<double> all =
+        detail::gather_records(part.share, *options.processes, records, width);
     for (std::size_t k = 0; k < out.size(); ++k) {
       const double* x = all.data() + width * k;
       out[k] = {static_cast<std::uint64_t>(x[0]),

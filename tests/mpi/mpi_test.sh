@@ -91,6 +91,18 @@ for store in geno.cf dense.cf; do
   done
 done
 
+# Threads inside ranks: with 20,000 samples (5 blocks) rank 1 of 2 owns 3 blocks, enough for
+# its team of 2 threads to share them (docs/DESIGN.md §4.8); still the single process's bytes.
+"$colflow" simulate --samples 20000 --variants 120 --causal 10 --missing 0.01 --seed 4 --quiet \
+  --out wide
+"$colflow" preprocess --bed wide --out wide.cf --quiet
+on_ranks 0 bayesr wide.cf --pheno wide.phen --iterations 4 --burnin 1 --threads 1 --quiet --out t0
+on_ranks 2 bayesr wide.cf --pheno wide.phen --iterations 4 --burnin 1 --threads 2 --quiet --out t2
+same_files "bayesr on 2 ranks of 2 threads" t0 t2 .trace.tsv .effects.tsv .checkpoint
+on_ranks 0 lasso wide.cf --pheno wide.phen --nlambda 3 --threads 1 --quiet --out u0
+on_ranks 2 lasso wide.cf --pheno wide.phen --nlambda 3 --threads 2 --quiet --out u2
+same_files "lasso on 2 ranks of 2 threads" u0 u2 .coef.tsv .path.tsv
+
 # A chain checkpointed on 2 ranks at iteration 4 and resumed on 3 to iteration 6 is the chain
 # of one process run to 6.
 on_ranks 2 bayesr geno.cf --pheno sim.phen --iterations 4 --burnin 2 --threads 1 --quiet --out resumed

@@ -3,7 +3,7 @@
 #   mpi_test.sh COLFLOW MPIEXEC
 # Exact mode: BayesR (trace, effects and checkpoint) and the lasso path (coefficients and path)
 # written on 1, 2 and 3 ranks are byte-identical to one process's, on a genotype store and a
-# zstd float64 store, with --remove/--extract selections and a row count that splits unevenly;
+# zstd float64 store, with --keep/--extract selections and a row count that splits unevenly;
 # so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
 # loadings at 17 digits), whose columns the ranks share;
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
@@ -51,13 +51,13 @@ same_files() {  # same_files WHAT PREFIX_A PREFIX_B SUFFIX...
 }
 
 # 9,000 samples: three sample blocks (4,096 + 4,096 + 808), so 2 ranks split 1 + 2 blocks and 3
-# ranks one each; with --remove the used rows are not a multiple of anything.
+# ranks one each; with --keep the used rows are not a multiple of anything.
 "$colflow" simulate --samples 9000 --variants 240 --causal 20 --missing 0.02 --seed 11 --quiet --out sim
 "$colflow" preprocess --bed sim --codec genotype --out geno.cf --quiet
 "$colflow" preprocess --bed sim --codec zstd --out dense.cf --quiet
-awk 'NR % 3 == 0 {print $1, $2}' sim.fam > remove.txt
+awk 'NR % 3 != 0 {print $1, $2}' sim.fam > keep.txt
 awk 'NR % 5 != 0 {print $2}' sim.bim > extract.txt
-select=(--remove remove.txt --extract extract.txt)
+select=(--keep keep.txt --extract extract.txt)
 
 for store in geno.cf dense.cf; do
   for r in 0 1 2 3; do

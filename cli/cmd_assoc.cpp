@@ -1,4 +1,6 @@
 // colflow assoc: least-squares association scan of one or more phenotypes, one pass.
+#include <optional>
+
 #include "analysis_setup.hpp"
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/phenotype.hpp"
@@ -65,17 +67,14 @@ command add_assoc(CLI::App& app) {
     }
 
     // On MPI ranks, rank 0 alone writes (every rank receives every result).
-    if (!is_writer()) {
-      linear_association(
-          s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
-          [](std::size_t, std::size_t, std::span<const assoc_result>) {}, run.options());
-      return 0;
-    }
-    assoc_writer tables(s, pheno.names, o->out, o->common.digits);
-    const assoc_summary summary =
-        linear_association(s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
-                           tables.sink(), run.options());
-    const auto& files = tables.commit();
+    std::optional<assoc_writer> tables;
+    if (is_writer()) tables.emplace(s, pheno.names, o->out, o->common.digits);
+    const assoc_summary summary = linear_association(
+        s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
+        tables ? tables->sink() : [](std::size_t, std::size_t, std::span<const assoc_result>) {},
+        run.options());
+    if (!tables) return 0;
+    const auto& files = tables->commit();
     for (std::size_t p = 0; p < files.size(); ++p)
       run.log(pheno.names[p] + ": " + std::to_string(summary.samples_used[p]) +
               " samples used, wrote " + files[p].string());

@@ -57,8 +57,7 @@ void check_runs_on_ranks(const std::string& command) {
   throw error(errc::invalid_argument,
               "colflow " + command + " runs as one process, not on " + std::to_string(c->size()) +
                   " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats, assoc and pca "
-                  "run "
-                  "(docs/SCALING.md)");
+                  "run (docs/SCALING.md)");
 }
 
 int end_with_error(int code) {

@@ -336,17 +336,7 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     if (!z.constant(p)) visited.push_back(p);
 
   // Every process takes process 0's values of the sums over its residual (hydra's scheme).
-  const auto agree = [processes](std::span<double> values) {
-    const auto size = static_cast<std::size_t>(processes->size());
-    std::vector<std::size_t> counts(size, 0);
-    counts[0] = values.size();
-    const std::vector<double> sent(values.begin(), values.end());
-    std::vector<double> all(values.size());
-    processes->all_gather(
-        processes->rank() == 0 ? std::span<const double>(sent) : std::span<const double>(), all,
-        counts);
-    std::copy(all.begin(), all.end(), values.begin());
-  };
+  const auto agree = [processes](std::span<double> values) { take_from_first(*processes, values); };
   sampler chain(state, o, used, y, n, z.blocks(),
                 hydra ? std::function<void(std::span<double>)>(agree) : nullptr);
   // hydra's scheme: this process's columns (selection positions [own_begin, own_end), shares
@@ -382,12 +372,10 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     for (const change& c : changes)
       mine.insert(mine.end(), {static_cast<double>(c.position), c.beta, c.component, c.delta});
     changes.clear();
-    const double count = static_cast<double>(mine.size());
-    std::vector<double> counts_in(size);
-    processes->all_gather(std::span(&count, 1), counts_in, std::vector<std::size_t>(size, 1));
     std::vector<std::size_t> counts;
     std::size_t total = 0;
-    for (double c : counts_in) total += counts.emplace_back(static_cast<std::size_t>(c));
+    for (double c : all_gather_one(*processes, static_cast<double>(mine.size())))
+      total += counts.emplace_back(static_cast<std::size_t>(c));
     std::vector<double> all(total);
     processes->all_gather(mine, all, counts);
     std::size_t at = 0;

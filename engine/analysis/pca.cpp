@@ -183,8 +183,8 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
   if (processes) {
     const auto size = static_cast<std::size_t>(processes->size());
     const auto rank = static_cast<std::size_t>(processes->rank());
-    own_first = rank * segments / size;
-    own_end = (rank + 1) * segments / size;
+    own_first = even_share(segments, rank, size);
+    own_end = even_share(segments, rank + 1, size);
   }
   const std::size_t first_column = segment_columns(own_first);
   const std::span<const std::size_t> own_columns =
@@ -206,7 +206,7 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
     const auto cells = static_cast<std::size_t>(total.size());
     std::vector<std::size_t> counts;
     for (std::size_t r = 0; r < size; ++r)
-      counts.push_back(cells * ((r + 1) * segments / size - r * segments / size));
+      counts.push_back(cells * (even_share(segments, r + 1, size) - even_share(segments, r, size)));
     std::vector<double> mine;
     for (const matrix& d : done) mine.insert(mine.end(), d.data(), d.data() + d.size());
     std::vector<double> all(cells * segments);
@@ -279,10 +279,7 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
       y_segment_done);
   exchange(y, y_done);
   if (processes) {  // the columns that vary, counted by each process over its own
-    const auto size = static_cast<std::size_t>(processes->size());
-    const double mine = static_cast<double>(used);
-    std::vector<double> all(size);
-    processes->all_gather(std::span(&mine, 1), all, std::vector<std::size_t>(size, 1));
+    const std::vector<double> all = all_gather_one(*processes, static_cast<double>(used));
     used = 0;
     for (double u : all) used += static_cast<std::size_t>(u);
   }
@@ -322,8 +319,9 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
     const auto size = static_cast<std::size_t>(processes->size());
     std::vector<std::size_t> counts;
     for (std::size_t r = 0; r < size; ++r)
-      counts.push_back(static_cast<std::size_t>(l) * (segment_columns((r + 1) * segments / size) -
-                                                      segment_columns(r * segments / size)));
+      counts.push_back(static_cast<std::size_t>(l) *
+                       (segment_columns(even_share(segments, r + 1, size)) -
+                        segment_columns(even_share(segments, r, size))));
     matrix all(l, static_cast<Eigen::Index>(m));
     processes->all_gather(std::span<const double>(rows_mine.data(), rows_mine.size()),
                           std::span<double>(all.data(), all.size()), counts);

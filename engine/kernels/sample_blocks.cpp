@@ -184,8 +184,8 @@ sample_blocks::sample_blocks(std::size_t rows, std::size_t parallel_from, commun
     processes_ = processes;
     const auto size = static_cast<std::size_t>(processes->size());
     const auto rank = static_cast<std::size_t>(processes->rank());
-    own_begin_ = rank * count_ / size;
-    own_end_ = (rank + 1) * count_ / size;
+    own_begin_ = even_share(count_, rank, size);
+    own_end_ = even_share(count_, rank + 1, size);
   }
   const std::size_t own_rows =
       own_end_ > own_begin_ ? std::min(rows_, first(own_end_)) - first(own_begin_) : 0;
@@ -199,7 +199,7 @@ void sample_blocks::exchange_partials(std::size_t k) {
   const auto size = static_cast<std::size_t>(processes_->size());
   counts_.resize(size);
   for (std::size_t r = 0; r < size; ++r)
-    counts_[r] = k * ((r + 1) * count_ / size - r * count_ / size);
+    counts_[r] = k * (even_share(count_, r + 1, size) - even_share(count_, r, size));
   outgoing_.assign(partials_.begin() + static_cast<std::ptrdiff_t>(k * own_begin_),
                    partials_.begin() + static_cast<std::ptrdiff_t>(k * own_end_));
   processes_->all_gather(outgoing_, std::span<double>(partials_.data(), k * count_), counts_);
@@ -211,7 +211,7 @@ void sample_blocks::gather(std::span<double> v) {
   const auto row_of = [&](std::size_t b) { return std::min(rows_, first(b)); };
   counts_.resize(size);
   for (std::size_t r = 0; r < size; ++r)
-    counts_[r] = row_of((r + 1) * count_ / size) - row_of(r * count_ / size);
+    counts_[r] = row_of(even_share(count_, r + 1, size)) - row_of(even_share(count_, r, size));
   outgoing_.assign(v.begin() + static_cast<std::ptrdiff_t>(row_of(own_begin_)),
                    v.begin() + static_cast<std::ptrdiff_t>(row_of(own_end_)));
   processes_->all_gather(outgoing_, v.first(rows_), counts_);

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace colflow {
 
@@ -34,5 +35,28 @@ class communicator {
 
 /// True when `c` splits work: a communicator of more than one process.
 inline bool distributed(const communicator* c) noexcept { return c != nullptr && c->size() > 1; }
+
+/// Where process `rank` of `size` starts when `n` items are split in contiguous shares as even
+/// as whole items allow: it owns [even_share(n, rank, size), even_share(n, rank + 1, size)).
+inline std::size_t even_share(std::size_t n, std::size_t rank, std::size_t size) noexcept {
+  return rank * n / size;
+}
+
+/// Every process's `mine`, in rank order (one value from each).
+inline std::vector<double> all_gather_one(communicator& c, double mine) {
+  const auto size = static_cast<std::size_t>(c.size());
+  std::vector<double> all(size);
+  c.all_gather(std::span(&mine, 1), all, std::vector<std::size_t>(size, 1));
+  return all;
+}
+
+/// Process 0's `values` to every process (the others' are overwritten).
+inline void take_from_first(communicator& c, std::span<double> values) {
+  std::vector<std::size_t> counts(static_cast<std::size_t>(c.size()), 0);
+  counts[0] = values.size();
+  const std::vector<double> sent(values.begin(), values.end());  // MPI forbids aliased buffers
+  c.all_gather(c.rank() == 0 ? std::span<const double>(sent) : std::span<const double>(), values,
+               counts);
+}
 
 }  // namespace colflow

@@ -8,6 +8,10 @@ void column_source::read_genotypes(std::uint64_t, std::span<std::uint8_t>) {
   throw error(errc::invalid_argument, description() + " holds no genotypes");
 }
 
+void column_source::read_dosages(std::uint64_t, std::span<std::uint16_t>) {
+  throw error(errc::invalid_argument, description() + " holds no dosages");
+}
+
 void column_source::read_values(std::uint64_t, std::span<double>) {
   throw error(errc::invalid_argument, description() + " holds genotypes, not dense values");
 }

@@ -13,6 +13,7 @@
 
 #include "colflow/cancellation.hpp"
 #include "colflow/codec/codec.hpp"
+#include "colflow/codec/dosage_codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/error.hpp"
 
@@ -23,8 +24,9 @@ namespace {
 struct column_work {
   std::uint64_t index = 0;
   column_info info;
-  std::vector<std::uint8_t> codes;  // genotype sources
-  std::vector<double> values;       // dense sources, or genotypes decoded for a float store
+  std::vector<std::uint8_t> codes;     // genotype sources, or a dosage source's hard calls
+  std::vector<std::uint16_t> dosages;  // dosage sources
+  std::vector<double> values;  // dense sources, or genotypes or dosages decoded for a float store
   encoded_column encoded;
 };
 
@@ -88,17 +90,27 @@ convert_result convert(column_source& source, const convert_options& options,
                        const std::function<void(const convert_progress&)>& progress) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
-  const bool genotype_input = source.kind() == value_type::genotype;
+  const value_type input = source.kind();
+  const bool genotype_input = input == value_type::genotype;
+  const bool dosage_input = input == value_type::dosage;
   const codec_choice choice = options.codec;
   const bool keeps_codes = choice == codec_choice::genotype ||
                            choice == codec_choice::genotype_zstd ||
                            (choice == codec_choice::auto_select && genotype_input);
-  if (keeps_codes && !genotype_input)
-    throw error(errc::invalid_argument, std::string("codec '") + codec_choice_name(choice) +
-                                            "' keeps PLINK genotype codes and needs .bed input");
-  if (!keeps_codes && options.dtype == value_type::genotype)
+  const bool keeps_dosages = dosage_input && !keeps_codes && options.keep_dosages;
+  if (keeps_codes && !genotype_input && !dosage_input)
+    throw error(errc::invalid_argument,
+                std::string("codec '") + codec_choice_name(choice) +
+                    "' keeps PLINK genotype codes and needs .bed or BGEN input");
+  if (!keeps_codes && !keeps_dosages &&
+      !(options.dtype == value_type::float64 || options.dtype == value_type::float32))
     throw error(errc::invalid_argument, "--dtype must be f64 or f32 for a float store");
-  const value_type store_type = keeps_codes ? value_type::genotype : options.dtype;
+  if (!(options.hard_call_threshold >= 0 && options.hard_call_threshold <= 0.5))
+    throw error(errc::invalid_argument, "the hard-call threshold must be within 0..0.5, got " +
+                                            std::to_string(options.hard_call_threshold));
+  const value_type store_type = keeps_codes     ? value_type::genotype
+                                : keeps_dosages ? value_type::dosage
+                                                : options.dtype;
 
   // The codec and level of fixed choices, checked before anything is written.
   column_encoding fixed{codec_id::none, 0, options.shuffle};
@@ -123,8 +135,9 @@ convert_result convert(column_source& source, const convert_options& options,
   wo.source = source.description();
   store_writer writer(options.out, wo, source.samples());
 
-  const std::uint64_t input_per_column =
-      genotype_input ? genotype_column_bytes(rows) : rows * sizeof(double);
+  const std::uint64_t input_per_column = genotype_input ? genotype_column_bytes(rows)
+                                         : dosage_input ? rows * sizeof(std::uint16_t)
+                                                        : rows * sizeof(double);
   const unsigned tokens = options.tokens
                               ? options.tokens
                               : 4u * static_cast<unsigned>(tbb::this_task_arena::max_concurrency());
@@ -133,6 +146,16 @@ convert_result convert(column_source& source, const convert_options& options,
   result.rows = rows;
 
   const auto encode = [&](column_work& w) {
+    if (keeps_dosages) {
+      const auto enc = [&](const column_encoding& e) { return encode_dosage_column(w.dosages, e); };
+      w.encoded =
+          choice == codec_choice::auto_select ? smallest_of(enc, options.shuffle) : enc(fixed);
+      return;
+    }
+    if (dosage_input && keeps_codes) {
+      w.codes.resize(genotype_column_bytes(rows));
+      dosages_to_hard_calls(w.dosages, options.hard_call_threshold, w.codes);
+    }
     if (keeps_codes) {
       const auto enc = [&](const column_encoding& e) {
         return encode_genotype_column(w.codes, rows, e);
@@ -149,6 +172,11 @@ convert_result convert(column_source& source, const convert_options& options,
       w.values.resize(rows);
       decode_genotypes(w.codes, options.standardize ? standardized_lut(stats) : dosage_lut(),
                        w.values);
+      if (options.standardize) flags = column_flag::standardized;
+    } else if (dosage_input) {
+      stats = dosage_stats(w.dosages);
+      w.values.resize(rows);
+      decode_dosages(w.dosages, stats, options.standardize, w.values);
       if (options.standardize) flags = column_flag::standardized;
     } else {
       stats = dense_stats(w.values);
@@ -203,6 +231,9 @@ convert_result convert(column_source& source, const convert_options& options,
                                                      if (genotype_input) {
                                                        w->codes.resize(genotype_column_bytes(rows));
                                                        source.read_genotypes(next, w->codes);
+                                                     } else if (dosage_input) {
+                                                       w->dosages.resize(rows);
+                                                       source.read_dosages(next, w->dosages);
                                                      } else {
                                                        w->values.resize(rows);
                                                        source.read_values(next, w->values);

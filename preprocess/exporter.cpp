@@ -84,8 +84,14 @@ void write_text_tables(const store& s, const std::string& prefix, bool overwrite
 }  // namespace
 
 void export_bed(const store& s, const std::string& prefix, bool overwrite,
-                const export_progress& progress) {
+                const export_progress& progress, double hard_call_threshold) {
   const std::uint64_t n = s.num_rows(), bytes = genotype_column_bytes(n);
+  const bool dosages = s.type() == value_type::dosage;
+  if (dosages && !(hard_call_threshold >= 0 && hard_call_threshold <= 0.5))
+    throw error(errc::invalid_argument,
+                "export --bed: the hard-call threshold must be within "
+                "0..0.5, got " +
+                    std::to_string(hard_call_threshold));
   if (s.type() != value_type::genotype)
     for (std::size_t j = 0; j < s.num_columns(); ++j)
       if (s.entry(j).flags & column_flag::standardized)
@@ -97,6 +103,7 @@ void export_bed(const store& s, const std::string& prefix, bool overwrite,
   const unsigned char magic[3] = {0x6c, 0x1b, 0x01};
   bed.write(magic, 3);
   std::vector<std::uint8_t> codes(bytes);
+  std::vector<std::uint16_t> fixed(dosages ? n : 0);
   stream_options o;
   o.values = decode_as::stored;
   o.decode_values = s.type() != value_type::genotype;
@@ -107,6 +114,14 @@ void export_bed(const store& s, const std::string& prefix, bool overwrite,
     if (!stop.next_column()) return false;
     if (!v.codes.empty()) {
       bed.write(v.codes.data(), bytes);
+      return true;
+    }
+    if (dosages) {
+      // The stored dosages are exact multiples of 1/16384: back to fixed point without loss.
+      for (std::uint64_t i = 0; i < n; ++i)
+        fixed[i] = dosage_to_fixed(v.values[static_cast<Eigen::Index>(i)]);
+      dosages_to_hard_calls(fixed, hard_call_threshold, codes);
+      bed.write(codes.data(), bytes);
       return true;
     }
     std::fill(codes.begin(), codes.end(), std::uint8_t{0});

@@ -450,7 +450,7 @@ TEST(PreprocessTest, DenseCsvAndNpyBecomeStores) {
                         " --out " + (dir / "g.cf").string(),
                     out),
             1);
-  EXPECT_NE(out.find("needs .bed input"), std::string::npos) << out;
+  EXPECT_NE(out.find("needs .bed or BGEN input"), std::string::npos) << out;
 }
 
 TEST(CancellationTest, ConversionStopsBetweenColumnsAndLeavesNothing) {

@@ -5,7 +5,9 @@
 namespace colflow::detail {
 
 selected_stats::selected_stats(const store& s, std::span<const std::uint8_t> kept)
-    : genotype_(s.type() == value_type::genotype), store_rows_(s.num_rows()) {
+    : genotype_(s.type() == value_type::genotype),
+      dosage_(s.type() == value_type::dosage),
+      store_rows_(s.num_rows()) {
   for (std::size_t i = 0; i < kept.size(); ++i)
     if (kept[i]) rows_.push_back(i);
   if (genotype_) {
@@ -21,8 +23,11 @@ column_stats selected_stats::operator()(const column_view<double>& v) {
     if (n == store_rows_) return v.stats;
     return genotype_stats(count_genotypes(v.codes, store_rows_, mask_), n);
   }
+  if (dosage_ && n == store_rows_) return v.stats;
   for (std::size_t k = 0; k < n; ++k) values_[k] = v.values[static_cast<Eigen::Index>(rows_[k])];
-  return dense_stats(values_);
+  column_stats st = dense_stats(values_);
+  if (dosage_) st.a1_freq = st.mean / 2;
+  return st;
 }
 
 }  // namespace colflow::detail

@@ -18,9 +18,9 @@ class selected_stats {
   // `kept`: one flag per store row.
   selected_stats(const store& s, std::span<const std::uint8_t> kept);
 
-  // The column's statistics over the kept samples. With every sample kept a genotype column
-  // is answered from its index entry. For a dense column the kept values are left in
-  // kept_values(), in row order.
+  // The column's statistics over the kept samples. With every sample kept a genotype or dosage
+  // column is answered from its index entry (a dosage column needs decoded values otherwise). For a
+  // dense column the kept values are left in kept_values(), in row order.
   column_stats operator()(const column_view<double>& v);
 
   std::span<const double> kept_values() const noexcept { return values_; }
@@ -28,7 +28,7 @@ class selected_stats {
   const std::vector<std::uint8_t>& mask() const noexcept { return mask_; }  // packed, genotype
 
  private:
-  bool genotype_;
+  bool genotype_, dosage_;
   std::size_t store_rows_;
   std::vector<std::size_t> rows_;
   std::vector<std::uint8_t> mask_;

@@ -28,7 +28,7 @@ std::vector<column_summary> column_summaries(const store& s, const selection& se
   const std::size_t kept = sel.rows.size();
   const bool genotype = s.type() == value_type::genotype;
 
-  if (genotype && sel.all_rows()) {
+  if (holds_variants(s.type()) && sel.all_rows()) {
     // Every figure was computed at preprocessing and is kept in the index (docs/DESIGN.md §2).
     for (std::size_t k = 0; k < sel.columns.size(); ++k)
       out[k] = summary_of(s.entry(sel.columns[k]).stats, kept);

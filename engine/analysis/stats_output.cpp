@@ -16,7 +16,7 @@ void write_stats(const store& s, const selection& sel, std::span<const column_su
                                             " summaries for " + std::to_string(sel.columns.size()) +
                                             " selected columns");
   tsv_writer out(file, digits);
-  const bool genotype = s.type() == value_type::genotype;
+  const bool genotype = holds_variants(s.type());
   if (genotype)
     detail::write_header(out, {"#CHR", "ID", "POS", "A1", "A2", "OBS_CT", "MISSING_CT", "F_MISS",
                                "A1_FREQ", "MEAN", "SD"});

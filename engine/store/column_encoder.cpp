@@ -62,11 +62,34 @@ encoded_column encode_genotype_column(std::span<const std::uint8_t> codes, std::
   return col;
 }
 
+encoded_column encode_dosage_column(std::span<const std::uint16_t> values,
+                                    const column_encoding& encoding) {
+  const std::size_t bad = first_invalid_dosage(values);
+  if (bad != values.size())
+    throw error(errc::invalid_argument, "row " + std::to_string(bad) + ": dosage value " +
+                                            std::to_string(values[bad]) + " is past 2 copies (" +
+                                            std::to_string(dosage_max) + ") and not missing");
+  encoded_column col;
+  col.stats = dosage_stats(values);
+  std::span<const std::byte> payload = std::as_bytes(values);
+  std::vector<std::byte> shuffled;
+  if (encoding.shuffle) {
+    shuffled.resize(payload.size());
+    shuffle_bytes(payload, sizeof(std::uint16_t), shuffled);
+    payload = shuffled;
+    col.flags |= column_flag::shuffled;
+  }
+  finish_frame(col, payload, encoding);
+  return col;
+}
+
 encoded_column encode_float_column(std::span<const double> values, value_type type,
                                    const column_stats& stats, std::uint16_t flags,
                                    const column_encoding& encoding) {
-  if (type == value_type::genotype)
-    throw error(errc::invalid_argument, "encode_float_column: genotype is not a float type");
+  if (type != value_type::float64 && type != value_type::float32)
+    throw error(
+        errc::invalid_argument,
+        "encode_float_column: " + std::string(value_type_name(type)) + " is not a float type");
   if ((flags & ~column_flag::standardized) != 0)
     throw error(errc::invalid_argument,
                 "encode_float_column: only the standardized flag may be set");

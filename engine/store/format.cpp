@@ -90,9 +90,17 @@ file_header get_common(std::span<const std::byte> bytes, const std::array<std::u
   h.rows = get<std::uint64_t>(p + 32);
   h.columns = get<std::uint64_t>(p + 40);
   const auto type = get<std::uint8_t>(p + 48);
-  if (type < 1 || type > 3)
+  if (type < 1 || type > 4) {
+    if (h.minor > format_version_minor)
+      throw error(errc::unsupported_version,
+                  std::string(what) + " has format version " + std::to_string(h.major) + "." +
+                      std::to_string(h.minor) + " with Value_Type " + std::to_string(type) +
+                      ", which this build does not know; it reads up to version " +
+                      std::to_string(format_version_major) + "." +
+                      std::to_string(format_version_minor) + " (" + file + ")");
     throw error(errc::corrupt_header, std::string(what) + ": unknown Value_Type " +
                                           std::to_string(type) + " (" + file + ")");
+  }
   h.type = static_cast<value_type>(type);
   // Num_Rows bounds every size computed from it (rows * 8 must not overflow).
   if (h.rows == 0 || h.rows > (std::uint64_t{1} << 48))
@@ -203,7 +211,7 @@ column_entry decode_entry(const std::byte* p) noexcept {
 void validate_entries(std::span<const std::byte> entries, const file_header& h,
                       std::uint64_t data_file_size, const std::string& file) {
   const std::uint64_t expected_decoded = decoded_column_bytes(h.type, h.rows);
-  const bool is_float = h.type != value_type::genotype;
+  const bool is_float = !holds_variants(h.type);
   std::uint64_t previous_end = data_header_size;
   for (std::uint64_t j = 0; j < h.columns; ++j) {
     const std::byte* p = entries.data() + j * index_entry_size;
@@ -214,8 +222,11 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
     if (e.flags & ~column_flag::all_known)
       bad_entry(j, "reserved bits set in Column_Flags (" + hex(e.flags) + ")", file);
     if (!all_zero(p + 68, 4)) bad_entry(j, "reserved bytes 68..71 are not zero", file);
-    if (!is_float && (e.flags & (column_flag::shuffled | column_flag::standardized)))
+    if (h.type == value_type::genotype &&
+        (e.flags & (column_flag::shuffled | column_flag::standardized)))
       bad_entry(j, "shuffle or standardized flag on a genotype column", file);
+    if (h.type == value_type::dosage && (e.flags & column_flag::standardized))
+      bad_entry(j, "standardized flag on a dosage column", file);
     if (e.decoded_size != expected_decoded)
       bad_entry(j,
                 "Decoded_Size " + std::to_string(e.decoded_size) + " does not match " +
@@ -257,7 +268,7 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
       bad_entry(j, "Constant flag disagrees with SD", file);
     if (!is_float && s.observed > 0 &&
         !(s.mean >= 0 && s.mean <= 2 && s.a1_freq >= 0 && s.a1_freq <= 1))
-      bad_entry(j, "genotype Mean or A1_Freq out of range", file);
+      bad_entry(j, std::string(value_type_name(h.type)) + " Mean or A1_Freq out of range", file);
   }
   if (previous_end != data_file_size)
     throw error(errc::corrupt_index, "corrupt index: the frames end at " +

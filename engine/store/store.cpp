@@ -21,6 +21,8 @@ std::string_view value_type_name(value_type type) noexcept {
       return "float32";
     case value_type::genotype:
       return "genotype";
+    case value_type::dosage:
+      return "dosage";
   }
   return "unknown";
 }
@@ -33,6 +35,8 @@ std::uint64_t decoded_column_bytes(value_type type, std::uint64_t rows) noexcept
       return 4 * rows;
     case value_type::genotype:
       return genotype_column_bytes(rows);
+    case value_type::dosage:
+      return 2 * rows;
   }
   return 0;
 }
@@ -83,6 +87,11 @@ struct store::impl {
     }
   }
 
+  // The width of one value, the unit of the byte-shuffle filter.
+  static std::size_t element_bytes(value_type type) noexcept {
+    return type == value_type::float32 ? 4 : type == value_type::dosage ? 2 : 8;
+  }
+
   // Decodes the payload (decompressed, unshuffled) into `dst` (decoded_size bytes).
   void decode_payload(std::size_t j, const column_entry& e, std::span<std::byte> dst) const {
     const std::span<const std::byte> f = frame(e);
@@ -95,7 +104,7 @@ struct store::impl {
       thread_local std::vector<std::byte> shuffled;
       shuffled.resize(e.decoded_size);
       decompress_frame(e.codec, f, shuffled);
-      unshuffle_bytes(shuffled, header.type == value_type::float32 ? 4 : 8, dst);
+      unshuffle_bytes(shuffled, element_bytes(header.type), dst);
     } catch (const error& err) {
       rethrow_for_column(err, j);
     }
@@ -138,6 +147,28 @@ struct store::impl {
             {u8, codes.size()},
             as == decode_as::standardized ? standardized_lut_f32(e.stats) : dosage_lut_f32(), out);
       }
+      return;
+    }
+    if (header.type == value_type::dosage) {
+      const auto payload = payload_view(j, e);
+      // Frames start at any byte of the mapping: an aligned copy is taken when needed.
+      std::span<const std::uint16_t> values;
+      thread_local std::vector<std::uint16_t> aligned;
+      if (reinterpret_cast<std::uintptr_t>(payload.data()) % alignof(std::uint16_t) == 0) {
+        values = {reinterpret_cast<const std::uint16_t*>(payload.data()), out.size()};
+      } else {
+        aligned.resize(out.size());
+        std::memcpy(aligned.data(), payload.data(), payload.size());
+        values = aligned;
+      }
+      // A value the writer never produces (past two copies, not missing) means damage that
+      // the checksum did not catch (it is checked only on request).
+      if (const std::size_t bad = first_invalid_dosage(values); bad != values.size())
+        rethrow_for_column(
+            error(errc::corrupt_frame, "row " + std::to_string(bad) + " holds dosage value " +
+                                           std::to_string(values[bad]) + ", past two copies"),
+            j);
+      decode_dosages(values, e.stats, as == decode_as::standardized, out);
       return;
     }
     const bool standardize =

@@ -122,7 +122,7 @@ std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_
   nlohmann::ordered_json j;
   j["format"] = "colflow store";
   j["format_version"] =
-      std::to_string(format_version_major) + "." + std::to_string(format_version_minor);
+      std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
   j["store_id"] = store_id_hex(id);
   j["rows"] = sum.rows;
   j["columns"] = sum.columns;

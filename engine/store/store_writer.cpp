@@ -93,7 +93,7 @@ store_writer::store_writer(const std::filesystem::path& path, const writer_optio
   w.target = path;
   w.options = options;
   if (options.type != value_type::float64 && options.type != value_type::float32 &&
-      options.type != value_type::genotype)
+      options.type != value_type::genotype && options.type != value_type::dosage)
     throw error(errc::invalid_argument, "unknown value type");
   if (options.rows == 0 || options.rows > (std::uint64_t{1} << 48))
     throw error(errc::invalid_argument,
@@ -108,6 +108,7 @@ store_writer::store_writer(const std::filesystem::path& path, const writer_optio
   w.header.store_id = random_store_id();
   w.header.rows = options.rows;
   w.header.type = options.type;
+  w.header.minor = format_minor_for(options.type);
   w.summary.rows = options.rows;
   w.summary.type = options.type;
   w.summary.source = options.source;
@@ -142,6 +143,8 @@ void store_writer::append(const encoded_column& column, const column_info& info)
   if (w.header.type == value_type::genotype &&
       (column.flags & (column_flag::shuffled | column_flag::standardized)))
     throw error(errc::invalid_argument, "a genotype column cannot be shuffled or standardized");
+  if (w.header.type == value_type::dosage && (column.flags & column_flag::standardized))
+    throw error(errc::invalid_argument, "a dosage column cannot be standardized");
   const std::string line = detail::format_column_line(info);  // validates the fields first
 
   column_entry e;

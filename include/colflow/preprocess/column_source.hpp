@@ -6,18 +6,22 @@
 /// of libcolflow. The converter (converter.hpp) turns any column_source into a store and knows
 /// nothing else about the input: a new format (VCF, BGEN, ...) is a new implementation of this
 /// class, and the converter does not change. The formats shipped are PLINK 1 binary
-/// (bed_source.hpp), NumPy .npy (npy_source.hpp) and CSV text (csv_source.hpp).
+/// (bed_source.hpp), BGEN (bgen_source.hpp), NumPy .npy (npy_source.hpp) and CSV text
+/// (csv_source.hpp).
 ///
-/// A source is one of two kinds:
+/// A source is one of three kinds:
 /// - a genotype source (kind() == value_type::genotype) hands out each column as PLINK 2-bit
 ///   codes (read_genotypes), which a genotype store keeps as they are;
+/// - a dosage source (kind() == value_type::dosage) hands out each column as allele dosages in
+///   16-bit fixed point (read_dosages; codec/dosage_codec.hpp), which a dosage store keeps as
+///   they are and a genotype store turns into hard calls;
 /// - a dense source (kind() == value_type::float64) hands out each column as doubles, NaN for a
 ///   missing value (read_values).
 ///
 /// How the converter calls a source: the shape and the samples first (kind, rows, columns,
 /// samples, description), then, for j = 0, 1, ..., columns() - 1 in this order, column(j)
-/// followed by read_genotypes(j) or read_values(j). Calls come from one thread at a time, not
-/// always the same one. An implementation may therefore stream its input and may refuse
+/// followed by read_genotypes(j), read_dosages(j) or read_values(j). Calls come from one thread at
+/// a time, not always the same one. An implementation may therefore stream its input and may refuse
 /// columns asked for out of order (bed_source does, for column()).
 ///
 /// Errors: implementations throw colflow::error, naming the file and, where it applies, the
@@ -42,8 +46,8 @@ class column_source {
  public:
   virtual ~column_source() = default;
 
-  /// value_type::genotype for a source of PLINK codes (read_genotypes), value_type::float64
-  /// for a dense source (read_values).
+  /// value_type::genotype for a source of PLINK codes (read_genotypes), value_type::dosage for
+  /// a source of dosages (read_dosages), value_type::float64 for a dense source (read_values).
   virtual value_type kind() const = 0;
   /// Number of samples N (rows), at least 1.
   virtual std::uint64_t rows() const = 0;
@@ -63,6 +67,10 @@ class column_source {
   /// bytes (codec/genotype_codec.hpp): sample i in bits 2 (i mod 4) of byte i / 4, padding
   /// bits zero. Genotype sources only: the default throws errc::invalid_argument.
   virtual void read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes);
+  /// Writes column j's dosages of the counted allele (column(j).a1) into `dosages`, which holds
+  /// rows() values: fixed point, dosage_one per allele copy, dosage_missing for a missing value
+  /// (codec/dosage_codec.hpp). Dosage sources only: the default throws errc::invalid_argument.
+  virtual void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages);
   /// Writes column j's values into `values`, which holds rows() doubles; NaN is a missing
   /// value. Dense sources only: the default throws errc::invalid_argument.
   virtual void read_values(std::uint64_t j, std::span<double> values);

@@ -25,15 +25,20 @@ namespace colflow::preprocess {
 
 /// How columns are stored (the command's --codec).
 enum class codec_choice {
-  genotype,       ///< the 2-bit codes as they are (genotype sources only)
-  genotype_zstd,  ///< the 2-bit codes compressed with zstd (genotype sources only)
+  /// The 2-bit codes as they are: of a genotype source, or the hard calls of a dosage source
+  /// (convert_options::hard_call_threshold). Not for dense sources.
+  genotype,
+  genotype_zstd,  ///< the same 2-bit codes compressed with zstd
   /// Per column, the smallest frame among the fast-decoding codecs (none, lz4 level 1, zstd
-  /// level 3): of the codes for a genotype source, of the float values for a dense one.
+  /// level 3): of the codes for a genotype source, of the 16-bit dosages for a dosage source
+  /// (a dosage store), of the float values for a dense one.
   auto_select,
-  none,  ///< float values (standardised genotypes, or the dense values), uncompressed
-  zlib,  ///< float values compressed with zlib
-  lz4,   ///< float values compressed with lz4
-  zstd,  ///< float values compressed with zstd
+  /// The payload uncompressed: float values (standardised genotypes, or the dense values), or
+  /// the 16-bit dosages of a dosage source kept as a dosage store (convert_options::keep_dosages)
+  none,
+  zlib,  ///< the same payloads compressed with zlib
+  lz4,   ///< ... with lz4
+  zstd,  ///< ... with zstd
 };
 
 /// The choice named `name` ("genotype", "genotype-zstd", "auto", "none", "zlib", "lz4",
@@ -53,6 +58,12 @@ struct convert_options {
   /// Float stores: store docs/DESIGN.md §2 standardised values (missing -> 0, centred, z'z = N - 1)
   /// instead of the values (dosages for genotype input, NaN for a missing call).
   bool standardize = true;
+  /// Dosage sources with a float codec: keep the 16-bit dosages (a dosage store) rather than
+  /// floats of `dtype`.
+  bool keep_dosages = true;
+  /// Dosage sources with a genotype codec: a dosage within this distance of 0, 1 or 2 becomes
+  /// that hard call, others a missing call (PLINK 2's --hard-call-threshold and its default).
+  double hard_call_threshold = 0.1;
   bool overwrite = false;  ///< replace an existing store at `out` (only when done)
   unsigned tokens = 0;     ///< columns in flight; 0 = 4 x the worker threads
 };
@@ -60,14 +71,15 @@ struct convert_options {
 /// Progress of a conversion, reported after each column is appended.
 struct convert_progress {
   std::uint64_t columns_done = 0, columns_total = 0;
-  std::uint64_t input_bytes_done = 0;  ///< bytes of input consumed (codes or float64 values)
-  double seconds = 0;                  ///< since the start
+  /// Bytes of input consumed: of codes, 16-bit dosages or float64 values.
+  std::uint64_t input_bytes_done = 0;
+  double seconds = 0;  ///< since the start
 };
 
 /// What convert() did.
 struct convert_result {
   std::uint64_t rows = 0, columns = 0;
-  std::uint64_t input_bytes = 0;  ///< of genotype codes or float64 values read
+  std::uint64_t input_bytes = 0;  ///< of genotype codes, 16-bit dosages or float64 values read
   std::uint64_t frame_bytes = 0;  ///< of frames written (the data file less its header)
   double seconds = 0;
   /// Columns stored with each codec, indexed by codec_id.
@@ -77,8 +89,10 @@ struct convert_result {
 /// Converts `source` into the store `options.out`, reading every column once, in order.
 ///
 /// Genotype sources become genotype stores (codec_choice genotype, genotype_zstd, auto) or
-/// float stores of standardised values or dosages (the float codecs); dense sources become
-/// float stores. The store is written through store_writer (store_writer.hpp): it appears
+/// float stores of standardised values or dosages (the float codecs); dosage sources become
+/// dosage stores (auto and the float codecs, with keep_dosages), genotype stores of their hard
+/// calls (the genotype codecs) or float stores (keep_dosages false); dense sources become float
+/// stores. The store is written through store_writer (store_writer.hpp): it appears
 /// whole when convert() returns, or not at all.
 ///
 /// `progress`, if given, is called from the writing stage, one call at a time, after each
@@ -88,7 +102,8 @@ struct convert_result {
 ///
 /// Errors (colflow::error): errc::invalid_argument for options that do not fit the source
 /// (a genotype codec with dense input, a genotype dtype for a float store, a level out of the
-/// codec's range, a level with auto), checked before anything is written;
+/// codec's range, a level with auto, a hard-call threshold outside 0..0.5), checked before
+/// anything is written;
 /// errc::already_exists when the store exists and `overwrite` is false; errc::cancelled on a
 /// stop request; whatever the source throws; errc::io_error when the store cannot be written.
 /// A failure while appending names the column. On any failure no store is left at the target

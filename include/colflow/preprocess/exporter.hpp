@@ -28,7 +28,9 @@ using export_progress = std::function<void(const pass_progress&)>;
 
 /// Writes PREFIX.bed, PREFIX.bim and PREFIX.fam (SNP-major). A genotype store's .bed holds its
 /// codes as they are (padding bits zero), so it is byte-identical to a .bed it was made from.
-/// A float store must hold dosages (0, 1, 2, NaN: made without standardisation).
+/// A dosage store's .bed holds its hard calls: a dosage within `hard_call_threshold` of 0, 1
+/// or 2 becomes that call, others a missing call (PLINK 2's --hard-call-threshold and its
+/// default). A float store must hold dosages (0, 1, 2, NaN: made without standardisation).
 ///
 /// The .fam and .bim are renamed into place first, the .bed last.
 ///
@@ -38,11 +40,12 @@ using export_progress = std::function<void(const pass_progress&)>;
 /// `overwrite` is false; errc::cancelled on a stop request; errc::io_error when a file cannot
 /// be written; whatever reading the store throws.
 void export_bed(const store& s, const std::string& prefix, bool overwrite,
-                const export_progress& progress = {});
+                const export_progress& progress = {}, double hard_call_threshold = 0.1);
 
 /// Writes `file`, a .npy v1.0 file of float64 (or float32 when `float32`), shape (rows,
 /// columns), Fortran order, column by column: standardised values for a genotype store, the
-/// stored values otherwise. Errors as for export_bed (without the value checks).
+/// stored values otherwise (a dosage store's dosages, NaN for a missing one). Errors as for
+/// export_bed (without the value checks).
 void export_npy(const store& s, const std::filesystem::path& file, bool float32, bool overwrite,
                 const export_progress& progress = {});
 

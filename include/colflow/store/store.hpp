@@ -20,22 +20,37 @@
 #include <vector>
 
 #include "colflow/codec/codec.hpp"
+#include "colflow/codec/dosage_codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 
 namespace colflow {
 
-/// The store format version this build writes (docs/FORMAT.md, version history).
+/// The newest store format version this build writes (docs/FORMAT.md, version history). A store
+/// is written at the oldest version that can hold it (format_minor_for), so that older readers
+/// open every store they could read.
 inline constexpr std::uint16_t format_version_major = 1;
-inline constexpr std::uint16_t format_version_minor = 0;
+inline constexpr std::uint16_t format_version_minor = 1;
 
 /// What a column's decoded payload holds (docs/FORMAT.md, Value_Type).
 enum class value_type : std::uint8_t {
   float64 = 1,   ///< n little-endian IEEE-754 doubles
   float32 = 2,   ///< n little-endian IEEE-754 floats
   genotype = 3,  ///< ceil(n/4) bytes of PLINK 2-bit codes
+  dosage = 4,    ///< n little-endian uint16 allele dosages in fixed point (dosage_codec.hpp)
 };
 
-/// "float64", "float32" or "genotype".
+/// True for the types whose columns are variants with a counted allele (genotype, dosage):
+/// their statistics include the A1 frequency and their outputs name chromosome and alleles.
+constexpr bool holds_variants(value_type type) noexcept {
+  return type == value_type::genotype || type == value_type::dosage;
+}
+
+/// The minor version a store of `type` is written at: 1 for dosage stores (added in 1.1), else 0.
+constexpr std::uint16_t format_minor_for(value_type type) noexcept {
+  return type == value_type::dosage ? 1 : 0;
+}
+
+/// "float64", "float32", "genotype" or "dosage".
 std::string_view value_type_name(value_type type) noexcept;
 
 /// Bytes of a decoded column of `rows` values of `type`.

@@ -49,6 +49,12 @@ column_stats dense_stats(std::span<const double> values) noexcept;
 encoded_column encode_genotype_column(std::span<const std::uint8_t> codes, std::uint64_t rows,
                                       const column_encoding& encoding);
 
+/// Encodes a dosage column (dosage_codec.hpp) from its fixed-point values; `encoding.shuffle`
+/// byte-shuffles the 16-bit values. Computes the statistics from the values. Throws
+/// errc::invalid_argument for a value that is neither a dosage (0..dosage_max) nor missing.
+encoded_column encode_dosage_column(std::span<const std::uint16_t> values,
+                                    const column_encoding& encoding);
+
 /// Encodes a float column as `type` (float64 or float32) with the given statistics and flags
 /// (column_flag::standardized when `values` are already standardised).
 encoded_column encode_float_column(std::span<const double> values, value_type type,

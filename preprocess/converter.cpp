@@ -16,6 +16,7 @@
 #include "colflow/codec/dosage_codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/error.hpp"
+#include "colflow/preprocess/chromosome.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -228,6 +229,8 @@ convert_result convert(column_source& source, const convert_options& options,
                                                      column_work* w = acquire();
                                                      w->index = next;
                                                      w->info = source.column(next);
+                                                     w->info.chrom =
+                                                         normalize_chromosome(w->info.chrom);
                                                      if (genotype_input) {
                                                        w->codes.resize(genotype_column_bytes(rows));
                                                        source.read_genotypes(next, w->codes);

@@ -84,7 +84,7 @@ TEST(DosageCodecTest, FixedPointRoundTripsAndRoundsHalfUp) {
   EXPECT_EQ(dosage_to_fixed(2.5), dosage_max);
   EXPECT_EQ(dosage_to_fixed(-0.1), 0);
   EXPECT_EQ(dosage_to_fixed(std::nan("")), dosage_missing);
-  EXPECT_EQ(dosage_to_fixed(0.5 / dosage_one), 1);        // a half unit rounds up
+  EXPECT_EQ(dosage_to_fixed(0.5 / dosage_one), 1);  // a half unit rounds up
   EXPECT_EQ(dosage_to_fixed(0.49 / dosage_one), 0);
   for (std::uint32_t v = 0; v <= dosage_max; v += 7)
     EXPECT_EQ(dosage_to_fixed(static_cast<double>(v) / dosage_one), v);
@@ -151,13 +151,13 @@ TEST(DosageStoreTest, EveryEncodingDecodesToTheDosages) {
   const std::uint64_t rows = 1234, columns = 6;
   const auto dosages = random_dosages(rows, columns, 1);
   std::vector<double> got(rows), z(rows);
-  for (preprocess::codec_choice c :
-       {preprocess::codec_choice::none, preprocess::codec_choice::zlib,
-        preprocess::codec_choice::lz4, preprocess::codec_choice::zstd,
-        preprocess::codec_choice::auto_select})
+  for (preprocess::codec_choice c : {preprocess::codec_choice::none, preprocess::codec_choice::zlib,
+                                     preprocess::codec_choice::lz4, preprocess::codec_choice::zstd,
+                                     preprocess::codec_choice::auto_select})
     for (bool shuffle : {false, true}) {
       SCOPED_TRACE(std::string(preprocess::codec_choice_name(c)) + (shuffle ? "+shuffle" : ""));
-      const auto path = dir / (std::string(preprocess::codec_choice_name(c)) + std::to_string(shuffle));
+      const auto path =
+          dir / (std::string(preprocess::codec_choice_name(c)) + std::to_string(shuffle));
       const store s = convert(dosages, path, c, shuffle);
       ASSERT_EQ(s.type(), value_type::dosage);
       EXPECT_EQ(s.summary().decoded_bytes, columns * rows * 2);
@@ -292,10 +292,12 @@ TEST(DosageStoreTest, AnalysesOnADosageStoreEqualThemOnTheSameDosagesAsFloat64) 
                                                : static_cast<double>(dosages[5][i]) / dosage_one) +
         normal(rng);
   std::vector<assoc_result> rd(columns), rf(columns);
-  linear_association(d, all_d, pheno, nullptr,
-                     [&](std::size_t k, std::size_t, std::span<const assoc_result> r) { rd[k] = r[0]; });
-  linear_association(f, all_f, pheno, nullptr,
-                     [&](std::size_t k, std::size_t, std::span<const assoc_result> r) { rf[k] = r[0]; });
+  linear_association(
+      d, all_d, pheno, nullptr,
+      [&](std::size_t k, std::size_t, std::span<const assoc_result> r) { rd[k] = r[0]; });
+  linear_association(
+      f, all_f, pheno, nullptr,
+      [&](std::size_t k, std::size_t, std::span<const assoc_result> r) { rf[k] = r[0]; });
   for (std::size_t j = 0; j < columns; ++j) {
     EXPECT_EQ(rd[j].status, rf[j].status) << j;
     EXPECT_EQ(rd[j].n_obs, rf[j].n_obs) << j;

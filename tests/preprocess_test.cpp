@@ -10,6 +10,7 @@
 
 #include "colflow/cancellation.hpp"
 #include "colflow/preprocess/bed_source.hpp"
+#include "colflow/preprocess/chromosome.hpp"
 #include "colflow/preprocess/converter.hpp"
 #include "colflow/preprocess/csv_source.hpp"
 #include "colflow/preprocess/exporter.hpp"
@@ -533,6 +534,59 @@ TEST(CancellationTest, ExportsStopAndLeaveNoFile) {
   EXPECT_EQ(preprocess::npy_source(dir / "m.npy").columns(), 30u);
   EXPECT_EQ(std::filesystem::file_size(dir / "b.bed"), 3u + 30u * 3u);  // 9 samples: 3 bytes
   EXPECT_FALSE(has_temporaries(dir.path()));
+}
+
+}  // namespace
+}  // namespace colflow
+
+namespace colflow {
+namespace {
+
+// What plink2 2.00a3.5 --allow-extra-chr writes for each code of a .bim (measured one code per
+// file, since plink2 refuses a split chromosome).
+TEST(ChromosomeTest, CodesAreNormalisedAsPlink2WritesThem) {
+  const std::pair<const char*, const char*> cases[] = {{"chr1", "1"},
+                                                       {"23", "X"},
+                                                       {"24", "Y"},
+                                                       {"25", "XY"},
+                                                       {"26", "MT"},
+                                                       {"M", "MT"},
+                                                       {"chrM", "MT"},
+                                                       {"X", "X"},
+                                                       {"x", "X"},
+                                                       {"XY", "XY"},
+                                                       {"MT", "MT"},
+                                                       {"01", "1"},
+                                                       {"chr22", "22"},
+                                                       {"Chr01K", "Chr01K"},
+                                                       {"chrX", "X"},
+                                                       {"CHR2", "2"},
+                                                       {"chrMT", "MT"},
+                                                       {"0", "0"},
+                                                       {"chr23", "X"},
+                                                       {"PAR1", "PAR1"},
+                                                       {"y", "Y"},
+                                                       {"chrY", "Y"},
+                                                       {"mt", "MT"},
+                                                       {"chr26", "MT"},
+                                                       {"22", "22"},
+                                                       {"chr0", "0"},
+                                                       {"Un", "Un"},
+                                                       {"27", "PAR1"},
+                                                       {"28", "PAR2"},
+                                                       {"100", "100"},
+                                                       {"chrUn_gl000220", "chrUn_gl000220"},
+                                                       {"m", "MT"},
+                                                       {"chrXY", "XY"},
+                                                       {"xy", "XY"},
+                                                       {"chr27", "PAR1"},
+                                                       {"023", "023"},
+                                                       {"chrx", "X"},
+                                                       {"cHr5", "5"},
+                                                       {"chr100", "chr100"},
+                                                       {"chrm", "MT"},
+                                                       {"", ""}};
+  for (const auto& [in, out] : cases) EXPECT_EQ(preprocess::normalize_chromosome(in), out) << in;
 }
 
 }  // namespace

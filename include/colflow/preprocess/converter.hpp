@@ -87,6 +87,7 @@ struct convert_result {
 };
 
 /// Converts `source` into the store `options.out`, reading every column once, in order.
+/// Chromosome codes are stored as PLINK 2 writes them (normalize_chromosome, chromosome.hpp).
 ///
 /// Genotype sources become genotype stores (codec_choice genotype, genotype_zstd, auto) or
 /// float stores of standardised values or dosages (the float codecs); dosage sources become

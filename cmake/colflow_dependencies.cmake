@@ -7,6 +7,8 @@ pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# htslib: the VCF/BCF reader of libcolflow_preprocess (vcf_source), private to it.
+pkg_check_modules(HTSLIB REQUIRED IMPORTED_TARGET htslib)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(TBB REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)

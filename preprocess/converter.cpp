@@ -9,6 +9,7 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "colflow/cancellation.hpp"
@@ -42,6 +43,21 @@ encoded_column smallest_of(const std::function<encoded_column(const column_encod
     if (c.frame.size() < best.frame.size()) best = std::move(c);
   }
   return best;
+}
+
+// Analyses match phenotypes to samples by their IDs, so two samples of one ID would be
+// ambiguous; PLINK 2 refuses such inputs too.
+void refuse_duplicate_samples(const std::vector<sample_info>& samples, const std::string& source) {
+  std::unordered_map<std::string, std::size_t> seen;
+  seen.reserve(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto [it, added] = seen.emplace(samples[i].fid + '\t' + samples[i].iid, i);
+    if (!added)
+      throw error(errc::bad_input, source + ": samples " + std::to_string(it->second + 1) +
+                                       " and " + std::to_string(i + 1) +
+                                       " have the same ID (FID '" + samples[i].fid + "', IID '" +
+                                       samples[i].iid + "'); sample IDs must be unique");
+  }
 }
 
 codec_id float_codec(codec_choice c) {
@@ -129,12 +145,14 @@ convert_result convert(column_source& source, const convert_options& options,
   }
 
   const std::uint64_t rows = source.rows(), columns = source.columns();
+  std::vector<sample_info> samples = source.samples();
+  refuse_duplicate_samples(samples, source.description());
   writer_options wo;
   wo.type = store_type;
   wo.rows = rows;
   wo.overwrite = options.overwrite;
   wo.source = source.description();
-  store_writer writer(options.out, wo, source.samples());
+  store_writer writer(options.out, wo, std::move(samples));
 
   const std::uint64_t input_per_column = genotype_input ? genotype_column_bytes(rows)
                                          : dosage_input ? rows * sizeof(std::uint16_t)

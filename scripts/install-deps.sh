@@ -12,6 +12,8 @@ packages=(
   libtbb-dev libeigen3-dev zlib1g-dev libdeflate-dev liblz4-dev libzstd-dev libxxhash-dev
   libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev librandom123-dev
   libboost-math-dev
+  # VCF/BCF input (htslib), and bgzip/tabix and bcftools to make and check test inputs
+  libhts-dev tabix bcftools
   # MPI (Open MPI): the colflow_mpi library and `mpirun -np R colflow ...` (docs/SCALING.md)
   libopenmpi-dev openmpi-bin
   # test tools: stock codec programs that must decode our frames, reference outputs, scripts

@@ -2,13 +2,13 @@
 # Makes a Python environment with peers from PyPI that comparison tests and benchmarks use;
 # a no-op when it is already complete.
 #
-#   bash scripts/python-env.sh [PACKAGE ...]     (default: numpy scikit-learn)
+#   bash scripts/python-env.sh [PACKAGE ...]     (default: numpy scikit-learn cbgen)
 #   COLFLOW_VENV=DIR (default build/venv: the tests'; bench/run.sh uses bench/.venv)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 venv=${COLFLOW_VENV:-build/venv}
 packages=("$@")
-[[ ${#packages[@]} -gt 0 ]] || packages=(numpy scikit-learn)
+[[ ${#packages[@]} -gt 0 ]] || packages=(numpy scikit-learn cbgen)
 # The Debian interpreter (python3-venv): a python3 earlier on PATH may lack the venv module.
 python=/usr/bin/python3
 [[ -x $venv/bin/python3 ]] || "$python" -m venv "$venv"

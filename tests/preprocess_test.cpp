@@ -591,3 +591,86 @@ TEST(ChromosomeTest, CodesAreNormalisedAsPlink2WritesThem) {
 
 }  // namespace
 }  // namespace colflow
+
+namespace colflow {
+namespace {
+
+// Per-chromosome filesets of HapMap3 (made by plink2) given together make one store equal,
+// column for column, to the store of the whole fileset; a list file does the same.
+TEST(ManyInputsTest, PerChromosomeFilesetsMakeOneStoreEqualToTheWhole) {
+  test::temp_dir dir;
+  const std::string whole = test::dataset("hapmap3/HapMap3");
+  std::string parts, list;
+  for (const char* chrom : {"1", "2", "22", "X"}) {
+    const std::string out = (dir / ("chr" + std::string(chrom))).string();
+    test::run_plink2("--bfile " + whole + " --chr " + chrom + " --make-bed --out " + out);
+    parts += " " + out;
+    list += "chr" + std::string(chrom) + "\n";
+  }
+  test::write_file(dir / "inputs.txt", std::vector<char>(list.begin(), list.end()));
+  test::run_plink2("--bfile " + whole + " --chr 1,2,22,X --make-bed --out " +
+                   (dir / "joined").string());
+  std::string out;
+  ASSERT_EQ(
+      test::run_cli("preprocess --quiet --bed" + parts + " --out " + (dir / "parts").string(), out),
+      0)
+      << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --inputs " + (dir / "inputs.txt").string() +
+                              " --out " + (dir / "listed").string(),
+                          out),
+            0)
+      << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + (dir / "joined").string() + " --out " +
+                              (dir / "one").string(),
+                          out),
+            0)
+      << out;
+  const store one = store::open(dir / "one");
+  for (const char* name : {"parts", "listed"}) {
+    const store s = store::open(dir / name);
+    ASSERT_EQ(s.num_columns(), one.num_columns());
+    ASSERT_EQ(s.samples().size(), one.samples().size());
+    std::vector<std::byte> a(one.entry(0).decoded_size), b(a.size());
+    for (std::size_t j = 0; j < s.num_columns(); ++j) {
+      s.read_payload(j, a);
+      one.read_payload(j, b);
+      ASSERT_EQ(a, b) << name << " column " << j;
+      ASSERT_EQ(s.columns()[j].id, one.columns()[j].id);
+      ASSERT_EQ(s.columns()[j].chrom, one.columns()[j].chrom);
+    }
+  }
+  EXPECT_EQ(one.columns().back().chrom, "X") << "23 is stored as X";
+}
+
+TEST(ManyInputsTest, FilesetsOfOtherSamplesAreRefusedNamingTheFirstDifference) {
+  test::temp_dir dir;
+  const std::string whole = test::dataset("hapmap3/HapMap3");
+  const std::string a = (dir / "a").string(), b = (dir / "b").string();
+  test::run_plink2("--bfile " + whole + " --chr 1 --make-bed --out " + a);
+  // The same samples but the first two swapped.
+  test::run_plink2("--bfile " + whole + " --chr 2 --make-bed --out " + b);
+  auto fam = test::read_file(b + ".fam");
+  std::string text(fam.begin(), fam.end());
+  const std::size_t first_end = text.find('\n') + 1, second_end = text.find('\n', first_end) + 1;
+  text = text.substr(first_end, second_end - first_end) + text.substr(0, first_end) +
+         text.substr(second_end);
+  test::write_file(b + ".fam", std::vector<char>(text.begin(), text.end()));
+  std::string out;
+  EXPECT_NE(test::run_cli(
+                "preprocess --quiet --bed " + a + " " + b + " --out " + (dir / "s").string(), out),
+            0);
+  EXPECT_NE(out.find("b.bed: sample 1 is"), std::string::npos) << out;
+  EXPECT_NE(out.find("same samples in the same order"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "s"));
+  // A duplicated sample ID is refused as plink2 refuses it: sample 2 made a copy of sample 1.
+  const std::size_t line1 = text.find('\n') + 1, line2 = text.find('\n', line1) + 1;
+  text = text.substr(0, line1) + text.substr(0, line1) + text.substr(line2);
+  test::write_file(b + ".fam", std::vector<char>(text.begin(), text.end()));
+  EXPECT_NE(test::run_cli("preprocess --quiet --bed " + b + " --out " + (dir / "t").string(), out),
+            0);
+  EXPECT_NE(out.find("have the same ID"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "t"));
+}
+
+}  // namespace
+}  // namespace colflow

@@ -3,10 +3,12 @@
 // learns a new kind of input; the output is committed under tests/fuzz/corpus/.
 //
 //   make_fuzz_corpus tests/fuzz/corpus ../shared/data
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "colflow/colflow.hpp"
 #include "fuzz_files.hpp"
@@ -107,6 +109,29 @@ int main(int argc, char** argv) {
   plink("fam_bad", "small.fam_bad", "small.bim", "small.bed");
   plink("bim_bad", "small.fam", "small.bad_bim", "small.bed");
   plink("bim_bad_positions", "small.fam", "small.bim_bad_positions.bim", "small.bed");
+
+  // BGEN: the small bed-reader fileset exported by plink2 in every version (v1.1; v1.2 at 8 and
+  // 16 bits; v1.3 with zstd), with and without its .sample, and damaged copies.
+  const auto plink2 = [&](const std::string& args) {
+    if (std::system(("plink2 --silent " + args).c_str()) != 0) {
+      std::cerr << "make_fuzz_corpus: plink2 " << args << " failed\n";
+      std::exit(1);
+    }
+  };
+  for (const auto& [name, format] :
+       std::vector<std::pair<std::string, std::string>>{{"v11", "bgen-1.1"},
+                                                        {"v12-8bit", "bgen-1.2 bits=8"},
+                                                        {"v12", "bgen-1.2"},
+                                                        {"v13", "bgen-1.3"}}) {
+    const std::string prefix = (tmp / name).string();
+    plink2("--bfile " + (br / "some_missing").string() + " --export " + format + " --out " +
+           prefix);
+    const std::string bgen = slurp(prefix + ".bgen"), sample = slurp(prefix + ".sample");
+    put(out / "bgen", name, colflow::fuzz::pack_parts({bgen, sample}));
+    put(out / "bgen", name + "-embedded-ids", colflow::fuzz::pack_parts({bgen, ""}));
+    put(out / "bgen", name + "-truncated",
+        colflow::fuzz::pack_parts({bgen.substr(0, bgen.size() * 2 / 3), sample}));
+  }
 
   // .npy: float64/float32, C/Fortran order, 2-D and 1-D, a real file, and broken ones.
   put(out / "npy", "f8-c", npy("<f8", false, 5, 3, values<double>(15, 1)));

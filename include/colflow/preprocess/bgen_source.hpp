@@ -56,14 +56,16 @@ struct bgen_options {
 };
 
 /// Parses an Oxford .sample file: a header line whose first three names are `ID_1 ID_2
-/// missing`, a line of types whose first three are `0 0 0` (then one of D, C, P or B per
-/// further column), then one line per sample with as many fields as the header. Returns
-/// FID = ID_1, IID = ID_2, father and mother "0", phenotype "-9", and sex "1" or "2" from a
-/// column named `sex` of type D where its value is 1 or 2, else "0". Blank lines are skipped.
+/// missing`, a line of types whose first three are `0 0 0` (then one of 0, D, C, P or B per
+/// further column), then one line per sample with as many fields as the header; or the QCTOOL v2
+/// variant (`plink2 --export bgen-1.x sample-v2`), whose lines start with one column `ID` of
+/// type 0. Returns FID = ID_1 (or "0" for the v2 variant), IID = ID_2 (or ID), father and
+/// mother "0", phenotype "-9", and sex from a column named `sex` of type D: "1" or "2", or "0"
+/// for its unknown values 0 and NA. Blank lines are skipped.
 ///
 /// Errors (colflow::error): errc::not_found for a missing file, errc::io_error when it cannot
 /// be opened, errc::bad_input naming the file and line for a malformed header or type line, a
-/// line of another field count, or a file without samples.
+/// line of another field count, a sex code other than 0, 1, 2 or NA, or a file without samples.
 std::vector<sample_info> read_oxford_sample(const std::filesystem::path& sample);
 
 /// A BGEN file read as a dosage column_source: column j is variant j of the file (variants
@@ -71,8 +73,8 @@ std::vector<sample_info> read_oxford_sample(const std::filesystem::path& sample)
 ///
 /// Columns: column(j) is {chromosome as written in the file, ID, "0", position, A1, A2}, where
 /// A1 is the counted allele (the first allele, or the second with bgen_options::ref_first) and
-/// A2 the other; the ID is the variant's rsid, or its other identifier when the rsid is empty
-/// or "." (PLINK 2 takes the rsid as it is), or "." when both are.
+/// A2 the other; the ID is the variant's rsid as written ("." included, as PLINK 2 takes it),
+/// or its other identifier when the rsid is empty, or "." when both are.
 ///
 /// Samples: from the .sample file when one is given (read_oxford_sample; its count must equal
 /// the .bgen's), otherwise from the identifiers stored in the .bgen (IID = the identifier,

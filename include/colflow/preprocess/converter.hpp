@@ -105,6 +105,7 @@ struct convert_result {
 /// (a genotype codec with dense input, a genotype dtype for a float store, a level out of the
 /// codec's range, a level with auto, a hard-call threshold outside 0..0.5), checked before
 /// anything is written;
+/// errc::bad_input when two samples have the same FID and IID (PLINK 2 refuses them too);
 /// errc::already_exists when the store exists and `overwrite` is false; errc::cancelled on a
 /// stop request; whatever the source throws; errc::io_error when the store cannot be written.
 /// A failure while appending names the column. On any failure no store is left at the target

@@ -15,7 +15,8 @@ namespace colflow::cli {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The lines of a list file: one input per line, blank lines and # comments skipped, relative
@@ -47,10 +48,11 @@ std::unique_ptr<preprocess::column_source> one_or_concatenated(
 }  // namespace
 
 void add_input_options(CLI::App& app, input_options& o) {
-  auto* bed = app.add_option("--bed", o.bed_prefixes,
-                             "PLINK 1 binary input PREFIX (PREFIX.bed, .bim, .fam); several\n"
-                             "prefixes (per-chromosome filesets of the same samples) make one store")
-                  ->expected(1, -1);
+  auto* bed =
+      app.add_option("--bed", o.bed_prefixes,
+                     "PLINK 1 binary input PREFIX (PREFIX.bed, .bim, .fam); several\n"
+                     "prefixes (per-chromosome filesets of the same samples) make one store")
+          ->expected(1, -1);
   auto* bed_file = app.add_option("--bed-file", o.bed_file, "Explicit .bed path");
   auto* bim_file = app.add_option("--bim", o.bim_file, "Explicit .bim path (with --bed-file)");
   auto* fam_file = app.add_option("--fam", o.fam_file, "Explicit .fam path (with --bed-file)");
@@ -126,8 +128,8 @@ std::unique_ptr<preprocess::column_source> open_inputs(const input_options& o) {
   std::vector<std::unique_ptr<preprocess::column_source>> parts;
   if (!beds.empty()) {
     for (const std::string& prefix : beds)
-      parts.push_back(std::make_unique<preprocess::bed_source>(
-          preprocess::plink_paths::from_prefix(prefix)));
+      parts.push_back(
+          std::make_unique<preprocess::bed_source>(preprocess::plink_paths::from_prefix(prefix)));
     return one_or_concatenated(std::move(parts));
   }
   if (!o.bed_file.empty())
@@ -148,10 +150,12 @@ std::unique_ptr<preprocess::column_source> open_inputs(const input_options& o) {
       preprocess::vcf_options v;
       v.path = file;
       using field = preprocess::vcf_options::dosage_field;
-      v.dosage = o.dosage_field == "DS" ? field::ds : o.dosage_field == "GP" ? field::gp : field::none;
+      v.dosage = o.dosage_field == "DS"   ? field::ds
+                 : o.dosage_field == "GP" ? field::gp
+                                          : field::none;
       v.split_multiallelic = o.split_multiallelic;
       using half = preprocess::vcf_options::half_call;
-      v.half = o.half_call == "missing"    ? half::missing
+      v.half = o.half_call == "missing"     ? half::missing
                : o.half_call == "haploid"   ? half::haploid
                : o.half_call == "reference" ? half::reference
                                             : half::error;

@@ -16,8 +16,8 @@ struct input_options {
   std::vector<std::string> bed_prefixes, bgen_files, vcf_files;
   std::string bed_file, bim_file, fam_file, inputs_list, npy, csv;
   std::string csv_header = "auto", csv_ids = "auto";
-  std::string sample_file;  // BGEN
-  bool ref_first = false;   // BGEN
+  std::string sample_file;                        // BGEN
+  bool ref_first = false;                         // BGEN
   std::string dosage_field, half_call = "error";  // VCF
   bool split_multiallelic = false;                // VCF
   unsigned threads = 0;

@@ -15,11 +15,11 @@ concatenated_source::concatenated_source(std::vector<std::unique_ptr<column_sour
   const std::vector<sample_info> samples = first.samples();
   for (const auto& part : parts_) {
     if (part->kind() != first.kind())
-      throw error(errc::invalid_argument,
-                  part->description() + " holds " + std::string(value_type_name(part->kind())) +
-                      " columns where " + first.description() + " holds " +
-                      std::string(value_type_name(first.kind())) +
-                      " columns; inputs of one store must be of one kind");
+      throw error(errc::invalid_argument, part->description() + " holds " +
+                                              std::string(value_type_name(part->kind())) +
+                                              " columns where " + first.description() + " holds " +
+                                              std::string(value_type_name(first.kind())) +
+                                              " columns; inputs of one store must be of one kind");
     if (part.get() != &first) {
       const std::vector<sample_info> other = part->samples();
       const std::size_t n = std::min(samples.size(), other.size());
@@ -32,9 +32,8 @@ concatenated_source::concatenated_source(std::vector<std::unique_ptr<column_sour
                           "'; the inputs of one store must list the same samples in the same "
                           "order");
       if (other.size() != samples.size())
-        throw error(errc::bad_input, part->description() + " has " +
-                                         std::to_string(other.size()) + " samples where " +
-                                         first.description() + " has " +
+        throw error(errc::bad_input, part->description() + " has " + std::to_string(other.size()) +
+                                         " samples where " + first.description() + " has " +
                                          std::to_string(samples.size()) +
                                          "; the inputs of one store must list the same samples");
     }

@@ -93,6 +93,10 @@ file_ptr open_input(const vcf_options& o) {
     throw error(errc::not_found, "missing VCF/BCF file " + o.path.string());
   errno = 0;
   file_ptr f(hts_open(o.path.c_str(), "r"));
+  // htslib fails with ENOEXEC on content whose format it cannot open (a damaged BCF, binary
+  // data): a bad file rather than a failed system call.
+  if (!f && errno == ENOEXEC)
+    bad(o.path, "not a VCF or BCF file: htslib does not recognise its format");
   if (!f) throw_system_error(errno != 0 ? errno : EIO, "cannot open", o.path.string());
   const htsFormat* format = hts_get_format(f.get());
   if (format->format != vcf && format->format != bcf) {

@@ -28,9 +28,10 @@ void run_colflow(const std::string& args) {
 // fractional, 2% missing, a quantitative phenotype. Returns the .pgen prefix.
 std::string dummy_dosages(const std::filesystem::path& dir) {
   const std::string prefix = (dir / "dummy").string();
-  test::run_plink2("--dummy 1200 500 0.02 dosage-freq=0.6 scalar-pheno acgt --seed 7 "
-                   "--make-pgen --out " +
-                   prefix);
+  test::run_plink2(
+      "--dummy 1200 500 0.02 dosage-freq=0.6 scalar-pheno acgt --seed 7 "
+      "--make-pgen --out " +
+      prefix);
   return prefix;
 }
 
@@ -186,12 +187,11 @@ TEST(DosageInputTest, HardCallStoresFromBgenAndVcfEqualTheStoreOfTheBedTheyWereE
   run_colflow("preprocess --quiet --bed " + bed + " --out " + d + "bed.cf");
   const store from_bed = store::open(d + "bed.cf");
   const std::string bgen = "--bgen " + d + "x.bgen --sample " + d + "x.sample --codec genotype";
-  const std::pair<std::string, std::string> inputs[] = {
-      {"bgen-1.1", bgen},
-      {"bgen-1.2 bits=8", bgen},
-      {"bgen-1.3", bgen},
-      {"vcf", "--vcf " + d + "x.vcf"},
-      {"vcf bgz", "--vcf " + d + "x.vcf.gz"}};
+  const std::pair<std::string, std::string> inputs[] = {{"bgen-1.1", bgen},
+                                                        {"bgen-1.2 bits=8", bgen},
+                                                        {"bgen-1.3", bgen},
+                                                        {"vcf", "--vcf " + d + "x.vcf"},
+                                                        {"vcf bgz", "--vcf " + d + "x.vcf.gz"}};
   for (const auto& [format, args] : inputs) {
     SCOPED_TRACE(format);
     test::run_plink2("--bfile " + bed + " --export " + format + " --out " + d + "x");

@@ -133,6 +133,37 @@ int main(int argc, char** argv) {
         colflow::fuzz::pack_parts({bgen.substr(0, bgen.size() * 2 / 3), sample}));
   }
 
+  // VCF: the small bed-reader fileset exported by plink2 as VCF text, bgzipped VCF and with
+  // dosages, a BCF made by bcftools, and small hand-made records: phased, haploid, half-calls,
+  // multi-allelic, GP, missing fields, a record short of samples.
+  plink2("--bfile " + (br / "some_missing").string() + " --export vcf --out " +
+         (tmp / "gt").string());
+  put(out / "vcf", "gt", slurp(tmp / "gt.vcf"));
+  plink2("--bfile " + (br / "some_missing").string() + " --export vcf bgz --out " +
+         (tmp / "gtz").string());
+  put(out / "vcf", "gt-bgz", slurp(tmp / "gtz.vcf.gz"));
+  const std::string gtz = slurp(tmp / "gtz.vcf.gz");
+  put(out / "vcf", "gt-bgz-truncated", gtz.substr(0, gtz.size() / 2));
+  if (std::system(("bcftools view -Ob -o " + (tmp / "gt.bcf").string() + " " +
+                   (tmp / "gtz.vcf.gz").string())
+                      .c_str()) == 0)
+    put(out / "vcf", "gt-bcf", slurp(tmp / "gt.bcf"));
+  plink2("--dummy 6 5 0.2 dosage-freq=0.5 acgt --seed 3 --export vcf vcf-dosage=DS-force --out " +
+         (tmp / "ds").string());
+  put(out / "vcf", "ds", slurp(tmp / "ds.vcf"));
+  const std::string head =
+      "##fileformat=VCFv4.2\n##contig=<ID=1>\n"
+      "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+      "##FORMAT=<ID=DS,Number=A,Type=Float,Description=\"Dosage\">\n"
+      "##FORMAT=<ID=GP,Number=G,Type=Float,Description=\"Probabilities\">\n"
+      "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\ta\tb\tc\n";
+  put(out / "vcf", "mixed",
+      head + "1\t10\trs1\tA\tG\t.\t.\t.\tGT:DS:GP\t0|1:0.9:0.1,0.8,0.1\t1:2:0,0,1\t./.:.:.\n" +
+          "1\t20\trs2\tC\tT,G\t.\t.\t.\tGT:DS\t1/2:0.5,0.5\t0/0:0,0\t./1:.\n" +
+          "1\t30\t.\tT\t.\t.\t.\t.\tGT\t0/0\t0\t.\n");
+  put(out / "vcf", "short-record", head + "1\t10\trs1\tA\tG\t.\t.\t.\tGT\t0/1\t1/1\n");
+  put(out / "vcf", "no-header", "1\t10\trs1\tA\tG\t.\t.\t.\tGT\t0/1\n");
+
   // .npy: float64/float32, C/Fortran order, 2-D and 1-D, a real file, and broken ones.
   put(out / "npy", "f8-c", npy("<f8", false, 5, 3, values<double>(15, 1)));
   put(out / "npy", "f8-fortran", npy("<f8", true, 4, 2, values<double>(8, -2)));

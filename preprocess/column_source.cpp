@@ -12,6 +12,16 @@ void column_source::read_dosages(std::uint64_t, std::span<std::uint16_t>) {
   throw error(errc::invalid_argument, description() + " holds no dosages");
 }
 
+std::unique_ptr<column_source::fetched> column_source::fetch(std::uint64_t) { return nullptr; }
+
+void column_source::decode_genotypes(const fetched&, std::span<std::uint8_t>) const {
+  throw error(errc::invalid_argument, description() + " does not decode fetched genotypes");
+}
+
+void column_source::decode_dosages(const fetched&, std::span<std::uint16_t>) const {
+  throw error(errc::invalid_argument, description() + " does not decode fetched dosages");
+}
+
 void column_source::read_values(std::uint64_t, std::span<double>) {
   throw error(errc::invalid_argument, description() + " holds genotypes, not dense values");
 }

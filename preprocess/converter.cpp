@@ -29,6 +29,7 @@ struct column_work {
   std::vector<std::uint8_t> codes;     // genotype sources, or a dosage source's hard calls
   std::vector<std::uint16_t> dosages;  // dosage sources
   std::vector<double> values;  // dense sources, or genotypes or dosages decoded for a float store
+  std::unique_ptr<column_source::fetched> raw;  // fetched, decoded in the parallel stage
   encoded_column encoded;
 };
 
@@ -165,6 +166,13 @@ convert_result convert(column_source& source, const convert_options& options,
   result.rows = rows;
 
   const auto encode = [&](column_work& w) {
+    if (w.raw) {  // the decoding half of a two-step read (column_source.hpp)
+      if (genotype_input)
+        source.decode_genotypes(*w.raw, w.codes);
+      else
+        source.decode_dosages(*w.raw, w.dosages);
+      w.raw.reset();
+    }
     if (keeps_dosages) {
       const auto enc = [&](const column_encoding& e) { return encode_dosage_column(w.dosages, e); };
       w.encoded =
@@ -251,10 +259,14 @@ convert_result convert(column_source& source, const convert_options& options,
                                                          normalize_chromosome(w->info.chrom);
                                                      if (genotype_input) {
                                                        w->codes.resize(genotype_column_bytes(rows));
-                                                       source.read_genotypes(next, w->codes);
+                                                       w->raw = source.fetch(next);
+                                                       if (!w->raw)
+                                                         source.read_genotypes(next, w->codes);
                                                      } else if (dosage_input) {
                                                        w->dosages.resize(rows);
-                                                       source.read_dosages(next, w->dosages);
+                                                       w->raw = source.fetch(next);
+                                                       if (!w->raw)
+                                                         source.read_dosages(next, w->dosages);
                                                      } else {
                                                        w->values.resize(rows);
                                                        source.read_values(next, w->values);

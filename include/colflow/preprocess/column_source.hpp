@@ -24,6 +24,13 @@
 /// a time, not always the same one. An implementation may therefore stream its input and may refuse
 /// columns asked for out of order (bed_source does, for column()).
 ///
+/// Reading in two steps: a source whose reads are mostly decoding (decompressing a block,
+/// parsing a line of text) may also implement fetch and decode. fetch(j) is called where a
+/// read would be (in column order, one thread at a time) and returns column j's raw bytes, or
+/// null to be read with read_genotypes/read_dosages instead; decode_genotypes/decode_dosages
+/// then turn the fetched bytes into the column on any thread, concurrently for different
+/// columns, so that the converter decodes as many columns at once as it has threads.
+///
 /// Errors: implementations throw colflow::error, naming the file and, where it applies, the
 /// line or column, as described by each source. Validating the input in the constructor, before
 /// the first column is read, is the rule: a conversion that fails half-way still leaves no
@@ -33,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -71,6 +79,21 @@ class column_source {
   /// rows() values: fixed point, dosage_one per allele copy, dosage_missing for a missing value
   /// (codec/dosage_codec.hpp). Dosage sources only: the default throws errc::invalid_argument.
   virtual void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages);
+  /// Column j's undecoded input, whatever a source needs to decode it later without touching
+  /// its files or its state.
+  class fetched {
+   public:
+    virtual ~fetched() = default;
+  };
+  /// Column j's raw input for decode_genotypes/decode_dosages, or null (the default) for a
+  /// source that reads with read_genotypes/read_dosages.
+  virtual std::unique_ptr<fetched> fetch(std::uint64_t j);
+  /// Decodes what fetch returned into `codes` (as read_genotypes). Thread-safe: may run
+  /// concurrently with other decodes and with fetch. The default throws errc::invalid_argument.
+  virtual void decode_genotypes(const fetched& raw, std::span<std::uint8_t> codes) const;
+  /// Decodes what fetch returned into `dosages` (as read_dosages). Thread-safe like
+  /// decode_genotypes. The default throws errc::invalid_argument.
+  virtual void decode_dosages(const fetched& raw, std::span<std::uint16_t> dosages) const;
   /// Writes column j's values into `values`, which holds rows() doubles; NaN is a missing
   /// value. Dense sources only: the default throws errc::invalid_argument.
   virtual void read_values(std::uint64_t j, std::span<double> values);

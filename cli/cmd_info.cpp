@@ -32,7 +32,8 @@ command add_info(CLI::App& app) {
                "value_type, codecs, data_bytes, index_bytes, decoded_bytes, float64_bytes,\n"
                "compression_ratio, ratio_vs_float64, source)");
   app.footer(
-      "decoded_bytes is the payload the frames decode to (2-bit codes for a genotype store);\n"
+      "decoded_bytes is the payload the frames decode to (2-bit codes for a genotype store,\n"
+      "16-bit dosages for a dosage store);\n"
       "float64_bytes is the same matrix held as doubles, what analyses would otherwise read.");
   return [o] {
     const store s = store::open(o->store);
@@ -53,7 +54,7 @@ command add_info(CLI::App& app) {
       nlohmann::ordered_json j;
       j["path"] = o->store;
       j["format_version"] =
-          std::to_string(format_version_major) + "." + std::to_string(format_version_minor);
+          std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
       j["store_id"] = hex_id(s.store_id());
       j["rows"] = sum.rows;
       j["columns"] = sum.columns;

@@ -327,11 +327,13 @@ struct vcf_source::state {
                                               " is past the last column " +
                                               std::to_string(columns - 1));
     if (!file) {
-      file = open_input(*options);
-      header.reset(bcf_hdr_read(file.get()));
-      if (!header || bcf_hdr_nsamples(header.get()) != samples)
+      file_ptr f = open_input(*options);
+      header_ptr h(bcf_hdr_read(f.get()));
+      if (!h || bcf_hdr_nsamples(h.get()) != samples)
         fail("the header changed since the file was opened");
       record.reset(bcf_init());
+      header = std::move(h);
+      file = std::move(f);
     }
     if (record_index > 0 && j < first_column)
       throw error(errc::invalid_argument,

@@ -309,5 +309,88 @@ TEST(DosageStoreTest, AnalysesOnADosageStoreEqualThemOnTheSameDosagesAsFloat64) 
   EXPECT_LT(rd[5].p, 1e-6) << "the column the phenotype was made from";
 }
 
+// PCA of a dosage store of hard calls equals that of the genotype store of the same calls,
+// with either scaling and with a subset of the samples (the dosage path decodes values, the
+// genotype path looks the codes up: the same standardised values).
+TEST(DosageStoreTest, PcaOfHardCallDosagesEqualsPcaOfTheGenotypeStore) {
+  test::temp_dir dir;
+  const std::uint64_t rows = 300, columns = 40;
+  auto dosages = random_dosages(rows, columns, 11);
+  for (auto& column : dosages)
+    for (std::uint16_t& v : column)
+      if (v != dosage_missing)
+        v = static_cast<std::uint16_t>((v + dosage_one / 2) / dosage_one * dosage_one);
+  const store d = convert(dosages, dir / "d", preprocess::codec_choice::zstd, true);
+  const store g = convert(dosages, dir / "g", preprocess::codec_choice::genotype);
+  ASSERT_EQ(g.type(), value_type::genotype);
+  for (const bool subset : {false, true})
+    for (const pca_scaling scaling : {pca_scaling::standardized, pca_scaling::hwe}) {
+      SCOPED_TRACE(std::string(subset ? "subset " : "all ") +
+                   (scaling == pca_scaling::hwe ? "hwe" : "standardized"));
+      selection sd = selection::all(d), sg = selection::all(g);
+      if (subset)
+        for (selection* s : {&sd, &sg}) {
+          s->rows.clear();
+          for (std::size_t i = 0; i < rows; ++i) {
+            s->row_kept[i] = i % 3 != 0;
+            if (s->row_kept[i]) s->rows.push_back(i);
+          }
+        }
+      pca_options o;
+      o.components = 3;
+      o.scaling = scaling;
+      const pca_result a = principal_components(d, sd, o), b = principal_components(g, sg, o);
+      ASSERT_EQ(a.columns_used, b.columns_used);
+      for (Eigen::Index k = 0; k < 3; ++k) {
+        EXPECT_NEAR(a.eigenvalues[k], b.eigenvalues[k], 1e-10 * b.eigenvalues[k]);
+        EXPECT_NEAR(std::abs(a.eigenvectors.col(k).dot(b.eigenvectors.col(k))), 1.0, 1e-9);
+      }
+    }
+}
+
+// The lasso on a dosage store equals the lasso on the same dosages held as float64 (both read
+// through the dense path), and on hard calls the lasso on the genotype store (packed kernels).
+TEST(DosageStoreTest, LassoOnADosageStoreEqualsTheFloatAndGenotypeStores) {
+  test::temp_dir dir;
+  const std::uint64_t rows = 400, columns = 30;
+  const auto dosages = random_dosages(rows, columns, 12);
+  auto calls = dosages;
+  for (auto& column : calls)
+    for (std::uint16_t& v : column)
+      if (v != dosage_missing)
+        v = static_cast<std::uint16_t>((v + dosage_one / 2) / dosage_one * dosage_one);
+  std::mt19937_64 rng(13);
+  std::normal_distribution<double> normal;
+  std::vector<double> y(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const auto dose = [&](std::size_t j) {
+      return calls[j][i] == dosage_missing ? 1.0 : static_cast<double>(calls[j][i]) / dosage_one;
+    };
+    y[i] = 0.5 * dose(3) - 0.4 * dose(17) + normal(rng);
+  }
+  penalized_options o;
+  o.n_lambda = 8;
+  const auto fit = [&](const store& s) { return penalized_regression(s, selection::all(s), y, o); };
+  const auto same = [](const penalized_result& a, const penalized_result& b, double tolerance) {
+    ASSERT_EQ(a.path.size(), b.path.size());
+    for (std::size_t k = 0; k < a.path.size(); ++k) {
+      EXPECT_NEAR(a.path[k].lambda, b.path[k].lambda, tolerance * b.path[k].lambda);
+      ASSERT_EQ(a.coefficients[k].size(), b.coefficients[k].size()) << "lambda " << k;
+      for (std::size_t c = 0; c < a.coefficients[k].size(); ++c) {
+        EXPECT_EQ(a.coefficients[k][c].first, b.coefficients[k][c].first);
+        EXPECT_NEAR(a.coefficients[k][c].second, b.coefficients[k][c].second, tolerance);
+      }
+    }
+    EXPECT_GT(a.coefficients.back().size(), 1u);
+  };
+  const store d = convert(dosages, dir / "d", preprocess::codec_choice::zstd, true);
+  const store f = convert(dosages, dir / "f", preprocess::codec_choice::none, false,
+                          /*keep_dosages=*/false, /*standardize=*/false);
+  same(fit(d), fit(f), 1e-12);
+  const store dc = convert(calls, dir / "dc", preprocess::codec_choice::zstd, true);
+  const store g = convert(calls, dir / "g", preprocess::codec_choice::genotype);
+  same(fit(dc), fit(g), 1e-9);
+}
+
 }  // namespace
 }  // namespace colflow

@@ -6,10 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "colflow/codec/dosage_codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
@@ -589,6 +587,9 @@ TEST(VcfSourceTest, MalformedFilesAreRefusedByName) {
   write_text(dir / "notes.txt", "just some text\nand more\n");
   expect_error([&] { vcf_source s(options(dir / "notes.txt")); }, errc::bad_input,
                {"notes.txt: not a VCF or BCF file"});
+  write_text(dir / "binary.vcf", std::string("\x6c\x1b\x01\x00\xff\x93", 6));
+  expect_error([&] { vcf_source s(options(dir / "binary.vcf")); }, errc::bad_input,
+               {"binary.vcf: not a VCF or BCF file"});
   write_text(dir / "headerless.vcf", body);
   expect_error([&] { vcf_source s(options(dir / "headerless.vcf")); }, errc::bad_input,
                {"headerless.vcf: not a VCF or BCF file", "##fileformat=VCF"});
@@ -621,11 +622,15 @@ TEST(VcfSourceTest, MalformedFilesAreRefusedByName) {
                                                      {"0", "0", "0", "0", "0", "0", "0", "0"}));
   expect_error([&] { vcf_source s(options(dir / "long.vcf")); }, errc::bad_input,
                {"long.vcf: line 8 (record 1, 1:9 rsY): 8 sample columns"});
-  // A record without GT; a dosage field the header lacks; a bad POS; an empty line.
+  // A record without GT (or, for dosages, without GT and the dosage field); a dosage field the
+  // header lacks; a bad POS.
   write_text(dir / "nogt.vcf", vcf_header() + record("1", 5, "rsZ", "A", "G", "DS",
                                                      {"0", "0", "0", "0", "0", "0", "0"}));
   expect_error([&] { vcf_source s(options(dir / "nogt.vcf")); }, errc::bad_input,
                {"nogt.vcf: line 8 (record 1, 1:5 rsZ): no GT field in FORMAT"});
+  expect_error([&] { vcf_source s(options(dir / "nogt.vcf", dosage_field::gp)); }, errc::bad_input,
+               {"nogt.vcf: line 8 (record 1, 1:5 rsZ): neither GP nor GT"});
+  open_and_read(options(dir / "nogt.vcf", dosage_field::ds));  // DS alone is enough
   std::string no_ds = vcf_header();
   no_ds.erase(no_ds.find("##FORMAT=<ID=DS"),
               no_ds.find("##FORMAT=<ID=GP") - no_ds.find("##FORMAT=<ID=DS"));

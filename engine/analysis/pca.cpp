@@ -91,11 +91,20 @@ class standardizer {
         });
       return true;
     }
-    if (!(st.sd > 0.0)) return zero(out, n);
+    // Dense and dosage columns: from the decoded values. hwe scaling (dosage stores only)
+    // centres on 2p and divides by sqrt(2p(1 - p)), as the genotype table above.
+    double centre = st.mean, scale = st.sd;
+    if (scaling_ == pca_scaling::hwe) {
+      const double p = st.a1_freq;
+      if (!(st.observed > 0 && p > 0.0 && p < 1.0)) return zero(out, n);
+      centre = 2.0 * p;
+      scale = std::sqrt(2.0 * p * (1.0 - p));
+    }
+    if (!(scale > 0.0)) return zero(out, n);
     const auto kept = statistics_.kept_values();
     selected_blocks_.for_each([&](std::size_t, std::size_t first, std::size_t count) {
       for (std::size_t i = first; i < first + count; ++i)
-        out[i] = std::isnan(kept[i]) ? 0.0 : (kept[i] - st.mean) / st.sd;
+        out[i] = std::isnan(kept[i]) ? 0.0 : (kept[i] - centre) / scale;
     });
     return true;
   }
@@ -142,10 +151,10 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
     throw error(errc::invalid_argument,
                 "pca: " + std::to_string(k) + " components asked, but only " + std::to_string(n) +
                     " samples and " + std::to_string(m) + " columns are selected");
-  if (pca.scaling == pca_scaling::hwe && s.type() != value_type::genotype)
-    throw error(errc::invalid_argument, s.path().string() +
-                                            ": hwe scaling needs a genotype store (it is " +
-                                            std::string(value_type_name(s.type())) + ")");
+  if (pca.scaling == pca_scaling::hwe && !holds_variants(s.type()))
+    throw error(errc::invalid_argument,
+                s.path().string() + ": hwe scaling needs a genotype or dosage store (it is " +
+                    std::string(value_type_name(s.type())) + ")");
   const auto l = static_cast<Eigen::Index>(std::min({k + pca.oversampling, n, m}));
   const auto nn = static_cast<Eigen::Index>(n);
   const auto block = static_cast<Eigen::Index>(std::max<std::size_t>(1, pca.block_columns));

@@ -23,8 +23,8 @@ column_stats selected_stats::operator()(const column_view<double>& v) {
     if (n == store_rows_) return v.stats;
     return genotype_stats(count_genotypes(v.codes, store_rows_, mask_), n);
   }
-  if (dosage_ && n == store_rows_) return v.stats;
   for (std::size_t k = 0; k < n; ++k) values_[k] = v.values[static_cast<Eigen::Index>(rows_[k])];
+  if (dosage_ && n == store_rows_) return v.stats;  // exact, from the index
   column_stats st = dense_stats(values_);
   if (dosage_) st.a1_freq = st.mean / 2;
   return st;

@@ -125,6 +125,9 @@ std::unique_ptr<preprocess::column_source> open_inputs(const input_options& o) {
                 "the inputs of one store must be of one format (PLINK, BGEN or VCF)" +
                     std::string(o.inputs_list.empty() ? "" : " (" + o.inputs_list + ")"));
 
+  if (vcfs.empty() && (!o.dosage_field.empty() || o.split_multiallelic || o.half_call != "error"))
+    throw error(errc::invalid_argument,
+                "--dosage, --split-multiallelic and --vcf-half-call apply to VCF input (--vcf)");
   std::vector<std::unique_ptr<preprocess::column_source>> parts;
   if (!beds.empty()) {
     for (const std::string& prefix : beds)
@@ -164,9 +167,6 @@ std::unique_ptr<preprocess::column_source> open_inputs(const input_options& o) {
     }
     return one_or_concatenated(std::move(parts));
   }
-  if (!o.dosage_field.empty() || o.split_multiallelic || o.half_call != "error")
-    throw error(errc::invalid_argument,
-                "--dosage, --split-multiallelic and --vcf-half-call apply to VCF input (--vcf)");
   if (!o.npy.empty()) return std::make_unique<preprocess::npy_source>(o.npy);
   if (!o.csv.empty()) {
     const auto presence = [](const std::string& v) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <vector>
 
 #include "colflow/colflow.hpp"
@@ -218,6 +219,56 @@ TEST(DosageInputTest, HardCallStoresFromBgenAndVcfEqualTheStoreOfTheBedTheyWereE
         ASSERT_EQ(a.fid, b.fid);
       }
     }
+  }
+}
+
+// Malformed study inputs through the command: each refused with the file and the problem
+// named, a non-zero exit, and no store left behind.
+TEST(DosageInputTest, MalformedInputsAreRefusedAndLeaveNoStore) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const std::string d = dir.path().string() + "/";
+  const std::string bed = test::dataset("hapmap3/HapMap3");
+  test::run_plink2("--bfile " + bed + " --chr 1 --export bgen-1.2 --out " + d + "c1");
+  test::run_plink2("--bfile " + bed + " --chr 2 --export bgen-1.2 --out " + d + "c2");
+  // Truncated BGEN: cut in the middle of the variant blocks.
+  auto bytes = test::read_file(d + "c1.bgen");
+  bytes.resize(bytes.size() / 2);
+  test::write_file(d + "cut.bgen", bytes);
+  // A .sample of another sample count: the first sample line dropped.
+  const auto sample = test::read_file(d + "c1.sample");
+  std::istringstream lines(std::string(sample.begin(), sample.end()));
+  std::string line, text;
+  for (int k = 0; std::getline(lines, line); ++k)
+    if (k != 2) text += line + "\n";
+  test::write_file(d + "short.sample", std::vector<char>(text.begin(), text.end()));
+  // Per-chromosome BGEN files of other samples: chromosome 2 without the first sample.
+  {
+    std::ifstream fam(bed + ".fam");
+    std::string fid, iid;
+    fam >> fid >> iid;
+    std::ofstream(d + "one.txt") << fid << " " << iid << "\n";
+  }
+  test::run_plink2("--bfile " + bed + " --chr 2 --remove " + d +
+                   "one.txt --export bgen-1.2 --out " + d + "c2less");
+  // A VCF whose header lacks the #CHROM line.
+  {
+    std::ofstream v(d + "bad.vcf");
+    v << "##fileformat=VCFv4.2\n1\t10\trs1\tA\tG\t.\t.\t.\tGT\t0/1\n";
+  }
+  const std::pair<std::string, std::vector<std::string>> cases[] = {
+      {"--bgen " + d + "cut.bgen --sample " + d + "c1.sample", {"cut.bgen", "variant"}},
+      {"--bgen " + d + "c1.bgen --sample " + d + "short.sample", {"short.sample"}},
+      {"--bgen " + d + "c1.bgen " + d + "c2less.bgen --sample " + d + "c1.sample", {"c2less.bgen"}},
+      {"--vcf " + d + "bad.vcf", {"bad.vcf"}},
+      {"--bgen " + d + "c1.bgen --sample " + d + "c1.sample --dosage DS", {"--dosage"}},
+  };
+  for (const auto& [args, words] : cases) {
+    SCOPED_TRACE(args);
+    std::string out;
+    EXPECT_NE(test::run_cli("preprocess --quiet " + args + " --out " + d + "s.cf", out), 0);
+    for (const std::string& w : words) EXPECT_NE(out.find(w), std::string::npos) << out;
+    EXPECT_FALSE(std::filesystem::exists(d + "s.cf"));
   }
 }
 

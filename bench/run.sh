@@ -5,7 +5,7 @@
 #   bench/run.sh --quick          every comparison on small data, 2 rounds (a few minutes)
 #   bench/run.sh                  the full run (under an hour on 2 cores); regenerates the
 #                                 README's performance section
-#   bench/run.sh --only codecs,streaming,analyses,models,scaling
+#   bench/run.sh --only codecs,streaming,analyses,models,scaling,inputs
 #   bench/run.sh --only scaling --baseline-colflow "$(bench/compare_builds.sh REV --build-only)"
 #                                 1 against 2 threads; uk10k BayesR of this build against REV's
 #   bench/run.sh --report bench/results/FILE.tsv [--readme]     plots/README from a results file

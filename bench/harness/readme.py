@@ -173,6 +173,18 @@ def scaling_goals(rows, goals: Goals) -> None:
                       "than at 1", f"{r['ratio']:.2f}x", r["ratio"] >= 1.7)
 
 
+def input_goals(rows, goals: Goals) -> None:
+    """Import of a BGEN or VCF against plink2 --make-pgen on the same file; the dosage store's
+    size against the BGEN 1.2 8-bit file and the .pgen."""
+    for r in find(rows, suite="inputs", kind="ratio"):
+        if r["versus"] == "plink2 --make-pgen":
+            goals.add(f"{r['data']}: {r['task']} faster than plink2 --make-pgen",
+                      f"{r['ratio']:.2f}x its time", r["ratio"] < 1)
+        elif r["versus"] in ("BGEN 1.2, 8 bits", "plink2 .pgen + .pvar + .psam"):
+            goals.add(f"{r['data']}: dosage store smaller than the {r['versus']}",
+                      f"{r['ratio']:.2f}x its size", r["ratio"] < 1)
+
+
 def goals_of(header, rows) -> Goals:
     goals = Goals()
     codec_goals(rows, goals)
@@ -180,6 +192,7 @@ def goals_of(header, rows) -> Goals:
     streaming_goals(rows, goals, int(header.get("threads", "2")))
     analysis_goals(rows, goals)
     scaling_goals(rows, goals)
+    input_goals(rows, goals)
     return goals
 
 
@@ -283,6 +296,40 @@ def scaling_tables(rows, threads: int) -> list[str]:
     return out
 
 
+def float64_mb(data: str) -> float:
+    """8 N M bytes in MB, from a data set named "... NxM"."""
+    samples, variants = data.split()[-1].split("x")
+    return 8 * int(samples) * int(variants) / 1e6
+
+
+def input_tables(rows) -> list[str]:
+    """Per import: colflow preprocess, plink2 --make-pgen and --make-bed with the paired ratios
+    and the sizes of what each wrote; then the sizes of the dosage data."""
+    colflow, pgen, bed = "colflow preprocess", "plink2 --make-pgen", "plink2 --make-bed"
+    body, sizes = [], []
+    for r in find(rows, suite="inputs", contender=colflow):
+        data, task = r["data"], r["task"]
+        p, b = one(rows, data=data, task=task, contender=pgen), one(rows, data=data, task=task, contender=bed)
+        to_p, to_b = ratio(rows, data, task, colflow, pgen), ratio(rows, data, task, colflow, bed)
+        written = " / ".join("–" if x is None or x["compression"] is None
+                             else f"{float64_mb(data) / x['compression']:.1f}" for x in (r, p, b))
+        body.append([data, task.removeprefix("import "), seconds(r["seconds"]),
+                     seconds(p["seconds"]) if p else "–", seconds(b["seconds"]) if b else "–",
+                     f"{to_p:.2f}x" if to_p else "–", f"{to_b:.2f}x" if to_b else "–", written,
+                     mb(r["peak_rss_mb"]), mb(p["peak_rss_mb"]) if p else "–"])
+    for r in find(rows, suite="inputs", kind="size"):
+        versus = ratio(rows, r["data"], r["task"], "colflow dosage store, zstd-3 shuffled", r["contender"])
+        sizes.append([r["data"], r["contender"], f"{float64_mb(r['data']) / r['compression']:.1f}",
+                      f"{64 / r['compression']:.2f}", f"{versus:.2f}x" if versus else "–"])
+    out = table(["data", "input", colflow, pgen, bed, "colflow / --make-pgen", "colflow / --make-bed",
+                 "written, MB (colflow / .pgen / .bed)", "peak RSS colflow", "peak RSS --make-pgen"], body)
+    if sizes:
+        out += ["The dosage data on disk (the default store is the one the imports make; the other "
+                "codecs for the record):", ""]
+        out += table(["data", "file", "MB", "bits per dosage", "default store / this"], sizes)
+    return out
+
+
 def peer_table(rows, suites) -> list[str]:
     body = []
     shown = [r for r in rows if r["kind"] == "measure" and r["suite"] in suites]
@@ -381,6 +428,18 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
                   "many samples (`colflow simulate --seed 5`, no missing calls) as a genotype store "
                   "and as a zstd-3 store of standardised float64, and uk10k.", ""]
         lines += scaling_tables(rows, threads)
+    if any(find(rows, suite="inputs")):
+        lines += ["### Import of BGEN and VCF (`bench/run.sh --only inputs`)", "",
+                  "`colflow preprocess` against `plink2 --make-pgen` and `plink2 --make-bed` on the same "
+                  "file, wall time of each process. Dosages: `plink2 --dummy N M 0.01 dosage-freq=0.3 acgt "
+                  "--seed 1` (a quarter of the dosages non-integer, a sixth missing) exported as BGEN 1.2 "
+                  "with 8 bits (the UK Biobank layout), as BGEN 1.3 (zstd, 16 bits) and as a bgzipped VCF "
+                  "with DS; colflow writes a dosage store (16-bit dosages, shuffled, zstd-3), plink2 a "
+                  ".pgen with the dosages or a .bed of hard calls. Hard calls: the main simulation's .bed "
+                  "exported as a bgzipped VCF and as BGEN 1.2 (8 bits); colflow writes a genotype store. "
+                  "plink2 reads a BGEN with `ref-last`. Sizes count every file of a store, the .bgen alone "
+                  "(it holds the variants' IDs and positions), and the .pgen with its .pvar and .psam.", ""]
+        lines += input_tables(rows)
     return "\n".join(lines) + "\n"
 
 

@@ -210,13 +210,13 @@ TEST(DosageInputTest, HardCallStoresFromBgenAndVcfEqualTheStoreOfTheBedTheyWereE
     }
     // BGEN's .sample keeps FID and IID; plink2's VCF export names a sample FID_IID.
     for (std::size_t i = 0; i < calls.samples().size(); ++i) {
-      const sample_info& a = calls.samples()[i];
-      const sample_info& b = from_bed.samples()[i];
+      const sample_info& ours = calls.samples()[i];
+      const sample_info& bed_sample = from_bed.samples()[i];
       if (format.starts_with("vcf")) {
-        ASSERT_EQ(a.iid, b.fid + "_" + b.iid);
+        ASSERT_EQ(ours.iid, bed_sample.fid + "_" + bed_sample.iid);
       } else {
-        ASSERT_EQ(a.iid, b.iid);
-        ASSERT_EQ(a.fid, b.fid);
+        ASSERT_EQ(ours.iid, bed_sample.iid);
+        ASSERT_EQ(ours.fid, bed_sample.fid);
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <numeric>
 
 #include "colflow/codec/dosage_codec.hpp"
@@ -110,6 +111,55 @@ class cursor {
   std::uint64_t buffer_start_ = 0;
 };
 
+// The same reads as cursor's over bytes already in memory: `data` holds the file's bytes from
+// position `start` to `end`, and positions are the file's.
+class memory_cursor {
+ public:
+  memory_cursor(const std::uint8_t* data, std::uint64_t start, std::uint64_t end)
+      : data_(data), start_(start), end_(end), pos_(start) {}
+
+  std::uint64_t position() const noexcept { return pos_; }
+  std::uint64_t remaining() const noexcept { return end_ - pos_; }
+
+  bool skip(std::uint64_t n) {
+    if (n > remaining()) return false;
+    pos_ += n;
+    return true;
+  }
+
+  bool read(std::uint8_t* out, std::size_t n) {
+    if (n > remaining()) return false;
+    if (n != 0) std::memcpy(out, data_ + (pos_ - start_), n);
+    pos_ += n;
+    return true;
+  }
+
+  bool u16(std::uint32_t& v) {
+    if (remaining() < 2) return false;
+    v = load_le16(data_ + (pos_ - start_));
+    pos_ += 2;
+    return true;
+  }
+
+  bool u32(std::uint32_t& v) {
+    if (remaining() < 4) return false;
+    v = load_le32(data_ + (pos_ - start_));
+    pos_ += 4;
+    return true;
+  }
+
+  bool text(std::size_t n, std::string& out) {
+    if (n > remaining()) return false;
+    out.assign(reinterpret_cast<const char*>(data_ + (pos_ - start_)), n);
+    pos_ += n;
+    return true;
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::uint64_t start_, end_, pos_;
+};
+
 // A variant's header fields, as far as they have been read.
 struct variant_header {
   std::string id, rsid, chrom;
@@ -166,6 +216,21 @@ std::uint16_t layout2_first_dosage(std::uint64_t num, std::uint64_t max) noexcep
   const std::uint64_t r = scaled % max;
   if (r != 0 && 2 * r >= max - 1) ++q;
   return static_cast<std::uint16_t>(q);
+}
+
+// layout2_first_dosage(num, 2^bits - 1) for every num from 0 to 2·(2^bits - 1), for a bit depth
+// of 1 to 16: a division per value is slower than the decompression. Each depth's table is
+// computed once, on first use, and then only read, by any number of threads.
+const std::uint16_t* layout2_table(unsigned bits) {
+  static std::once_flag once[17];
+  static std::vector<std::uint16_t> tables[17];
+  std::call_once(once[bits], [bits] {
+    const std::uint64_t max = (std::uint64_t{1} << bits) - 1;
+    std::vector<std::uint16_t>& table = tables[bits];
+    table.resize(static_cast<std::size_t>(2 * max + 1));
+    for (std::uint64_t num = 0; num <= 2 * max; ++num) table[num] = layout2_first_dosage(num, max);
+  });
+  return tables[bits].data();
 }
 
 }  // namespace
@@ -247,20 +312,23 @@ std::vector<sample_info> read_oxford_sample(const std::filesystem::path& sample)
   return samples;
 }
 
-// The open file, each variant's offset, and the buffers of read_dosages.
+// The open file and each variant's offset, set by the constructor and then only read (fetch
+// and column read the file with pread, decode_dosages does not touch it).
 struct bgen_source::state {
   file_descriptor fd;
   std::uint64_t file_size = 0;
   // block_starts[j]: where variant j's block starts; block_starts[M]: where the last one ends.
   std::vector<std::uint64_t> block_starts;
-  std::vector<std::uint8_t> compressed, payload;
-  // layout2_table[num] for the bit depth table_bits (when at most 16): a division per value is
-  // slower than the decompression.
-  std::vector<std::uint16_t> layout2_table;
-  unsigned table_bits = 0;
 };
 
 namespace {
+
+// A problem with variant j (ID `id`, as display_id gives it), which starts at byte `at`.
+[[noreturn]] void bad_variant(const std::filesystem::path& file, std::uint64_t j,
+                              const std::string& id, std::uint64_t at, const std::string& what) {
+  bad(file, "variant " + str(j) + (id == "." ? std::string() : " (" + id + ")") + " at byte " +
+                str(at) + ": " + what);
+}
 
 // Reading a variant's header, with what a message about it says.
 struct header_reader {
@@ -270,14 +338,13 @@ struct header_reader {
 
   [[noreturn]] void fail(std::uint64_t j, const variant_header& h, std::uint64_t at,
                          const std::string& what) const {
-    const std::string id = display_id(h);
-    bad(file, "variant " + str(j) + (id == "." ? std::string() : " (" + id + ")") + " at byte " +
-                  str(at) + ": " + what);
+    bad_variant(file, j, display_id(h), at, what);
   }
 
-  // Reads the header of variant j at c's position, up to the genotype block; the alleles are
-  // kept only with `alleles`.
-  void read(cursor& c, std::uint64_t j, bool alleles, variant_header& h) const {
+  // Reads the header of variant j at c's position (a cursor or a memory_cursor), up to the
+  // genotype block; the alleles are kept only with `alleles`.
+  template <typename Cursor>
+  void read(Cursor& c, std::uint64_t j, bool alleles, variant_header& h) const {
     h.id.clear();
     h.rsid.clear();
     h.chrom.clear();
@@ -328,6 +395,22 @@ struct header_reader {
       }
     }
   }
+};
+
+// What bgen_source::fetch reads for decode_dosages: variant j's bytes, from its header to the
+// end of its genotype block, and where in them the block is.
+struct bgen_fetched final : column_source::fetched {
+  const bgen_source* source = nullptr;  // the source that fetched it
+  std::uint64_t j = 0;
+  std::uint64_t at = 0;  // where the variant starts in the file
+  std::string id;        // display_id, for messages
+  // The size of the probability data (decompressed, when compressed); the stored block: its
+  // bytes' offset in `bytes` and count (to the end of the variant).
+  std::uint64_t payload_size = 0;
+  std::size_t block_offset = 0, block_size = 0;
+  // The variant's bytes, then eight zero bytes: an uncompressed layout-2 block is read in place
+  // by the bit reader, which loads 64-bit windows.
+  std::unique_ptr<std::uint8_t[]> bytes;
 };
 
 }  // namespace
@@ -548,54 +631,83 @@ column_info bgen_source::column(std::uint64_t j) const {
 
 void bgen_source::read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) {
   check_read(j, dosages.size());
-  state& s = *state_;
+  decode_dosages(*fetch(j), dosages);
+}
+
+std::unique_ptr<column_source::fetched> bgen_source::fetch(std::uint64_t j) {
+  check_read(j, samples_.size());
+  const state& s = *state_;
   const std::uint64_t n = samples_.size();
-  const std::uint64_t end = s.block_starts[j + 1];
-  cursor c(s.fd, end, s.block_starts[j], 512);
+  const std::uint64_t start = s.block_starts[j], end = s.block_starts[j + 1];
+  // The variant's bytes, in one read: its lengths were checked against the file in the
+  // constructor (block_starts[j + 1] is where its genotype block ends).
+  const auto size = static_cast<std::size_t>(end - start);
+  auto f = std::make_unique<bgen_fetched>();
+  f->source = this;
+  f->j = j;
+  f->at = start;
+  f->bytes = std::make_unique_for_overwrite<std::uint8_t[]>(size + 8);
+  std::memset(f->bytes.get() + size, 0, 8);
+  s.fd.pread_exact(std::as_writable_bytes(std::span(f->bytes.get(), size)), start);
+
+  memory_cursor c(f->bytes.get(), start, end);
   const header_reader reader{options_.bgen, layout_, n};
   variant_header h;
   reader.read(c, j, false, h);
-  auto fail = [&](const std::string& what) { reader.fail(j, h, s.block_starts[j], what); };
-
-  // The genotype block's bytes: its lengths were checked against the file in the constructor
-  // (block_starts[j + 1] is where it ends).
-  std::uint64_t payload_size = 0;
+  f->id = display_id(h);
   std::uint32_t field = 0;
   if (layout_ == 1) {
-    payload_size = 6 * n;
+    f->payload_size = 6 * n;
     if (compression_ != codec_id::none) c.u32(field);
   } else {
     c.u32(field);  // C: the size of the rest of the block
-    payload_size = field;
+    f->payload_size = field;
     if (compression_ != codec_id::none) {
       c.u32(field);  // D: the decompressed size
-      payload_size = field;
+      f->payload_size = field;
     }
   }
-  const std::uint64_t stored = end - c.position();
-  // Eight zero bytes after the payload let the bit reader load 64-bit windows without a bounds
-  // check.
-  s.payload.assign(static_cast<std::size_t>(payload_size) + 8, 0);
-  const std::span<std::byte> payload =
-      std::as_writable_bytes(std::span(s.payload)).first(static_cast<std::size_t>(payload_size));
+  f->block_offset = static_cast<std::size_t>(c.position() - start);
+  f->block_size = static_cast<std::size_t>(end - c.position());
+  return f;
+}
+
+void bgen_source::decode_dosages(const fetched& raw, std::span<std::uint16_t> dosages) const {
+  const auto* f = dynamic_cast<const bgen_fetched*>(&raw);
+  if (f == nullptr || f->source != this)
+    throw error(errc::invalid_argument,
+                description() + ": decode_dosages was given a column another source fetched");
+  check_read(f->j, dosages.size());
+  const std::uint64_t n = samples_.size();
+  auto fail = [&](const std::string& what) {
+    bad_variant(options_.bgen, f->j, f->id, f->at, what);
+  };
+
+  // The probabilities, followed by eight zero bytes so that the bit reader can load 64-bit
+  // windows without a bounds check: in place when stored uncompressed, else decompressed into
+  // this thread's buffer.
+  const std::uint64_t payload_size = f->payload_size, stored = f->block_size;
+  const std::uint8_t* block = f->bytes.get() + f->block_offset;
+  const std::uint8_t* p = block;
   if (compression_ == codec_id::none) {
     if (stored != payload_size)
       fail("genotype block of " + str(stored) + " bytes, expected " + str(payload_size));
-    s.fd.pread_exact(payload, c.position());
   } else {
-    s.compressed.resize(static_cast<std::size_t>(stored));
-    s.fd.pread_exact(std::as_writable_bytes(std::span(s.compressed)), c.position());
+    thread_local std::vector<std::uint8_t> buffer;
+    const auto size = static_cast<std::size_t>(payload_size);
+    if (buffer.size() < size + 8) buffer.resize(size + 8);
+    std::memset(buffer.data() + size, 0, 8);
     try {
-      decompress_frame(compression_, std::as_bytes(std::span(s.compressed)), payload);
+      decompress_frame(compression_, std::as_bytes(std::span(block, f->block_size)),
+                       std::as_writable_bytes(std::span(buffer.data(), size)));
     } catch (const error& e) {
       fail("its " + std::string(traits_of(compression_).name) + " genotype block of " +
            str(stored) + " bytes does not decompress to the " + str(payload_size) +
            " bytes it declares (" + e.message() + ")");
     }
+    p = buffer.data();
   }
-  const std::uint8_t* p = s.payload.data();
   const bool first = !ref_first_;
-
   if (layout_ == 1) {
     // PLINK 2 computes the second allele's dosage, 16384·(p_AB + 2·p_BB) / sum: ties go to
     // even when the sum is 32768 and up otherwise (its tie correction only fires then).
@@ -648,13 +760,7 @@ void bgen_source::read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages
          "-bit probabilities take " + str(expected));
 
   const std::uint64_t max = (std::uint64_t{1} << bits) - 1;
-  if (bits <= 16 && s.table_bits != bits) {
-    s.layout2_table.resize(static_cast<std::size_t>(2 * max + 1));
-    for (std::uint64_t num = 0; num <= 2 * max; ++num)
-      s.layout2_table[num] = layout2_first_dosage(num, max);
-    s.table_bits = bits;
-  }
-  const std::uint16_t* table = bits <= 16 ? s.layout2_table.data() : nullptr;
+  const std::uint16_t* table = bits <= 16 ? layout2_table(bits) : nullptr;
   const std::uint8_t* probs = p + 10 + n;
   auto value_at = [&](std::uint64_t bit) {
     return (load_le64(probs + bit / 8) >> (bit % 8)) & max;

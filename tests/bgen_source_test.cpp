@@ -1,18 +1,22 @@
 // The BGEN reader (preprocess/bgen_source.cpp): files written by plink2 against the .bed they
 // came from and against plink2's own decoding, hand-made files for what plink2 does not write
-// (phased and haploid probabilities, odd bit depths), and malformed files that must be refused
-// by name.
+// (phased and haploid probabilities, odd bit depths), malformed files that must be refused by
+// name, and two-step reads (fetch in order, decode on several threads) equal to read_dosages.
 #include "colflow/preprocess/bgen_source.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <numeric>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "colflow/codec/codec.hpp"
@@ -167,7 +171,8 @@ std::vector<char> build(const crafted_bgen& b) {
 // has P(AA) = i, P(AB) = j.
 crafted_bgen small_bgen(std::size_t n = 5, std::size_t m = 3) {
   crafted_bgen b;
-  for (std::size_t i = 0; i < n; ++i) b.samples.push_back("s" + std::to_string(i));
+  for (std::size_t i = 0; i < n; ++i)
+    b.samples.push_back(std::string("s").append(std::to_string(i)));
   for (std::size_t j = 0; j < m; ++j) {
     crafted_variant v;
     v.rsid = "rs" + std::to_string(j);
@@ -197,6 +202,83 @@ std::vector<std::vector<std::uint16_t>> read_all(bgen_source& source) {
     source.read_dosages(j, columns[j]);
   }
   return columns;
+}
+
+// One column's outcome: its dosages, or the message of the error reading it threw.
+struct column_outcome {
+  std::vector<std::uint16_t> dosages;
+  std::string error;
+  bool operator==(const column_outcome&) const = default;
+};
+
+void PrintTo(const column_outcome& c, std::ostream* os) {
+  *os << (c.error.empty() ? std::to_string(c.dosages.size()) + " dosages" : "error: " + c.error);
+}
+
+// Every column read with read_dosages, in order.
+std::vector<column_outcome> read_outcomes(bgen_source& source) {
+  std::vector<column_outcome> out(source.columns());
+  for (std::uint64_t j = 0; j < source.columns(); ++j) {
+    out[j].dosages.resize(source.rows());
+    try {
+      source.read_dosages(j, out[j].dosages);
+    } catch (const error& e) {
+      out[j] = {{}, e.message()};
+    }
+  }
+  return out;
+}
+
+// Every column read in two steps, as the converter reads them: fetched in order on this thread,
+// then decoded by `threads` threads at once, taking the columns in a shuffled order.
+std::vector<column_outcome> decode_outcomes(const std::shared_ptr<bgen_source>& source,
+                                            unsigned threads, std::uint64_t seed) {
+  const std::uint64_t m = source->columns();
+  std::vector<column_outcome> out(m);
+  std::vector<std::unique_ptr<preprocess::column_source::fetched>> raw(m);
+  for (std::uint64_t j = 0; j < m; ++j) {
+    try {
+      raw[j] = source->fetch(j);
+      EXPECT_NE(raw[j], nullptr) << j;
+    } catch (const error& e) {
+      out[j].error = e.message();
+    }
+  }
+  std::vector<std::uint64_t> order(m);
+  std::iota(order.begin(), order.end(), std::uint64_t{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  std::atomic<std::size_t> next{0};
+  const bgen_source& decoder = *source;  // decode_dosages is const
+  auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < m;) {
+      const std::uint64_t j = order[k];
+      if (!raw[j]) continue;
+      out[j].dosages.resize(decoder.rows());
+      try {
+        decoder.decode_dosages(*raw[j], out[j].dosages);
+      } catch (const error& e) {
+        out[j] = {{}, e.message()};
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+// Expects decoding `source`'s columns on 4 threads to give what read_dosages gives, column by
+// column, dosages and errors alike; returns the number of columns read without error.
+std::size_t expect_decode_equals_read(const std::shared_ptr<bgen_source>& source,
+                                      std::uint64_t seed = 1) {
+  const auto parallel = decode_outcomes(source, 4, seed);
+  const auto serial = read_outcomes(*source);
+  std::size_t good = 0;
+  for (std::uint64_t j = 0; j < source->columns(); ++j) {
+    EXPECT_EQ(parallel[j], serial[j]) << "column " << j;
+    if (serial[j].error.empty()) ++good;
+  }
+  return good;
 }
 
 // Expects `f` to throw colflow::error errc::bad_input whose message holds every `parts`.
@@ -414,6 +496,104 @@ INSTANTIATE_TEST_SUITE_P(Exports, BgenDummyTest,
                          [](const ::testing::TestParamInfo<dummy_case>& p) {
                            return p.param.name;
                          });
+
+// ---- Two-step reads: fetch in order, decode on several threads --------------------------------
+
+class BgenParallelDecodeTest : public ::testing::TestWithParam<dummy_case> {};
+
+// Files plink2 writes, of each version: fetching every column in order and decoding them on four
+// threads at once, in a shuffled order, gives exactly what read_dosages gives, either allele
+// counted.
+TEST_P(BgenParallelDecodeTest, DecodeOnThreadsEqualsReadDosages) {
+  test::temp_dir dir;
+  const std::string d = (dir / "d").string(), x = (dir / "x").string();
+  test::run_plink2("--dummy 503 400 0.1 dosage-freq=0.3 --seed 5 --out " + d + " --silent");
+  test::run_plink2("--pfile " + d + " --export " + GetParam().export_flags + " --out " + x +
+                   " --silent");
+  for (const bool ref_first : {false, true}) {
+    auto source = std::make_shared<bgen_source>(options(x + ".bgen", x + ".sample", ref_first));
+    EXPECT_EQ(expect_decode_equals_read(source, ref_first ? 2 : 3), source->columns());
+    // Not vacuous: the columns hold fractional and missing dosages.
+    std::vector<std::uint16_t> col(source->rows());
+    std::size_t fractional = 0, missing = 0;
+    for (std::uint64_t j = 0; j < source->columns(); ++j) {
+      source->read_dosages(j, col);
+      for (const std::uint16_t v : col) {
+        fractional += v != dosage_missing && v % dosage_one != 0;
+        missing += v == dosage_missing;
+      }
+    }
+    EXPECT_GT(fractional, 10000u);
+    EXPECT_GT(missing, 10000u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Exports, BgenParallelDecodeTest,
+    ::testing::Values(dummy_case{"V11", "bgen-1.1"}, dummy_case{"V12Bits8", "bgen-1.2 bits=8"},
+                      dummy_case{"V12Bits16", "bgen-1.2 bits=16"}, dummy_case{"V13", "bgen-1.3"}),
+    [](const ::testing::TestParamInfo<dummy_case>& p) { return p.param.name; });
+
+// Hand-made files of both layouts, uncompressed (decoded in place), zlib and zstd, with every bit
+// depth from 1 to 32 (the 16 first through tables built on first use, here by concurrent
+// decodes), phased, haploid and missing samples: decoded on threads as read_dosages reads them.
+TEST(BgenSourceTest, ParallelDecodeOfHandMadeFiles) {
+  test::temp_dir dir;
+  std::mt19937_64 rng(17);
+  const std::size_t n = 97;
+  crafted_bgen b = small_bgen(n, 0);
+  for (unsigned bits = 1; bits <= 32; ++bits) {
+    for (const bool phased : {false, true}) {
+      crafted_variant v;
+      v.rsid = "rs" + std::to_string(b.variants.size());
+      v.bits = bits;
+      v.phased = phased;
+      const std::uint64_t max = (std::uint64_t{1} << bits) - 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t x = rng() & max, y = rng() & max;
+        if (!phased) y %= max - x + 1;
+        switch (i % 6) {
+          case 0:
+            v.ploidy.push_back(1);
+            v.values.push_back(x);
+            break;
+          case 1:
+            v.ploidy.push_back(0);
+            break;
+          case 2:
+            v.ploidy.push_back(0x80 | 2);
+            v.values.insert(v.values.end(), {0, 0});
+            break;
+          default:
+            v.ploidy.push_back(2);
+            v.values.insert(v.values.end(), {x, y});
+        }
+      }
+      b.variants.push_back(v);
+    }
+  }
+  for (const unsigned compression : {0u, 1u, 2u}) {
+    crafted_bgen c = b;
+    c.compression = compression;
+    const auto file = dir / ("l2_" + std::to_string(compression) + ".bgen");
+    test::write_file(file, build(c));
+    auto source = std::make_shared<bgen_source>(options(file));
+    EXPECT_EQ(expect_decode_equals_read(source, compression), source->columns()) << compression;
+  }
+  crafted_bgen l1 = small_bgen(n, 40);
+  l1.layout = 1;
+  for (auto& v : l1.variants) {
+    v.values.clear();
+    for (std::size_t i = 0; i < 3 * n; ++i) v.values.push_back(rng() % 20000);
+  }
+  for (const unsigned compression : {0u, 1u}) {
+    l1.compression = compression;
+    const auto file = dir / ("l1_" + std::to_string(compression) + ".bgen");
+    test::write_file(file, build(l1));
+    auto source = std::make_shared<bgen_source>(options(file, {}, compression == 1));
+    EXPECT_EQ(expect_decode_equals_read(source, 9), source->columns()) << compression;
+  }
+}
 
 // Probabilities plink2 never writes: phased and haploid samples, ploidy 0, missing samples, every
 // pair of 3- and 8-bit values, 1- to 28-bit depths (plink2 reads no deeper), layout-1 triples that
@@ -773,6 +953,95 @@ TEST_F(BgenMalformedTest, RefusesBadProbabilityBlocks) {
   b.compression = 0;
   b.variants[1].values.pop_back();
   refused(b, {"variant 1", "probabilities take"});
+}
+
+// A damaged block is only found when decoded, on whichever thread decodes it: the error names
+// the file and the variant, as read_dosages' does, and the other columns decode.
+TEST_F(BgenMalformedTest, DecodeReportsDamagedBlocksByVariant) {
+  crafted_bgen b = small_bgen(5, 6);
+  b.variants[1].values[6] = 200, b.variants[1].values[7] = 100;  // sample 3: 300/255
+  b.variants[2].declared_size_delta = 1;                         // does not decompress
+  b.variants[4].ploidy[2] = 3;
+  b.variants[4].values.push_back(0);
+  const auto file = write("damaged.bgen", build(b));
+  auto source = std::make_shared<bgen_source>(options(file));
+  // Fetching reads the bytes and parses the variant's header: the blocks are not looked at.
+  std::vector<std::unique_ptr<preprocess::column_source::fetched>> raw;
+  for (std::uint64_t j = 0; j < 6; ++j) ASSERT_NO_THROW(raw.push_back(source->fetch(j))) << j;
+  // Through decode_dosages itself, on another thread.
+  std::string message;
+  std::thread([&] {
+    std::vector<std::uint16_t> d(5);
+    try {
+      source->decode_dosages(*raw[2], d);
+    } catch (const error& e) {
+      message = e.message();
+      EXPECT_EQ(e.kind(), errc::bad_input);
+    }
+  }).join();
+  EXPECT_NE(message.find("damaged.bgen: variant 2 (rs2) at byte "), std::string::npos) << message;
+  EXPECT_NE(message.find("genotype block of"), std::string::npos) << message;
+  EXPECT_NE(message.find("does not decompress to the 26 bytes it declares"), std::string::npos)
+      << message;
+
+  const auto outcomes = decode_outcomes(source, 4, 7);
+  for (const std::uint64_t j : {0, 3, 5}) EXPECT_EQ(outcomes[j].error, "") << j;
+  auto expect_error = [&](std::uint64_t j, const std::vector<std::string>& parts) {
+    for (const auto& p : parts)
+      EXPECT_NE(outcomes[j].error.find(p), std::string::npos) << outcomes[j].error;
+  };
+  expect_error(1, {"damaged.bgen: variant 1 (rs1)", "sample 3", "sum to more than one"});
+  expect_error(2, {"damaged.bgen: variant 2 (rs2)", "does not decompress"});
+  expect_error(4, {"damaged.bgen: variant 4 (rs4)", "ploidy up to 3"});
+  EXPECT_EQ(expect_decode_equals_read(source), 3u);
+
+  // Misuse: a column of another source, a buffer of another size, a column out of range.
+  bgen_source other(options(dir_ / "ok.bgen"));
+  std::vector<std::uint16_t> d(5), short_buffer(4);
+  EXPECT_THROW(other.decode_dosages(*raw[0], d), error);
+  EXPECT_THROW(source->decode_dosages(*raw[0], short_buffer), error);
+  EXPECT_THROW(source->fetch(6), error);
+  EXPECT_NO_THROW(source->decode_dosages(*raw[0], d));
+  EXPECT_NO_THROW(other.decode_dosages(*other.fetch(0), d));
+}
+
+// Random damage, read in two steps on four threads: the same dosages and the same errors as
+// read_dosages, column by column (and, under the sanitizers, no race and no stray access).
+TEST_F(BgenMalformedTest, RandomDamageDecodesAsItReads) {
+  std::mt19937_64 rng(23);
+  crafted_bgen b = small_bgen(9, 6);
+  b.variants[1].ploidy[2] = 1;
+  b.variants[1].values.erase(b.variants[1].values.begin() + 5);
+  b.variants[2].phased = true;
+  b.variants[3].bits = 13;
+  b.variants[4].bits = 16;
+  std::size_t opened = 0, good = 0;
+  for (int layout = 1; layout <= 2; ++layout) {
+    for (const unsigned compression : {0u, 1u, 2u}) {
+      if (layout == 1 && compression == 2) continue;
+      crafted_bgen c = b;
+      c.layout = layout;
+      c.compression = compression;
+      if (layout == 1)
+        for (auto& v : c.variants) v.values.assign(27, 1000);
+      const auto clean = build(c);
+      for (int round = 0; round < 100; ++round) {
+        auto bytes = clean;
+        const int edits = round == 0 ? 0 : 1 + static_cast<int>(rng() % 3);
+        for (int e = 0; e < edits; ++e) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+        std::shared_ptr<bgen_source> source;
+        try {
+          source = std::make_shared<bgen_source>(options(write("damaged.bgen", bytes)));
+        } catch (const error&) {
+          continue;
+        }
+        ++opened;
+        good += expect_decode_equals_read(source, rng());
+      }
+    }
+  }
+  EXPECT_GT(opened, 100u);
+  EXPECT_GT(good, 600u);
 }
 
 TEST_F(BgenMalformedTest, RefusesBadSampleSources) {

@@ -92,17 +92,25 @@ std::vector<sample_info> read_oxford_sample(const std::filesystem::path& sample)
 /// than two alleles (colflow reads biallelic variants: split the others first, e.g. with
 /// `bcftools norm -m-`), a layout-2 block whose sizes cannot hold the samples, a .sample error
 /// (read_oxford_sample) or count mismatch, a missing sample source, duplicate sample IDs. From
-/// read_dosages, errc::bad_input naming the file and variant for a block that does not
-/// decompress to its declared size, a decompressed block whose sample count, allele count,
-/// ploidy range, phasing flag or bit depth (1 to 32) is invalid, a ploidy above 2 (colflow
-/// reads haploid and diploid genotypes), a block whose length is not the one its ploidies and
-/// bit depth imply, or an unphased diploid sample whose probabilities sum to more than one;
-/// errc::invalid_argument for a bad column or buffer; errc::io_error if the file cannot be
-/// read (it shrank). No input, however malformed, makes the source read or write out of
+/// read_dosages (from decode_dosages, in a two-step read), errc::bad_input naming the file and
+/// variant for a block that does not decompress to its declared size, a decompressed block whose
+/// sample count, allele count, ploidy range, phasing flag or bit depth (1 to 32) is invalid, a
+/// ploidy above 2 (colflow reads haploid and diploid genotypes), a block whose length is not the
+/// one its ploidies and bit depth imply, or an unphased diploid sample whose probabilities sum to
+/// more than one; errc::invalid_argument for a bad column or buffer; errc::io_error if the file
+/// cannot be read (it shrank). No input, however malformed, makes the source read or write out of
 /// bounds.
 ///
-/// Thread safety: none; one thread at a time (the converter's contract, column_source.hpp).
-/// Unlike bed_source, columns may be read in any order, each any number of times.
+/// Reading in two steps (column_source.hpp): fetch(j) reads variant j's bytes, its header and its
+/// stored genotype block, in one read; decode_dosages decompresses the block and turns its
+/// probabilities into dosages, read_dosages being the two in a row. A variant's header is parsed
+/// (and refused) by fetch, what is inside its genotype block by decode_dosages, with the messages
+/// read_dosages gives.
+///
+/// Thread safety: one thread at a time (the converter's contract, column_source.hpp), except
+/// decode_dosages, which is const and may run on any number of threads at once, concurrently
+/// with fetch, column and each other (it reads no file and changes no state). Unlike bed_source,
+/// columns may be read or fetched in any order, each any number of times.
 class bgen_source final : public column_source {
  public:
   /// Opens and validates the files (see above).
@@ -121,6 +129,13 @@ class bgen_source final : public column_source {
   std::string description() const override;
   /// Column j's dosages of the counted allele; `dosages` holds rows() values. Any order.
   void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) override;
+  /// Variant j's bytes, for decode_dosages (never null); one read of the file. Any order.
+  /// Throws errc::invalid_argument for a bad column, errc::io_error if the file cannot be read.
+  std::unique_ptr<fetched> fetch(std::uint64_t j) override;
+  /// The dosages of a column this source fetched, as read_dosages gives them; `dosages` holds
+  /// rows() values. Thread-safe (see the class comment). Throws errc::invalid_argument for a
+  /// column another source fetched or a bad buffer, what read_dosages throws otherwise.
+  void decode_dosages(const fetched& raw, std::span<std::uint16_t> dosages) const override;
 
   /// The layout of the genotype blocks: 1 (v1.1) or 2 (v1.2, v1.3).
   int layout() const noexcept { return layout_; }

@@ -49,6 +49,8 @@ targets=(
   sample_blocks_test
   # parallel preprocessing, simulation and export, concurrent store reads, the CLI on top
   preprocess_test simulate_test dense_reader_test store_test cli_test
+  # the study inputs (BGEN and VCF decoded on the converter's threads) and dosage stores
+  bgen_source_test vcf_source_test dosage_store_test dosage_plink2_test
   # the rest of the in-process suites (codecs, stores, selections, golden and malformed files)
   codec_test genotype_test genotype_decode_test codec_tools_test selection_test
   store_golden_test store_malformed_test

@@ -20,18 +20,6 @@ namespace {
               name + ": " + what + (file.string() == name ? "" : " (" + file.string() + ")"));
 }
 
-std::vector<std::string> split_whitespace(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
-
 bool is_blank(const std::string& line) {
   return std::all_of(line.begin(), line.end(),
                      [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
@@ -60,6 +48,18 @@ std::string hex_byte(unsigned char b) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_whitespace(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
 
 plink_paths plink_paths::from_prefix(const std::string& prefix) {
   std::string p = prefix;

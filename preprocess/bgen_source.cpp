@@ -11,6 +11,7 @@
 #include "colflow/codec/dosage_codec.hpp"
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
+#include "colflow/preprocess/bed_source.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -175,18 +176,6 @@ std::string display_id(const variant_header& h) {
   if (!h.rsid.empty()) return h.rsid;
   if (!h.id.empty()) return h.id;
   return ".";
-}
-
-std::vector<std::string> split_whitespace(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
 }
 
 bool iequals(const std::string& a, const std::string& b) {

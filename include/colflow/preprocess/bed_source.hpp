@@ -26,6 +26,10 @@ struct plink_paths {
   static plink_paths from_prefix(const std::string& prefix);
 };
 
+/// The fields of a line of a whitespace-separated text file (.fam, .bim, Oxford .sample):
+/// runs of spaces, tabs and carriage returns separate fields; empty fields do not exist.
+std::vector<std::string> split_whitespace(const std::string& line);
+
 /// Parses a .fam file: 6 whitespace-separated fields per line (FID IID father mother sex
 /// phenotype), blank lines skipped. Throws colflow::error: errc::not_found when the file is
 /// missing, errc::io_error when it cannot be opened, errc::bad_input naming the file and line

@@ -42,7 +42,22 @@
 /// tabs), so that columns() is known and structural errors are reported before the first
 /// column is read: the number of sample columns, multi-allelic records, a missing GT field (or
 /// a record with neither the dosage field nor GT). The columns are then streamed from a second
-/// pass, which parses genotypes with htslib; memory does not grow with the number of records.
+/// pass; memory does not grow with the number of records.
+///
+/// Reading in two steps (column_source.hpp): fetch(j) reads column j's record in file order
+/// (VCF text: a copy of the line, whose fixed fields CHROM..INFO htslib parses; BCF: the record,
+/// a copy of its GT and dosage arrays as stored), and decode_genotypes/decode_dosages turn it
+/// into the column on any thread, so that the converter parses the sample columns of several
+/// records at once; the converter bounds the records in flight. The columns of a split record
+/// share one fetched record. The sample columns of VCF text are parsed by colflow, not by
+/// htslib's vcf_parse (which may change the shared header, and parses every FORMAT field into
+/// BCF arrays), to htslib's rules: the values, and the lines refused, are those of vcf_parse,
+/// field by field (GT, and the syntax of every Integer and Float field; a FORMAT column is
+/// checked once by htslib itself), except for a NUL byte in a line, which vcf_parse takes for a
+/// column separator and which is refused here. The BCF arrays are read as bcf_get_genotypes and
+/// bcf_get_format_float read them. Where htslib 1.16 ends the process (a FORMAT with GT whose
+/// samples all lack it; a BCF field stored as an unexpected type), the record reads as missing
+/// calls, or is refused.
 ///
 /// htslib prints its own diagnostics to stderr; the library never prints, so htslib's log
 /// level is set to HTS_LOG_OFF while a vcf_source function runs, and restored afterwards
@@ -102,13 +117,19 @@ struct vcf_options {
 /// allele index past the record's alleles, a ploidy above 2 or a half-call (with
 /// half_call::error); a DS that is not a number, below 0 or above 2 (after doubling a haploid
 /// one); a GP value outside 0..1 or missing among present ones, fewer GP values than the ploidy
-/// needs; also a file that changed since the constructor read it. errc::invalid_argument for a bad
-/// column or buffer or a column asked for before the current record.
+/// needs; also a file that changed since the constructor read it. A line whose sample columns
+/// htslib's parser would refuse (an unreadable GT, a character where a field should end, more
+/// fields in a sample than FORMAT has keys) is named as "line L (record R): htslib cannot parse
+/// it (why): sample I 'NAME': ..." with the field at fault. Errors that only decoding finds are
+/// thrown by the read or the decode of the column. errc::invalid_argument for a bad column or
+/// buffer or a column asked for before the current record.
 ///
-/// Thread safety: none; one thread at a time (the converter's contract, column_source.hpp).
-/// Columns must be asked for in increasing order (column(), then the read of the same column,
-/// as the converter does): the file is streamed. A column may be read again while it is in the
-/// current record; skipping forward is allowed.
+/// Thread safety: none, one thread at a time (the converter's contract, column_source.hpp),
+/// except for decode_genotypes and decode_dosages, which may run on any number of threads at
+/// once, concurrently with the other calls. Columns must be asked for in increasing order
+/// (column(), then the read or fetch of the same column, as the converter does): the file is
+/// streamed. A column may be read again while it is in the current record; skipping forward is
+/// allowed.
 class vcf_source final : public column_source {
  public:
   /// Opens the file, reads its header and counts and checks its records (see above).
@@ -133,6 +154,13 @@ class vcf_source final : public column_source {
   /// Column j's ALT dosages from DS or GP (GT where they are missing); `dosages` holds rows()
   /// values. Dosage sources only.
   void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) override;
+  /// Column j's record, undecoded (never null); in order like the reads. read_genotypes and
+  /// read_dosages are fetch and decode.
+  std::unique_ptr<fetched> fetch(std::uint64_t j) override;
+  /// What fetch returned, as read_genotypes writes it. Thread-safe.
+  void decode_genotypes(const fetched& raw, std::span<std::uint8_t> codes) const override;
+  /// What fetch returned, as read_dosages writes it. Thread-safe.
+  void decode_dosages(const fetched& raw, std::span<std::uint16_t> dosages) const override;
 
   /// Number of records (data lines) in the file; columns() when no record was split.
   std::uint64_t records() const noexcept { return records_; }
@@ -140,7 +168,14 @@ class vcf_source final : public column_source {
   bool is_bcf() const noexcept { return is_bcf_; }
 
  private:
-  struct state;
+  struct state;           // the streaming second pass
+  struct format_layout;   // a FORMAT column as decoding reads it
+  struct fetched_record;  // one record as fetch hands it to decoding
+  struct fetched_column;  // what fetch returns: a record and an ALT allele
+  class decoder;          // the decoding of one column
+  static const fetched_column& column_of(const fetched& raw);
+
+  // Read-only after the constructor: decoding reads them on several threads.
   vcf_options options_;
   std::vector<sample_info> samples_;
   std::uint64_t columns_ = 0, records_ = 0;

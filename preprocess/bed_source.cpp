@@ -14,10 +14,7 @@ namespace colflow::preprocess {
 namespace {
 
 [[noreturn]] void bad(const std::filesystem::path& file, const std::string& what) {
-  // "name: problem", plus the full path when the name alone does not locate the file.
-  const std::string name = file.filename().string();
-  throw error(errc::bad_input,
-              name + ": " + what + (file.string() == name ? "" : " (" + file.string() + ")"));
+  throw input_error(file, what);
 }
 
 bool is_blank(const std::string& line) {

@@ -4,6 +4,12 @@
 
 namespace colflow::preprocess {
 
+error input_error(const std::filesystem::path& file, const std::string& what) {
+  const std::string name = file.filename().string();
+  return error(errc::bad_input,
+               name + ": " + what + (file.string() == name ? "" : " (" + file.string() + ")"));
+}
+
 void column_source::read_genotypes(std::uint64_t, std::span<std::uint8_t>) {
   throw error(errc::invalid_argument, description() + " holds no genotypes");
 }

@@ -36,11 +36,8 @@ namespace {
 using dosage_field = vcf_options::dosage_field;
 using half_call = vcf_options::half_call;
 
-// "name: problem", plus the full path when the name alone does not locate the file.
 error bad_input(const std::filesystem::path& file, const std::string& what) {
-  const std::string name = file.filename().string();
-  return error(errc::bad_input,
-               name + ": " + what + (file.string() == name ? "" : " (" + file.string() + ")"));
+  return input_error(file, what);
 }
 
 [[noreturn]] void bad(const std::filesystem::path& file, const std::string& what) {

@@ -40,14 +40,20 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "colflow/error.hpp"
 #include "colflow/store/store.hpp"
 
 namespace colflow::preprocess {
+
+/// The error every importer raises for a malformed input file: errc::bad_input with the
+/// message "NAME: what", followed by " (PATH)" when the file name alone does not locate it.
+error input_error(const std::filesystem::path& file, const std::string& what);
 
 /// A matrix read column by column (see the file comment for the calling contract).
 class column_source {

@@ -1,23 +1,74 @@
-// colflow assoc: least-squares association scan of one or more phenotypes, one pass.
+// colflow assoc: association scan of one or more phenotypes: least squares for quantitative
+// traits, logistic regression for case/control ones, one pass per model.
+#include <algorithm>
 #include <optional>
 
 #include "analysis_setup.hpp"
 #include "colflow/analysis/assoc.hpp"
+#include "colflow/analysis/case_control.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
 
 namespace colflow::cli {
+namespace {
+
+// Whether `name` is in `list`.
+bool listed(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+struct assoc_options {
+  analysis_flags common;
+  std::string pheno, covar, out;
+  std::vector<std::string> pheno_names, covar_names, binary, quantitative;
+  bool quantile_normalize = false, covar_standardize = false, zero_one = false, beta = false;
+  std::string firth = "fallback";
+  CLI::Option* binary_flag = nullptr;
+  CLI::Option* quantitative_flag = nullptr;
+};
+
+// Sorts the phenotypes of `all` into case/control and quantitative ones: as --binary and
+// --quantitative name them, else by their values on the selected rows.
+void split_phenotypes(const assoc_options& o, const phenotype_table& all,
+                      std::span<const std::uint8_t> kept, case_control_codes codes,
+                      std::vector<std::size_t>& binary, std::vector<std::size_t>& quantitative) {
+  // A flag given without names comes as one empty name.
+  const auto names = [](const std::vector<std::string>& given) {
+    std::vector<std::string> out;
+    for (const std::string& n : given)
+      if (!n.empty()) out.push_back(n);
+    return out;
+  };
+  const std::vector<std::string> binary_names = names(o.binary),
+                                 quantitative_names = names(o.quantitative);
+  const bool all_binary = o.binary_flag->count() > 0 && binary_names.empty(),
+             all_quantitative = o.quantitative_flag->count() > 0 && quantitative_names.empty();
+  if (all_binary && all_quantitative)
+    throw error(errc::invalid_argument,
+                "--binary and --quantitative cannot both apply to every phenotype");
+  for (const auto* list : {&binary_names, &quantitative_names})
+    for (const std::string& name : *list)
+      if (!listed(all.names, name))
+        throw error(errc::invalid_argument,
+                    std::string(list == &binary_names ? "--binary" : "--quantitative") + " " +
+                        name + ": no such phenotype in " + o.pheno);
+  for (std::size_t p = 0; p < all.names.size(); ++p) {
+    const std::string& name = all.names[p];
+    const bool b = listed(binary_names, name), q = listed(quantitative_names, name);
+    if (b && q)
+      throw error(errc::invalid_argument, name + " is named by both --binary and --quantitative");
+    const bool is_binary =
+        b || (!q && (all_binary || (!all_quantitative && is_case_control(all, p, kept, codes))));
+    (is_binary ? binary : quantitative).push_back(p);
+  }
+}
+
+}  // namespace
 
 command add_assoc(CLI::App& app) {
-  struct options {
-    analysis_flags common;
-    std::string pheno, covar, out;
-    std::vector<std::string> pheno_names, covar_names;
-    bool quantile_normalize = false, covar_standardize = false;
-  };
-  auto o = std::make_shared<options>();
+  auto o = std::make_shared<assoc_options>();
   add_analysis_flags(app, o->common);
   app.add_option("--pheno", o->pheno,
                  "Phenotype file: FID IID v1 v2 ... (or #FID IID / #IID headers, .psam, .fam: "
@@ -34,50 +85,111 @@ command add_assoc(CLI::App& app) {
                "Centre each covariate and scale it to variance 1 over the selected samples with a "
                "value, as PLINK 2 (the tested columns' results do not change; the fit is better "
                "conditioned)");
-  app.add_option("--out", o->out, "Output prefix: writes PREFIX.<phenotype>.assoc.tsv")->required();
+  o->binary_flag =
+      app.add_option("--binary", o->binary,
+                     "Analyse these phenotypes (all without names) as case/control traits, by "
+                     "logistic regression")
+          ->expected(0, -1);
+  o->quantitative_flag =
+      app.add_option("--quantitative", o->quantitative,
+                     "Analyse these phenotypes (all without names) as quantitative traits, by "
+                     "least squares")
+          ->expected(0, -1);
+  app.add_flag("--1", o->zero_one,
+               "Case/control phenotypes are coded 0 control, 1 case (-9/NA missing), as PLINK's "
+               "--1; by default 1 control, 2 case, 0/-9/NA missing");
+  app.add_option("--firth", o->firth,
+                 "When logistic regression uses Firth's penalised likelihood: fallback (when an "
+                 "allele is absent among cases or controls, or the plain fit does not converge; "
+                 "PLINK 2's default), always, never")
+      ->check(CLI::IsMember({"fallback", "always", "never"}))
+      ->capture_default_str();
+  app.add_flag("--beta", o->beta,
+               "Case/control tables: the log odds ratio and its SE (BETA SE) in place of OR and "
+               "LOG(OR)_SE");
+  app.add_option("--out", o->out,
+                 "Output prefix: writes PREFIX.<phenotype>.assoc.tsv (quantitative) or "
+                 "PREFIX.<phenotype>.logistic.tsv (case/control)")
+      ->required();
   app.footer(
-      "Per column and phenotype, ordinary least squares of the phenotype on an intercept, the\n"
-      "column (the A1 dosage for genotypes) and the covariates, as PLINK 2 --glm does for a\n"
-      "quantitative trait ('allow-no-covars' without --covar, 'hide-covar' with it).\n"
-      "Output columns: #CHR POS ID A1 A2 N_OBS BETA SE T_STAT P NOTE. BETA is per A1 allele;\n"
-      "P is two-sided from t with N_OBS - 2 - covariates degrees of freedom. Samples without\n"
-      "the phenotype or a covariate are left out, and per column those with a missing call.\n"
-      "A test without an estimate has NA values and a NOTE: CONST_COLUMN, TOO_FEW_SAMPLES or\n"
-      "COLLINEAR (with the covariates); NOTE is '.' otherwise.");
+      "Per column and phenotype, a regression of the phenotype on an intercept, the column (the\n"
+      "A1 dosage for genotypes) and the covariates, as PLINK 2 --glm does ('allow-no-covars'\n"
+      "without --covar, 'hide-covar' with it).\n"
+      "A phenotype whose values are all 1, 2 or missing (0, -9, NA) is case/control (0/1 with\n"
+      "--1), any other quantitative; --binary and --quantitative override the detection.\n"
+      "Quantitative: ordinary least squares; columns #CHR POS ID A1 A2 N_OBS BETA SE T_STAT P\n"
+      "NOTE, P two-sided from t with N_OBS - 2 - covariates degrees of freedom.\n"
+      "Case/control: logistic regression (Newton's method from the fit without the column),\n"
+      "Firth's penalised likelihood as --firth says, Wald test; columns #CHR POS ID A1 A2\n"
+      "FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE, OR per A1 allele.\n"
+      "Samples without the phenotype or a covariate are left out, and per column those with a\n"
+      "missing call. A test without an estimate has NA values and a NOTE: CONST_COLUMN,\n"
+      "TOO_FEW_SAMPLES, COLLINEAR (with the covariates) or NOT_CONVERGED; NOTE is '.'\n"
+      "otherwise.");
   return [o] {
     analysis_run run("assoc", o->common);
     const store& s = run.source();
-    phenotype_table pheno = read_phenotypes(o->pheno, s.samples(), o->pheno_names, "PHENO");
-    if (o->quantile_normalize) quantile_normalize(pheno, run.selected().row_kept);
-    run.log(o->pheno + ": " + std::to_string(pheno.matched_samples) + " of " +
-            std::to_string(pheno.file_samples) + " samples in the store, " +
-            std::to_string(pheno.names.size()) + " phenotype(s)");
+    const phenotype_table all = read_phenotypes(o->pheno, s.samples(), o->pheno_names, "PHENO");
+    run.log(o->pheno + ": " + std::to_string(all.matched_samples) + " of " +
+            std::to_string(all.file_samples) + " samples in the store, " +
+            std::to_string(all.names.size()) + " phenotype(s)");
+    const auto& kept = run.selected().row_kept;
+    const case_control_codes codes =
+        o->zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
+    std::vector<std::size_t> binary, quantitative;
+    split_phenotypes(*o, all, kept, codes, binary, quantitative);
+    phenotype_table pheno = select_phenotypes(all, quantitative);
+    phenotype_table cases = select_phenotypes(all, binary);
+    code_case_control(cases, codes);
+    for (const std::string& name : cases.names) run.log(name + ": case/control");
+    if (o->quantile_normalize) quantile_normalize(pheno, kept);
     phenotype_table covar;
     if (!o->covar.empty()) {
       covar = read_phenotypes(o->covar, s.samples(), o->covar_names, "COVAR");
       run.log(o->covar + ": " + std::to_string(covar.matched_samples) + " of " +
               std::to_string(covar.file_samples) + " samples in the store, " +
               std::to_string(covar.names.size()) + " covariate(s)");
-      if (o->covar_standardize) variance_standardize(covar, run.selected().row_kept);
+      if (o->covar_standardize) variance_standardize(covar, kept);
     } else if (!o->covar_names.empty() || o->covar_standardize) {
       throw error(
           errc::invalid_argument,
           std::string(o->covar_standardize ? "--covar-variance-standardize" : "--covar-name") +
               " needs --covar");
     }
+    const phenotype_table* covariates = o->covar.empty() ? nullptr : &covar;
 
-    // On MPI ranks, rank 0 alone writes (every rank receives every result).
-    std::optional<assoc_writer> tables;
-    if (is_writer()) tables.emplace(s, pheno.names, o->out, o->common.digits);
-    const assoc_summary summary = linear_association(
-        s, run.selected(), pheno, o->covar.empty() ? nullptr : &covar,
-        tables ? tables->sink() : [](std::size_t, std::size_t, std::span<const assoc_result>) {},
-        run.options());
-    if (!tables) return 0;
-    const auto& files = tables->commit();
-    for (std::size_t p = 0; p < files.size(); ++p)
-      run.log(pheno.names[p] + ": " + std::to_string(summary.samples_used[p]) +
-              " samples used, wrote " + files[p].string());
+    // On MPI ranks, rank 0 alone writes (every rank receives every result). The tables of
+    // both models are committed together at the end, so a failed run leaves none.
+    const auto discard = [](std::size_t, std::size_t, std::span<const assoc_result>) {};
+    std::optional<assoc_writer> linear_tables, logistic_tables;
+    assoc_summary linear, logistic;
+    if (!pheno.names.empty()) {
+      if (is_writer()) linear_tables.emplace(s, pheno.names, o->out, o->common.digits);
+      linear = linear_association(s, run.selected(), pheno, covariates,
+                                  linear_tables ? linear_tables->sink() : discard, run.options());
+    }
+    if (!cases.names.empty()) {
+      if (is_writer())
+        logistic_tables.emplace(s, cases.names, o->out, o->common.digits, assoc_model::logistic,
+                                !o->beta);
+      logistic = logistic_association(s, run.selected(), cases, covariates,
+                                      logistic_tables ? logistic_tables->sink() : discard,
+                                      o->firth == "always"  ? firth_mode::always
+                                      : o->firth == "never" ? firth_mode::never
+                                                            : firth_mode::fallback,
+                                      run.options());
+    }
+    if (!is_writer()) return 0;
+    const auto report = [&](std::optional<assoc_writer>& tables, const phenotype_table& t,
+                            const assoc_summary& summary) {
+      if (!tables) return;
+      const auto& files = tables->commit();
+      for (std::size_t p = 0; p < files.size(); ++p)
+        run.log(t.names[p] + ": " + std::to_string(summary.samples_used[p]) +
+                " samples used, wrote " + files[p].string());
+    };
+    report(linear_tables, pheno, linear);
+    report(logistic_tables, cases, logistic);
     return 0;
   };
 }

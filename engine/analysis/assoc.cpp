@@ -7,6 +7,7 @@
 #include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 
+#include "analysis/assoc_internal.hpp"
 #include "analysis/column_share_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
@@ -243,6 +244,46 @@ void test_column(const sample_group& g, const column_sums& s, assoc_result* out)
 
 }  // namespace
 
+namespace detail {
+
+assoc_summary distributed_association(const store& s, const selection& sel, std::size_t phenotypes,
+                                      const assoc_sink& sink, const analysis_options& options,
+                                      const local_association& local) {
+  const scan_part part = part_of_scan(s, sel, options);
+  constexpr std::size_t width = 7;  // n_obs, beta, se, t_stat, p, status, firth
+  std::vector<double> records;
+  records.reserve(width * phenotypes * part.columns.columns.size());
+  const assoc_summary summary = local(
+      part.columns,
+      [&](std::size_t, std::size_t, std::span<const assoc_result> results) {
+        for (const assoc_result& r : results)
+          records.insert(records.end(), {static_cast<double>(r.n_obs), r.beta, r.se, r.t_stat, r.p,
+                                         static_cast<double>(r.status), r.firth ? 1.0 : 0.0});
+      },
+      part.alone);
+  const std::vector<double> all =
+      gather_records(part.share, *options.processes, records, width * phenotypes);
+  std::vector<assoc_result> results(phenotypes);
+  for (std::size_t k = 0; k < sel.columns.size(); ++k) {
+    for (std::size_t q = 0; q < phenotypes; ++q) {
+      const double* x = all.data() + width * (k * phenotypes + q);
+      results[q] = {static_cast<std::uint64_t>(x[0]),
+                    x[1],
+                    x[2],
+                    x[3],
+                    x[4],
+                    static_cast<assoc_status>(static_cast<int>(x[5])),
+                    x[6] != 0};
+    }
+    sink(k, sel.columns[k], results);
+  }
+  return summary;
+}
+
+double two_sided_normal_p(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
+
+}  // namespace detail
+
 std::string_view assoc_status_name(assoc_status s) noexcept {
   switch (s) {
     case assoc_status::ok:
@@ -253,6 +294,8 @@ std::string_view assoc_status_name(assoc_status s) noexcept {
       return "TOO_FEW_SAMPLES";
     case assoc_status::collinear:
       return "COLLINEAR";
+    case assoc_status::not_converged:
+      return "NOT_CONVERGED";
   }
   return "?";
 }
@@ -269,40 +312,12 @@ assoc_summary linear_association(const store& s, const selection& sel,
                                             ": phenotypes, covariates and selection must have "
                                             "one row per sample of the store");
   if (phenotypes.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
-  if (distributed(options.processes)) {
-    // Each process scans its share of the columns (a column's tests depend on that column
-    // only); the results are exchanged and every process hands all of them to its sink, in
-    // order.
-    const detail::scan_part part = detail::part_of_scan(s, sel, options);
-    const auto np = static_cast<std::size_t>(phenotypes.values.cols());
-    constexpr std::size_t width = 6;  // n_obs, beta, se, t_stat, p, status
-    std::vector<double> records;
-    records.reserve(width * np * part.columns.columns.size());
-    const assoc_summary summary = linear_association(
-        s, part.columns, phenotypes, covariates,
-        [&](std::size_t, std::size_t, std::span<const assoc_result> results) {
-          for (const assoc_result& r : results)
-            records.insert(records.end(), {static_cast<double>(r.n_obs), r.beta, r.se, r.t_stat,
-                                           r.p, static_cast<double>(r.status)});
-        },
-        part.alone);
-    const std::vector<double> all =
-        detail::gather_records(part.share, *options.processes, records, width * np);
-    std::vector<assoc_result> results(np);
-    for (std::size_t k = 0; k < sel.columns.size(); ++k) {
-      for (std::size_t q = 0; q < np; ++q) {
-        const double* x = all.data() + width * (k * np + q);
-        results[q] = {static_cast<std::uint64_t>(x[0]),
-                      x[1],
-                      x[2],
-                      x[3],
-                      x[4],
-                      static_cast<assoc_status>(static_cast<int>(x[5]))};
-      }
-      sink(k, sel.columns[k], results);
-    }
-    return summary;
-  }
+  if (distributed(options.processes))
+    return detail::distributed_association(
+        s, sel, static_cast<std::size_t>(phenotypes.values.cols()), sink, options,
+        [&](const selection& part, const assoc_sink& local_sink, const analysis_options& alone) {
+          return linear_association(s, part, phenotypes, covariates, local_sink, alone);
+        });
   std::vector<sample_group> groups = make_groups(sel, phenotypes, covariates);
 
   assoc_summary summary;

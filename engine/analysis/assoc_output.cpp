@@ -2,6 +2,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "analysis/result_table_internal.hpp"
@@ -11,14 +12,18 @@
 
 namespace colflow {
 
-std::filesystem::path assoc_file(const std::filesystem::path& prefix, std::string_view phenotype) {
+std::filesystem::path assoc_file(const std::filesystem::path& prefix, std::string_view phenotype,
+                                 assoc_model model) {
   std::string name(phenotype);
   std::replace(name.begin(), name.end(), '/', '_');
-  return detail::prefixed(prefix, "." + name + ".assoc.tsv");
+  return detail::prefixed(
+      prefix, "." + name + (model == assoc_model::logistic ? ".logistic.tsv" : ".assoc.tsv"));
 }
 
 struct assoc_writer::impl {
   const store& source;
+  assoc_model model = assoc_model::linear;
+  bool odds_ratio = true;
   std::vector<std::filesystem::path> files;
   std::vector<std::unique_ptr<tsv_writer>> tables;
   // Results of the columns not yet formatted: pending_columns[k]'s results are
@@ -28,7 +33,7 @@ struct assoc_writer::impl {
   // Big enough that a batch's tasks outweigh their scheduling, small enough to stay in cache.
   static constexpr std::size_t batch = 2048;
 
-  explicit impl(const store& s) : source(s) {}
+  impl(const store& s, assoc_model m, bool odds) : source(s), model(m), odds_ratio(odds) {}
 
   void write_pending() {
     const auto& columns = source.columns();
@@ -38,8 +43,11 @@ struct assoc_writer::impl {
       for (std::size_t k = 0; k < pending_columns.size(); ++k) {
         const column_info& c = columns[pending_columns[k]];
         const assoc_result& r = pending[k * np + p];
-        out.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2).integer(r.n_obs);
-        out.number(r.beta).number(r.se).number(r.t_stat).number(r.p);
+        out.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2);
+        if (model == assoc_model::logistic) out.text(r.firth ? "Y" : "N");
+        out.integer(r.n_obs);
+        out.number(model == assoc_model::logistic && odds_ratio ? std::exp(r.beta) : r.beta);
+        out.number(r.se).number(r.t_stat).number(r.p);
         out.text(assoc_status_name(r.status));
         out.end_line();
       }
@@ -50,15 +58,24 @@ struct assoc_writer::impl {
 };
 
 assoc_writer::assoc_writer(const store& s, std::span<const std::string> phenotypes,
-                           const std::filesystem::path& prefix, int digits)
-    : impl_(std::make_unique<impl>(s)) {
+                           const std::filesystem::path& prefix, int digits, assoc_model model,
+                           bool odds_ratio)
+    : impl_(std::make_unique<impl>(s, model, odds_ratio)) {
   detail::check_digits(digits);
   if (phenotypes.empty()) throw error(errc::invalid_argument, "assoc_writer: no phenotype");
   for (const std::string& name : phenotypes) {
-    impl_->files.push_back(assoc_file(prefix, name));
+    impl_->files.push_back(assoc_file(prefix, name, model));
     impl_->tables.push_back(std::make_unique<tsv_writer>(impl_->files.back(), digits));
-    detail::write_header(*impl_->tables.back(), {"#CHR", "POS", "ID", "A1", "A2", "N_OBS", "BETA",
-                                                 "SE", "T_STAT", "P", "NOTE"});
+    tsv_writer& table = *impl_->tables.back();
+    if (model == assoc_model::linear)
+      detail::write_header(
+          table, {"#CHR", "POS", "ID", "A1", "A2", "N_OBS", "BETA", "SE", "T_STAT", "P", "NOTE"});
+    else if (odds_ratio)
+      detail::write_header(table, {"#CHR", "POS", "ID", "A1", "A2", "FIRTH?", "N_OBS", "OR",
+                                   "LOG(OR)_SE", "Z_STAT", "P", "NOTE"});
+    else
+      detail::write_header(table, {"#CHR", "POS", "ID", "A1", "A2", "FIRTH?", "N_OBS", "BETA", "SE",
+                                   "Z_STAT", "P", "NOTE"});
   }
 }
 

@@ -29,6 +29,7 @@
 #include "colflow/analysis/analysis.hpp"
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/bayesr.hpp"
+#include "colflow/analysis/case_control.hpp"
 #include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"

@@ -1,7 +1,9 @@
 /// @file assoc.hpp
-/// Association scans: per column, ordinary least squares of each phenotype on an intercept,
-/// the column's value (the A1 dosage for genotypes) and optional covariates, as PLINK 2's
-/// `--glm` does for quantitative traits (`colflow assoc`).
+/// Association scans (`colflow assoc`): per column, a regression of each phenotype on an
+/// intercept, the column's value (the A1 dosage for genotypes) and optional covariates, as
+/// PLINK 2's `--glm` does: ordinary least squares for quantitative traits
+/// (linear_association), logistic regression with Firth's fallback for case/control traits
+/// (logistic_association).
 ///
 /// Each phenotype uses the selected samples with a value for it and for every covariate;
 /// within a column, samples with a missing call are left out too (so N_OBS varies by column).
@@ -33,21 +35,25 @@ enum class assoc_status : std::uint8_t {
   ok = 0,
   constant,         ///< the column has one value among the samples used
   too_few_samples,  ///< no residual degree of freedom left
-  collinear,  ///< the column is a combination of the covariates, or they lose rank without its
-              ///< missing calls
+  collinear,      ///< the column is a combination of the covariates, or they lose rank without its
+                  ///< missing calls
+  not_converged,  ///< logistic: the fit did not converge (Firth's included, or not allowed)
 };
 
-/// "." for ok, else CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR.
+/// "." for ok, else CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR, NOT_CONVERGED.
 std::string_view assoc_status_name(assoc_status s) noexcept;
 
 /// The test of one column for one phenotype. Estimates are NaN unless status is ok.
 struct assoc_result {
   std::uint64_t n_obs = 0;  ///< samples used: phenotype, covariates and call present
-  double beta = std::numeric_limits<double>::quiet_NaN();  ///< per A1 allele (per unit)
+  /// Per A1 allele (per unit): the slope (linear) or the log odds ratio (logistic).
+  double beta = std::numeric_limits<double>::quiet_NaN();
   double se = std::numeric_limits<double>::quiet_NaN();
-  double t_stat = std::numeric_limits<double>::quiet_NaN();
-  double p = std::numeric_limits<double>::quiet_NaN();  ///< two-sided, t with n_obs−k−1 df
+  double t_stat = std::numeric_limits<double>::quiet_NaN();  ///< beta / se (logistic: Wald Z)
+  /// Two-sided: t with n_obs−k−1 df (linear), standard normal (logistic).
+  double p = std::numeric_limits<double>::quiet_NaN();
   assoc_status status = assoc_status::ok;
+  bool firth = false;  ///< logistic: the estimate is Firth's penalised one
 };
 
 /// Receives the results of each selected column, serially and in the selection's order:
@@ -70,13 +76,43 @@ assoc_summary linear_association(const store& s, const selection& sel,
                                  const phenotype_table* covariates, const assoc_sink& sink,
                                  const analysis_options& options = {});
 
-/// The table of one phenotype: PREFIX.<phenotype>.assoc.tsv (the prefix followed by the text,
+/// When logistic regression uses Firth's penalised likelihood.
+enum class firth_mode : std::uint8_t {
+  fallback,  ///< when the plain fit cannot be trusted (PLINK 2's default): a zero count of
+             ///< either allele among cases or among controls, or no convergence
+  always,
+  never,  ///< a plain fit that does not converge is reported NOT_CONVERGED
+};
+
+/// Runs the case/control scan: per column and phenotype, logistic regression of the case
+/// status on an intercept, the column and the covariates (maximum likelihood by Newton's
+/// method, started from the phenotype's fit without the column), Wald tests of the column's
+/// coefficient. `cases` holds 1 for a case, 0 for a control, NaN for missing
+/// (case_control_coding() makes it from PLINK's codes). Samples and statuses as
+/// linear_association; columns run in parallel, each fit on one thread, so results never
+/// depend on the thread count. Throws colflow::error invalid_argument for a value other than
+/// 0, 1 or NaN, a phenotype without a case or without a control among its samples, or
+/// covariates constant or collinear among them (naming the covariate); the stream's errors
+/// otherwise.
+assoc_summary logistic_association(const store& s, const selection& sel,
+                                   const phenotype_table& cases, const phenotype_table* covariates,
+                                   const assoc_sink& sink, firth_mode firth = firth_mode::fallback,
+                                   const analysis_options& options = {});
+
+/// The model of an association table.
+enum class assoc_model : std::uint8_t { linear, logistic };
+
+/// The table of one phenotype: PREFIX.<phenotype>.assoc.tsv for the linear model,
+/// PREFIX.<phenotype>.logistic.tsv for the logistic one (the prefix followed by the text,
 /// not a path operation), a '/' in the name written as '_'.
-std::filesystem::path assoc_file(const std::filesystem::path& prefix, std::string_view phenotype);
+std::filesystem::path assoc_file(const std::filesystem::path& prefix, std::string_view phenotype,
+                                 assoc_model model = assoc_model::linear);
 
 /// The tables of `colflow assoc`, written while the scan runs: one per phenotype,
-/// assoc_file(prefix, name), with the columns `#CHR POS ID A1 A2 N_OBS BETA SE T_STAT P NOTE`
-/// (NA for a missing estimate, NOTE the assoc_status_name). Results are formatted in batches,
+/// assoc_file(prefix, name, model), with the columns `#CHR POS ID A1 A2 N_OBS BETA SE T_STAT P
+/// NOTE` (linear) or `#CHR POS ID A1 A2 FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE` (logistic;
+/// FIRTH? Y or N; `BETA SE` in place of `OR LOG(OR)_SE` without `odds_ratio`); NA for a missing
+/// estimate, NOTE the assoc_status_name. Results are formatted in batches,
 /// one task per table, so that many phenotypes do not serialise the scan on number formatting.
 /// Each table is a staged output (io/staged_output.hpp): nothing appears under its name before
 /// commit(), and a writer destroyed without commit() leaves no file behind.
@@ -93,13 +129,14 @@ class assoc_writer {
   /// invalid_argument for digits out of range or no phenotype; the file system's errors,
   /// naming the file.
   assoc_writer(const store& s, std::span<const std::string> phenotypes,
-               const std::filesystem::path& prefix, int digits = 6);
+               const std::filesystem::path& prefix, int digits = 6,
+               assoc_model model = assoc_model::linear, bool odds_ratio = true);
   ~assoc_writer();
   assoc_writer(const assoc_writer&) = delete;
   assoc_writer& operator=(const assoc_writer&) = delete;
 
-  /// A sink for linear_association() that adds each column's lines; it refers to this
-  /// writer, which must outlive the scan.
+  /// A sink for linear_association() or logistic_association() that adds each column's lines; it
+  /// refers to this writer, which must outlive the scan.
   assoc_sink sink();
   /// Adds the lines of one column: one result per phenotype, in the order of the
   /// constructor's names (what the sink calls). Throws colflow::error invalid_argument for a

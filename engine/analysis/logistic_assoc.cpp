@@ -1,0 +1,331 @@
+// The case/control scan of `colflow assoc`: logistic regression per column and phenotype,
+// Firth's penalised likelihood where the plain fit cannot be trusted.
+#include <tbb/parallel_for.h>
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/assoc_internal.hpp"
+#include "analysis/logistic_regression_internal.hpp"
+#include "colflow/analysis/assoc.hpp"
+#include "colflow/error.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
+
+namespace colflow {
+namespace {
+
+// One phenotype's samples and the fit without the column, which starts every column's fit.
+struct binary_trait {
+  std::vector<std::size_t> rows;    // store rows used: selected, status and covariates known
+  std::vector<std::uint8_t> cases;  // per store row: a case used; packed like genotype codes
+  std::vector<std::uint8_t> controls;
+  Eigen::VectorXd y;           // per used row: 1 case, 0 control
+  Eigen::MatrixXd covariates;  // used rows x covariates
+  Eigen::VectorXd start;       // intercept, 0 for the column, covariates: the null model
+};
+
+// Throws unless the intercept and every covariate add a dimension among the trait's rows,
+// naming the first covariate that does not (PLINK 2 refuses such a model too).
+void check_covariate_rank(const binary_trait& t, const phenotype_table& cov,
+                          const std::string& phenotype) {
+  const auto n = static_cast<Eigen::Index>(t.rows.size());
+  Eigen::MatrixXd design(n, 1 + t.covariates.cols());
+  design.col(0).setOnes();
+  design.rightCols(t.covariates.cols()) = t.covariates;
+  for (Eigen::Index c = 1; c <= t.covariates.cols(); ++c) {
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design.leftCols(c + 1));
+    qr.setThreshold(1e-9);
+    if (qr.rank() <= c)
+      throw error(errc::invalid_argument,
+                  "covariate " + cov.names[static_cast<std::size_t>(c - 1)] +
+                      " is constant or a combination of the others among the " + std::to_string(n) +
+                      " samples of phenotype " + phenotype);
+  }
+}
+
+std::vector<binary_trait> make_traits(const selection& sel, const phenotype_table& ph,
+                                      const phenotype_table* cov) {
+  const std::size_t rows = sel.row_kept.size();
+  const Eigen::Index nc = cov ? cov->values.cols() : 0;
+  std::vector<binary_trait> traits;
+  for (Eigen::Index p = 0; p < ph.values.cols(); ++p) {
+    const std::string& name = ph.names[static_cast<std::size_t>(p)];
+    binary_trait t;
+    std::vector<std::uint8_t> cases(rows, 0), controls(rows, 0);
+    std::size_t n_cases = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+      const auto r = static_cast<Eigen::Index>(i);
+      const double v = ph.values(r, p);
+      if (!std::isnan(v) && v != 0 && v != 1)
+        throw error(errc::invalid_argument, "phenotype " + name +
+                                                ": case/control values must be 1 (case), 0 "
+                                                "(control) or missing");
+      bool use = sel.row_kept[i] && !std::isnan(v);
+      for (Eigen::Index c = 0; use && c < nc; ++c) use = !std::isnan(cov->values(r, c));
+      if (!use) continue;
+      t.rows.push_back(i);
+      (v == 1 ? cases : controls)[i] = 1;
+      n_cases += v == 1;
+    }
+    const std::size_t n = t.rows.size();
+    const std::string among = " among its " + std::to_string(n) + " selected samples with a value" +
+                              (nc ? " and every covariate" : "");
+    if (n_cases == 0 || n_cases == n)
+      throw error(errc::invalid_argument,
+                  "phenotype " + name + " has no " + (n_cases == 0 ? "case" : "control") + among);
+    const auto k = static_cast<std::size_t>(2 + nc);
+    if (n <= k)
+      throw error(errc::invalid_argument, "phenotype " + name + " has " + std::to_string(n) +
+                                              " usable sample(s), not more than the " +
+                                              std::to_string(k) +
+                                              " coefficients of its model (intercept, column" +
+                                              (nc ? ", covariates)" : ")"));
+    t.cases = make_sample_mask(cases);
+    t.controls = make_sample_mask(controls);
+    t.y.resize(static_cast<Eigen::Index>(n));
+    t.covariates.resize(static_cast<Eigen::Index>(n), nc);
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto r = static_cast<Eigen::Index>(t.rows[j]);
+      t.y[static_cast<Eigen::Index>(j)] = ph.values(r, p);
+      for (Eigen::Index c = 0; c < nc; ++c)
+        t.covariates(static_cast<Eigen::Index>(j), c) = cov->values(r, c);
+    }
+    if (nc > 0) check_covariate_rank(t, *cov, name);
+
+    // The null model: intercept and covariates. Its coefficients start each column's fit
+    // (with 0 for the column), a few Newton steps from the answer for most columns.
+    Eigen::MatrixXd null_design(static_cast<Eigen::Index>(n), 1 + nc);
+    null_design.col(0).setOnes();
+    null_design.rightCols(nc) = t.covariates;
+    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(n));
+    const detail::logistic_fit null_fit =
+        detail::fit_logistic({null_design, t.y, ones}, Eigen::VectorXd::Zero(1 + nc), false);
+    t.start = Eigen::VectorXd::Zero(2 + nc);
+    // Covariates that separate the cases on their own leave no finite null model: start
+    // those columns from zero.
+    if (null_fit.outcome == detail::fit_outcome::converged) {
+      t.start[0] = null_fit.beta[0];
+      t.start.tail(nc) = null_fit.beta.tail(nc);
+    }
+    traits.push_back(std::move(t));
+  }
+  return traits;
+}
+
+// Fits one column's model and fills the Wald test of its coefficient (beta[1]).
+// `zero_allele_count`: an allele absent among the cases or among the controls, where the
+// plain estimate is infinite and the fallback goes to Firth's fit at once, as PLINK 2 does.
+void fit_column(const detail::logistic_data& d, const Eigen::VectorXd& start,
+                bool zero_allele_count, firth_mode mode, assoc_result& r) {
+  using detail::fit_outcome;
+  bool firth = mode == firth_mode::always || (mode == firth_mode::fallback && zero_allele_count);
+  detail::logistic_fit fit;
+  if (!firth) {
+    fit = detail::fit_logistic(d, start, false);
+    if (fit.outcome == fit_outcome::singular && fit.iterations == 0) {
+      r.status = assoc_status::collinear;
+      return;
+    }
+    if (fit.outcome != fit_outcome::converged) {
+      if (mode == firth_mode::never) {
+        r.status = assoc_status::not_converged;
+        return;
+      }
+      firth = true;
+    }
+  }
+  if (firth) {
+    fit = detail::fit_logistic(d, start, true);
+    r.firth = true;
+    if (fit.outcome != fit_outcome::converged) {
+      r.status = fit.outcome == fit_outcome::singular && fit.iterations == 0
+                     ? assoc_status::collinear
+                     : assoc_status::not_converged;
+      return;
+    }
+  }
+  r.beta = fit.beta[1];
+  r.se = std::sqrt(fit.covariance(1, 1));
+  r.t_stat = r.beta / r.se;
+  r.p = detail::two_sided_normal_p(r.t_stat);
+}
+
+// The A1 dosage of each 2-bit genotype code (docs/FORMAT.md): 0b00 two copies, 0b01 missing,
+// 0b10 one, 0b11 none.
+constexpr double code_dosage[4] = {2.0, std::numeric_limits<double>::quiet_NaN(), 1.0, 0.0};
+
+// A genotype column without covariates: the samples fall into six cells (dosage 0, 1 or 2,
+// case or control), so the model is fitted to the cells' counts, from two counting passes
+// over the packed codes.
+void test_genotype_counts(const binary_trait& t, std::span<const std::uint8_t> codes,
+                          std::size_t rows, firth_mode mode, assoc_result& r) {
+  const genotype_counts ca = count_genotypes(codes, rows, t.cases),
+                        co = count_genotypes(codes, rows, t.controls);
+  const double cells[2][3] = {
+      {static_cast<double>(co.hom_a2), static_cast<double>(co.het), static_cast<double>(co.hom_a1)},
+      {static_cast<double>(ca.hom_a2), static_cast<double>(ca.het),
+       static_cast<double>(ca.hom_a1)}};
+  Eigen::Matrix<double, Eigen::Dynamic, 2> x(6, 2);
+  Eigen::VectorXd y(6), count(6);
+  Eigen::Index n = 0;
+  int dosages_seen = 0;
+  for (int dosage = 0; dosage < 3; ++dosage) {
+    dosages_seen += cells[0][dosage] + cells[1][dosage] > 0;
+    for (int status = 0; status < 2; ++status) {
+      if (cells[status][dosage] == 0) continue;
+      x(n, 0) = 1;
+      x(n, 1) = dosage;
+      y[n] = status;
+      count[n] = cells[status][dosage];
+      ++n;
+    }
+  }
+  r.n_obs = ca.hom_a1 + ca.het + ca.hom_a2 + co.hom_a1 + co.het + co.hom_a2;
+  if (dosages_seen <= 1) {
+    r.status = assoc_status::constant;
+    return;
+  }
+  if (r.n_obs <= 2) {
+    r.status = assoc_status::too_few_samples;
+    return;
+  }
+  const std::uint64_t a1_cases = 2 * ca.hom_a1 + ca.het, a2_cases = 2 * ca.hom_a2 + ca.het,
+                      a1_controls = 2 * co.hom_a1 + co.het, a2_controls = 2 * co.hom_a2 + co.het;
+  const bool zero = a1_cases == 0 || a2_cases == 0 || a1_controls == 0 || a2_controls == 0;
+  const Eigen::MatrixXd design = x.topRows(n);
+  fit_column({design, y.head(n), count.head(n)}, t.start, zero, mode, r);
+}
+
+// Any column, sample by sample: `value(row)` is the column's value at a store row, NaN for a
+// missing call. `variants`: values are allele counts, for the zero-count rule.
+template <class Value>
+void test_samples(const binary_trait& t, const Value& value, bool variants, firth_mode mode,
+                  assoc_result& r) {
+  const Eigen::Index nc = t.covariates.cols(), k = 2 + nc;
+  Eigen::MatrixXd x(static_cast<Eigen::Index>(t.rows.size()), k);
+  Eigen::VectorXd y(x.rows());
+  Eigen::Index n = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  double a1[2] = {0, 0}, a2[2] = {0, 0};  // allele counts among controls and cases
+  for (std::size_t j = 0; j < t.rows.size(); ++j) {
+    const double v = value(t.rows[j]);
+    if (std::isnan(v)) continue;
+    const auto jj = static_cast<Eigen::Index>(j);
+    x(n, 0) = 1;
+    x(n, 1) = v;
+    x.row(n).tail(nc) = t.covariates.row(jj);
+    y[n] = t.y[jj];
+    const int status = t.y[jj] == 1;
+    a1[status] += v;
+    a2[status] += 2 - v;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    ++n;
+  }
+  r.n_obs = static_cast<std::uint64_t>(n);
+  if (!(lo < hi)) {
+    r.status = assoc_status::constant;
+    return;
+  }
+  if (n <= k) {
+    r.status = assoc_status::too_few_samples;
+    return;
+  }
+  const bool zero = variants && (a1[0] == 0 || a1[1] == 0 || a2[0] == 0 || a2[1] == 0);
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
+  fit_column({x.topRows(n), y.head(n), ones}, t.start, zero, mode, r);
+}
+
+}  // namespace
+
+assoc_summary logistic_association(const store& s, const selection& sel,
+                                   const phenotype_table& cases, const phenotype_table* covariates,
+                                   const assoc_sink& sink, firth_mode firth,
+                                   const analysis_options& options) {
+  const std::size_t rows = s.num_rows();
+  if (static_cast<std::size_t>(cases.values.rows()) != rows ||
+      (covariates && static_cast<std::size_t>(covariates->values.rows()) != rows) ||
+      sel.row_kept.size() != rows)
+    throw error(errc::invalid_argument, s.path().string() +
+                                            ": phenotypes, covariates and selection must have "
+                                            "one row per sample of the store");
+  if (cases.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
+  if (distributed(options.processes))
+    return detail::distributed_association(
+        s, sel, static_cast<std::size_t>(cases.values.cols()), sink, options,
+        [&](const selection& part, const assoc_sink& local_sink, const analysis_options& alone) {
+          return logistic_association(s, part, cases, covariates, local_sink, firth, alone);
+        });
+  const std::vector<binary_trait> traits = make_traits(sel, cases, covariates);
+  const std::size_t np = traits.size();
+
+  assoc_summary summary;
+  summary.covariates = covariates ? static_cast<std::size_t>(covariates->values.cols()) : 0;
+  for (const binary_trait& t : traits) summary.samples_used.push_back(t.rows.size());
+
+  const bool genotype = s.type() == value_type::genotype;
+  const bool variants = holds_variants(s.type());
+  stream_options so = options.stream;
+  so.values = decode_as::stored;
+  so.decode_values = !genotype;
+  column_stream<double> stream(s, so);
+  if (options.progress)
+    stream.on_progress([&](const pass_progress& p) { options.progress("assoc", p); });
+
+  // Columns travel in blocks (about 4 MiB of codes or values) whose fits run across threads,
+  // one column per task; results reach the sink in order. A fit depends on its column alone,
+  // so the split never changes a result.
+  const std::size_t bytes = genotype ? genotype_column_bytes(rows) : rows * sizeof(double);
+  const std::size_t block = std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256);
+  std::vector<std::uint8_t> codes(genotype ? block * bytes : 0);
+  std::vector<double> values(genotype ? 0 : block * rows);
+  std::vector<std::size_t> block_columns(block), block_positions(block);
+  std::vector<assoc_result> results(block * np);
+  std::size_t filled = 0;
+
+  const auto run_block = [&] {
+    tbb::parallel_for(std::size_t{0}, filled, [&](std::size_t c) {
+      for (std::size_t q = 0; q < np; ++q) {
+        assoc_result& r = results[c * np + q];
+        r = assoc_result{};
+        const binary_trait& t = traits[q];
+        if (genotype) {
+          const std::span<const std::uint8_t> col(codes.data() + c * bytes, bytes);
+          if (t.covariates.cols() == 0) {
+            test_genotype_counts(t, col, rows, firth, r);
+            continue;
+          }
+          test_samples(
+              t,
+              [&](std::size_t row) { return code_dosage[(col[row / 4] >> (2 * (row % 4))) & 3]; },
+              true, firth, r);
+        } else {
+          const double* x = values.data() + c * rows;
+          test_samples(
+              t, [&](std::size_t row) { return x[row]; }, variants, firth, r);
+        }
+      }
+    });
+    for (std::size_t c = 0; c < filled; ++c)
+      sink(block_positions[c], block_columns[c],
+           std::span<const assoc_result>(results.data() + c * np, np));
+    filled = 0;
+  };
+
+  summary.pass = stream.run(sel.columns, [&](const column_view<double>& v) {
+    if (genotype)
+      std::copy(v.codes.begin(), v.codes.begin() + static_cast<std::ptrdiff_t>(bytes),
+                codes.begin() + static_cast<std::ptrdiff_t>(filled * bytes));
+    else
+      std::copy(v.values.begin(), v.values.end(),
+                values.begin() + static_cast<std::ptrdiff_t>(filled * rows));
+    block_columns[filled] = v.column;
+    block_positions[filled] = v.position;
+    if (++filled == block || v.position + 1 == sel.columns.size()) run_block();
+    return true;
+  });
+  return summary;
+}
+
+}  // namespace colflow

@@ -1,0 +1,139 @@
+#include <Eigen/Cholesky>
+#include <cmath>
+#include <limits>
+
+#include "analysis/logistic_regression_internal.hpp"
+
+namespace colflow::detail {
+namespace {
+
+// Newton steps before a fit counts as not converged. Plain likelihood: a converging fit
+// needs 4 to 8 from the null model, so 30 means the estimate runs away (separation), which
+// is when Firth's fit takes over. Firth's fit is slower near separation but always finite.
+constexpr int max_logistic_iterations = 30;
+constexpr int max_firth_iterations = 100;
+constexpr int max_halvings = 30;
+// A step this small (relative to the coefficient, absolute below 1) has converged: Newton's
+// next step would be of its square.
+constexpr double step_tolerance = 1e-9;
+
+// The model at one beta: fitted probabilities, the Fisher information X'WX and its Cholesky
+// factor, and the objective (log-likelihood, plus ½ log det of the information for Firth).
+struct model_at {
+  Eigen::ArrayXd p, w;  // w: count · p(1 − p)
+  Eigen::MatrixXd information;
+  Eigen::LLT<Eigen::MatrixXd> factor;
+  double objective = 0;
+  bool positive_definite = false;
+};
+
+void evaluate(const logistic_data& d, const Eigen::VectorXd& beta, bool firth, model_at& m) {
+  const Eigen::ArrayXd eta = (d.x * beta).array();
+  // One exponential per sample, of a non-positive number: e^−|η| gives p and log(1 + e^η)
+  // without overflow or cancellation. Eigen evaluates it a SIMD vector at a time.
+  const Eigen::ArrayXd t = (-eta.abs()).exp();
+  m.p = (eta >= 0).select(1.0 / (1.0 + t), t / (1.0 + t));
+  m.w = d.count.array() * m.p * (1.0 - m.p);
+  m.information.noalias() = d.x.transpose() * (d.x.array().colwise() * m.w).matrix();
+  m.factor.compute(m.information);
+  // A pivot this small relative to the diagonal is a rank the data cannot carry.
+  m.positive_definite = m.factor.info() == Eigen::Success;
+  if (m.positive_definite) {
+    const auto diagonal = m.factor.matrixLLT().diagonal();
+    for (Eigen::Index j = 0; j < diagonal.size(); ++j)
+      if (!(diagonal[j] * diagonal[j] > 1e-12 * m.information(j, j))) m.positive_definite = false;
+  }
+  const double loglik = (d.count.array() * (d.y.array() * eta - eta.max(0.0) - t.log1p())).sum();
+  m.objective = loglik;
+  if (firth && m.positive_definite)
+    m.objective += m.factor.matrixLLT().diagonal().array().log().sum();  // ½ log det
+}
+
+// The gradient of the objective and the step that Newton's method takes: X'(y − p) weighted
+// by the counts, solved with the information; for Firth plus the penalty's X'(h ∘ (½ − p)),
+// h the diagonal of the hat matrix per sample, solved with X'W(1 + h)X. The penalised
+// objective's curvature is close to that (its own Hessian is costlier): where a single
+// sample determines a coefficient (h near 1) it is twice the information, and steps with
+// the information alone overshoot by as much as they fall short, forever.
+void gradient_and_step(const logistic_data& d, const model_at& m, bool firth,
+                       Eigen::VectorXd& gradient, Eigen::VectorXd& step) {
+  Eigen::ArrayXd r = d.count.array() * (d.y.array() - m.p);
+  if (!firth) {
+    gradient.noalias() = d.x.transpose() * r.matrix();
+    step = m.factor.solve(gradient);
+    return;
+  }
+  // h_i = p_i(1 − p_i) · x_i' I⁻¹ x_i, from the columns of L⁻¹X'.
+  const Eigen::MatrixXd z = m.factor.matrixL().solve(d.x.transpose());
+  const Eigen::ArrayXd h = m.p * (1.0 - m.p) * z.colwise().squaredNorm().transpose().array();
+  r += d.count.array() * h * (0.5 - m.p);
+  gradient.noalias() = d.x.transpose() * r.matrix();
+  const Eigen::MatrixXd curvature =
+      d.x.transpose() * (d.x.array().colwise() * (m.w * (1.0 + h))).matrix();
+  step = curvature.llt().solve(gradient);
+}
+
+}  // namespace
+
+logistic_fit fit_logistic(const logistic_data& d, const Eigen::VectorXd& start, bool firth) {
+  logistic_fit fit;
+  fit.beta = start;
+  model_at m, next;
+  evaluate(d, fit.beta, firth, m);
+  const int limit = firth ? max_firth_iterations : max_logistic_iterations;
+  const double samples = std::max(1.0, d.count.sum());
+  for (fit.iterations = 0; fit.iterations < limit; ++fit.iterations) {
+    if (!m.positive_definite) {
+      fit.outcome = fit_outcome::singular;
+      return fit;
+    }
+    Eigen::VectorXd gradient, step;
+    gradient_and_step(d, m, firth, gradient, step);
+    if (!step.allFinite()) break;
+    // Converged: the step is negligible, or what it promises to gain is below the
+    // objective's rounding (about the sample count times the precision; the score's own
+    // rounding then keeps steps from shrinking in directions that few samples determine).
+    const double promised = gradient.dot(step);
+    bool negligible = true;
+    for (Eigen::Index j = 0; j < step.size(); ++j)
+      negligible = negligible &&
+                   std::fabs(step[j]) <= step_tolerance * std::max(1.0, std::fabs(fit.beta[j]));
+    if (negligible || promised <= 1e-15 * samples) {
+      // The information at beta serves for the covariance: the step changes it by less
+      // than the estimate's own precision.
+      fit.beta += step;
+      fit.outcome = fit_outcome::converged;
+      ++fit.iterations;
+      break;
+    }
+    // Backtracking: halve the step until the objective rises by a fair share of what the
+    // quadratic model promises (Armijo's rule): full Newton steps can overshoot on the
+    // likelihood of a rare allele.
+    const double rounding = 4e-16 * std::max(1.0, std::fabs(m.objective));
+    bool improved = false;
+    for (int halvings = 0; halvings <= max_halvings; ++halvings, step *= 0.5) {
+      evaluate(d, fit.beta + step, firth, next);
+      if (next.positive_definite &&
+          next.objective >= m.objective + 0.25 * promised * std::ldexp(1.0, -halvings) - rounding) {
+        improved = true;
+        break;
+      }
+    }
+    if (!improved) {
+      // No step improves on beta beyond rounding: beta is the maximum to working precision.
+      fit.outcome = m.positive_definite ? fit_outcome::converged : fit_outcome::singular;
+      ++fit.iterations;
+      break;
+    }
+    fit.beta += step;
+    std::swap(m, next);
+  }
+  if (!m.positive_definite) {
+    fit.outcome = fit_outcome::singular;
+    return fit;
+  }
+  fit.covariance = m.factor.solve(Eigen::MatrixXd::Identity(d.x.cols(), d.x.cols()));
+  return fit;
+}
+
+}  // namespace colflow::detail

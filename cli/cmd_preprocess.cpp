@@ -12,7 +12,7 @@ namespace colflow::cli {
 command add_preprocess(CLI::App& app) {
   struct options {
     input_options input;
-    std::string out, codec, dtype = "f64";
+    std::string out, codec, dtype = "f64", sex;
     std::optional<int> level;
     std::optional<double> hard_call_threshold;
     bool shuffle = false, no_shuffle = false, no_standardize = false, standardize = false,
@@ -49,6 +49,11 @@ command add_preprocess(CLI::App& app) {
   app.add_flag("--standardize", o->standardize,
                "Dense input: store standardised values (missing -> 0, centred, z'z = N - 1);\n"
                "by default dense values are kept as they are");
+  app.add_option("--sex", o->sex,
+                 "Set the samples' sex in the store (for X, Y and MT in stats), from a file\n"
+                 "as plink2 --update-sex reads it: FID IID SEX lines, or a header #FID IID ...\n"
+                 "SEX ... / #IID ... SEX ...; SEX 1/M male, 2/F female, 0/NA unknown. Samples\n"
+                 "absent keep the input's sex (the .fam's; unknown for VCF, BGEN without one)");
   app.add_option("--threads", o->input.threads, "Worker threads (default: all cores)");
   app.add_flag("--force", o->force, "Replace an existing store at --out (only when done)");
   app.add_flag("--quiet", o->quiet, "No progress display and no summary");
@@ -84,6 +89,7 @@ command add_preprocess(CLI::App& app) {
     co.shuffle = o->shuffle || (dosage_input && co.keep_dosages && !o->no_shuffle);
     co.standardize = genotype_input || dosage_input ? !o->no_standardize : o->standardize;
     if (o->hard_call_threshold) co.hard_call_threshold = *o->hard_call_threshold;
+    co.sex_file = o->sex;
     co.overwrite = o->force;
 
     progress_line line("preprocess", !o->quiet);

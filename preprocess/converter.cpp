@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/cancellation.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/codec/dosage_codec.hpp"
@@ -148,6 +149,13 @@ convert_result convert(column_source& source, const convert_options& options,
   const std::uint64_t rows = source.rows(), columns = source.columns();
   std::vector<sample_info> samples = source.samples();
   refuse_duplicate_samples(samples, source.description());
+  if (!options.sex_file.empty()) {
+    // Only the samples whose sex changes are rewritten: an unknown sex keeps its spelling.
+    const std::vector<sample_sex> before = sexes_of(samples),
+                                  after = read_sex_file(options.sex_file, samples, before);
+    for (std::size_t i = 0; i < samples.size(); ++i)
+      if (after[i] != before[i]) samples[i].sex = std::to_string(static_cast<int>(after[i]));
+  }
   writer_options wo;
   wo.type = store_type;
   wo.rows = rows;

@@ -293,6 +293,57 @@ TEST(PreprocessTest, RefusesAnExistingOutputWithoutForce) {
   EXPECT_NE(store::open(dir / "s.cf").store_id(), id);
 }
 
+TEST(PreprocessTest, SexFileSetsTheStoredSexesAndABadOneLeavesNoStore) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  // small.fam: iid1 male, iid2 female, iid3 unknown (0); its fourth variant is on Y.
+  {
+    std::ofstream sex(dir / "sex.txt");
+    sex << "#IID SEX\niid1 F\niid3 1\n";
+  }
+  const std::string args = "preprocess --quiet --bed " + prefix("bed-reader/small") + " --out " +
+                           (dir / "s.cf").string();
+  std::string out;
+  ASSERT_EQ(run_cli(args + " --sex " + (dir / "sex.txt").string(), out), 0) << out;
+  const store s = store::open(dir / "s.cf");
+  ASSERT_EQ(s.samples().size(), 3u);
+  EXPECT_EQ(s.samples()[0].sex, "2");
+  EXPECT_EQ(s.samples()[1].sex, "2");  // not in the file: the .fam's
+  EXPECT_EQ(s.samples()[2].sex, "1");
+  // stats counts the new male alone on Y (he has a call there).
+  ASSERT_EQ(
+      run_cli("stats --quiet " + (dir / "s.cf").string() + " --out " + (dir / "s.tsv").string(),
+              out),
+      0)
+      << out;
+  const test::text_table t = test::read_table(dir / "s.tsv");
+  ASSERT_EQ(t.rows.size(), 4u);
+  EXPECT_EQ(t.rows[3][t.column("CHR")], "Y");
+  EXPECT_EQ(t.rows[3][t.column("OBS_CT")], "1");
+  EXPECT_EQ(t.rows[3][t.column("MISSING_CT")], "0");
+  // An unknown sex keeps its spelling unless the file changes it.
+  {
+    std::ofstream sex(dir / "sex.txt");
+    sex << "fid2 iid3 U\nfid1 iid2 2\n";
+  }
+  ASSERT_EQ(run_cli(args + " --force --sex " + (dir / "sex.txt").string(), out), 0) << out;
+  const store again = store::open(dir / "s.cf");
+  EXPECT_EQ(again.samples()[0].sex, "1");
+  EXPECT_EQ(again.samples()[1].sex, "2");
+  EXPECT_EQ(again.samples()[2].sex, "0");
+  // A bad file is refused, naming its line, before anything is written.
+  {
+    std::ofstream sex(dir / "bad.txt");
+    sex << "fid1 iid1 1\nfid1 iid1 2\n";
+  }
+  EXPECT_EQ(run_cli("preprocess --quiet --bed " + prefix("bed-reader/small") + " --out " +
+                        (dir / "b.cf").string() + " --sex " + (dir / "bad.txt").string(),
+                    out),
+            1);
+  EXPECT_NE(out.find("bad.txt:2: sample fid1 iid1 is listed again"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "b.cf"));
+}
+
 TEST(PreprocessTest, WriteErrorLeavesNoStore) {
   REQUIRE_SHARED_DATA();
   test::temp_dir dir;

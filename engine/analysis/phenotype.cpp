@@ -6,13 +6,64 @@
 #include <cmath>
 #include <limits>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "analysis/sample_lines_internal.hpp"
 #include "colflow/error.hpp"
 #include "io/text_table_internal.hpp"
 
 namespace colflow {
+
+namespace detail {
+namespace {
+
+std::string key(std::string_view fid, std::string_view iid) {
+  std::string k(fid);
+  k += '\t';
+  k += iid;
+  return k;
+}
+
+}  // namespace
+
+sample_lines::sample_lines(const std::vector<sample_info>& samples, std::filesystem::path file)
+    : samples_(samples), file_(std::move(file)) {
+  // An IID that several store samples share (in different families) cannot be matched alone.
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    by_fid_iid_.emplace(key(samples[i].fid, samples[i].iid), i);
+    const auto [it, fresh] = by_iid_.emplace(samples[i].iid, i);
+    if (!fresh) it->second = absent;
+  }
+}
+
+std::size_t sample_lines::row_of(std::span<const std::string_view> f, bool has_fid,
+                                 std::size_t line) {
+  const std::string_view iid = has_fid ? f[1] : f[0];
+  std::string k = has_fid ? key(f[0], iid) : std::string(iid);
+  const std::string who = has_fid ? std::string(f[0]) + " " + std::string(iid) : std::string(iid);
+  if (const auto [it, fresh] = seen_.emplace(k, line); !fresh)
+    throw error(errc::bad_input, where(file_, line) + "sample " + who +
+                                     " is listed again (first on line " +
+                                     std::to_string(it->second) + ")");
+  if (has_fid) {
+    const auto it = by_fid_iid_.find(k);
+    return it == by_fid_iid_.end() ? absent : it->second;
+  }
+  const auto it = by_iid_.find(k);
+  if (it == by_iid_.end()) return absent;
+  if (it->second == absent) {
+    std::string families;
+    for (const sample_info& s : samples_)
+      if (s.iid == iid) families += (families.empty() ? "" : ", ") + s.fid;
+    throw error(errc::bad_input, where(file_, line) + "IID " + std::string(iid) +
+                                     " is ambiguous: the store has it in families " + families +
+                                     "; give FID and IID (a header starting with #FID IID)");
+  }
+  return it->second;
+}
+
+}  // namespace detail
+
 namespace {
 
 bool is_missing(std::string_view v) {
@@ -30,13 +81,6 @@ double parse_value(std::string_view v, const std::filesystem::path& file, std::s
     throw error(errc::bad_input, detail::where(file, line) + "'" + std::string(v) + "' in column " +
                                      name + " is not a number");
   return x;
-}
-
-std::string key(std::string_view fid, std::string_view iid) {
-  std::string k(fid);
-  k += '\t';
-  k += iid;
-  return k;
 }
 
 // Columns of PLINK 2's sample files that describe the sample rather than measure it: a .psam
@@ -57,21 +101,12 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                                 const std::vector<sample_info>& samples,
                                 std::span<const std::string> names,
                                 const std::string& default_name) {
-  // Store rows by FID and IID, and by IID alone for files without FIDs; an IID that several
-  // store samples share (in different families) cannot be matched alone.
-  std::unordered_map<std::string, std::size_t> row_of, row_of_iid;
-  constexpr std::size_t ambiguous = ~std::size_t{0};
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    row_of.emplace(key(samples[i].fid, samples[i].iid), i);
-    const auto [it, fresh] = row_of_iid.emplace(samples[i].iid, i);
-    if (!fresh) it->second = ambiguous;
-  }
+  detail::sample_lines ids(samples, file);
 
   std::vector<std::string> file_names;
   std::vector<std::size_t> take;  // file field of each output column
   std::size_t fields_expected = 0;
   id_layout layout;
-  std::unordered_map<std::string, std::size_t> seen;  // sample -> first line
   phenotype_table t;
 
   const auto choose_columns = [&](std::size_t fields) {
@@ -147,35 +182,14 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                                        std::to_string(fields_expected) + " fields, found " +
                                        std::to_string(f.size()));
     ++t.file_samples;
-    const std::string_view iid = layout.has_fid ? f[1] : f[0];
-    std::string k = layout.has_fid ? key(f[0], iid) : std::string(iid);
-    const std::string who =
-        layout.has_fid ? std::string(f[0]) + " " + std::string(iid) : std::string(iid);
-    if (const auto [it, fresh] = seen.emplace(std::move(k), line); !fresh)
-      throw error(errc::bad_input, detail::where(file, line) + "sample " + who +
-                                       " is listed again (first on line " +
-                                       std::to_string(it->second) + ")");
-    std::size_t row = ambiguous;
-    if (layout.has_fid) {
-      if (const auto it = row_of.find(key(f[0], iid)); it != row_of.end()) row = it->second;
-    } else if (const auto it = row_of_iid.find(std::string(iid)); it != row_of_iid.end()) {
-      if (it->second == ambiguous) {
-        std::string families;
-        for (const sample_info& s : samples)
-          if (s.iid == iid) families += (families.empty() ? "" : ", ") + s.fid;
-        throw error(errc::bad_input, detail::where(file, line) + "IID " + std::string(iid) +
-                                         " is ambiguous: the store has it in families " + families +
-                                         "; give FID and IID (a header starting with #FID IID)");
-      }
-      row = it->second;
-    }
+    const std::size_t row = ids.row_of(f, layout.has_fid, line);
     // Values are checked even for samples the store does not have: a typo is a typo.
     for (std::size_t c = 0; c < take.size(); ++c) {
       const double v = parse_value(f[take[c]], file, line, t.names[c]);
-      if (row != ambiguous)
+      if (row != detail::sample_lines::absent)
         t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = v;
     }
-    if (row != ambiguous) ++t.matched_samples;
+    if (row != detail::sample_lines::absent) ++t.matched_samples;
   });
   if (fields_expected == 0) throw error(errc::bad_input, file.string() + ": the file is empty");
   return t;

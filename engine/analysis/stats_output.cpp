@@ -1,4 +1,5 @@
 // The table of `colflow stats`, written from column_summaries().
+#include <limits>
 #include <string>
 
 #include "analysis/result_table_internal.hpp"
@@ -23,13 +24,16 @@ void write_stats(const store& s, const selection& sel, std::span<const column_su
   else
     detail::write_header(out, {"ID", "OBS_CT", "MISSING_CT", "MEAN", "SD", "MIN", "MAX"});
   const auto& columns = s.columns();
-  const double selected = static_cast<double>(sel.rows.size());
   for (std::size_t k = 0; k < summaries.size(); ++k) {
     const column_info& c = columns[sel.columns[k]];
     const column_summary& r = summaries[k];
     if (genotype) {
       out.text(c.chrom).text(c.id).text(c.pos).text(c.a1).text(c.a2);
-      out.integer(r.observed).integer(r.missing).number(static_cast<double>(r.missing) / selected);
+      // Over the counted samples: the selected ones, but on Y only the males (PLINK 2's .vmiss).
+      const double counted = static_cast<double>(r.observed + r.missing);
+      out.integer(r.observed).integer(r.missing);
+      out.number(counted > 0 ? static_cast<double>(r.missing) / counted
+                             : std::numeric_limits<double>::quiet_NaN());
       out.number(r.a1_freq).number(r.mean).number(r.sd);
     } else {
       out.text(c.id).integer(r.observed).integer(r.missing).number(r.mean).number(r.sd);

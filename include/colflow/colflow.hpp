@@ -34,4 +34,5 @@
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/analysis/stats.hpp"

@@ -5,7 +5,7 @@
 # written on 1, 2 and 3 ranks are byte-identical to one process's, on a genotype store and a
 # zstd float64 store, with --keep/--extract selections and a row count that splits unevenly;
 # so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
-# loadings at 17 digits), whose columns the ranks share;
+# loadings at 17 digits), whose columns the ranks share, and stats on X, Y, XY and MT with --sex;
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
@@ -89,6 +89,22 @@ for store in geno.cf dense.cf; do
     same_files "assoc $store, $r ranks" "a0-$store" "a$r-$store" .PHENO1.assoc.tsv .PHENO2.assoc.tsv
     same_files "pca $store, $r ranks" "p0-$store" "p$r-$store" .eigenval .eigenvec .loadings.tsv
   done
+done
+
+# stats on X, Y, XY and MT (the sim's variants spread over them), whose counts need the samples'
+# sexes (from --sex): those columns are passed over even with every sample, the others answered
+# from the index; on ranks, the same bytes.
+awk 'BEGIN { split("1 X Y XY MT", c) } { $1 = c[NR % 5 + 1]; print }' sim.bim > sexed.bim
+awk '{ print $1, $2, NR % 3 }' sim.fam > sex.txt
+"$colflow" preprocess --bed-file sim.bed --bim sexed.bim --fam sim.fam --out sexed.cf --quiet
+for sel in all keep; do
+  args=(--sex sex.txt)
+  [[ $sel == keep ]] && args+=("${select[@]}")
+  for r in 0 2 3; do
+    on_ranks "$r" stats sexed.cf "${args[@]}" --digits 17 --quiet --out "x$r-$sel.tsv" 2>"err$r" ||
+      bad "stats of sex chromosomes on $r ranks: $(cat "err$r")"
+  done
+  for r in 2 3; do same_files "stats of sex chromosomes ($sel), $r ranks" "x0-$sel" "x$r-$sel" .tsv; done
 done
 
 # Threads inside ranks: with 20,000 samples (5 blocks) rank 1 of 2 owns 3 blocks, enough for

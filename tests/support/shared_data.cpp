@@ -55,7 +55,8 @@ bool same_as_printed(double ours, const std::string& printed) {
          1.0001 * std::pow(10.0, std::floor(std::log10(std::fabs(ref))) - 5);
 }
 
-std::string plink2_input(const std::string& bfile, const std::filesystem::path& dir) {
+std::string plink2_input(const std::string& bfile, const std::filesystem::path& dir,
+                         bool keep_sex) {
   const std::string copy = (dir / "plink2_in").string();
   std::filesystem::copy_file(bfile + ".bim", copy + ".bim",
                              std::filesystem::copy_options::overwrite_existing);
@@ -65,7 +66,10 @@ std::string plink2_input(const std::string& bfile, const std::filesystem::path& 
     std::ofstream fam(copy + ".fam");
     for (std::string line; std::getline(in, line);)
       if (line.find_first_not_of(" \t\r") != std::string::npos) {
-        fam << "f" << n << " s" << n << " 0 0 0 -9\n";
+        std::istringstream fields(line);
+        std::string sex;
+        for (int k = 0; k < 5; ++k) fields >> sex;  // the fifth field
+        fam << "f" << n << " s" << n << " 0 0 " << (keep_sex ? sex : "0") << " -9\n";
         ++n;
       }
   }

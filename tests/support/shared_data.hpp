@@ -23,8 +23,8 @@ std::filesystem::path uk10k_store(const std::filesystem::path& dir);
 std::vector<std::string> all_datasets();
 
 // PLINK applies ploidy rules on sex chromosomes and mitochondria (and --glm adds sex as a
-// covariate on X); colflow counts A1 alleles everywhere (docs/DESIGN.md §2), so comparisons skip
-// them.
+// covariate on X); `colflow stats` follows the rules (colflow/analysis/sex_chromosomes.hpp), the
+// other analyses count A1 alleles everywhere (docs/DESIGN.md §2), so their comparisons skip them.
 bool is_sex_or_mt_chromosome(const std::string& chrom);
 
 // True when `ours` equals what PLINK printed to 6 significant digits: within one unit of the
@@ -34,8 +34,10 @@ bool same_as_printed(double ours, const std::string& printed);
 // A copy of a dataset that plink2 2.00a3.5 (Debian 12) reads as intended, under `dir`:
 // samples renamed f<i> s<i> in the same order (plink2 refuses an IID of '0'), and the padding
 // bits of each variant's last byte zeroed (with non-zero padding, as in switchgrass, plink2
-// miscounts --freq although the calls it exports are right). Returns its prefix.
-std::string plink2_input(const std::string& bfile, const std::filesystem::path& dir);
+// miscounts --freq although the calls it exports are right). The samples' sex is unknown (0),
+// or with `keep_sex` the dataset's. Returns its prefix.
+std::string plink2_input(const std::string& bfile, const std::filesystem::path& dir,
+                         bool keep_sex = false);
 
 // Runs plink2 with `args`; a failure is a test failure carrying plink2's output.
 void run_plink2(const std::string& args);

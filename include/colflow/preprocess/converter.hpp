@@ -64,6 +64,11 @@ struct convert_options {
   /// Dosage sources with a genotype codec: a dosage within this distance of 0, 1 or 2 becomes
   /// that hard call, others a missing call (PLINK 2's --hard-call-threshold and its default).
   double hard_call_threshold = 0.1;
+  /// A sex file (read_sex_file, analysis/sex_chromosomes.hpp) setting the samples' sex in the
+  /// store ("1" male, "2" female, "0" unknown; samples it omits keep the source's): for the
+  /// ploidy rules of X, Y and MT, e.g. on a VCF or BGEN store, whose samples have no sex. Empty:
+  /// the source's sexes.
+  std::filesystem::path sex_file;
   bool overwrite = false;  ///< replace an existing store at `out` (only when done)
   unsigned tokens = 0;     ///< columns in flight; 0 = 4 x the worker threads
 };
@@ -105,7 +110,9 @@ struct convert_result {
 /// (a genotype codec with dense input, a genotype dtype for a float store, a level out of the
 /// codec's range, a level with auto, a hard-call threshold outside 0..0.5), checked before
 /// anything is written;
-/// errc::bad_input when two samples have the same FID and IID (PLINK 2 refuses them too);
+/// errc::bad_input when two samples have the same FID and IID (PLINK 2 refuses them too) and
+/// read_sex_file's errors for `sex_file` (not_found, bad_input), checked before anything is
+/// written;
 /// errc::already_exists when the store exists and `overwrite` is false; errc::cancelled on a
 /// stop request; whatever the source throws; errc::io_error when the store cannot be written.
 /// A failure while appending names the column. On any failure no store is left at the target

@@ -7,6 +7,7 @@
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/case_control.hpp"
 #include "colflow/analysis/phenotype.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
@@ -21,7 +22,7 @@ bool listed(const std::vector<std::string>& list, const std::string& name) {
 
 struct assoc_options {
   analysis_flags common;
-  std::string pheno, covar, out;
+  std::string pheno, covar, out, sex;
   std::vector<std::string> pheno_names, covar_names, binary, quantitative;
   bool quantile_normalize = false, covar_standardize = false, zero_one = false, beta = false;
   std::string firth = "fallback";
@@ -107,6 +108,11 @@ command add_assoc(CLI::App& app) {
   app.add_flag("--beta", o->beta,
                "Case/control tables: the log odds ratio and its SE (BETA SE) in place of OR and "
                "LOG(OR)_SE");
+  app.add_option(
+      "--sex", o->sex,
+      "Samples' sexes for X and Y tests, as plink2 --update-sex reads them: FID IID SEX\n"
+      "lines, or a header #FID IID ... SEX ... / #IID ... SEX ...; SEX 1/M male, 2/F\n"
+      "female, 0/NA unknown. Samples absent keep the store's sex (the .fam's)");
   app.add_option("--out", o->out,
                  "Output prefix: writes PREFIX.<phenotype>.assoc.tsv (quantitative) or "
                  "PREFIX.<phenotype>.logistic.tsv (case/control)")
@@ -125,7 +131,11 @@ command add_assoc(CLI::App& app) {
       "Samples without the phenotype or a covariate are left out, and per column those with a\n"
       "missing call. A test without an estimate has NA values and a NOTE: CONST_COLUMN,\n"
       "TOO_FEW_SAMPLES, COLLINEAR (with the covariates) or NOT_CONVERGED; NOTE is '.'\n"
-      "otherwise.");
+      "otherwise.\n"
+      "Sex chromosomes, as PLINK 2 --glm by default: on X sex is one more covariate (when it\n"
+      "varies) and samples of unknown sex are left out, a male's call counting 0 or 2 copies;\n"
+      "on Y only males are tested; on Y and MT a call counts 0 or 1 copies (haploid). Sexes\n"
+      "come from the store (the .fam's), or --sex.");
   return [o] {
     analysis_run run("assoc", o->common);
     const store& s = run.source();
@@ -157,6 +167,9 @@ command add_assoc(CLI::App& app) {
               " needs --covar");
     }
     const phenotype_table* covariates = o->covar.empty() ? nullptr : &covar;
+    const std::vector<sample_sex> sexes =
+        o->sex.empty() ? sexes_of(s.samples())
+                       : read_sex_file(o->sex, s.samples(), sexes_of(s.samples()));
 
     // On MPI ranks, rank 0 alone writes (every rank receives every result). The tables of
     // both models are committed together at the end, so a failed run leaves none.
@@ -165,8 +178,9 @@ command add_assoc(CLI::App& app) {
     assoc_summary linear, logistic;
     if (!pheno.names.empty()) {
       if (is_writer()) linear_tables.emplace(s, pheno.names, o->out, o->common.digits);
-      linear = linear_association(s, run.selected(), pheno, covariates,
-                                  linear_tables ? linear_tables->sink() : discard, run.options());
+      linear =
+          linear_association(s, run.selected(), pheno, covariates,
+                             linear_tables ? linear_tables->sink() : discard, run.options(), sexes);
     }
     if (!cases.names.empty()) {
       if (is_writer())
@@ -177,7 +191,7 @@ command add_assoc(CLI::App& app) {
                                       o->firth == "always"  ? firth_mode::always
                                       : o->firth == "never" ? firth_mode::never
                                                             : firth_mode::fallback,
-                                      run.options());
+                                      run.options(), sexes);
     }
     if (!is_writer()) return 0;
     const auto report = [&](std::optional<assoc_writer>& tables, const phenotype_table& t,

@@ -5,6 +5,7 @@
 #include <tbb/global_control.h>
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -252,7 +253,8 @@ TEST(LogisticAssocTest, DenseScanEqualsExplicitFitsAndFlagsConstantAndCollinearC
 
 // A genotype store of the given dosages (-1 missing), one column per vector.
 void write_dosage_columns(const std::filesystem::path& path,
-                          const std::vector<std::vector<int>>& columns) {
+                          const std::vector<std::vector<int>>& columns,
+                          const std::vector<std::string>& chromosomes = {}) {
   const std::uint64_t n = columns.front().size();
   writer_options options;
   options.type = value_type::genotype;
@@ -266,8 +268,9 @@ void write_dosage_columns(const std::filesystem::path& path,
       const unsigned code = g < 0 ? 1u : g == 2 ? 0u : g == 1 ? 2u : 3u;
       codes[i / 4] = static_cast<std::uint8_t>(codes[i / 4] | code << (2 * (i % 4)));
     }
-    w.append(encode_genotype_column(codes, n, column_encoding{codec_id::zstd, 1}),
-             test::numbered_column(j));
+    column_info info = test::numbered_column(j);
+    if (!chromosomes.empty()) info.chrom = chromosomes[j];
+    w.append(encode_genotype_column(codes, n, column_encoding{codec_id::zstd, 1}), info);
   }
   w.finish();
 }
@@ -318,6 +321,64 @@ TEST(LogisticAssocTest, SeparationGoesToFirthUnlessNeverAndEveryModeIsHonoured) 
   }
   x.assign(common.begin(), common.end());
   expect_close(always[1][0], reference_fit(x, t.cases.values.col(0), none, all, true), "common");
+}
+
+// The library's sex-chromosome rules against explicit fits: X with sex as a covariate on the
+// samples of known sex, Y on the males with half the dosage; a phenotype without a case
+// among the males is untestable on Y alone.
+TEST(LogisticAssocTest, SexChromosomeRunsEqualExplicitFitsAndUntestablePhenotypesAreMarked) {
+  test::temp_dir dir;
+  const std::size_t n = 240;
+  std::mt19937_64 rng(8);
+  std::vector<sample_sex> sex(n);
+  trait_data t;
+  t.cases.names = {"A", "B"};
+  t.cases.values.resize(static_cast<Eigen::Index>(n), 2);
+  std::vector<int> g(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    sex[i] = i < 6 ? sample_sex::unknown : i % 2 ? sample_sex::male : sample_sex::female;
+    t.cases.values(static_cast<Eigen::Index>(i), 0) = rng() % 3 == 0;
+    // B: cases among the females only.
+    t.cases.values(static_cast<Eigen::Index>(i), 1) = sex[i] == sample_sex::female && i % 5 == 0;
+    g[i] = static_cast<int>(rng() % 3);
+  }
+  write_dosage_columns(dir / "g.cf", {g, g, g}, {"1", "X", "Y"});
+  const store s = store::open(dir / "g.cf");
+  std::vector<std::vector<assoc_result>> got;
+  logistic_association(
+      s, selection::all(s), t.cases, nullptr,
+      [&](std::size_t, std::size_t, std::span<const assoc_result> r) {
+        got.emplace_back(r.begin(), r.end());
+      },
+      firth_mode::fallback, {}, sex);
+  ASSERT_EQ(got.size(), 3u);
+  const std::vector<std::uint8_t> all(n, 1);
+  std::vector<std::uint8_t> known(n), males(n);
+  Eigen::MatrixXd sex_covariate(static_cast<Eigen::Index>(n), 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    known[i] = sex[i] != sample_sex::unknown;
+    males[i] = sex[i] == sample_sex::male;
+    sex_covariate(static_cast<Eigen::Index>(i), 0) = sex[i] == sample_sex::male     ? 1.0
+                                                     : sex[i] == sample_sex::female ? 2.0
+                                                                                    : NAN;
+  }
+  const std::vector<double> x(g.begin(), g.end());
+  std::vector<double> half(n);
+  for (std::size_t i = 0; i < n; ++i) half[i] = x[i] / 2;
+  const Eigen::MatrixXd none(static_cast<Eigen::Index>(n), 0);
+  for (Eigen::Index p = 0; p < 2; ++p) {
+    const auto q = static_cast<std::size_t>(p);
+    expect_close(got[0][q], reference_fit(x, t.cases.values.col(p), none, all, false), "chr1");
+    // B: SEX separates its cases (none among the males), so its plain fit runs away and
+    // Firth's takes over.
+    EXPECT_EQ(got[1][q].firth, p == 1);
+    expect_close(got[1][q], reference_fit(x, t.cases.values.col(p), sex_covariate, known, p == 1),
+                 "X");
+  }
+  expect_close(got[2][0], reference_fit(half, t.cases.values.col(0), none, males, false), "Y");
+  EXPECT_EQ(got[2][0].n_obs, static_cast<std::uint64_t>(std::count(males.begin(), males.end(), 1)));
+  EXPECT_EQ(got[2][1].status, assoc_status::too_few_samples);
+  EXPECT_TRUE(std::isnan(got[2][1].beta));
 }
 
 TEST(LogisticAssocTest, ResultsAreBitIdenticalAtAnyThreadCount) {
@@ -457,7 +518,8 @@ void write_case_control_traits(const std::vector<sample_info>& samples,
 //   with fewer observations than the phenotype's samples only OR (exact) is compared.
 // Returns the number of Firth fits compared.
 std::size_t compare_with_plink2(const std::filesystem::path& ours,
-                                const std::filesystem::path& theirs, const std::string& what) {
+                                const std::filesystem::path& theirs, const std::string& what,
+                                bool sex_chromosomes = false) {
   const test::text_table a = test::read_table(ours), p = test::read_table(theirs);
   const std::size_t a_chr = a.column("CHR"), a_id = a.column("ID"), a_a1 = a.column("A1"),
                     a_firth = a.column("FIRTH?"), a_n = a.column("N_OBS"),
@@ -465,12 +527,15 @@ std::size_t compare_with_plink2(const std::filesystem::path& ours,
   const std::size_t p_id = p.column("ID"), p_a1 = p.column("A1"), p_firth = p.column("FIRTH?"),
                     p_n = p.column("OBS_CT"), p_p = p.column("P"), p_err = p.column("ERRCODE");
   std::map<std::string, std::size_t> line_of;
-  for (std::size_t j = 0; j < p.rows.size(); ++j) line_of[p.rows[j][p_id]] = j;
-  std::uint64_t samples = 0;  // the phenotype's: the largest N_OBS
-  for (const auto& r : a.rows) samples = std::max<std::uint64_t>(samples, std::stoull(r[a_n]));
+  for (std::size_t j = 0; j < p.rows.size(); ++j)  // the column's test, not SEX's on X
+    if (p.rows[j][p.column("TEST")] == "ADD") line_of[p.rows[j][p_id]] = j;
+  // The phenotype's samples: the largest N_OBS (on each chromosome: X and Y use fewer).
+  std::map<std::string, std::uint64_t> samples;
+  for (const auto& r : a.rows)
+    samples[r[a_chr]] = std::max<std::uint64_t>(samples[r[a_chr]], std::stoull(r[a_n]));
   std::size_t compared = 0, firth = 0;
   for (const auto& r : a.rows) {
-    if (test::is_sex_or_mt_chromosome(r[a_chr])) continue;
+    if (test::is_sex_or_mt_chromosome(r[a_chr]) != sex_chromosomes) continue;
     const std::string where = what + " " + r[a_id];
     const auto it = line_of.find(r[a_id]);
     if (it == line_of.end()) {
@@ -498,7 +563,7 @@ std::size_t compare_with_plink2(const std::filesystem::path& ours,
     const double want_or = num(q[p.column("OR")]), want_z = num(q[p.column("Z_STAT")]);
     EXPECT_NEAR(flip ? 1 / odds : odds, want_or, tolerance * want_or) << where << " OR";
     ++compared;
-    if (std::stoull(r[a_n]) < samples) continue;
+    if (std::stoull(r[a_n]) < samples[r[a_chr]]) continue;
     firth += is_firth;
     EXPECT_NEAR(num(r[a.column("LOG(OR)_SE")]), num(q[p.column("LOG(OR)_SE")]),
                 tolerance * num(q[p.column("LOG(OR)_SE")]))
@@ -578,6 +643,108 @@ TEST(LogisticAssocTest, EqualsPlink2GlmFirthFallbackWithAndWithoutCovariates) {
       EXPECT_EQ(alone, 3) << "HapMap3 has variants with missing calls";
     }
   }
+}
+
+// HapMap3 with its sexes, 20 of them made unknown, and its MT variants relabelled Y (HapMap3
+// has none): colflow and plink2 read the same files. On X plink2 --glm adds sex as a
+// covariate and leaves out the samples of unknown sex; on Y it tests the males alone.
+TEST(LogisticAssocTest, SexChromosomesFollowPlink2GlmDefaultsForBothModels) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const std::string d = dir.path().string() + "/";
+  const std::string p2 = test::plink2_input(test::dataset("hapmap3/HapMap3"), dir.path(), true);
+  {
+    const std::vector<char> bim = test::read_file(p2 + ".bim"), fam = test::read_file(p2 + ".fam");
+    std::ofstream b(p2 + ".bim"), f(p2 + ".fam");
+    std::istringstream bl(std::string(bim.begin(), bim.end())),
+        fl(std::string(fam.begin(), fam.end()));
+    std::size_t y = 0, unknown = 0;
+    for (std::string line; std::getline(bl, line);) {
+      if (line.rfind("26\t", 0) == 0) {
+        line = "24" + line.substr(2);
+        ++y;
+      }
+      b << line << "\n";
+    }
+    for (std::string line; std::getline(fl, line);) {
+      std::istringstream fields(line);
+      std::string fid, iid, pat, mat, sex, ph;
+      fields >> fid >> iid >> pat >> mat >> sex >> ph;
+      if (unknown < 20 && sex != "0") {
+        sex = "0";
+        ++unknown;
+      }
+      f << fid << " " << iid << " " << pat << " " << mat << " " << sex << " " << ph << "\n";
+    }
+    ASSERT_GT(y, 0u);
+  }
+  std::string out;
+  const std::string st = d + "s.cf";
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + p2 + " --out " + st, out), 0) << out;
+  const store s = store::open(st);
+  // Traits and covariates under plink2's IDs, which the store has too; a quantitative trait.
+  write_case_control_traits(s.samples(), dir.path());
+  {
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> normal;
+    std::ofstream q(d + "q.txt");
+    q << "#FID IID Q\n";
+    for (const sample_info& x : s.samples())
+      q << x.fid << " " << x.iid << " " << normal(rng) << "\n";
+  }
+  ASSERT_EQ(
+      test::run_cli("assoc " + st + " --quiet --digits 12 --pheno " + d +
+                        "ph_p2.txt --pheno-name B1 --covar " + d + "cv_p2.txt --out " + d + "a",
+                    out),
+      0)
+      << out;
+  test::run_plink2("--bfile " + p2 + " --pheno " + d + "ph_p2.txt --pheno-name B1 --covar " + d +
+                   "cv_p2.txt --glm hide-covar firth-fallback --out " + d + "pa");
+  compare_with_plink2(d + "a.B1.logistic.tsv", d + "pa.B1.glm.logistic.hybrid", "X/Y logistic",
+                      true);
+  // The linear model, without covariates: SEX alone is added on X.
+  ASSERT_EQ(
+      test::run_cli("assoc " + st + " --quiet --digits 12 --pheno " + d + "q.txt --out " + d + "q",
+                    out),
+      0)
+      << out;
+  test::run_plink2("--bfile " + p2 + " --pheno " + d + "q.txt --glm allow-no-covars --out " + d +
+                   "pq");
+  const test::text_table a = test::read_table(d + "q.Q.assoc.tsv"),
+                         p = test::read_table(d + "pq.Q.glm.linear");
+  std::map<std::string, std::size_t> line_of;
+  for (std::size_t j = 0; j < p.rows.size(); ++j)
+    if (p.rows[j][p.column("TEST")] == "ADD") line_of[p.rows[j][p.column("ID")]] = j;
+  std::map<std::string, std::size_t> compared;
+  std::map<std::string, std::uint64_t> n_obs;
+  for (const auto& r : a.rows) {
+    const std::string chr = r[a.column("CHR")];
+    if (chr != "X" && chr != "Y") continue;
+    const auto& q = p.rows.at(line_of.at(r[a.column("ID")]));
+    const std::string where = chr + " " + r[a.column("ID")];
+    ASSERT_EQ(r[a.column("N_OBS")], q[p.column("OBS_CT")]) << where;
+    n_obs[chr] = std::max<std::uint64_t>(n_obs[chr], std::stoull(r[a.column("N_OBS")]));
+    if (q[p.column("P")] == "NA") continue;
+    const double sign = r[a.column("A1")] == q[p.column("A1")] ? 1.0 : -1.0;
+    for (const char* c : {"BETA", "SE", "T_STAT", "P"}) {
+      const bool flips = std::string(c) == "BETA" || std::string(c) == "T_STAT";
+      EXPECT_TRUE(
+          test::same_as_printed(std::stod(r[a.column(c)]) * (flips ? sign : 1.0), q[p.column(c)]))
+          << where << " " << c << ": " << r[a.column(c)] << " vs " << q[p.column(c)];
+    }
+    ++compared[chr];
+  }
+  EXPECT_GT(compared["X"], 50u);
+  EXPECT_GT(compared["Y"], 0u);
+  // Y: the males alone (HapMap3: 470, less those made unknown); X: every sample of known sex.
+  std::size_t males = 0, known = 0;
+  for (const sample_sex x : sexes_of(s.samples())) {
+    males += x == sample_sex::male;
+    known += x != sample_sex::unknown;
+  }
+  EXPECT_EQ(n_obs["Y"], males);
+  EXPECT_EQ(n_obs["X"], known);
+  EXPECT_LT(known, s.num_rows());
 }
 
 TEST(LogisticAssocTest, CommandDetectsTraitsAndHonoursBinaryQuantitativeAndZeroOneCoding) {

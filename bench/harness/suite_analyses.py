@@ -3,6 +3,8 @@
   stats               plink2 --freq --missing          plink1.9 --freq --missing
   assoc, 1 phenotype  plink2 --glm allow-no-covars     plink1.9 --assoc (quantitative: Wald t)
   assoc, 10 phenos    the same with 10 phenotype columns (plink1.9: --all-pheno)
+  assoc, case/control plink2 --glm allow-no-covars firth-fallback (the phenotype's top 30% cases)
+  the same with 2 covariates (hide-covar)
   pca --k 10          plink2 --pca 10 approx
   preprocess          plink2 --make-bed, plink1.9 --make-bed (a reference for I/O speed: each
                       reads the .bed and writes a file set of about its size); colflow's
@@ -36,6 +38,27 @@ def ten_phenotypes(ctx: Context, data: Dataset) -> str:
     return path
 
 
+def case_control(ctx: Context, data: Dataset) -> tuple[str, str]:
+    """A case/control phenotype (the simulated phenotype's top 30% are cases, PLINK's 1/2 codes)
+    and 2 covariates (one normal, one 0/1), with headers."""
+    name = os.path.basename(data.prefix)
+    pheno, covar = ctx.ws.path(name + ".cc"), ctx.ws.path(name + ".covar")
+    if not (os.path.exists(covar) and os.path.getmtime(covar) > os.path.getmtime(data.pheno)):
+        with open(data.pheno) as f:
+            rows = [line.split() for line in f]
+        cut = sorted(float(y) for _, _, y in rows)[int(0.7 * len(rows))]
+        rng = random.Random(11)
+        with open(pheno + ".tmp", "w") as p, open(covar + ".tmp", "w") as c:
+            p.write("#FID IID CC\n")
+            c.write("#FID IID C1 C2\n")
+            for fid, iid, y in rows:
+                p.write(f"{fid} {iid} {2 if float(y) >= cut else 1}\n")
+                c.write(f"{fid} {iid} {rng.gauss(0, 1):.6f} {rng.randint(0, 1)}\n")
+        os.replace(pheno + ".tmp", pheno)
+        os.replace(covar + ".tmp", covar)
+    return pheno, covar
+
+
 def run(ctx: Context) -> list[Comparison]:
     data, t = ctx.main, str(ctx.threads)
     store = ctx.ws.store(data, "genotype", "--codec", "genotype")
@@ -44,6 +67,7 @@ def run(ctx: Context) -> list[Comparison]:
     plink2 = ["plink2", "--bfile", data.prefix, "--threads", t, "--silent"]
     plink19 = ["plink1.9", "--bfile", data.prefix, "--threads", t, "--silent", "--allow-no-sex"]
     pheno10 = ten_phenotypes(ctx, data)
+    cc, covar = case_control(ctx, data)
 
     def command(cmd):
         return lambda: timed(cmd, ctx.ws.dir)
@@ -74,6 +98,16 @@ def run(ctx: Context) -> list[Comparison]:
                            "--out", f"{out}/c10"]),
         ("plink2 --glm", plink2 + ["--pheno", pheno10, "--glm", "allow-no-covars", "--out", f"{out}/p2b"]),
         ("plink1.9 --assoc", plink19 + ["--pheno", pheno10, "--all-pheno", "--assoc", "--out", f"{out}/p19b"])])
+    compare("assoc, case/control", [
+        ("colflow assoc", [ctx.colflow, "assoc", store, "--quiet", "--threads", t, "--pheno", cc,
+                           "--out", f"{out}/cl"]),
+        ("plink2 --glm", plink2 + ["--pheno", cc, "--glm", "allow-no-covars", "firth-fallback",
+                                   "--out", f"{out}/p2l"])])
+    compare("assoc, case/control, 2 covariates", [
+        ("colflow assoc", [ctx.colflow, "assoc", store, "--quiet", "--threads", t, "--pheno", cc,
+                           "--covar", covar, "--out", f"{out}/clc"]),
+        ("plink2 --glm", plink2 + ["--pheno", cc, "--covar", covar, "--glm", "hide-covar",
+                                   "firth-fallback", "--out", f"{out}/p2lc"])])
     compare("pca, 10 components", [
         ("colflow pca", [ctx.colflow, "pca", store, "--quiet", "--threads", t, "--k", "10", "--out", f"{out}/cp"]),
         ("plink2 --pca approx", plink2 + ["--pca", "10", "approx", "--out", f"{out}/p2p"])],

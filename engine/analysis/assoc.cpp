@@ -9,6 +9,7 @@
 
 #include "analysis/assoc_internal.hpp"
 #include "analysis/column_share_internal.hpp"
+#include "colflow/analysis/case_control.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 
@@ -303,7 +304,7 @@ std::string_view assoc_status_name(assoc_status s) noexcept {
 assoc_summary linear_association(const store& s, const selection& sel,
                                  const phenotype_table& phenotypes,
                                  const phenotype_table* covariates, const assoc_sink& sink,
-                                 const analysis_options& options) {
+                                 const analysis_options& options, std::span<const sample_sex> sex) {
   const std::size_t rows = s.num_rows();
   if (static_cast<std::size_t>(phenotypes.values.rows()) != rows ||
       (covariates && static_cast<std::size_t>(covariates->values.rows()) != rows) ||
@@ -312,6 +313,16 @@ assoc_summary linear_association(const store& s, const selection& sel,
                                             ": phenotypes, covariates and selection must have "
                                             "one row per sample of the store");
   if (phenotypes.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
+  if (!sex.empty() && detail::selects_sex_chromosomes(s, sel))
+    return detail::scan_with_sex_chromosomes(
+        s, sel, covariates, sex, static_cast<std::size_t>(phenotypes.values.cols()), sink,
+        [&](const selection& run, const phenotype_table* run_covariates,
+            std::span<const std::size_t> only, const assoc_sink& to) {
+          if (only.empty())
+            return linear_association(s, run, phenotypes, run_covariates, to, options);
+          return linear_association(s, run, select_phenotypes(phenotypes, only), run_covariates, to,
+                                    options);
+        });
   if (distributed(options.processes))
     return detail::distributed_association(
         s, sel, static_cast<std::size_t>(phenotypes.values.cols()), sink, options,

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "colflow/analysis/assoc.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
 
 namespace colflow::detail {
 
@@ -18,6 +19,30 @@ using local_association =
 assoc_summary distributed_association(const store& s, const selection& sel, std::size_t phenotypes,
                                       const assoc_sink& sink, const analysis_options& options,
                                       const local_association& local);
+
+// A scan of some columns, with the samples and covariates they need, of the phenotypes
+// `only` lists (indices; all when empty).
+using chromosome_run_scan =
+    std::function<assoc_summary(const selection&, const phenotype_table* covariates,
+                                std::span<const std::size_t> only, const assoc_sink&)>;
+
+// Whether PLINK 2's sex-chromosome defaults change anything for `sel`: a column on X, Y or MT.
+bool selects_sex_chromosomes(const store& s, const selection& sel);
+
+// PLINK 2's --glm defaults on sex chromosomes, given each store row's sex: a column on X is
+// tested with sex as one more covariate (SEX, 1 male, 2 female; when it varies among the
+// selected samples of known sex) and without the samples of unknown sex, a male's call
+// counting 0 or 2 copies (PLINK 2's default); a column on Y on the males alone; Y and MT
+// haploid (a call counts 0 or 1 copies, half the stored dosage: BETA and SE double); other
+// columns (autosomes, XY) as given. Splits `sel`'s columns into runs of one treatment, scans
+// each run, and hands the results to `sink` in the selection's order. A phenotype that cannot
+// be tested among the samples of X or Y (too few of them, no case or no control, a covariate
+// constant there) gets TOO_FEW_SAMPLES on that run's columns; the others are tested.
+// Returns the summary of the run of the most columns, with every run's pass added up.
+assoc_summary scan_with_sex_chromosomes(const store& s, const selection& sel,
+                                        const phenotype_table* covariates,
+                                        std::span<const sample_sex> sex, std::size_t phenotypes,
+                                        const assoc_sink& sink, const chromosome_run_scan& scan);
 
 // Two-sided p of the standard normal: erfc(|z| / √2).
 double two_sided_normal_p(double z);

@@ -9,6 +9,7 @@
 #include "analysis/assoc_internal.hpp"
 #include "analysis/logistic_regression_internal.hpp"
 #include "colflow/analysis/assoc.hpp"
+#include "colflow/analysis/case_control.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 
@@ -242,7 +243,8 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
 assoc_summary logistic_association(const store& s, const selection& sel,
                                    const phenotype_table& cases, const phenotype_table* covariates,
                                    const assoc_sink& sink, firth_mode firth,
-                                   const analysis_options& options) {
+                                   const analysis_options& options,
+                                   std::span<const sample_sex> sex) {
   const std::size_t rows = s.num_rows();
   if (static_cast<std::size_t>(cases.values.rows()) != rows ||
       (covariates && static_cast<std::size_t>(covariates->values.rows()) != rows) ||
@@ -251,6 +253,16 @@ assoc_summary logistic_association(const store& s, const selection& sel,
                                             ": phenotypes, covariates and selection must have "
                                             "one row per sample of the store");
   if (cases.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
+  if (!sex.empty() && detail::selects_sex_chromosomes(s, sel))
+    return detail::scan_with_sex_chromosomes(
+        s, sel, covariates, sex, static_cast<std::size_t>(cases.values.cols()), sink,
+        [&](const selection& run, const phenotype_table* run_covariates,
+            std::span<const std::size_t> only, const assoc_sink& to) {
+          if (only.empty())
+            return logistic_association(s, run, cases, run_covariates, to, firth, options);
+          return logistic_association(s, run, select_phenotypes(cases, only), run_covariates, to,
+                                      firth, options);
+        });
   if (distributed(options.processes))
     return detail::distributed_association(
         s, sel, static_cast<std::size_t>(cases.values.cols()), sink, options,

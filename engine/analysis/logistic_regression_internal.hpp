@@ -34,7 +34,8 @@ struct logistic_fit {
 // Maximises the log-likelihood (firth false) or the log-likelihood plus ½·log det of the
 // Fisher information (Firth's bias-reduced estimate, finite even under separation), starting
 // from `start` (the null model's coefficients with 0 for the column converge in a few steps).
-// Each Newton step is halved until the objective rises enough (Armijo's rule).
+// Steps of the plain fit up to 0.5 are taken whole; larger ones, and Firth's, are halved
+// until the objective rises enough (Armijo's rule).
 logistic_fit fit_logistic(const logistic_data& d, const Eigen::VectorXd& start, bool firth);
 
 }  // namespace colflow::detail

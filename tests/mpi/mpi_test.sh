@@ -5,7 +5,8 @@
 # written on 1, 2 and 3 ranks are byte-identical to one process's, on a genotype store and a
 # zstd float64 store, with --keep/--extract selections and a row count that splits unevenly;
 # so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
-# loadings at 17 digits), whose columns the ranks share, and stats on X, Y, XY and MT with --sex;
+# loadings at 17 digits), whose columns the ranks share, and stats and assoc (linear and
+# logistic) on X, Y, XY and MT with --sex;
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
@@ -105,6 +106,18 @@ for sel in all keep; do
       bad "stats of sex chromosomes on $r ranks: $(cat "err$r")"
   done
   for r in 2 3; do same_files "stats of sex chromosomes ($sel), $r ranks" "x0-$sel" "x$r-$sel" .tsv; done
+done
+
+# assoc on the same columns: a quantitative and a case/control phenotype (logistic, Firth's
+# fallback) with a covariate; X adds sex as a covariate, Y takes the males, Y and MT are
+# haploid. Each kind of chromosome is its own run of columns, shared by the ranks.
+awk '{print $1, $2, $3, ($3 > 0 ? 2 : 1)}' sim.phen > mixed.phen
+for r in 0 2 3; do
+  on_ranks "$r" assoc sexed.cf --sex sex.txt --pheno mixed.phen --covar covar.txt --digits 17 \
+    --quiet --out "y$r" 2>"err$r" || bad "assoc of sex chromosomes on $r ranks: $(cat "err$r")"
+done
+for r in 2 3; do
+  same_files "assoc of sex chromosomes, $r ranks" y0 "y$r" .PHENO1.assoc.tsv .PHENO2.logistic.tsv
 done
 
 # Threads inside ranks: with 20,000 samples (5 blocks) rank 1 of 2 owns 3 blocks, enough for

@@ -26,6 +26,7 @@
 #include "colflow/analysis/analysis.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/store/store.hpp"
 
 namespace colflow {
@@ -71,10 +72,18 @@ struct assoc_summary {
 /// Runs the scan. `covariates` may be null. Throws colflow::error: invalid_argument when a
 /// phenotype has no usable sample or the covariates are constant or collinear among its
 /// samples; the stream's errors otherwise.
+///
+/// `sex`, one per store row (sexes_of(s.samples()) for the store's own), applies PLINK 2's
+/// defaults on sex chromosomes: a column on X is tested with sex as one more covariate (when
+/// it varies among the selected samples of known sex) and without the samples of unknown sex,
+/// a male's call counting 0 or 2 copies, as stored; a column on Y on the males alone; on Y and
+/// MT a call counts 0 or 1 copies (haploid: BETA and SE twice the stored dosage's). Empty:
+/// every column as an autosome.
 assoc_summary linear_association(const store& s, const selection& sel,
                                  const phenotype_table& phenotypes,
                                  const phenotype_table* covariates, const assoc_sink& sink,
-                                 const analysis_options& options = {});
+                                 const analysis_options& options = {},
+                                 std::span<const sample_sex> sex = {});
 
 /// When logistic regression uses Firth's penalised likelihood.
 enum class firth_mode : std::uint8_t {
@@ -93,11 +102,12 @@ enum class firth_mode : std::uint8_t {
 /// depend on the thread count. Throws colflow::error invalid_argument for a value other than
 /// 0, 1 or NaN, a phenotype without a case or without a control among its samples, or
 /// covariates constant or collinear among them (naming the covariate); the stream's errors
-/// otherwise.
+/// otherwise. `sex` as for linear_association.
 assoc_summary logistic_association(const store& s, const selection& sel,
                                    const phenotype_table& cases, const phenotype_table* covariates,
                                    const assoc_sink& sink, firth_mode firth = firth_mode::fallback,
-                                   const analysis_options& options = {});
+                                   const analysis_options& options = {},
+                                   std::span<const sample_sex> sex = {});
 
 /// The model of an association table.
 enum class assoc_model : std::uint8_t { linear, logistic };

@@ -281,6 +281,19 @@ assoc_summary distributed_association(const store& s, const selection& sel, std:
   return summary;
 }
 
+void check_association_inputs(const store& s, const selection& sel,
+                              const phenotype_table& phenotypes,
+                              const phenotype_table* covariates) {
+  const std::size_t rows = s.num_rows();
+  if (static_cast<std::size_t>(phenotypes.values.rows()) != rows ||
+      (covariates && static_cast<std::size_t>(covariates->values.rows()) != rows) ||
+      sel.row_kept.size() != rows)
+    throw error(errc::invalid_argument, s.path().string() +
+                                            ": phenotypes, covariates and selection must have "
+                                            "one row per sample of the store");
+  if (phenotypes.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
+}
+
 double two_sided_normal_p(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
 
 }  // namespace detail
@@ -305,14 +318,8 @@ assoc_summary linear_association(const store& s, const selection& sel,
                                  const phenotype_table& phenotypes,
                                  const phenotype_table* covariates, const assoc_sink& sink,
                                  const analysis_options& options, std::span<const sample_sex> sex) {
+  detail::check_association_inputs(s, sel, phenotypes, covariates);
   const std::size_t rows = s.num_rows();
-  if (static_cast<std::size_t>(phenotypes.values.rows()) != rows ||
-      (covariates && static_cast<std::size_t>(covariates->values.rows()) != rows) ||
-      sel.row_kept.size() != rows)
-    throw error(errc::invalid_argument, s.path().string() +
-                                            ": phenotypes, covariates and selection must have "
-                                            "one row per sample of the store");
-  if (phenotypes.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
   if (!sex.empty() && detail::selects_sex_chromosomes(s, sel))
     return detail::scan_with_sex_chromosomes(
         s, sel, covariates, sex, static_cast<std::size_t>(phenotypes.values.cols()), sink,

@@ -44,6 +44,11 @@ assoc_summary scan_with_sex_chromosomes(const store& s, const selection& sel,
                                         std::span<const sample_sex> sex, std::size_t phenotypes,
                                         const assoc_sink& sink, const chromosome_run_scan& scan);
 
+// Throws invalid_argument unless the tables and the selection have one row per store sample
+// and there is a phenotype to test.
+void check_association_inputs(const store& s, const selection& sel,
+                              const phenotype_table& phenotypes, const phenotype_table* covariates);
+
 // Two-sided p of the standard normal: erfc(|z| / √2).
 double two_sided_normal_p(double z);
 

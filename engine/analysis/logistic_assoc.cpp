@@ -245,14 +245,8 @@ assoc_summary logistic_association(const store& s, const selection& sel,
                                    const assoc_sink& sink, firth_mode firth,
                                    const analysis_options& options,
                                    std::span<const sample_sex> sex) {
+  detail::check_association_inputs(s, sel, cases, covariates);
   const std::size_t rows = s.num_rows();
-  if (static_cast<std::size_t>(cases.values.rows()) != rows ||
-      (covariates && static_cast<std::size_t>(covariates->values.rows()) != rows) ||
-      sel.row_kept.size() != rows)
-    throw error(errc::invalid_argument, s.path().string() +
-                                            ": phenotypes, covariates and selection must have "
-                                            "one row per sample of the store");
-  if (cases.values.cols() == 0) throw error(errc::invalid_argument, "no phenotype to test");
   if (!sex.empty() && detail::selects_sex_chromosomes(s, sel))
     return detail::scan_with_sex_chromosomes(
         s, sel, covariates, sex, static_cast<std::size_t>(cases.values.cols()), sink,

@@ -23,8 +23,10 @@ std::filesystem::path uk10k_store(const std::filesystem::path& dir);
 std::vector<std::string> all_datasets();
 
 // PLINK applies ploidy rules on sex chromosomes and mitochondria (and --glm adds sex as a
-// covariate on X); `colflow stats` follows the rules (colflow/analysis/sex_chromosomes.hpp), the
-// other analyses count A1 alleles everywhere (docs/DESIGN.md §2), so their comparisons skip them.
+// covariate on X); `colflow stats` and `assoc` follow them (colflow/analysis/sex_chromosomes.hpp)
+// given the samples' sexes, which plink2_input() drops unless asked: comparisons on a copy
+// without sexes skip these chromosomes, as do those of the analyses that use the stored
+// value everywhere (docs/DESIGN.md §2).
 bool is_sex_or_mt_chromosome(const std::string& chrom);
 
 // True when `ours` equals what PLINK printed to 6 significant digits: within one unit of the

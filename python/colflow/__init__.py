@@ -1,0 +1,244 @@
+"""colflow: compressed column stores of genotype matrices, read from Python.
+
+    >>> import colflow
+    >>> colflow.preprocess("data/example", "example.cf")   # a PLINK .bed/.bim/.fam prefix
+    >>> with colflow.open("example.cf") as store:
+    ...     x = store.read(np.s_[:100, ::2], dtype=np.float64)
+
+``Store.read`` follows ``bed_reader.open_bed(...).read()``: the same index forms, values (the
+count of the A1 allele), missing values (NaN, or -127 in int8), orders and errors, so that code
+written for a .bed reads a store unchanged. The rest of the library (streaming, the analyses)
+is reached through the ``colflow`` command for now (docs/PYTHON.md).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from ._errors import AlreadyExistsError, Error, FormatError, InvalidArgumentError, NotFoundError
+
+__all__ = [
+    "AlreadyExistsError",
+    "Error",
+    "FormatError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "Store",
+    "open",
+    "preprocess",
+]
+
+__version__: str = _core.library_version
+
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int8))
+
+
+def _threads(num_threads: int | None) -> int:
+    if num_threads is None:
+        return 0
+    num_threads = int(num_threads)
+    if num_threads < 1:
+        raise ValueError(f"num_threads must be at least 1, not {num_threads}")
+    return num_threads
+
+
+def _fix_up_index(index: Any) -> Any:
+    # bed-reader's rules: None selects everything, an integer selects one (and keeps the axis).
+    if index is None:
+        return slice(None)
+    try:
+        return [index.__index__()]
+    except (AttributeError, TypeError):
+        return index
+
+
+class Store:
+    """An open colflow store (a directory written by ``colflow preprocess``).
+
+    Rows are samples and columns are variants (or the columns of a dense matrix). A store is
+    read-only; close it with ``close()`` or use it as a context manager. Its methods may be
+    called from several threads at once.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._core = _core.Store(os.fspath(path))
+        self._samples: pd.DataFrame | None = None
+        self._columns: pd.DataFrame | None = None
+        self._row_range: np.ndarray | None = None
+        self._col_range: np.ndarray | None = None
+
+    # -- the store as a whole -----------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        """The store directory, as given to ``open``."""
+        return self._core.path
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, columns): samples by variants."""
+        return (self._core.rows, self._core.num_columns)
+
+    @property
+    def value_type(self) -> str:
+        """What the columns hold: ``"genotype"``, ``"dosage"``, ``"float32"`` or ``"float64"``."""
+        return self._core.value_type
+
+    @property
+    def samples(self) -> pd.DataFrame:
+        """The samples (rows): the six .fam fields ``fid``, ``iid``, ``father``, ``mother``,
+        ``sex``, ``phenotype``, as strings kept verbatim from the input."""
+        if self._samples is None:
+            self._samples = pd.DataFrame(self._core.samples())
+        return self._samples
+
+    @property
+    def columns(self) -> pd.DataFrame:
+        """The columns: the six .bim fields ``chrom``, ``id``, ``cm``, ``pos``, ``a1``, ``a2``,
+        as strings kept verbatim (a dense store fills ``id`` only). Values count ``a1``."""
+        if self._columns is None:
+            self._columns = pd.DataFrame(self._core.columns())
+        return self._columns
+
+    def info(self) -> dict[str, Any]:
+        """Shape, sizes, codecs and source: the object ``colflow info --json`` prints."""
+        return self._core.info()
+
+    @property
+    def closed(self) -> bool:
+        return self._core.closed
+
+    def close(self) -> None:
+        """Releases the store's mapping and files; later reads raise ValueError. A read in
+        progress in another thread finishes first."""
+        self._core.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return f"<colflow.Store {self.path!r} (closed)>"
+        rows, cols = self.shape
+        return f"<colflow.Store {self.path!r}: {rows} x {cols} {self.value_type}>"
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def _resolve(self, index: Any) -> tuple[np.ndarray, np.ndarray]:
+        # Indices are resolved by numpy on the ranges of rows and columns, as bed-reader does:
+        # every index form numpy accepts, and its IndexError for anything out of range.
+        if not isinstance(index, tuple):
+            index = (None, index)
+        if len(index) != 2:
+            raise IndexError(
+                f"an index of a store has two parts (rows, columns), not {len(index)}"
+            )
+        rows, cols = self.shape
+        if self._row_range is None:
+            self._row_range = np.arange(rows, dtype=np.int64)
+        if self._col_range is None:
+            self._col_range = np.arange(cols, dtype=np.int64)
+        resolved = []
+        for part, whole, axis in zip(index, (self._row_range, self._col_range), ("row", "column")):
+            selected = np.ascontiguousarray(whole[_fix_up_index(part)], dtype=np.int64)
+            if selected.ndim != 1:
+                raise IndexError(f"the {axis} index must select along one dimension")
+            resolved.append(selected)
+        return resolved[0], resolved[1]
+
+    def read(
+        self,
+        index: Any = None,
+        dtype: Any = np.float32,
+        standardize: bool = False,
+        order: str = "F",
+        num_threads: int | None = None,
+    ) -> np.ndarray:
+        """Reads the selected cells into a new 2-D numpy array (rows = samples).
+
+        ``index`` selects as in ``bed_reader.open_bed.read``: None for everything; a tuple
+        ``(rows, columns)`` such as ``np.s_[0:10, ::-2]``; anything else selects columns. Each
+        part is an integer, a slice (any step), a list or array of integers (negative ones
+        count from the end, repeats allowed) or of booleans (one per row or column).
+
+        ``dtype`` float32 (default), float64 or int8. Values are the stored ones: for a
+        genotype store the count of the A1 allele (0, 1, 2), missing calls NaN, or -127 in
+        int8 (a genotype store only). With ``standardize=True`` (float dtypes), each column
+        is standardised as in docs/DESIGN.md §2: (x - mean) / SD with missing calls 0 and
+        constant columns all 0, the mean and SD taken over the selected rows (each row once,
+        however often it is selected); with every row selected these are the store's
+        statistics. ``order`` "F" (default; each column decodes straight into the array when
+        every row is read in order) or "C".
+
+        The decoding runs on ``num_threads`` threads (default: every core) without holding
+        the GIL. Raises IndexError for an index out of range or of the wrong length,
+        TypeError or ValueError for a bad dtype, order or index type, and colflow.Error
+        (FormatError for a damaged store) when the store cannot be decoded.
+        """
+        dtype = np.dtype(dtype)
+        if dtype not in _DTYPES:
+            raise ValueError(f"dtype '{dtype}' not known, only 'int8', 'float32' and 'float64'")
+        if order not in ("F", "C"):
+            raise ValueError(f"order '{order}' not known, only 'F' and 'C'")
+        if dtype == np.int8:
+            if standardize:
+                raise ValueError("standardised values need a float dtype, not int8")
+            if self.value_type != "genotype":
+                raise ValueError(
+                    f"int8 holds genotype counts; this store holds {self.value_type} values"
+                )
+        threads = _threads(num_threads)
+        rows, cols = self._resolve(index)
+        out = np.empty((rows.size, cols.size), dtype=dtype, order=order)
+        self._core.read_into(rows, cols, out, bool(standardize), threads)
+        return out
+
+
+def open(path: str | os.PathLike[str]) -> Store:  # noqa: A001 - the module's verb, as io.open
+    """Opens the store directory ``path``, validating its headers and index.
+
+    Raises NotFoundError when it does not exist and FormatError when it is not a store or is
+    damaged, with the library's message naming the file and the problem.
+    """
+    return Store(path)
+
+
+def preprocess(
+    bed: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    codec: str = "genotype",
+    level: int | None = None,
+    dtype: str = "f64",
+    standardize: bool = True,
+    force: bool = False,
+    num_threads: int | None = None,
+) -> dict[str, Any]:
+    """Converts a PLINK 1 fileset into a store: ``colflow preprocess --bed BED --out OUT``.
+
+    ``bed`` is the prefix of the .bed/.bim/.fam (a trailing ".bed" is allowed). ``codec``,
+    ``level``, ``dtype`` ("f64" or "f32", float stores), ``standardize`` (float stores: keep
+    standardised values, else the dosages with NaN for missing calls) and ``force`` (replace
+    an existing store) are the command's options of the same names (``--no-standardize`` is
+    ``standardize=False``). Returns the counts of the conversion (rows, columns, input and
+    frame bytes, seconds). Raises NotFoundError, FormatError (a malformed input, naming the
+    file), AlreadyExistsError or InvalidArgumentError.
+    """
+    return _core.preprocess_bed(
+        os.fspath(bed),
+        os.fspath(out),
+        codec,
+        level,
+        dtype,
+        bool(standardize),
+        bool(force),
+        _threads(num_threads),
+    )

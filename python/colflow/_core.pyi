@@ -1,0 +1,44 @@
+# Stubs of the extension colflow._core (python/src/core.cpp). Users call the Python API of
+# colflow/__init__.py, which resolves indices and checks arguments before calling these.
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+library_version: str
+
+class Store:
+    def __init__(self, path: str) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def num_columns(self) -> int: ...
+    @property
+    def value_type(self) -> str: ...
+    def samples(self) -> dict[str, list[str]]: ...
+    def columns(self) -> dict[str, list[str]]: ...
+    def info(self) -> dict[str, Any]: ...
+    def read_into(
+        self,
+        rows: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64],
+        out: npt.NDArray[np.float32] | npt.NDArray[np.float64] | npt.NDArray[np.int8],
+        standardize: bool,
+        threads: int,
+    ) -> None: ...
+
+def preprocess_bed(
+    bed: str,
+    out: str,
+    codec: str,
+    level: int | None,
+    dtype: str,
+    standardize: bool,
+    force: bool,
+    threads: int,
+) -> dict[str, Any]: ...

@@ -1,0 +1,450 @@
+// colflow._core: the nanobind extension under the Python package. It holds only what must be
+// native: opening a store, decoding selected cells into a numpy buffer that Python allocated,
+// and the conversion of a PLINK fileset. Index resolution, dtype and order checks, DataFrames
+// and the exception classes live in Python (colflow/__init__.py, colflow/_errors.py), where
+// they can follow bed-reader and numpy exactly.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "colflow/codec/codec.hpp"
+#include "colflow/codec/genotype_codec.hpp"
+#include "colflow/error.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/preprocess/bed_source.hpp"
+#include "colflow/preprocess/converter.hpp"
+#include "colflow/store/store.hpp"
+#include "colflow/store/store_writer.hpp"
+#include "colflow/version.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace colflow::python {
+namespace {
+
+const char* errc_name(errc code) {
+  switch (code) {
+    case errc::io_error:
+      return "io_error";
+    case errc::not_found:
+      return "not_found";
+    case errc::already_exists:
+      return "already_exists";
+    case errc::bad_magic:
+      return "bad_magic";
+    case errc::unsupported_version:
+      return "unsupported_version";
+    case errc::corrupt_header:
+      return "corrupt_header";
+    case errc::corrupt_index:
+      return "corrupt_index";
+    case errc::corrupt_frame:
+      return "corrupt_frame";
+    case errc::checksum_mismatch:
+      return "checksum_mismatch";
+    case errc::mismatched_store:
+      return "mismatched_store";
+    case errc::invalid_argument:
+      return "invalid_argument";
+    case errc::bad_input:
+      return "bad_input";
+    case errc::cancelled:
+      return "cancelled";
+    case errc::kernel_error:
+      return "kernel_error";
+  }
+  return "unknown";
+}
+
+// Raises the Python class colflow._errors picks for the code, with the library's message
+// (without std::system_error's category suffix) and the code's name as `kind`.
+void raise_colflow_error(const error& e) {
+  nb::object errors = nb::module_::import_("colflow._errors");
+  nb::object cls = errors.attr("class_for")(errc_name(e.kind()));
+  nb::object exc = cls(e.message());
+  exc.attr("kind") = nb::str(errc_name(e.kind()));
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+}
+
+std::string hex_id(const std::array<std::uint8_t, 16>& id) {
+  std::string s;
+  char buf[3];
+  for (std::uint8_t b : id) {
+    std::snprintf(buf, sizeof buf, "%02x", b);
+    s += buf;
+  }
+  return s;
+}
+
+// Runs `f` in an arena of `threads` workers (0: oneTBB's default, every core).
+template <typename F>
+void in_arena(int threads, F&& f) {
+  if (threads <= 0) {
+    f();
+    return;
+  }
+  tbb::task_arena arena(threads);
+  arena.execute(f);
+}
+
+using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// What one read asks for, resolved once before the columns are decoded in parallel.
+struct read_request {
+  std::span<const std::int64_t> rows, cols;
+  bool standardize = false;
+  bool rows_identity = false;  // rows are 0, 1, ..., n-1: columns decode in place
+  // Standardise over the distinct selected rows, not every row (docs/DESIGN.md §2 statistics
+  // of a subset, as the analyses compute them after --keep/--remove).
+  bool subset_stats = false;
+  std::vector<std::uint8_t> kept;  // per store row, 1 if selected (subset_stats only)
+  std::vector<std::uint8_t> mask;  // make_sample_mask(kept), genotype stores
+  std::uint64_t kept_count = 0;
+};
+
+// Decodes store column j, every row, into `full`: stored values or values standardised with
+// the index's statistics through the store's own decode, or standardised with the statistics
+// of the selected rows.
+template <typename T>
+void decode_column(const store& s, const read_request& r, std::size_t j, std::span<T> full,
+                   std::vector<std::uint8_t>& codes, std::vector<double>& scratch) {
+  if (!r.subset_stats) {
+    s.read_column(j, full, r.standardize ? decode_as::standardized : decode_as::stored);
+    return;
+  }
+  const std::size_t n = full.size();
+  if (s.type() == value_type::genotype) {
+    // The counts of the selected samples on the packed codes, as selected_stats does, then
+    // the store's own lookup-table decode with the resulting table.
+    codes.resize(genotype_column_bytes(n));
+    s.read_payload(j, std::as_writable_bytes(std::span<std::uint8_t>(codes)));
+    const column_stats st = genotype_stats(count_genotypes(codes, n, r.mask), r.kept_count);
+    if constexpr (std::is_same_v<T, float>)
+      decode_genotypes(codes, standardized_lut_f32(st), full);
+    else
+      decode_genotypes(codes, standardized_lut(st), full);
+    return;
+  }
+  // Dense and dosage columns: the statistics of the selected stored values (dense_stats, as the
+  // analyses take them), each value standardised in binary64 then rounded to T.
+  scratch.resize(n);
+  s.read_column(j, std::span<double>(scratch), decode_as::stored);
+  std::vector<double> selected;
+  selected.reserve(r.kept_count);
+  for (std::size_t i = 0; i < n; ++i)
+    if (r.kept[i]) selected.push_back(scratch[i]);
+  const column_stats st = dense_stats(selected);
+  const bool constant = !(st.sd > 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = scratch[i];
+    full[i] = constant || std::isnan(x) ? T(0) : static_cast<T>((x - st.mean) / st.sd);
+  }
+}
+
+// A decoded value as the output type: int8 outputs hold genotype counts, -127 for missing
+// (bed-reader's convention).
+template <typename Out, typename T>
+inline Out convert(T x) {
+  if constexpr (std::is_same_v<Out, std::int8_t>)
+    return std::isnan(x) ? std::int8_t{-127} : static_cast<std::int8_t>(x);
+  else
+    return static_cast<Out>(x);
+}
+
+// Fills out[i * row_stride + k * col_stride] with row rows[i] of column cols[k]. Columns are
+// spread over the threads in blocks; a block is decoded into a scratch buffer and then written
+// a row at a time in order "C", so the writes are contiguous runs in either order.
+template <typename Out>
+void read_cells(const store& s, const read_request& r, Out* out, std::ptrdiff_t row_stride,
+                std::ptrdiff_t col_stride) {
+  // Values are decoded as float for float32 and int8 outputs (int8 from the stored float
+  // counts), as double for float64.
+  using T = std::conditional_t<std::is_same_v<Out, double>, double, float>;
+  const std::size_t n = s.num_rows();
+  const std::size_t m = r.cols.size();
+  const std::size_t out_rows = r.rows.size();
+  // Order "F" (unit row stride) with every row in order: each column decodes straight into
+  // its place in the numpy buffer.
+  const bool in_place = std::is_same_v<Out, T> && row_stride == 1 && r.rows_identity;
+  // About 1 MiB of scratch per block in order "C", one column per block otherwise.
+  const std::size_t block =
+      row_stride == 1
+          ? 1
+          : std::clamp<std::size_t>((std::size_t{1} << 20) / (sizeof(T) * n + 1), 1, 64);
+  const std::size_t blocks = (m + block - 1) / block;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks), [&](const auto& range) {
+    std::vector<T> values;
+    std::vector<std::uint8_t> codes;
+    std::vector<double> scratch;
+    for (std::size_t b = range.begin(); b != range.end(); ++b) {
+      const std::size_t k0 = b * block, k1 = std::min(m, k0 + block);
+      if (in_place) {
+        for (std::size_t k = k0; k < k1; ++k) {
+          if constexpr (std::is_same_v<Out, T>) {
+            T* column = out + static_cast<std::ptrdiff_t>(k) * col_stride;
+            decode_column<T>(s, r, static_cast<std::size_t>(r.cols[k]), {column, n}, codes,
+                             scratch);
+          }
+        }
+        continue;
+      }
+      values.resize((k1 - k0) * n);
+      for (std::size_t k = k0; k < k1; ++k)
+        decode_column<T>(s, r, static_cast<std::size_t>(r.cols[k]),
+                         std::span<T>(values).subspan((k - k0) * n, n), codes, scratch);
+      if (row_stride == 1) {
+        for (std::size_t k = k0; k < k1; ++k) {
+          const T* column = values.data() + (k - k0) * n;
+          Out* dst = out + static_cast<std::ptrdiff_t>(k) * col_stride;
+          for (std::size_t i = 0; i < out_rows; ++i) dst[i] = convert<Out>(column[r.rows[i]]);
+        }
+      } else {
+        for (std::size_t i = 0; i < out_rows; ++i) {
+          Out* dst = out + static_cast<std::ptrdiff_t>(i) * row_stride;
+          const auto row = static_cast<std::size_t>(r.rows[i]);
+          for (std::size_t k = k0; k < k1; ++k)
+            dst[static_cast<std::ptrdiff_t>(k) * col_stride] =
+                convert<Out>(values[(k - k0) * n + row]);
+        }
+      }
+    }
+  });
+}
+
+// An open store, shared with any read in progress so that close() from another thread never
+// pulls it from under a decode running without the GIL.
+class py_store {
+ public:
+  explicit py_store(const std::string& path)
+      : path_(path), store_(std::make_shared<const store>(store::open(path))) {}
+
+  std::shared_ptr<const store> get() const {
+    if (!store_) throw nb::value_error("I/O operation on a closed colflow store");
+    return store_;
+  }
+  void close() { store_.reset(); }
+  bool closed() const { return !store_; }
+  const std::string& path() const { return path_; }
+
+  nb::dict samples() const {
+    const auto s = get();
+    const auto& samples = s->samples();
+    std::vector<std::string> fields[6];
+    for (auto& f : fields) f.reserve(samples.size());
+    for (const sample_info& x : samples) {
+      fields[0].push_back(x.fid);
+      fields[1].push_back(x.iid);
+      fields[2].push_back(x.father);
+      fields[3].push_back(x.mother);
+      fields[4].push_back(x.sex);
+      fields[5].push_back(x.phenotype);
+    }
+    nb::dict d;
+    const char* names[] = {"fid", "iid", "father", "mother", "sex", "phenotype"};
+    for (int f = 0; f < 6; ++f) d[names[f]] = nb::cast(fields[f]);
+    return d;
+  }
+
+  nb::dict columns() const {
+    const auto s = get();
+    const auto& columns = s->columns();
+    std::vector<std::string> fields[6];
+    for (auto& f : fields) f.reserve(columns.size());
+    for (const column_info& x : columns) {
+      fields[0].push_back(x.chrom);
+      fields[1].push_back(x.id);
+      fields[2].push_back(x.cm);
+      fields[3].push_back(x.pos);
+      fields[4].push_back(x.a1);
+      fields[5].push_back(x.a2);
+    }
+    nb::dict d;
+    const char* names[] = {"chrom", "id", "cm", "pos", "a1", "a2"};
+    for (int f = 0; f < 6; ++f) d[names[f]] = nb::cast(fields[f]);
+    return d;
+  }
+
+  // The keys and values of `colflow info --json` (cli/cmd_info.cpp).
+  nb::dict info() const {
+    const auto s = get();
+    const store_summary sum = s->summary();
+    nb::dict codecs;
+    for (const codec_traits& t : all_codecs()) {
+      const auto n = sum.columns_per_codec[static_cast<std::uint8_t>(t.id)];
+      if (n != 0) codecs[nb::str(t.name.data(), t.name.size())] = n;
+    }
+    nb::dict d;
+    d["path"] = path_;
+    d["format_version"] =
+        std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
+    d["store_id"] = hex_id(s->store_id());
+    d["rows"] = sum.rows;
+    d["columns"] = sum.columns;
+    const std::string_view type = value_type_name(sum.type);
+    d["value_type"] = nb::str(type.data(), type.size());
+    d["codecs"] = codecs;
+    d["data_bytes"] = sum.data_bytes;
+    d["index_bytes"] = sum.index_bytes;
+    d["decoded_bytes"] = sum.decoded_bytes;
+    d["float64_bytes"] = static_cast<std::uint64_t>(sum.float64_bytes());
+    d["compression_ratio"] = sum.compression_ratio();
+    d["ratio_vs_float64"] = sum.ratio_vs_float64();
+    d["source"] = sum.source;
+    return d;
+  }
+
+  // Fills `out` (rows.size() x cols.size(), allocated by the caller in order "F" or "C") with
+  // the selected cells. The indices must be in range: Python resolved them with numpy.
+  void read_into(index_array rows, index_array cols, nb::ndarray<nb::ndim<2>, nb::device::cpu> out,
+                 bool standardize, int threads) const {
+    const auto s = get();
+    read_request r;
+    r.rows = {rows.data(), rows.shape(0)};
+    r.cols = {cols.data(), cols.shape(0)};
+    r.standardize = standardize;
+    if (out.shape(0) != r.rows.size() || out.shape(1) != r.cols.size())
+      throw nb::value_error("read_into: the output's shape does not match the selection");
+    const std::uint64_t n = s->num_rows();
+    for (std::int64_t i : r.rows)
+      if (i < 0 || static_cast<std::uint64_t>(i) >= n)
+        throw nb::index_error(("row index " + std::to_string(i) + " is out of bounds for " +
+                               std::to_string(n) + " rows")
+                                  .c_str());
+    for (std::int64_t j : r.cols)
+      if (j < 0 || static_cast<std::uint64_t>(j) >= s->num_columns())
+        throw nb::index_error(("column index " + std::to_string(j) + " is out of bounds for " +
+                               std::to_string(s->num_columns()) + " columns")
+                                  .c_str());
+    const bool is_float32 = out.dtype() == nb::dtype<float>();
+    const bool is_float64 = out.dtype() == nb::dtype<double>();
+    const bool is_int8 = out.dtype() == nb::dtype<std::int8_t>();
+    if (!is_float32 && !is_float64 && !is_int8)
+      throw nb::type_error("read_into: the output must be float32, float64 or int8");
+    if (is_int8 && (standardize || s->type() != value_type::genotype))
+      throw nb::value_error("int8 holds genotype counts: a genotype store, not standardised");
+    if (r.rows.empty() || r.cols.empty()) return;
+
+    r.rows_identity = r.rows.size() == n;
+    for (std::size_t i = 0; r.rows_identity && i < n; ++i)
+      r.rows_identity = static_cast<std::uint64_t>(r.rows[i]) == i;
+    if (standardize && !r.rows_identity) {
+      r.kept.assign(n, 0);
+      for (std::int64_t i : r.rows) r.kept[static_cast<std::size_t>(i)] = 1;
+      r.kept_count = static_cast<std::uint64_t>(std::count(r.kept.begin(), r.kept.end(), 1));
+      // Every row selected (a permutation, repeats): the index's statistics are the subset's.
+      r.subset_stats = r.kept_count != n;
+      if (r.subset_stats && s->type() == value_type::genotype) r.mask = make_sample_mask(r.kept);
+    }
+
+    const auto rs = static_cast<std::ptrdiff_t>(out.stride(0));
+    const auto cs = static_cast<std::ptrdiff_t>(out.stride(1));
+    const bool f_order = rs == 1 && cs == static_cast<std::ptrdiff_t>(r.rows.size());
+    const bool c_order = cs == 1 && rs == static_cast<std::ptrdiff_t>(r.cols.size());
+    if (!f_order && !c_order)
+      throw nb::value_error("read_into: the output must be a contiguous array, order F or C");
+
+    void* data = out.data();
+    nb::gil_scoped_release unlocked;
+    in_arena(threads, [&] {
+      if (is_float32)
+        read_cells(*s, r, static_cast<float*>(data), rs, cs);
+      else if (is_float64)
+        read_cells(*s, r, static_cast<double*>(data), rs, cs);
+      else
+        read_cells(*s, r, static_cast<std::int8_t*>(data), rs, cs);
+    });
+  }
+
+ private:
+  std::string path_;
+  std::shared_ptr<const store> store_;
+};
+
+// `colflow preprocess --bed PREFIX --out DIR` with the command's choices for PLINK input.
+nb::dict preprocess_bed(const std::string& bed, const std::string& out, const std::string& codec,
+                        std::optional<int> level, const std::string& dtype, bool standardize,
+                        bool force, int threads) {
+  const auto choice = preprocess::codec_choice_from_name(codec);
+  if (!choice)
+    throw nb::value_error(
+        ("unknown codec '" + codec + "': genotype, genotype-zstd, auto, none, zlib, lz4 or zstd")
+            .c_str());
+  if (dtype != "f64" && dtype != "f32")
+    throw nb::value_error(("unknown dtype '" + dtype + "': f64 or f32").c_str());
+  preprocess::convert_options co;
+  co.out = out;
+  co.codec = *choice;
+  co.level = level;
+  co.dtype = dtype == "f32" ? value_type::float32 : value_type::float64;
+  co.standardize = standardize;
+  co.overwrite = force;
+  preprocess::convert_result result;
+  {
+    nb::gil_scoped_release unlocked;
+    in_arena(threads, [&] {
+      preprocess::bed_source source(preprocess::plink_paths::from_prefix(bed));
+      result = preprocess::convert(source, co);
+    });
+  }
+  nb::dict d;
+  d["rows"] = result.rows;
+  d["columns"] = result.columns;
+  d["input_bytes"] = result.input_bytes;
+  d["frame_bytes"] = result.frame_bytes;
+  d["seconds"] = result.seconds;
+  return d;
+}
+
+}  // namespace
+}  // namespace colflow::python
+
+NB_MODULE(_core, m) {
+  using namespace colflow::python;
+  m.doc() = "The native half of the colflow package (see colflow/__init__.py).";
+  m.attr("library_version") = std::string(colflow::version());
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const colflow::error& e) {
+      raise_colflow_error(e);
+    }
+  });
+
+  nb::class_<py_store>(m, "Store")
+      .def(nb::init<const std::string&>(), "path"_a)
+      .def("close", &py_store::close)
+      .def_prop_ro("closed", &py_store::closed)
+      .def_prop_ro("path", &py_store::path)
+      .def_prop_ro("rows", [](const py_store& s) { return s.get()->num_rows(); })
+      .def_prop_ro("num_columns", [](const py_store& s) { return s.get()->num_columns(); })
+      .def_prop_ro(
+          "value_type",
+          [](const py_store& s) { return std::string(colflow::value_type_name(s.get()->type())); })
+      .def("samples", &py_store::samples)
+      .def("columns", &py_store::columns)
+      .def("info", &py_store::info)
+      .def("read_into", &py_store::read_into, "rows"_a, "cols"_a, "out"_a, "standardize"_a,
+           "threads"_a);
+
+  m.def("preprocess_bed", &preprocess_bed, "bed"_a, "out"_a, "codec"_a, "level"_a.none(), "dtype"_a,
+        "standardize"_a, "force"_a, "threads"_a);
+}

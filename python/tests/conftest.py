@@ -1,0 +1,59 @@
+"""Fixtures of the package's tests: the shared PLINK datasets (../shared/data beside the
+repository, as for the C++ tests) converted once per session into stores."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import colflow
+
+# ../shared/data beside the repository (python/tests -> repository -> its parent), or
+# COLFLOW_SHARED_DATA.
+DATA_DIR = Path(
+    os.environ.get("COLFLOW_SHARED_DATA", Path(__file__).resolve().parents[2].parent / "shared" / "data")
+)
+
+# The datasets of tests/support/shared_data.cpp all_datasets(): PLINK prefixes under DATA_DIR.
+DATASETS = [
+    "bed-reader/small",
+    "bed-reader/some_missing",
+    "bed-reader/plink_sim_10s_100v_10pmiss",
+    "bed-reader/toydata.5chrom",
+    "bed-reader/sparse",
+    "hapmap-yri/plinkhapmap",
+    "hapmap3/HapMap3",
+    "switchgrass/example",
+    "uk10k/uk10k_chr1_1mb",
+]
+
+
+def dataset(name: str) -> str:
+    """The PLINK prefix of a shared dataset; skips the test when the data is absent."""
+    if not (DATA_DIR / "bed-reader").is_dir():
+        pytest.skip(f"the shared test data is not at {DATA_DIR} (set COLFLOW_SHARED_DATA)")
+    return str(DATA_DIR / name)
+
+
+@pytest.fixture(scope="session")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("stores")
+
+
+@pytest.fixture(scope="session")
+def make_store(store_dir: Path):
+    """make_store(name, **preprocess options) -> the path of the dataset's store, converted once
+    per session and set of options (the command's default: the genotype codec)."""
+    made: dict[tuple, str] = {}
+
+    def make(name: str, **options) -> str:
+        key = (name, tuple(sorted(options.items())))
+        if key not in made:
+            out = store_dir / f"{name.replace('/', '_')}-{len(made)}.cf"
+            colflow.preprocess(dataset(name), out, **options)
+            made[key] = str(out)
+        return made[key]
+
+    return make

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the Python package (python/) into a virtual environment and runs its pytest suite.
+#
+#   bash scripts/python-test.sh [PYTEST ARGS...]
+#   COLFLOW_PY_VENV=DIR   the environment (default build/pyvenv)
+#   JOBS=N                parallel compile jobs (default: the cores, at most 4)
+#
+# pip builds its own Release extension (an ASan-built one cannot load into a stock Python), in
+# build/python so that a second run recompiles only what changed. The suite reads the shared
+# datasets of ../shared/data (COLFLOW_SHARED_DATA to point elsewhere) and skips without them.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/install-deps.sh >&2
+venv=${COLFLOW_PY_VENV:-build/pyvenv}
+# The Debian interpreter (python3-venv): a python3 earlier on PATH may lack the venv module.
+[[ -x $venv/bin/python3 ]] || /usr/bin/python3 -m venv "$venv"
+py=$venv/bin/python3
+pip=("$py" -m pip --disable-pip-version-check)
+# The build backend and the test peers, installed once; the package is built without build
+# isolation from these, so that no run downloads them again.
+needed=(scikit-build-core nanobind numpy pandas pytest bed-reader)
+if ! "$py" -c "import scikit_build_core, nanobind, numpy, pandas, pytest, bed_reader" 2>/dev/null; then
+  echo "python-test: installing ${needed[*]} into $venv"
+  "${pip[@]}" install --quiet "${needed[@]}"
+fi
+jobs=${JOBS:-$(nproc)}
+((jobs > 4)) && jobs=4
+echo "python-test: building the package (Release, $jobs jobs)"
+CMAKE_BUILD_PARALLEL_LEVEL=$jobs "${pip[@]}" install --quiet --no-build-isolation \
+  --config-settings=build-dir=../build/python ./python
+# From python/tests, so that `import colflow` is the installed package, not python/colflow.
+cd python/tests
+exec "../../$py" -m pytest -q "$@"

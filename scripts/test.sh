@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the dependencies, then configures, builds and tests colflow with a CMake preset.
+# Installs the dependencies, then configures, builds and tests colflow with a CMake preset;
+# then builds the Python package (its own Release extension, into a virtual environment) and
+# runs its pytest suite (scripts/python-test.sh).
 #
 #   scripts/test.sh            # preset "ci": RelWithDebInfo, ASan + UBSan, -Werror, benchmarks
 #   scripts/test.sh dev        # or COLFLOW_PRESET=dev scripts/test.sh
@@ -19,3 +21,6 @@ echo "test: configure, build and test with preset '$preset' ($jobs jobs)"
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j"$jobs"
 ctest --preset "$preset" --output-on-failure -j"$jobs"
+
+echo "test: the Python package"
+bash scripts/python-test.sh

@@ -13,7 +13,9 @@ is reached through the ``colflow`` command for now (docs/PYTHON.md).
 
 from __future__ import annotations
 
+import operator
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ from ._errors import AlreadyExistsError, Error, FormatError, InvalidArgumentErro
 
 __all__ = [
     "AlreadyExistsError",
+    "BlockStream",
     "Error",
     "FormatError",
     "InvalidArgumentError",
@@ -200,6 +203,98 @@ class Store:
         out = np.empty((rows.size, cols.size), dtype=dtype, order=order)
         self._core.read_into(rows, cols, out, bool(standardize), threads)
         return out
+
+    def stream(
+        self,
+        columns: Any = None,
+        block_columns: int = 64,
+        dtype: Any = np.float32,
+        standardize: bool = False,
+        rows: Any = None,
+        prefetch: int = 2,
+        num_threads: int | None = None,
+    ) -> BlockStream:
+        """Streams the selected columns in blocks: ``for block in store.stream(...)``.
+
+        ``columns`` and ``rows`` select as the two parts of ``read``'s index (None: all;
+        any order, repeats allowed). Blocks are arrays of ``dtype`` (float32 or float64) in
+        order "F" with every selected row and up to ``block_columns`` columns, in the order of
+        ``columns``: concatenated along axis 1 they equal
+        ``read(np.s_[rows, columns], dtype=dtype, standardize=standardize)``, including the
+        statistics of a row subset for ``standardize=True``.
+
+        The engine decodes ahead in parallel on ``num_threads`` threads (default: every core)
+        while Python works on a block; at most ``prefetch`` full blocks wait for Python, so
+        memory stays bounded whatever the number of columns. Errors of the store (a damaged
+        frame: FormatError) are raised by the iteration that reaches them, after the blocks
+        before them. Returns a BlockStream (an iterator, and a context manager that stops
+        the stream on exit).
+        """
+        dtype = np.dtype(dtype)
+        if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise ValueError(f"dtype '{dtype}' not known for a stream, only 'float32' and 'float64'")
+        block_columns = operator.index(block_columns)
+        prefetch = operator.index(prefetch)
+        if block_columns < 1:
+            raise ValueError(f"block_columns must be at least 1, not {block_columns}")
+        if prefetch < 1:
+            raise ValueError(f"prefetch must be at least 1, not {prefetch}")
+        threads = _threads(num_threads)
+        row_index, col_index = self._resolve((rows, columns))
+        return BlockStream(
+            _core.BlockStream(
+                self._core,
+                row_index,
+                col_index,
+                dtype == np.float64,
+                bool(standardize),
+                block_columns,
+                prefetch,
+                threads,
+            )
+        )
+
+
+class BlockStream:
+    """The blocks of ``Store.stream``: an iterator of numpy arrays, decoded ahead by the engine.
+
+    Each block is a new float32 or float64 array in order "F", of shape (rows, k) with k at
+    most ``block_columns`` (only the last block is narrower), holding the next k selected
+    columns in the order asked for. A thread of the extension runs the library's flow graph
+    (column_stream) and fills blocks without the GIL while Python works on the previous ones;
+    at most ``prefetch`` full blocks wait, after which decoding pauses until Python takes
+    one. ``close()`` (also on leaving a ``with`` block, or when the iterator is dropped, e.g.
+    on ``break`` out of a ``for`` loop) stops the pass at its next column and waits for it.
+    """
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+
+    def __iter__(self) -> BlockStream:
+        return self
+
+    def __next__(self) -> np.ndarray:
+        block = self._core.next()
+        if block is None:
+            raise StopIteration
+        return block
+
+    def close(self) -> None:
+        """Stops the stream and releases its blocks; later iteration ends at once."""
+        self._core.close()
+
+    def __enter__(self) -> BlockStream:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def memory(self) -> dict[str, int]:
+        """What the bound on memory looked like so far: ``prefetch``, ``peak_queued`` (the
+        most full blocks that ever waited for Python, at most ``prefetch``), ``blocks_made``,
+        and the engine's ``in_flight`` depth and ``peak_buffers_in_use`` (at most
+        ``in_flight``; known once the pass has ended)."""
+        return self._core.memory()
 
 
 def open(path: str | os.PathLike[str]) -> Store:  # noqa: A001 - the module's verb, as io.open

@@ -14,14 +14,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "colflow/codec/codec.hpp"
@@ -32,6 +39,7 @@
 #include "colflow/preprocess/converter.hpp"
 #include "colflow/store/store.hpp"
 #include "colflow/store/store_writer.hpp"
+#include "colflow/stream/column_stream.hpp"
 #include "colflow/version.hpp"
 
 namespace nb = nanobind;
@@ -378,6 +386,249 @@ class py_store {
   std::shared_ptr<const store> store_;
 };
 
+// A stream of blocks for Python: a producer thread runs the library's column_stream (the flow
+// graph decodes ahead in parallel, with bounded buffers) and copies each column into the block
+// being filled; full blocks wait in a queue of at most `prefetch` for the Python iterator. The
+// queue's bound is what keeps memory bounded when Python is slower than the engine: the kernel
+// then waits, the graph's limiter stops admitting columns, and decoding pauses. Python takes
+// blocks with the GIL released while it waits, so its own per-block work overlaps decoding.
+class py_block_stream {
+ public:
+  py_block_stream(std::shared_ptr<const store> s, std::vector<std::int64_t> cols,
+                  std::vector<std::int64_t> rows, bool float64, bool standardize,
+                  std::size_t block_columns, std::size_t prefetch, int threads)
+      : store_(std::move(s)),
+        rows_(std::move(rows)),
+        float64_(float64),
+        block_columns_(block_columns),
+        prefetch_(prefetch) {
+    order_.reserve(cols.size());
+    for (std::int64_t j : cols) order_.push_back(static_cast<std::size_t>(j));
+    const std::size_t n = store_->num_rows();
+    r_.standardize = standardize;
+    r_.rows = {rows_.data(), rows_.size()};
+    r_.rows_identity = rows_.size() == n;
+    for (std::size_t i = 0; r_.rows_identity && i < n; ++i)
+      r_.rows_identity = static_cast<std::uint64_t>(rows_[i]) == i;
+    if (standardize && !r_.rows_identity && !rows_.empty()) {
+      // The statistics of the selected rows, as Store.read takes them (each row once).
+      r_.kept.assign(n, 0);
+      for (std::int64_t i : rows_) r_.kept[static_cast<std::size_t>(i)] = 1;
+      r_.kept_count = static_cast<std::uint64_t>(std::count(r_.kept.begin(), r_.kept.end(), 1));
+      r_.subset_stats = r_.kept_count != n;
+      if (r_.subset_stats && store_->type() == value_type::genotype)
+        r_.mask = make_sample_mask(r_.kept);
+    }
+    producer_ = std::thread([this, threads] {
+      try {
+        in_arena(threads, [&] {
+          // float64 blocks, and subset statistics of dense columns (which Store.read computes
+          // from binary64 values), stream doubles; the rest floats.
+          if (float64_ || (r_.subset_stats && store_->type() != value_type::genotype))
+            produce<double>();
+          else
+            produce<float>();
+        });
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        error_ = std::current_exception();
+      }
+      std::lock_guard lock(mutex_);
+      done_ = true;
+      ready_.notify_all();
+    });
+  }
+
+  py_block_stream(const py_block_stream&) = delete;
+  py_block_stream& operator=(const py_block_stream&) = delete;
+  // The producer never touches Python, so joining it with the GIL held cannot deadlock.
+  ~py_block_stream() { stop(); }
+
+  // Stops the producer (the pass ends at its next column) and waits for it; idempotent.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      queue_.clear();
+      room_.notify_all();
+    }
+    if (producer_.joinable()) producer_.join();
+  }
+
+  void close() {
+    nb::gil_scoped_release unlocked;
+    stop();
+  }
+
+  // The next block as a numpy array in order "F", or None at the end; rethrows the pass's error.
+  nb::object next() {
+    std::unique_ptr<block> b;
+    {
+      nb::gil_scoped_release unlocked;
+      std::unique_lock lock(mutex_);
+      ready_.wait(lock, [&] { return !queue_.empty() || done_ || stopping_; });
+      if (!queue_.empty()) {
+        b = std::move(queue_.front());
+        queue_.pop_front();
+        room_.notify_all();
+      }
+    }
+    if (!b) {
+      std::exception_ptr e;
+      {
+        std::lock_guard lock(mutex_);
+        std::swap(e, error_);
+      }
+      if (e) std::rethrow_exception(e);
+      return nb::none();
+    }
+    const std::size_t rows = rows_.size(), k = b->columns;
+    const std::int64_t strides[2] = {1, static_cast<std::int64_t>(rows)};
+    const std::size_t shape[2] = {rows, k};
+    if (b->f64.empty() && b->f32.empty() && rows * k != 0)
+      throw std::logic_error("stream block without values");
+    block* raw = b.release();
+    nb::capsule owner(raw, [](void* p) noexcept { delete static_cast<block*>(p); });
+    if (float64_)
+      return nb::cast(
+          nb::ndarray<nb::numpy, double, nb::ndim<2>>(raw->f64.data(), 2, shape, owner, strides));
+    return nb::cast(
+        nb::ndarray<nb::numpy, float, nb::ndim<2>>(raw->f32.data(), 2, shape, owner, strides));
+  }
+
+  // For the tests of the memory bound: the most full blocks ever waiting at once (never above
+  // prefetch), and the most column_stream buffers ever in use (never above its in_flight).
+  nb::dict memory() const {
+    std::lock_guard lock(mutex_);
+    nb::dict d;
+    d["prefetch"] = prefetch_;
+    d["peak_queued"] = peak_queued_;
+    d["blocks_made"] = blocks_made_;
+    d["in_flight"] = in_flight_;
+    d["peak_buffers_in_use"] = peak_buffers_;
+    return d;
+  }
+
+ private:
+  struct block {
+    std::size_t columns = 0;
+    std::vector<float> f32;
+    std::vector<double> f64;
+  };
+
+  template <typename Out>
+  static std::vector<Out>& values_of(block& b) {
+    if constexpr (std::is_same_v<Out, double>)
+      return b.f64;
+    else
+      return b.f32;
+  }
+
+  // Waits for room in the queue and adds `b`; false when the consumer has stopped the stream.
+  bool push(std::unique_ptr<block> b) {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return queue_.size() < prefetch_ || stopping_; });
+    if (stopping_) return false;
+    queue_.push_back(std::move(b));
+    ++blocks_made_;
+    peak_queued_ = std::max(peak_queued_, queue_.size());
+    ready_.notify_all();
+    return true;
+  }
+
+  // One pass over order_ with a column_stream<S>, filling blocks of the output type.
+  template <typename S>
+  void produce() {
+    stream_options options;
+    const bool genotype = store_->type() == value_type::genotype;
+    // Subset statistics are computed here: genotype columns from their packed codes (no value
+    // decode at all), dense ones from their stored values.
+    options.values =
+        r_.standardize && !r_.subset_stats ? decode_as::standardized : decode_as::stored;
+    options.decode_values = !(r_.subset_stats && genotype);
+    column_stream<S> stream(*store_, options);
+    {
+      std::lock_guard lock(mutex_);
+      in_flight_ = stream.in_flight();
+    }
+    if (float64_)
+      fill<S, double>(stream);
+    else
+      fill<S, float>(stream);
+    std::lock_guard lock(mutex_);
+    peak_buffers_ = stream.peak_buffers_in_use();
+  }
+
+  template <typename S, typename Out>
+  void fill(column_stream<S>& stream) {
+    const std::size_t n = store_->num_rows(), m = order_.size(), rows = rows_.size();
+    const bool genotype = store_->type() == value_type::genotype;
+    std::unique_ptr<block> current;
+    std::size_t filled = 0;  // columns of order_ already in blocks
+    std::vector<S> full;     // a whole column, when the stream's values need work first
+    auto start_block = [&] {
+      current = std::make_unique<block>();
+      current->columns = std::min(block_columns_, m - filled);
+      values_of<Out>(*current).resize(rows * current->columns);
+    };
+    if (m == 0) return;
+    start_block();
+    stream.run(order_, [&](const column_view<S>& v) {
+      std::span<const S> column(v.values.data(), static_cast<std::size_t>(v.values.size()));
+      if (r_.subset_stats) {
+        full.resize(n);
+        if (genotype) {
+          const column_stats st =
+              genotype_stats(count_genotypes(v.codes, n, r_.mask), r_.kept_count);
+          if constexpr (std::is_same_v<S, float>)
+            decode_genotypes(v.codes, standardized_lut_f32(st), std::span<float>(full));
+          else
+            decode_genotypes(v.codes, standardized_lut(st), std::span<double>(full));
+        } else {
+          std::vector<double> selected;
+          selected.reserve(r_.kept_count);
+          for (std::size_t i = 0; i < n; ++i)
+            if (r_.kept[i]) selected.push_back(static_cast<double>(column[i]));
+          const column_stats st = dense_stats(selected);
+          const bool constant = !(st.sd > 0.0);
+          for (std::size_t i = 0; i < n; ++i) {
+            const double x = static_cast<double>(column[i]);
+            full[i] = constant || std::isnan(x) ? S(0) : static_cast<S>((x - st.mean) / st.sd);
+          }
+        }
+        column = full;
+      }
+      const std::size_t k = v.position - filled;
+      Out* dst = values_of<Out>(*current).data() + k * rows;
+      if (r_.rows_identity)
+        for (std::size_t i = 0; i < rows; ++i) dst[i] = static_cast<Out>(column[i]);
+      else
+        for (std::size_t i = 0; i < rows; ++i)
+          dst[i] = static_cast<Out>(column[static_cast<std::size_t>(rows_[i])]);
+      if (k + 1 < current->columns) return true;
+      filled += current->columns;
+      if (!push(std::move(current))) return false;  // the consumer stopped: end the pass
+      if (filled < m) start_block();
+      return true;
+    });
+  }
+
+  std::shared_ptr<const store> store_;
+  std::vector<std::size_t> order_;
+  std::vector<std::int64_t> rows_;
+  read_request r_;
+  bool float64_;
+  std::size_t block_columns_, prefetch_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<std::unique_ptr<block>> queue_;
+  bool done_ = false, stopping_ = false;
+  std::exception_ptr error_;
+  std::size_t peak_queued_ = 0, blocks_made_ = 0, in_flight_ = 0, peak_buffers_ = 0;
+  std::thread producer_;  // last: started once every member above exists
+};
+
 // `colflow preprocess --bed PREFIX --out DIR` with the command's choices for PLINK input.
 nb::dict preprocess_bed(const std::string& bed, const std::string& out, const std::string& codec,
                         std::optional<int> level, const std::string& dtype, bool standardize,
@@ -444,6 +695,25 @@ NB_MODULE(_core, m) {
       .def("info", &py_store::info)
       .def("read_into", &py_store::read_into, "rows"_a, "cols"_a, "out"_a, "standardize"_a,
            "threads"_a);
+
+  nb::class_<py_block_stream>(m, "BlockStream")
+      .def(
+          "__init__",
+          [](py_block_stream* self, const py_store& s, index_array rows, index_array cols,
+             bool float64, bool standardize, std::size_t block_columns, std::size_t prefetch,
+             int threads) {
+            if (block_columns == 0 || prefetch == 0)
+              throw nb::value_error("block_columns and prefetch must be at least 1");
+            new (self) py_block_stream(
+                s.get(), std::vector<std::int64_t>(cols.data(), cols.data() + cols.shape(0)),
+                std::vector<std::int64_t>(rows.data(), rows.data() + rows.shape(0)), float64,
+                standardize, block_columns, prefetch, threads);
+          },
+          "store"_a, "rows"_a, "cols"_a, "float64"_a, "standardize"_a, "block_columns"_a,
+          "prefetch"_a, "threads"_a)
+      .def("next", &py_block_stream::next)
+      .def("close", &py_block_stream::close)
+      .def("memory", &py_block_stream::memory);
 
   m.def("preprocess_bed", &preprocess_bed, "bed"_a, "out"_a, "codec"_a, "level"_a.none(), "dtype"_a,
         "standardize"_a, "force"_a, "threads"_a);

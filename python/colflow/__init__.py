@@ -32,8 +32,10 @@ __all__ = [
     "InvalidArgumentError",
     "NotFoundError",
     "Store",
+    "assoc",
     "open",
     "preprocess",
+    "stats",
 ]
 
 __version__: str = _core.library_version
@@ -337,3 +339,244 @@ def preprocess(
         bool(force),
         _threads(num_threads),
     )
+
+
+# -- analyses ------------------------------------------------------------------------------------
+
+
+def _selected_rows(store: Store, keep: Any) -> np.ndarray:
+    # keep: None (every sample), IIDs (strings: a pandas Index or a list), or a row index of
+    # Store.read (integers, a slice, booleans).
+    if keep is None:
+        return store._resolve((None, [0]))[0]
+    values = keep.to_numpy() if isinstance(keep, (pd.Index, pd.Series)) else keep
+    if isinstance(values, (list, tuple, np.ndarray)) and len(values) > 0:
+        array = np.asarray(values)
+        if array.dtype.kind in "OUS":
+            iids = store.samples.iid
+            wanted = set(map(str, array))
+            unknown = wanted - set(iids)
+            if unknown:
+                raise KeyError(f"samples not in the store: {sorted(unknown)[:5]}")
+            return np.flatnonzero(iids.isin(wanted).to_numpy()).astype(np.int64)
+    return store._resolve((keep, [0]))[0]
+
+
+def _selected_columns(store: Store, columns: Any) -> np.ndarray:
+    # columns: None (all), variant IDs (strings), or a column index of Store.read.
+    if columns is not None:
+        values = columns.to_numpy() if isinstance(columns, (pd.Index, pd.Series)) else columns
+        if isinstance(values, (list, tuple, np.ndarray)) and len(values) > 0:
+            array = np.asarray(values)
+            if array.dtype.kind in "OUS":
+                ids = store.columns.id
+                wanted = set(map(str, array))
+                unknown = wanted - set(ids)
+                if unknown:
+                    raise KeyError(f"columns not in the store: {sorted(unknown)[:5]}")
+                return np.flatnonzero(ids.isin(wanted).to_numpy()).astype(np.int64)
+    return store._resolve((None, columns))[1]
+
+
+def _as_store(store: Store | str | os.PathLike[str]) -> Store:
+    return store if isinstance(store, Store) else Store(store)
+
+
+def _column_fields(store: Store, columns: np.ndarray) -> dict[str, Any]:
+    c = store.columns.iloc[columns]
+    return {
+        "#CHR": c.chrom.to_numpy(),
+        "POS": pd.to_numeric(c.pos, errors="coerce").to_numpy(),
+        "ID": c.id.to_numpy(),
+        "A1": c.a1.to_numpy(),
+        "A2": c.a2.to_numpy(),
+    }
+
+
+def stats(
+    store: Store | str | os.PathLike[str],
+    keep: Any = None,
+    columns: Any = None,
+    num_threads: int | None = None,
+) -> pd.DataFrame:
+    """Per-column statistics of the selected samples: ``colflow stats`` as a DataFrame.
+
+    ``store`` is an open Store or a path. ``keep`` selects samples: None (all), IIDs (strings,
+    e.g. a pandas Index) or a row index of ``Store.read`` (integers, slice, booleans);
+    ``columns`` selects columns the same way, by variant ID or index. Each selected sample and
+    column counts once, and rows come in the store's column order, as the command's.
+
+    The columns are the command's TSV header, so ``pd.read_csv(file, sep="\t")`` of its output
+    has the same names: genotype and dosage stores ``#CHR ID POS A1 A2 OBS_CT MISSING_CT
+    F_MISS A1_FREQ MEAN SD``, dense stores ``ID OBS_CT MISSING_CT MEAN SD MIN MAX``. Numbers are
+    full binary64 values (the file rounds them to its ``--digits``); NA is NaN. Sex
+    chromosomes follow PLINK 2's ploidy rules with the store's sexes (docs/ANALYSES.md).
+    """
+    store = _as_store(store)
+    rows = _selected_rows(store, keep)
+    cols = _selected_columns(store, columns)
+    r = _core.stats(store._core, rows, cols, _threads(num_threads))
+    observed = r["observed"].astype(np.int64)
+    missing = r["missing"].astype(np.int64)
+    total = observed + missing
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f_miss = np.where(total > 0, missing / np.maximum(total, 1), np.nan)
+    ids = store.columns.id.iloc[r["column"]].to_numpy()
+    if store.value_type in ("float32", "float64"):
+        frame = {
+            "ID": ids,
+            "OBS_CT": observed,
+            "MISSING_CT": missing,
+            "MEAN": r["mean"],
+            "SD": r["sd"],
+            "MIN": r["min"],
+            "MAX": r["max"],
+        }
+    else:
+        fields = _column_fields(store, r["column"])
+        frame = {
+            "#CHR": fields["#CHR"],
+            "ID": ids,
+            "POS": fields["POS"],
+            "A1": fields["A1"],
+            "A2": fields["A2"],
+            "OBS_CT": observed,
+            "MISSING_CT": missing,
+            "F_MISS": f_miss,
+            "A1_FREQ": r["a1_freq"],
+            "MEAN": r["mean"],
+            "SD": r["sd"],
+        }
+    return pd.DataFrame(frame)
+
+
+def _table(store: Store, values: Any, default_name: str) -> tuple[np.ndarray, list[str]]:
+    # Store rows x variables of float64 (NaN missing), matched by IID for pandas objects: a
+    # Series or DataFrame indexed by IID (samples it lacks are missing, samples the store lacks
+    # ignored, as for the command's files); a numpy array has one row per store sample.
+    n = store.shape[0]
+    if isinstance(values, pd.Series):
+        values = values.to_frame(values.name if values.name is not None else f"{default_name}1")
+    if isinstance(values, pd.DataFrame):
+        if not values.index.is_unique:
+            raise ValueError("the phenotype or covariate index lists a sample twice")
+        names = [str(c) for c in values.columns]
+        # IIDs are strings in the store: an index of integers matches their text.
+        values = values.set_axis(values.index.map(str), axis=0)
+        if not values.index.is_unique:
+            raise ValueError("the phenotype or covariate index lists a sample twice")
+        aligned = values.reindex(store.samples.iid.to_numpy())
+        table = aligned.apply(pd.to_numeric, errors="raise").to_numpy(dtype=np.float64)
+    else:
+        table = np.asarray(values, dtype=np.float64)
+        if table.ndim == 1:
+            table = table[:, None]
+        if table.ndim != 2 or table.shape[0] != n:
+            raise ValueError(
+                f"a numpy phenotype or covariate table needs one row per sample ({n}), "
+                f"not shape {table.shape}"
+            )
+        names = [f"{default_name}{i + 1}" for i in range(table.shape[1])]
+    if len(names) == 0:
+        raise ValueError(f"no {default_name.lower()} column given")
+    # PLINK's missing code -9, as in the command's files.
+    table = np.where(table == -9, np.nan, table)
+    return np.asfortranarray(table), names
+
+
+def assoc(
+    store: Store | str | os.PathLike[str],
+    pheno: Any,
+    covar: Any = None,
+    *,
+    keep: Any = None,
+    columns: Any = None,
+    binary: bool | list[str] | None = None,
+    zero_one: bool = False,
+    firth: str = "fallback",
+    odds_ratio: bool = True,
+    num_threads: int | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Association scans: ``colflow assoc``, one DataFrame per phenotype (a dict by name).
+
+    ``pheno`` and ``covar`` are a pandas DataFrame or Series indexed by IID (store samples it
+    lacks are missing, others ignored) or a numpy array with one row per store sample (columns
+    named PHENO1, ... and COVAR1, ...); NaN and -9 are missing. ``keep`` and ``columns`` select
+    as in ``stats``. Each phenotype is tested as the command does: case/control when its
+    values on the selected samples are all PLINK codes (1 control, 2 case, 0 missing; 0 and 1
+    with ``zero_one=True``), else quantitative; ``binary`` True or False forces every one, a
+    list of names the named ones to case/control (the rest quantitative).
+
+    Quantitative traits: least squares, columns ``#CHR POS ID A1 A2 N_OBS BETA SE T_STAT P
+    NOTE``. Case/control: logistic regression (Firth's as ``firth`` says: fallback, always,
+    never), columns ``#CHR POS ID A1 A2 FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE`` (``BETA SE``
+    in place of ``OR LOG(OR)_SE`` with ``odds_ratio=False``). Estimates the test lacks are
+    NaN, with NOTE CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR or NOT_CONVERGED ("." otherwise).
+    Sex chromosomes as PLINK 2 --glm, with the store's sexes. Numbers are full binary64.
+    Raises InvalidArgumentError when a phenotype has no usable sample or the covariates are
+    collinear, ValueError for a bad table or option.
+    """
+    store = _as_store(store)
+    if firth not in ("fallback", "always", "never"):
+        raise ValueError(f"firth '{firth}' not known, only 'fallback', 'always' and 'never'")
+    rows = _selected_rows(store, keep)
+    cols = _selected_columns(store, columns)
+    values, names = _table(store, pheno, "PHENO")
+    if len(set(names)) != len(names):
+        raise ValueError("phenotype names must be distinct")
+    covar_values, covar_names = (None, [])
+    if covar is not None:
+        covar_values, covar_names = _table(store, covar, "COVAR")
+    if binary is None:
+        kinds = ["auto"] * len(names)
+    elif binary is True or binary is False:
+        kinds = ["binary" if binary else "quantitative"] * len(names)
+    else:
+        listed = [str(b) for b in binary]
+        unknown = set(listed) - set(names)
+        if unknown:
+            raise ValueError(f"binary names phenotypes that are not given: {sorted(unknown)}")
+        kinds = ["binary" if n in listed else "quantitative" for n in names]
+    results = _core.assoc(
+        store._core,
+        rows,
+        cols,
+        values,
+        names,
+        covar_values,
+        covar_names,
+        kinds,
+        bool(zero_one),
+        firth,
+        _threads(num_threads),
+    )
+    out: dict[str, pd.DataFrame] = {}
+    for r in results:
+        fields = _column_fields(store, r["column"])
+        frame: dict[str, Any] = {k: fields[k] for k in ("#CHR", "POS", "ID", "A1", "A2")}
+        if r["model"] == "linear":
+            frame.update(
+                {
+                    "N_OBS": r["n_obs"].astype(np.int64),
+                    "BETA": r["beta"],
+                    "SE": r["se"],
+                    "T_STAT": r["stat"],
+                }
+            )
+        else:
+            frame["FIRTH?"] = np.where(r["firth"] != 0, "Y", "N")
+            frame["N_OBS"] = r["n_obs"].astype(np.int64)
+            if odds_ratio:
+                frame["OR"] = np.exp(r["beta"])
+                frame["LOG(OR)_SE"] = r["se"]
+            else:
+                frame["BETA"] = r["beta"]
+                frame["SE"] = r["se"]
+            frame["Z_STAT"] = r["stat"]
+        frame["P"] = r["p"]
+        frame["NOTE"] = r["note"]
+        df = pd.DataFrame(frame)
+        df.attrs["model"] = r["model"]
+        df.attrs["samples_used"] = r["samples_used"]
+        out[r["name"]] = df
+    return {n: out[n] for n in names}

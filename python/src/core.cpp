@@ -31,6 +31,12 @@
 #include <utility>
 #include <vector>
 
+#include "colflow/analysis/assoc.hpp"
+#include "colflow/analysis/case_control.hpp"
+#include "colflow/analysis/phenotype.hpp"
+#include "colflow/analysis/selection.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
+#include "colflow/analysis/stats.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/error.hpp"
@@ -629,6 +635,190 @@ class py_block_stream {
   std::thread producer_;  // last: started once every member above exists
 };
 
+// The samples and columns an analysis uses, from indices Python resolved (any order, repeats):
+// the library's selections are sets, in increasing order.
+selection make_selection(const store& s, std::span<const std::int64_t> rows,
+                         std::span<const std::int64_t> cols) {
+  selection sel;
+  sel.row_kept.assign(s.num_rows(), 0);
+  for (std::int64_t i : rows) sel.row_kept[static_cast<std::size_t>(i)] = 1;
+  for (std::size_t i = 0; i < sel.row_kept.size(); ++i)
+    if (sel.row_kept[i]) sel.rows.push_back(i);
+  std::vector<std::uint8_t> col_kept(s.num_columns(), 0);
+  for (std::int64_t j : cols) col_kept[static_cast<std::size_t>(j)] = 1;
+  for (std::size_t j = 0; j < col_kept.size(); ++j)
+    if (col_kept[j]) sel.columns.push_back(j);
+  if (sel.rows.empty()) throw nb::value_error("no sample selected");
+  if (sel.columns.empty()) throw nb::value_error("no column selected");
+  return sel;
+}
+
+// A new numpy array owning `v`.
+template <typename T>
+nb::object to_numpy(std::vector<T> v) {
+  auto* owned = new std::vector<T>(std::move(v));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  const std::size_t shape[1] = {owned->size()};
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->data(), 1, shape, owner));
+}
+
+// `colflow stats`: the column_summaries of the selection, a numpy array per field, and the
+// selected columns (increasing).
+nb::dict stats(const py_store& ps, index_array rows, index_array cols, int threads) {
+  const auto s = ps.get();
+  const selection sel =
+      make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
+  std::vector<column_summary> sums;
+  {
+    nb::gil_scoped_release unlocked;
+    in_arena(threads, [&] { sums = column_summaries(*s, sel); });
+  }
+  const std::size_t m = sums.size();
+  std::vector<std::uint64_t> observed(m), missing(m);
+  std::vector<double> a1_freq(m), mean(m), sd(m), min(m), max(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    observed[k] = sums[k].observed;
+    missing[k] = sums[k].missing;
+    a1_freq[k] = sums[k].a1_freq;
+    mean[k] = sums[k].mean;
+    sd[k] = sums[k].sd;
+    min[k] = sums[k].min;
+    max[k] = sums[k].max;
+  }
+  std::vector<std::int64_t> columns(sel.columns.begin(), sel.columns.end());
+  nb::dict d;
+  d["column"] = to_numpy(std::move(columns));
+  d["observed"] = to_numpy(std::move(observed));
+  d["missing"] = to_numpy(std::move(missing));
+  d["a1_freq"] = to_numpy(std::move(a1_freq));
+  d["mean"] = to_numpy(std::move(mean));
+  d["sd"] = to_numpy(std::move(sd));
+  d["min"] = to_numpy(std::move(min));
+  d["max"] = to_numpy(std::move(max));
+  return d;
+}
+
+using table_array = nb::ndarray<const double, nb::ndim<2>, nb::f_contig, nb::device::cpu>;
+
+// Store rows x names of values (NaN missing), as read_phenotypes makes them from a file.
+phenotype_table make_table(table_array values, const std::vector<std::string>& names,
+                           std::size_t n) {
+  if (values.shape(0) != n || values.shape(1) != names.size())
+    throw nb::value_error("a table of values must have one row per store sample");
+  phenotype_table t;
+  t.names = names;
+  t.values = Eigen::Map<const Eigen::MatrixXd>(values.data(), static_cast<Eigen::Index>(n),
+                                               static_cast<Eigen::Index>(names.size()));
+  t.file_samples = t.matched_samples = n;
+  return t;
+}
+
+// `colflow assoc`: per phenotype, the model, the results of every selected column (numpy
+// arrays) and the samples it used. `kinds` per phenotype: "auto" (PLINK's case/control
+// detection on the selected rows, as the command), "binary" or "quantitative".
+nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_array pheno,
+               const std::vector<std::string>& names, std::optional<table_array> covar,
+               const std::vector<std::string>& covar_names, const std::vector<std::string>& kinds,
+               bool zero_one, const std::string& firth, int threads) {
+  const auto s = ps.get();
+  const selection sel =
+      make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
+  const std::size_t n = s->num_rows();
+  const phenotype_table all = make_table(pheno, names, n);
+  std::optional<phenotype_table> covariates;
+  if (covar) covariates = make_table(*covar, covar_names, n);
+  if (kinds.size() != names.size()) throw nb::value_error("one kind per phenotype");
+  const firth_mode mode =
+      firth == "always"  ? firth_mode::always
+      : firth == "never" ? firth_mode::never
+      : firth == "fallback"
+          ? firth_mode::fallback
+          : throw nb::value_error(
+                ("firth '" + firth + "' not known: fallback, always or never").c_str());
+  const case_control_codes codes =
+      zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
+  std::vector<std::size_t> binary, quantitative;
+  for (std::size_t p = 0; p < names.size(); ++p) {
+    const bool b = kinds[p] == "binary" ||
+                   (kinds[p] == "auto" && is_case_control(all, p, sel.row_kept, codes));
+    (b ? binary : quantitative).push_back(p);
+  }
+  // The results of one model's phenotypes, filled by the sink column after column.
+  struct columns_of {
+    std::vector<std::uint64_t> n_obs;
+    std::vector<double> beta, se, stat, p;
+    std::vector<std::string> note;
+    std::vector<bool> firth;
+  };
+  const std::size_t m = sel.columns.size();
+  auto scan = [&](const std::vector<std::size_t>& which, bool logistic) {
+    phenotype_table t = select_phenotypes(all, which);
+    std::vector<columns_of> out(which.size());
+    for (auto& o : out) {
+      o.n_obs.reserve(m);
+      o.beta.reserve(m);
+      o.se.reserve(m);
+      o.stat.reserve(m);
+      o.p.reserve(m);
+      o.note.reserve(m);
+      o.firth.reserve(m);
+    }
+    assoc_summary summary;
+    if (!which.empty()) {
+      const auto sink = [&](std::size_t, std::size_t, std::span<const assoc_result> results) {
+        for (std::size_t q = 0; q < results.size(); ++q) {
+          const assoc_result& r = results[q];
+          columns_of& o = out[q];
+          o.n_obs.push_back(r.n_obs);
+          o.beta.push_back(r.beta);
+          o.se.push_back(r.se);
+          o.stat.push_back(r.t_stat);
+          o.p.push_back(r.p);
+          o.note.emplace_back(assoc_status_name(r.status));
+          o.firth.push_back(r.firth);
+        }
+      };
+      const std::vector<sample_sex> sexes = sexes_of(s->samples());
+      nb::gil_scoped_release unlocked;
+      in_arena(threads, [&] {
+        if (logistic) {
+          code_case_control(t, codes);
+          summary = logistic_association(*s, sel, t, covariates ? &*covariates : nullptr, sink,
+                                         mode, {}, sexes);
+        } else {
+          summary =
+              linear_association(*s, sel, t, covariates ? &*covariates : nullptr, sink, {}, sexes);
+        }
+      });
+    }
+    nb::list results;
+    for (std::size_t q = 0; q < which.size(); ++q) {
+      columns_of& o = out[q];
+      nb::dict d;
+      d["name"] = names[which[q]];
+      d["model"] = logistic ? "logistic" : "linear";
+      d["samples_used"] = summary.samples_used.empty() ? 0 : summary.samples_used[q];
+      d["n_obs"] = to_numpy(std::move(o.n_obs));
+      d["beta"] = to_numpy(std::move(o.beta));
+      d["se"] = to_numpy(std::move(o.se));
+      d["stat"] = to_numpy(std::move(o.stat));
+      d["p"] = to_numpy(std::move(o.p));
+      d["note"] = nb::cast(o.note);
+      std::vector<std::uint8_t> f(o.firth.begin(), o.firth.end());
+      d["firth"] = to_numpy(std::move(f));
+      results.append(d);
+    }
+    return results;
+  };
+  nb::list results;
+  for (nb::handle r : scan(quantitative, false)) results.append(r);
+  for (nb::handle r : scan(binary, true)) results.append(r);
+  std::vector<std::int64_t> columns(sel.columns.begin(), sel.columns.end());
+  nb::object column_array = to_numpy(std::move(columns));
+  for (nb::handle r : results) r.attr("__setitem__")("column", column_array);
+  return results;
+}
+
 // `colflow preprocess --bed PREFIX --out DIR` with the command's choices for PLINK input.
 nb::dict preprocess_bed(const std::string& bed, const std::string& out, const std::string& codec,
                         std::optional<int> level, const std::string& dtype, bool standardize,
@@ -714,6 +904,10 @@ NB_MODULE(_core, m) {
       .def("next", &py_block_stream::next)
       .def("close", &py_block_stream::close)
       .def("memory", &py_block_stream::memory);
+
+  m.def("stats", &stats, "store"_a, "rows"_a, "cols"_a, "threads"_a);
+  m.def("assoc", &assoc, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
+        "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "threads"_a);
 
   m.def("preprocess_bed", &preprocess_bed, "bed"_a, "out"_a, "codec"_a, "level"_a.none(), "dtype"_a,
         "standardize"_a, "force"_a, "threads"_a);

@@ -1,0 +1,245 @@
+"""colflow.stats and colflow.assoc against the same figures computed with numpy from
+bed-reader's values (docs/ANALYSES.md's definitions)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from bed_reader import open_bed
+from conftest import dataset
+
+import colflow
+
+STATS_DATASETS = [
+    "bed-reader/some_missing",
+    "bed-reader/toydata.5chrom",
+    "hapmap3/HapMap3",
+    "uk10k/uk10k_chr1_1mb",
+]
+
+
+def bed_values(name: str) -> np.ndarray:
+    with open_bed(dataset(name) + ".bed") as bed:
+        return bed.read(dtype=np.float64)
+
+
+def expected_stats(x: np.ndarray, chrom: np.ndarray, sex: np.ndarray) -> pd.DataFrame:
+    """PLINK 2's counts by ploidy (stats.hpp): on X a male has one allele (a heterozygous
+    call half an A1), on Y only males count, one allele each, on MT everyone has one; MEAN and
+    SD are those of the stored dosages of every selected sample, SD over n - 1."""
+    n = x.shape[0]
+    observed = ~np.isnan(x)
+    mean = np.nanmean(np.where(observed.any(0), x, 0), axis=0, where=observed)
+    mean = np.where(observed.any(0), mean, np.nan)
+    dev = np.where(observed, x - mean, 0.0)
+    sd = np.sqrt((dev**2).sum(0) / (n - 1)) if n > 1 else np.zeros(x.shape[1])
+    male = sex == "1"
+    counted = np.ones(x.shape, bool)
+    alleles = np.full(x.shape, 2.0)
+    a1 = np.nan_to_num(x)
+    for j, c in enumerate(chrom):
+        if c in ("X", "23"):
+            alleles[male, j] = 1.0
+            a1[male, j] /= 2
+        elif c in ("Y", "24"):
+            counted[:, j] = male
+            alleles[:, j] = 1.0
+            a1[:, j] /= 2
+        elif c in ("MT", "26"):
+            alleles[:, j] = 1.0
+            a1[:, j] /= 2
+    use = observed & counted
+    obs = use.sum(0)
+    missing = (counted & ~observed).sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        freq = (a1 * use).sum(0) / (alleles * use).sum(0)
+        f_miss = missing / (obs + missing)
+    return pd.DataFrame(
+        {"OBS_CT": obs, "MISSING_CT": missing, "F_MISS": f_miss, "A1_FREQ": freq, "MEAN": mean,
+         "SD": sd}
+    )
+
+
+@pytest.mark.parametrize("name", STATS_DATASETS)
+@pytest.mark.parametrize("keep", ["all", "every other", "iids"])
+def test_stats_equal_numpy_on_bed_reader_values(name, keep, make_store):
+    x = bed_values(name)
+    with colflow.open(make_store(name)) as store:
+        samples = store.samples
+        if keep == "all":
+            selector, rows = None, np.arange(x.shape[0])
+        elif keep == "every other":
+            selector, rows = np.s_[::2], np.arange(0, x.shape[0], 2)
+        else:  # by IID, in any order: the store's order counts
+            rows = np.arange(x.shape[0])[1::3]
+            selector = pd.Index(samples.iid.to_numpy()[rows][::-1])
+        got = colflow.stats(store, keep=selector)
+        columns = store.columns
+    expected = expected_stats(x[rows], columns.chrom.to_numpy(), samples.sex.to_numpy()[rows])
+    assert list(got.columns) == [
+        "#CHR", "ID", "POS", "A1", "A2", "OBS_CT", "MISSING_CT", "F_MISS", "A1_FREQ", "MEAN", "SD",
+    ]
+    assert (got["ID"].to_numpy() == columns.id.to_numpy()).all()
+    assert (got["#CHR"].to_numpy() == columns.chrom.to_numpy()).all()
+    assert (got["POS"].to_numpy() == columns.pos.astype(np.int64).to_numpy()).all()
+    np.testing.assert_array_equal(got["OBS_CT"], expected["OBS_CT"])
+    np.testing.assert_array_equal(got["MISSING_CT"], expected["MISSING_CT"])
+    for field in ("F_MISS", "A1_FREQ", "MEAN", "SD"):
+        np.testing.assert_allclose(got[field], expected[field], rtol=1e-12, atol=1e-14,
+                                   err_msg=field)
+
+
+def test_stats_of_a_column_selection_and_a_path(make_store):
+    path = make_store("hapmap3/HapMap3")
+    with colflow.open(path) as store:
+        whole = colflow.stats(store)
+        ids = store.columns.id.to_numpy()[[50, 7, 7, 300]]
+    by_id = colflow.stats(path, columns=list(ids))
+    by_index = colflow.stats(path, columns=[300, 7, 50])
+    # Each column once, in the store's order.
+    pd.testing.assert_frame_equal(by_id, whole.iloc[[7, 50, 300]].reset_index(drop=True))
+    pd.testing.assert_frame_equal(by_index, by_id)
+    with pytest.raises(KeyError):
+        colflow.stats(path, columns=["no-such-variant"])
+    with pytest.raises(IndexError):
+        colflow.stats(path, keep=[10**6])
+
+
+def test_stats_of_a_dense_store(make_store):
+    name = "bed-reader/plink_sim_10s_100v_10pmiss"
+    x = bed_values(name)
+    got = colflow.stats(make_store(name, codec="zstd", standardize=False), keep=np.s_[1:])
+    x = x[1:]
+    assert list(got.columns) == ["ID", "OBS_CT", "MISSING_CT", "MEAN", "SD", "MIN", "MAX"]
+    observed = ~np.isnan(x)
+    mean = np.nanmean(x, axis=0)
+    np.testing.assert_array_equal(got["OBS_CT"], observed.sum(0))
+    np.testing.assert_array_equal(got["MISSING_CT"], (~observed).sum(0))
+    np.testing.assert_allclose(got["MEAN"], mean, rtol=1e-12)
+    sd = np.sqrt(np.nansum((x - mean) ** 2, axis=0) / (x.shape[0] - 1))
+    np.testing.assert_allclose(got["SD"], sd, rtol=1e-12)
+    np.testing.assert_array_equal(got["MIN"], np.nanmin(x, axis=0))
+    np.testing.assert_array_equal(got["MAX"], np.nanmax(x, axis=0))
+
+
+# -- assoc ---------------------------------------------------------------------------------------
+
+ASSOC = "uk10k/uk10k_chr1_1mb"  # autosomal: no sex covariate or ploidy to model
+
+
+def phenotypes(store, seed=5):
+    rng = np.random.default_rng(seed)
+    n = store.shape[0]
+    g = store.read(np.s_[:, 3], dtype=np.float64)[:, 0]
+    age = rng.normal(50, 10, n)
+    y = 0.4 * np.nan_to_num(g) + 0.02 * age + rng.normal(size=n)
+    y[rng.choice(n, n // 20, replace=False)] = np.nan
+    p = 1 / (1 + np.exp(-(0.5 * np.nan_to_num(g) - 0.3 + 0.01 * (age - 50))))
+    cc = np.where(rng.random(n) < p, 2.0, 1.0)
+    cc[rng.choice(n, n // 25, replace=False)] = 0  # PLINK's missing code
+    return y, cc, age
+
+
+def linear_fit(y, g, covar):
+    use = ~np.isnan(y) & ~np.isnan(g)
+    design = np.column_stack([np.ones(use.sum()), g[use]] + [c[use] for c in covar])
+    beta, *_ = np.linalg.lstsq(design, y[use], rcond=None)
+    resid = y[use] - design @ beta
+    dof = use.sum() - design.shape[1]
+    cov = resid @ resid / dof * np.linalg.inv(design.T @ design)
+    return use.sum(), beta[1], np.sqrt(cov[1, 1])
+
+
+def logistic_fit(case, g, covar):
+    use = ~np.isnan(case) & ~np.isnan(g)
+    design = np.column_stack([np.ones(use.sum()), g[use]] + [c[use] for c in covar])
+    y = case[use]
+    beta = np.zeros(design.shape[1])
+    for _ in range(100):  # Newton's method to convergence
+        mu = 1 / (1 + np.exp(-design @ beta))
+        info = design.T @ (design * (mu * (1 - mu))[:, None])
+        step = np.linalg.solve(info, design.T @ (y - mu))
+        beta += step
+        if np.abs(step).max() < 1e-13:
+            break
+    mu = 1 / (1 + np.exp(-design @ beta))
+    info = design.T @ (design * (mu * (1 - mu))[:, None])
+    return use.sum(), beta[1], np.sqrt(np.linalg.inv(info)[1, 1])
+
+
+def test_assoc_linear_and_logistic_equal_numpy_fits(make_store):
+    with colflow.open(make_store(ASSOC)) as store:
+        y, cc, age = phenotypes(store)
+        iid = store.samples.iid.to_numpy()
+        # A DataFrame indexed by IID, in another order, with a sample the store lacks.
+        order = np.random.default_rng(0).permutation(len(iid))
+        pheno = pd.DataFrame({"height": y[order], "disease": cc[order]}, index=iid[order])
+        pheno.loc["not-in-store"] = [1.0, 2.0]
+        covar = pd.Series(age, index=iid, name="age")
+        cols = np.arange(0, min(store.shape[1], 400), 13)
+        got = colflow.assoc(store, pheno, covar, columns=cols, odds_ratio=False)
+        x = store.read(np.s_[:, cols], dtype=np.float64)
+        columns = store.columns.iloc[cols]
+    assert list(got) == ["height", "disease"]
+    lin, log = got["height"], got["disease"]
+    assert list(lin.columns) == [
+        "#CHR", "POS", "ID", "A1", "A2", "N_OBS", "BETA", "SE", "T_STAT", "P", "NOTE"]
+    assert list(log.columns) == [
+        "#CHR", "POS", "ID", "A1", "A2", "FIRTH?", "N_OBS", "BETA", "SE", "Z_STAT", "P", "NOTE"]
+    assert (lin["ID"].to_numpy() == columns.id.to_numpy()).all()
+    case = np.where(cc == 0, np.nan, cc - 1)
+    tested = 0
+    for k in range(len(cols)):
+        g = x[:, k]
+        if lin["NOTE"][k] == ".":
+            n_obs, beta, se = linear_fit(y, g, [age])
+            assert lin["N_OBS"][k] == n_obs
+            np.testing.assert_allclose([lin["BETA"][k], lin["SE"][k]], [beta, se], rtol=1e-8)
+            np.testing.assert_allclose(lin["T_STAT"][k], beta / se, rtol=1e-8)
+            assert 0 <= lin["P"][k] <= 1
+            tested += 1
+        else:
+            assert np.isnan(lin["BETA"][k])
+        if log["NOTE"][k] == "." and log["FIRTH?"][k] == "N":
+            n_obs, beta, se = logistic_fit(case, g, [age])
+            assert log["N_OBS"][k] == n_obs
+            np.testing.assert_allclose([log["BETA"][k], log["SE"][k]], [beta, se], rtol=1e-6)
+            np.testing.assert_allclose(log["Z_STAT"][k], beta / se, rtol=1e-6)
+    assert tested >= 10
+
+
+def test_assoc_inputs_and_detection(make_store):
+    with colflow.open(make_store(ASSOC)) as store:
+        y, cc, _ = phenotypes(store, seed=9)
+        n = store.shape[0]
+        by_array = colflow.assoc(store, np.column_stack([y, cc]), columns=np.s_[:40])
+        assert list(by_array) == ["PHENO1", "PHENO2"]
+        assert by_array["PHENO1"].attrs["model"] == "linear"
+        assert by_array["PHENO2"].attrs["model"] == "logistic"
+        assert by_array["PHENO2"].attrs["samples_used"] == int((cc != 0).sum())
+        # The odds ratio is exp(BETA); 0/1 codes with zero_one; -9 is missing.
+        beta = colflow.assoc(store, cc, columns=np.s_[:40], odds_ratio=False)["PHENO1"]
+        np.testing.assert_allclose(by_array["PHENO2"]["OR"], np.exp(beta["BETA"]), rtol=1e-14)
+        zero_one = np.where(cc == 0, -9, cc - 1)
+        again = colflow.assoc(store, zero_one, columns=np.s_[:40], zero_one=True)["PHENO1"]
+        pd.testing.assert_frame_equal(again, by_array["PHENO2"], check_like=False)
+        # Forced models.
+        forced = colflow.assoc(store, cc, columns=np.s_[:5], binary=False)["PHENO1"]
+        assert forced.attrs["model"] == "linear"
+        forced = colflow.assoc(
+            store, pd.DataFrame({"a": cc}, index=store.samples.iid), columns=np.s_[:5],
+            binary=["a"]
+        )["a"]
+        assert forced.attrs["model"] == "logistic"
+        # A Series indexed by IID equals the numpy array.
+        series = pd.Series(y, index=store.samples.iid, name="y")
+        pd.testing.assert_frame_equal(
+            colflow.assoc(store, series, columns=np.s_[:40])["y"], by_array["PHENO1"]
+        )
+        with pytest.raises(ValueError, match="one row per sample"):
+            colflow.assoc(store, y[:-1])
+        with pytest.raises(ValueError, match="firth"):
+            colflow.assoc(store, y, firth="sometimes")
+        with pytest.raises(colflow.InvalidArgumentError):
+            colflow.assoc(store, np.full(n, np.nan))

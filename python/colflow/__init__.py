@@ -7,8 +7,10 @@
 
 ``Store.read`` follows ``bed_reader.open_bed(...).read()``: the same index forms, values (the
 count of the A1 allele), missing values (NaN, or -127 in int8), orders and errors, so that code
-written for a .bed reads a store unchanged. The rest of the library (streaming, the analyses)
-is reached through the ``colflow`` command for now (docs/PYTHON.md).
+written for a .bed reads a store unchanged. ``Store.stream`` yields blocks of columns decoded
+ahead by the library's flow graph; ``stats`` and ``assoc`` run the command's analyses into
+pandas DataFrames. The other analyses are reached through the ``colflow`` command for now
+(docs/PYTHON.md).
 """
 
 from __future__ import annotations

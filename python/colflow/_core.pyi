@@ -32,6 +32,38 @@ class Store:
         threads: int,
     ) -> None: ...
 
+class BlockStream:
+    def __init__(
+        self,
+        store: Store,
+        rows: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64],
+        float64: bool,
+        standardize: bool,
+        block_columns: int,
+        prefetch: int,
+        threads: int,
+    ) -> None: ...
+    def next(self) -> npt.NDArray[np.float32] | npt.NDArray[np.float64] | None: ...
+    def close(self) -> None: ...
+    def memory(self) -> dict[str, int]: ...
+
+def stats(
+    store: Store, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], threads: int
+) -> dict[str, npt.NDArray[Any]]: ...
+def assoc(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    pheno: npt.NDArray[np.float64],
+    names: list[str],
+    covar: npt.NDArray[np.float64] | None,
+    covar_names: list[str],
+    kinds: list[str],
+    zero_one: bool,
+    firth: str,
+    threads: int,
+) -> list[dict[str, Any]]: ...
 def preprocess_bed(
     bed: str,
     out: str,

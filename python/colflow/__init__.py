@@ -8,13 +8,14 @@
 ``Store.read`` follows ``bed_reader.open_bed(...).read()``: the same index forms, values (the
 count of the A1 allele), missing values (NaN, or -127 in int8), orders and errors, so that code
 written for a .bed reads a store unchanged. ``Store.stream`` yields blocks of columns decoded
-ahead by the library's flow graph; ``stats`` and ``assoc`` run the command's analyses into
-pandas DataFrames. The other analyses are reached through the ``colflow`` command for now
+ahead by the library's flow graph; ``stats``, ``assoc`` and ``pca`` run the command's
+analyses into pandas DataFrames and numpy arrays. The other analyses are reached through the ``colflow`` command for now
 (docs/PYTHON.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import os
 from collections.abc import Iterator
@@ -35,7 +36,9 @@ __all__ = [
     "NotFoundError",
     "Store",
     "assoc",
+    "PCA",
     "open",
+    "pca",
     "preprocess",
     "stats",
 ]
@@ -582,3 +585,80 @@ def assoc(
         df.attrs["samples_used"] = r["samples_used"]
         out[r["name"]] = df
     return {n: out[n] for n in names}
+
+
+@dataclasses.dataclass(frozen=True)
+class PCA:
+    """The result of ``pca``: what ``colflow pca`` writes, as numpy and pandas."""
+
+    #: k eigenvalues of ZZᵀ/M, decreasing (PREFIX.eigenval).
+    eigenvalues: np.ndarray
+    #: ``#FID IID PC1..PCk``, one row per selected sample: unit-length eigenvectors, each
+    #: with its largest entry positive (PREFIX.eigenvec).
+    eigenvectors: pd.DataFrame
+    #: ``#CHR ID A1 A2 PC1..PCk``, one row per selected column (PREFIX.loadings.tsv), or
+    #: None unless asked for.
+    loadings: pd.DataFrame | None
+    #: M: the selected columns that are not constant.
+    columns_used: int
+    #: Streaming passes over the data.
+    passes: int
+
+
+def pca(
+    store: Store | str | os.PathLike[str],
+    k: int = 10,
+    *,
+    keep: Any = None,
+    columns: Any = None,
+    oversampling: int = 10,
+    power_iterations: int = 4,
+    scaling: str = "standardized",
+    seed: int = 1,
+    loadings: bool = False,
+    num_threads: int | None = None,
+) -> PCA:
+    """Principal components: ``colflow pca``, by the library's randomised SVD.
+
+    The top ``k`` eigenpairs of ZZᵀ/M, Z the selected samples' standardised columns
+    (``scaling="standardized"``: docs/DESIGN.md §2 over the selected samples; ``"hwe"``: PLINK 2's
+    (x − 2p) / sqrt(2p(1 − p)), genotype stores), M the columns that are not constant.
+    ``oversampling``, ``power_iterations`` and ``seed`` are the command's options of the same
+    names (the result depends on the seed only through rounding). ``keep`` and ``columns``
+    select as in ``stats``. Raises InvalidArgumentError for k = 0 or k above the samples or
+    columns.
+    """
+    store = _as_store(store)
+    for name, value in (("k", k), ("oversampling", oversampling),
+                        ("power_iterations", power_iterations), ("seed", seed)):
+        if operator.index(value) < 0:
+            raise ValueError(f"{name} must not be negative, not {value}")
+    rows = _selected_rows(store, keep)
+    cols = _selected_columns(store, columns)
+    r = _core.pca(
+        store._core,
+        rows,
+        cols,
+        operator.index(k),
+        operator.index(oversampling),
+        operator.index(power_iterations),
+        scaling,
+        operator.index(seed),
+        bool(loadings),
+        _threads(num_threads),
+    )
+    pcs = [f"PC{i + 1}" for i in range(len(r["eigenvalues"]))]
+    samples = store.samples.iloc[r["rows"]]
+    eigenvectors = pd.DataFrame(
+        {"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()}
+        | dict(zip(pcs, r["eigenvectors"].T))
+    )
+    loading_frame = None
+    if r["loadings"] is not None:
+        c = store.columns.iloc[r["column"]]
+        loading_frame = pd.DataFrame(
+            {"#CHR": c.chrom.to_numpy(), "ID": c.id.to_numpy(), "A1": c.a1.to_numpy(),
+             "A2": c.a2.to_numpy()}
+            | dict(zip(pcs, r["loadings"].T))
+        )
+    return PCA(r["eigenvalues"], eigenvectors, loading_frame, r["columns_used"], r["passes"])

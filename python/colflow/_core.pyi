@@ -64,6 +64,18 @@ def assoc(
     firth: str,
     threads: int,
 ) -> list[dict[str, Any]]: ...
+def pca(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    k: int,
+    oversampling: int,
+    power_iterations: int,
+    scaling: str,
+    seed: int,
+    loadings: bool,
+    threads: int,
+) -> dict[str, Any]: ...
 def preprocess_bed(
     bed: str,
     out: str,

@@ -33,6 +33,7 @@
 
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/case_control.hpp"
+#include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/analysis/sex_chromosomes.hpp"
@@ -819,6 +820,50 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
   return results;
 }
 
+// `colflow pca`: the principal_components of the selection, as numpy arrays.
+nb::dict pca(const py_store& ps, index_array rows, index_array cols, std::size_t k,
+             std::size_t oversampling, std::size_t power_iterations, const std::string& scaling,
+             std::uint64_t seed, bool loadings, int threads) {
+  const auto s = ps.get();
+  const selection sel =
+      make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
+  pca_options o;
+  o.components = k;
+  o.oversampling = oversampling;
+  o.power_iterations = power_iterations;
+  if (scaling == "hwe")
+    o.scaling = pca_scaling::hwe;
+  else if (scaling != "standardized")
+    throw nb::value_error(("scaling '" + scaling + "' not known: standardized or hwe").c_str());
+  o.seed = seed;
+  o.loadings = loadings;
+  pca_result r;
+  {
+    nb::gil_scoped_release unlocked;
+    in_arena(threads, [&] { r = principal_components(*s, sel, o); });
+  }
+  // Column-major Eigen matrices become numpy arrays in order "F" (copied once, owned).
+  const auto matrix = [](const Eigen::MatrixXd& m) {
+    auto* owned = new Eigen::MatrixXd(m);
+    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<Eigen::MatrixXd*>(p); });
+    const std::size_t shape[2] = {static_cast<std::size_t>(owned->rows()),
+                                  static_cast<std::size_t>(owned->cols())};
+    const std::int64_t strides[2] = {1, static_cast<std::int64_t>(owned->rows())};
+    return nb::cast(
+        nb::ndarray<nb::numpy, double, nb::ndim<2>>(owned->data(), 2, shape, owner, strides));
+  };
+  nb::dict d;
+  d["eigenvalues"] = to_numpy(
+      std::vector<double>(r.eigenvalues.data(), r.eigenvalues.data() + r.eigenvalues.size()));
+  d["eigenvectors"] = matrix(r.eigenvectors);
+  d["loadings"] = loadings ? matrix(r.loadings) : nb::none();
+  d["rows"] = to_numpy(std::vector<std::int64_t>(sel.rows.begin(), sel.rows.end()));
+  d["column"] = to_numpy(std::vector<std::int64_t>(sel.columns.begin(), sel.columns.end()));
+  d["columns_used"] = r.columns_used;
+  d["passes"] = r.passes;
+  return d;
+}
+
 // `colflow preprocess --bed PREFIX --out DIR` with the command's choices for PLINK input.
 nb::dict preprocess_bed(const std::string& bed, const std::string& out, const std::string& codec,
                         std::optional<int> level, const std::string& dtype, bool standardize,
@@ -908,6 +953,9 @@ NB_MODULE(_core, m) {
   m.def("stats", &stats, "store"_a, "rows"_a, "cols"_a, "threads"_a);
   m.def("assoc", &assoc, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
         "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "threads"_a);
+
+  m.def("pca", &pca, "store"_a, "rows"_a, "cols"_a, "k"_a, "oversampling"_a, "power_iterations"_a,
+        "scaling"_a, "seed"_a, "loadings"_a, "threads"_a);
 
   m.def("preprocess_bed", &preprocess_bed, "bed"_a, "out"_a, "codec"_a, "level"_a.none(), "dtype"_a,
         "standardize"_a, "force"_a, "threads"_a);

@@ -243,3 +243,49 @@ def test_assoc_inputs_and_detection(make_store):
             colflow.assoc(store, y, firth="sometimes")
         with pytest.raises(colflow.InvalidArgumentError):
             colflow.assoc(store, np.full(n, np.nan))
+
+
+# -- pca -----------------------------------------------------------------------------------------
+
+
+def numpy_pca(z: np.ndarray, k: int):
+    z = z[:, z.std(axis=0) > 0]  # constant columns are left out of M
+    values, vectors = np.linalg.eigh(z @ z.T / z.shape[1])
+    order = np.argsort(values)[::-1][:k]
+    return values[order], vectors[:, order], z.shape[1]
+
+
+def test_pca_is_exact_when_the_sketch_spans_the_samples(make_store):
+    # 10 samples, k + oversampling = 13 directions: the randomised SVD is exact.
+    with colflow.open(make_store("bed-reader/plink_sim_10s_100v_10pmiss")) as store:
+        got = colflow.pca(store, 3, loadings=True)
+        z = store.read(dtype=np.float64, standardize=True)
+        iid = store.samples.iid.to_numpy()
+    values, vectors, m = numpy_pca(z, 3)
+    assert got.columns_used == m
+    np.testing.assert_allclose(got.eigenvalues, values, rtol=1e-10)
+    assert list(got.eigenvectors.columns) == ["#FID", "IID", "PC1", "PC2", "PC3"]
+    assert (got.eigenvectors["IID"].to_numpy() == iid).all()
+    u = got.eigenvectors[["PC1", "PC2", "PC3"]].to_numpy()
+    np.testing.assert_allclose(np.abs(u.T @ vectors), np.eye(3), atol=1e-8)
+    # The sign rule: each eigenvector's largest entry is positive.
+    assert (u[np.abs(u).argmax(0), range(3)] > 0).all()
+    # Loadings: Zᵀu / sqrt(eigenvalue · M).
+    assert list(got.loadings.columns[:4]) == ["#CHR", "ID", "A1", "A2"]
+    v = got.loadings[["PC1", "PC2", "PC3"]].to_numpy()
+    np.testing.assert_allclose(v, z.T @ u / np.sqrt(got.eigenvalues * m), atol=1e-10)
+
+
+def test_pca_of_a_subset_finds_the_top_components(make_store):
+    with colflow.open(make_store("hapmap3/HapMap3")) as store:
+        got = colflow.pca(store, 2, keep=np.s_[::2], columns=np.s_[::10], power_iterations=8)
+        z = store.read(np.s_[::2, ::10], dtype=np.float64, standardize=True)
+    values, vectors, _ = numpy_pca(z, 2)
+    assert len(got.eigenvectors) == z.shape[0]
+    np.testing.assert_allclose(got.eigenvalues, values, rtol=1e-6)
+    u = got.eigenvectors[["PC1", "PC2"]].to_numpy()
+    np.testing.assert_allclose(np.abs(np.diag(u.T @ vectors)), 1, atol=1e-5)
+    with pytest.raises(colflow.InvalidArgumentError):
+        colflow.pca(store.path, 0)
+    with pytest.raises(ValueError, match="scaling"):
+        colflow.pca(store.path, 2, scaling="none")

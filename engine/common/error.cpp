@@ -45,6 +45,40 @@ class colflow_category final : public std::error_category {
 
 }  // namespace
 
+std::string_view errc_name(errc code) noexcept {
+  switch (code) {
+    case errc::io_error:
+      return "io_error";
+    case errc::not_found:
+      return "not_found";
+    case errc::already_exists:
+      return "already_exists";
+    case errc::bad_magic:
+      return "bad_magic";
+    case errc::unsupported_version:
+      return "unsupported_version";
+    case errc::corrupt_header:
+      return "corrupt_header";
+    case errc::corrupt_index:
+      return "corrupt_index";
+    case errc::corrupt_frame:
+      return "corrupt_frame";
+    case errc::checksum_mismatch:
+      return "checksum_mismatch";
+    case errc::mismatched_store:
+      return "mismatched_store";
+    case errc::invalid_argument:
+      return "invalid_argument";
+    case errc::bad_input:
+      return "bad_input";
+    case errc::cancelled:
+      return "cancelled";
+    case errc::kernel_error:
+      return "kernel_error";
+  }
+  return "unknown";
+}
+
 const std::error_category& error_category() noexcept {
   static const colflow_category category;
   return category;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace colflow {
@@ -29,6 +30,10 @@ enum class errc {
   cancelled = 13,           ///< work stopped on request
   kernel_error = 14,        ///< a kernel run by a stream threw something else than a colflow::error
 };
+
+/// The code's identifier as written above ("io_error", "corrupt_frame", ...): what the Python
+/// package's exceptions carry as `kind`, and what tests name. "unknown" for another value.
+std::string_view errc_name(errc code) noexcept;
 
 /// The error category of colflow::errc ("colflow").
 const std::error_category& error_category() noexcept;

@@ -55,47 +55,14 @@ using namespace nb::literals;
 namespace colflow::python {
 namespace {
 
-const char* errc_name(errc code) {
-  switch (code) {
-    case errc::io_error:
-      return "io_error";
-    case errc::not_found:
-      return "not_found";
-    case errc::already_exists:
-      return "already_exists";
-    case errc::bad_magic:
-      return "bad_magic";
-    case errc::unsupported_version:
-      return "unsupported_version";
-    case errc::corrupt_header:
-      return "corrupt_header";
-    case errc::corrupt_index:
-      return "corrupt_index";
-    case errc::corrupt_frame:
-      return "corrupt_frame";
-    case errc::checksum_mismatch:
-      return "checksum_mismatch";
-    case errc::mismatched_store:
-      return "mismatched_store";
-    case errc::invalid_argument:
-      return "invalid_argument";
-    case errc::bad_input:
-      return "bad_input";
-    case errc::cancelled:
-      return "cancelled";
-    case errc::kernel_error:
-      return "kernel_error";
-  }
-  return "unknown";
-}
-
 // Raises the Python class colflow._errors picks for the code, with the library's message
 // (without std::system_error's category suffix) and the code's name as `kind`.
 void raise_colflow_error(const error& e) {
   nb::object errors = nb::module_::import_("colflow._errors");
-  nb::object cls = errors.attr("class_for")(errc_name(e.kind()));
+  const std::string kind(errc_name(e.kind()));
+  nb::object cls = errors.attr("class_for")(kind);
   nb::object exc = cls(e.message());
-  exc.attr("kind") = nb::str(errc_name(e.kind()));
+  exc.attr("kind") = nb::str(kind.c_str());
   PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 

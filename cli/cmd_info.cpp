@@ -6,19 +6,6 @@
 #include "commands.hpp"
 
 namespace colflow::cli {
-namespace {
-
-std::string hex_id(const std::array<std::uint8_t, 16>& id) {
-  std::string s;
-  char buf[3];
-  for (std::uint8_t b : id) {
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    s += buf;
-  }
-  return s;
-}
-
-}  // namespace
 
 command add_info(CLI::App& app) {
   struct options {
@@ -55,7 +42,7 @@ command add_info(CLI::App& app) {
       j["path"] = o->store;
       j["format_version"] =
           std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
-      j["store_id"] = hex_id(s.store_id());
+      j["store_id"] = s.store_id_text();
       j["rows"] = sum.rows;
       j["columns"] = sum.columns;
       j["value_type"] = value_type_name(sum.type);
@@ -87,7 +74,7 @@ command add_info(CLI::App& app) {
                   ratio64);
     std::cout << line;
     std::cout << "source       " << (sum.source.empty() ? "-" : sum.source) << "\n";
-    std::cout << "store id     " << hex_id(s.store_id()) << "\n";
+    std::cout << "store id     " << s.store_id_text() << "\n";
     return 0;
   };
 }

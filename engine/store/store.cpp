@@ -284,6 +284,16 @@ std::uint64_t store::num_rows() const noexcept { return impl_->header.rows; }
 std::uint64_t store::num_columns() const noexcept { return impl_->header.columns; }
 value_type store::type() const noexcept { return impl_->header.type; }
 std::array<std::uint8_t, 16> store::store_id() const noexcept { return impl_->header.store_id; }
+
+std::string store::store_id_text() const {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string text;
+  for (const std::uint8_t b : impl_->header.store_id) {
+    text += digits[b >> 4];
+    text += digits[b & 15];
+  }
+  return text;
+}
 access_mode store::access() const noexcept { return impl_->options.access; }
 column_entry store::entry(std::size_t j) const noexcept { return impl_->entry(j); }
 

@@ -19,7 +19,7 @@ import dataclasses
 import operator
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
@@ -349,37 +349,37 @@ def preprocess(
 # -- analyses ------------------------------------------------------------------------------------
 
 
+def _positions_of_names(selection: Any, names: pd.Series, what: str) -> Optional[np.ndarray]:
+    # The positions of `names` that a selection of strings (a pandas Index or Series, a list, an
+    # array) lists, in store order; None when the selection is not one of names.
+    values = selection.to_numpy() if isinstance(selection, (pd.Index, pd.Series)) else selection
+    if not isinstance(values, (list, tuple, np.ndarray)) or len(values) == 0:
+        return None
+    array = np.asarray(values)
+    if array.dtype.kind not in "OUS":
+        return None
+    wanted = set(map(str, array))
+    unknown = wanted - set(names)
+    if unknown:
+        raise KeyError(f"{what} not in the store: {sorted(unknown)[:5]}")
+    return np.flatnonzero(names.isin(wanted).to_numpy()).astype(np.int64)
+
+
 def _selected_rows(store: Store, keep: Any) -> np.ndarray:
     # keep: None (every sample), IIDs (strings: a pandas Index or a list), or a row index of
     # Store.read (integers, a slice, booleans).
     if keep is None:
         return store._resolve((None, [0]))[0]
-    values = keep.to_numpy() if isinstance(keep, (pd.Index, pd.Series)) else keep
-    if isinstance(values, (list, tuple, np.ndarray)) and len(values) > 0:
-        array = np.asarray(values)
-        if array.dtype.kind in "OUS":
-            iids = store.samples.iid
-            wanted = set(map(str, array))
-            unknown = wanted - set(iids)
-            if unknown:
-                raise KeyError(f"samples not in the store: {sorted(unknown)[:5]}")
-            return np.flatnonzero(iids.isin(wanted).to_numpy()).astype(np.int64)
-    return store._resolve((keep, [0]))[0]
+    by_iid = _positions_of_names(keep, store.samples.iid, "samples")
+    return by_iid if by_iid is not None else store._resolve((keep, [0]))[0]
 
 
 def _selected_columns(store: Store, columns: Any) -> np.ndarray:
     # columns: None (all), variant IDs (strings), or a column index of Store.read.
     if columns is not None:
-        values = columns.to_numpy() if isinstance(columns, (pd.Index, pd.Series)) else columns
-        if isinstance(values, (list, tuple, np.ndarray)) and len(values) > 0:
-            array = np.asarray(values)
-            if array.dtype.kind in "OUS":
-                ids = store.columns.id
-                wanted = set(map(str, array))
-                unknown = wanted - set(ids)
-                if unknown:
-                    raise KeyError(f"columns not in the store: {sorted(unknown)[:5]}")
-                return np.flatnonzero(ids.isin(wanted).to_numpy()).astype(np.int64)
+        by_id = _positions_of_names(columns, store.columns.id, "columns")
+        if by_id is not None:
+            return by_id
     return store._resolve((None, columns))[1]
 
 

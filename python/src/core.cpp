@@ -17,7 +17,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <deque>
 #include <exception>
 #include <memory>
@@ -64,16 +63,6 @@ void raise_colflow_error(const error& e) {
   nb::object exc = cls(e.message());
   exc.attr("kind") = nb::str(kind.c_str());
   PyErr_SetObject(cls.ptr(), exc.ptr());
-}
-
-std::string hex_id(const std::array<std::uint8_t, 16>& id) {
-  std::string s;
-  char buf[3];
-  for (std::uint8_t b : id) {
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    s += buf;
-  }
-  return s;
 }
 
 // Runs `f` in an arena of `threads` workers (0: oneTBB's default, every core).
@@ -277,7 +266,7 @@ class py_store {
     d["path"] = path_;
     d["format_version"] =
         std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
-    d["store_id"] = hex_id(s->store_id());
+    d["store_id"] = s->store_id_text();
     d["rows"] = sum.rows;
     d["columns"] = sum.columns;
     const std::string_view type = value_type_name(sum.type);

@@ -142,6 +142,8 @@ class store {
   std::uint64_t num_columns() const noexcept;
   value_type type() const noexcept;
   std::array<std::uint8_t, 16> store_id() const noexcept;
+  /// store_id() as 32 lowercase hex digits, as `colflow info` prints it.
+  std::string store_id_text() const;
   access_mode access() const noexcept;
 
   /// Entry `j` of the index (j < num_columns(), unchecked).

@@ -2,6 +2,8 @@
 # Builds the Python package (python/) into a virtual environment and runs its pytest suite.
 #
 #   bash scripts/python-test.sh [PYTEST ARGS...]
+#   bash scripts/python-test.sh --build-only      the environment and the package, no tests
+#                                                 (the benchmark's Python suite uses them)
 #   COLFLOW_PY_VENV=DIR   the environment (default build/pyvenv)
 #   JOBS=N                parallel compile jobs (default: the cores, at most 4)
 #
@@ -28,6 +30,7 @@ jobs=${JOBS:-$(nproc)}
 echo "python-test: building the package (Release, $jobs jobs)"
 CMAKE_BUILD_PARALLEL_LEVEL=$jobs "${pip[@]}" install --quiet --no-build-isolation \
   --config-settings=build-dir=../build/python ./python
+[[ ${1:-} == --build-only ]] && exit 0
 # From python/tests, so that `import colflow` is the installed package, not python/colflow.
 cd python/tests
 exec "../../$py" -m pytest -q "$@"

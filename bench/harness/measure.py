@@ -67,10 +67,10 @@ def timed(cmd: list[str], cwd: str, env: dict | None = None) -> Run:
     return Run(seconds, int(kb) / 1024, stdout=proc.stdout, stderr=proc.stderr)
 
 
-def timed_reporting(cmd: list[str], cwd: str) -> Run:
+def timed_reporting(cmd: list[str], cwd: str, env: dict | None = None) -> Run:
     """A peer measured in its own process that prints one JSON object with 'seconds' (the timed
     part only: no interpreter start, no data loading) and optionally 'gb_per_s'."""
-    run = timed(cmd, cwd)
+    run = timed(cmd, cwd, env)
     report = json.loads(run.stdout.strip().splitlines()[-1])
     run.seconds = report["seconds"]
     run.gb_per_s = report.get("gb_per_s")

@@ -10,6 +10,15 @@ task measures.
       compression ratio (float64 bytes over the chunks' bytes).
   bed-reader BED THREADS
       bed_reader.open_bed(BED).read(dtype='float64'): the whole .bed into a float64 matrix.
+  python-read LIBRARY PATH DTYPE THREADS
+      The whole matrix into a new numpy array of DTYPE (float32, float64 or int8), order "F":
+      LIBRARY colflow reads a store with colflow.open(PATH).read(...), bed-reader a .bed with
+      open_bed(PATH).read(...); reports a checksum of the values, which must agree.
+  python-stream LIBRARY PATH BATCH THREADS
+      Every column through a numpy function, BATCH columns at a time as float32 (missing
+      values 0, then the batch's products with a fixed vector): colflow with
+      store.stream(block_columns=BATCH), bed-reader with read(index=np.s_[:, j:j + BATCH]) per
+      batch; reports a checksum of the products.
   sklearn-path NPY PHENO PATH_TSV L1_RATIO
       sklearn.linear_model.enet_path (lasso_path when L1_RATIO is 1) on the standardised matrix
       of a .npy, for the lambdas of a colflow PREFIX.path.tsv, tolerance 1e-7.
@@ -57,6 +66,58 @@ def bed_reader_read(bed: str, threads: str) -> dict:
     return {"seconds": seconds, "gb_per_s": values.nbytes / seconds / 1e9}
 
 
+def python_read(library: str, path: str, dtype: str, threads: str) -> dict:
+    if library == "colflow":
+        import colflow
+        with colflow.open(path) as store:
+            start = time.perf_counter()
+            values = store.read(dtype=dtype, num_threads=int(threads))
+            seconds = time.perf_counter() - start
+    else:
+        from bed_reader import open_bed
+        with open_bed(path) as bed:
+            start = time.perf_counter()
+            values = bed.read(dtype=dtype, num_threads=int(threads))
+            seconds = time.perf_counter() - start
+    # A checksum of the values with missing ones as 0, a slice at a time so that the peak memory
+    # stays the array's.
+    checksum = 0.0
+    for j in range(0, values.shape[1], 1000):
+        part = values[:, j:j + 1000]
+        called = part != -127 if part.dtype == np.int8 else ~np.isnan(part)
+        checksum += float(np.where(called, part, 0).sum(dtype=np.float64))
+    return {"seconds": seconds, "gb_per_s": values.nbytes / seconds / 1e9, "checksum": checksum}
+
+
+def python_stream(library: str, path: str, batch: str, threads: str) -> dict:
+    k, nthreads = int(batch), int(threads)
+
+    def work(block: np.ndarray, y: np.ndarray) -> np.ndarray:
+        np.nan_to_num(block, copy=False)
+        return y @ block
+
+    products = []
+    if library == "colflow":
+        import colflow
+        with colflow.open(path) as store:
+            y = np.linspace(-1.0, 1.0, store.shape[0], dtype=np.float32)
+            start = time.perf_counter()
+            with store.stream(block_columns=k, dtype=np.float32, num_threads=nthreads) as blocks:
+                for block in blocks:
+                    products.append(work(block, y))
+            seconds = time.perf_counter() - start
+    else:
+        from bed_reader import open_bed
+        with open_bed(path) as bed:
+            y = np.linspace(-1.0, 1.0, bed.iid_count, dtype=np.float32)
+            start = time.perf_counter()
+            for j in range(0, bed.sid_count, k):
+                block = bed.read(index=np.s_[:, j:j + k], dtype=np.float32, num_threads=nthreads)
+                products.append(work(block, y))
+            seconds = time.perf_counter() - start
+    return {"seconds": seconds, "checksum": float(np.concatenate(products).sum(dtype=np.float64))}
+
+
 def sklearn_path(npy: str, pheno: str, path_tsv: str, l1_ratio: str) -> dict:
     from sklearn.linear_model import enet_path
     z = np.asfortranarray(np.load(npy))
@@ -68,7 +129,7 @@ def sklearn_path(npy: str, pheno: str, path_tsv: str, l1_ratio: str) -> dict:
 
 
 TASKS = {"blosc2-decode": blosc2_decode, "bed-reader": bed_reader_read,
-         "sklearn-path": sklearn_path}
+         "python-read": python_read, "python-stream": python_stream, "sklearn-path": sklearn_path}
 
 if __name__ == "__main__":
     print(json.dumps(TASKS[sys.argv[1]](*sys.argv[2:])))

@@ -189,6 +189,15 @@ def input_goals(rows, goals: Goals) -> None:
                       f"{r['ratio']:.2f}x its size", r["ratio"] < 1)
 
 
+def python_goals(rows, goals: Goals) -> None:
+    """The Python package's read of a whole genotype store into float32 against bed-reader's
+    read of the .bed: at least 2x faster."""
+    for r in find(rows, suite="python", kind="ratio"):
+        if r["task"] == "read into numpy float32":
+            goals.add(f"{r['data']}: Python read into float32 at least 2x faster than bed-reader",
+                      f"{1 / r['ratio']:.2f}x faster", r["ratio"] <= 0.5)
+
+
 def goals_of(header, rows) -> Goals:
     goals = Goals()
     codec_goals(rows, goals)
@@ -197,6 +206,7 @@ def goals_of(header, rows) -> Goals:
     analysis_goals(rows, goals)
     scaling_goals(rows, goals)
     input_goals(rows, goals)
+    python_goals(rows, goals)
     return goals
 
 
@@ -380,10 +390,12 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
               "compare the pipelined speed-up over sequential with the '2 vs 1 thread' column.",
               "- `assoc` reads no values (it works on the 2-bit codes), so each added phenotype's "
               "products and tests are most of the cost: in a profile with 10 phenotypes the "
-              "products take about a third of the CPU time and already run at the FMA units' "
-              "peak, in the order of operations that keeps results identical at any thread "
-              "count; the p-values take a seventh and formatting the lines a twentieth. More "
-              "phenotypes cost almost proportionally more.", ""]
+              "products take about half of the CPU time and already run at the FMA units' peak, "
+              "in the order of operations that keeps results identical at any thread count; "
+              "p-values and formatting the lines take a few percent. Nine more phenotypes at that "
+              "peak add more than half of one phenotype's whole run, so 1.5x is below what this "
+              "machine's multiply-adds allow ([docs/SCALING.md](docs/SCALING.md), \"Several "
+              "phenotypes in one scan\", with a table-lookup kernel that was tried and measured).", ""]
 
     def figure(name: str) -> list[str]:
         return [f"![{name}]({os.path.relpath(f, root)})" for f in figures
@@ -444,6 +456,18 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
                   "plink2 reads a BGEN with `ref-last`. Sizes count every file of a store, the .bgen alone "
                   "(it holds the variants' IDs and positions), and the .pgen with its .pvar and .psam.", ""]
         lines += input_tables(rows)
+    if any(find(rows, suite="python")):
+        lines += ["### The Python package against bed-reader (`bench/run.sh --only python`)", "",
+                  "In the same interpreter (the package built by `scripts/python-test.sh`, bed-reader "
+                  "beside it), seconds of the timed call only: `colflow.open(store).read(dtype=...)` "
+                  "of the genotype store against `bed_reader.open_bed(bed).read(dtype=...)` of the "
+                  ".bed it was made from, both into a new array in order F; and every column "
+                  "through a numpy function 1,000 columns at a time (missing values to 0, then the "
+                  "block's product with a vector): `store.stream()` against bed-reader reading the "
+                  "same column ranges in turn, numpy's BLAS on one thread. Both libraries read "
+                  "with 2 threads and must agree on a checksum of what they read. Peak RSS counts "
+                  "the touched pages of colflow's mapped store and the pandas it imports.", ""]
+        lines += peer_table(rows, ("python",))
     return "\n".join(lines) + "\n"
 
 

@@ -496,6 +496,37 @@ def _table(store: Store, values: Any, default_name: str) -> tuple[np.ndarray, li
     return np.asfortranarray(table), names
 
 
+def _sex_codes(store: Store, sex: Any) -> list[str]:
+    # One code per store sample for the extension, "" where the store's sex stays: a Series
+    # indexed by IID (store samples it lacks keep theirs, others ignored) or one value per store
+    # sample. Numbers and strings are read as plink2 --update-sex reads a SEX field, by their
+    # first character (1/M male, 2/F female, 0/N/U unknown); NaN and None are unknown.
+    def code(value: Any) -> str:
+        if value is None or value is pd.NA or (
+            isinstance(value, (float, np.floating)) and np.isnan(value)
+        ):
+            return "0"
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"a sex is a code (1/M male, 2/F female, 0/NA unknown), not {value}")
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        return str(value) or "0"
+
+    iids = store.samples.iid.to_numpy()
+    if isinstance(sex, pd.Series):
+        index = sex.index.map(str)
+        if not index.is_unique:
+            raise ValueError("the sex index lists a sample twice")
+        by_iid = dict(zip(index, sex.to_numpy()))
+        return [code(by_iid[i]) if i in by_iid else "" for i in iids]
+    values = np.asarray(sex, dtype=object)
+    if values.ndim != 1 or values.shape[0] != len(iids):
+        raise ValueError(
+            f"a numpy sex array needs one value per sample ({len(iids)}), not shape {values.shape}"
+        )
+    return [code(v) for v in values]
+
+
 def assoc(
     store: Store | str | os.PathLike[str],
     pheno: Any,
@@ -507,6 +538,9 @@ def assoc(
     zero_one: bool = False,
     firth: str = "fallback",
     odds_ratio: bool = True,
+    sex: Any = None,
+    quantile_normalize: bool = False,
+    covar_variance_standardize: bool = False,
     num_threads: int | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Association scans: ``colflow assoc``, one DataFrame per phenotype (a dict by name).
@@ -524,9 +558,16 @@ def assoc(
     never), columns ``#CHR POS ID A1 A2 FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE`` (``BETA SE``
     in place of ``OR LOG(OR)_SE`` with ``odds_ratio=False``). Estimates the test lacks are
     NaN, with NOTE CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR or NOT_CONVERGED ("." otherwise).
-    Sex chromosomes as PLINK 2 --glm, with the store's sexes. Numbers are full binary64.
-    Raises InvalidArgumentError when a phenotype has no usable sample or the covariates are
-    collinear, ValueError for a bad table or option.
+    ``quantile_normalize=True`` replaces each quantitative phenotype by its rank-based inverse
+    normal transform over the selected samples with a value (``--pheno-quantile-normalize``);
+    ``covar_variance_standardize=True`` centres each covariate and scales it to variance 1 over
+    them (``--covar-variance-standardize``). Sex chromosomes as PLINK 2 --glm, with the store's
+    sexes, or ``sex`` (``--sex FILE``): a Series indexed by IID (store samples it lacks keep
+    the store's sex) or one value per store sample, each 1 or "M" male, 2 or "F" female, 0,
+    NaN or "NA" unknown (a SEX field of plink2 --update-sex, read by its first character).
+    Numbers are full binary64. Raises InvalidArgumentError when a phenotype has no usable
+    sample, the covariates are collinear or a covariate to standardise is constant,
+    ValueError for a bad table, sex or option.
     """
     store = _as_store(store)
     if firth not in ("fallback", "always", "never"):
@@ -539,6 +580,9 @@ def assoc(
     covar_values, covar_names = (None, [])
     if covar is not None:
         covar_values, covar_names = _table(store, covar, "COVAR")
+    elif covar_variance_standardize:
+        raise ValueError("covar_variance_standardize needs covariates (covar)")
+    sex_codes = None if sex is None else _sex_codes(store, sex)
     if binary is None:
         kinds = ["auto"] * len(names)
     elif binary is True or binary is False:
@@ -560,6 +604,9 @@ def assoc(
         kinds,
         bool(zero_one),
         firth,
+        sex_codes,
+        bool(quantile_normalize),
+        bool(covar_variance_standardize),
         _threads(num_threads),
     )
     out: dict[str, pd.DataFrame] = {}
@@ -579,7 +626,7 @@ def assoc(
             frame["FIRTH?"] = np.where(r["firth"] != 0, "Y", "N")
             frame["N_OBS"] = r["n_obs"].astype(np.int64)
             if odds_ratio:
-                frame["OR"] = np.exp(r["beta"])
+                frame["OR"] = r["odds_ratio"]
                 frame["LOG(OR)_SE"] = r["se"]
             else:
                 frame["BETA"] = r["beta"]

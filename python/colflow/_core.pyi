@@ -62,6 +62,9 @@ def assoc(
     kinds: list[str],
     zero_one: bool,
     firth: str,
+    sex: list[str] | None,
+    quantile: bool,
+    covar_standardize: bool,
     threads: int,
 ) -> list[dict[str, Any]]: ...
 def pca(

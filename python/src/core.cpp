@@ -683,13 +683,37 @@ phenotype_table make_table(table_array values, const std::vector<std::string>& n
   return t;
 }
 
+// The samples' sexes: the store's, replaced where `codes` (one per store sample, or none) has
+// a code, read as plink2 --update-sex reads one (the command's --sex FILE).
+std::vector<sample_sex> sexes_with(const store& s,
+                                   const std::optional<std::vector<std::string>>& codes) {
+  std::vector<sample_sex> sexes = sexes_of(s.samples());
+  if (!codes) return sexes;
+  if (codes->size() != sexes.size()) throw nb::value_error("one sex per store sample");
+  for (std::size_t i = 0; i < sexes.size(); ++i) {
+    const std::string& code = (*codes)[i];
+    if (code.empty()) continue;
+    const std::optional<sample_sex> sex = sex_of_code(code);
+    if (!sex)
+      throw nb::value_error(("sample " + s.samples()[i].iid + ": '" + code +
+                             "' is not a sex code (1/M male, 2/F female, 0/NA unknown)")
+                                .c_str());
+    sexes[i] = *sex;
+  }
+  return sexes;
+}
+
 // `colflow assoc`: per phenotype, the model, the results of every selected column (numpy
 // arrays) and the samples it used. `kinds` per phenotype: "auto" (PLINK's case/control
-// detection on the selected rows, as the command), "binary" or "quantitative".
+// detection on the selected rows, as the command), "binary" or "quantitative". `sex`: the
+// codes of sexes_with(); the two flags the command's --pheno-quantile-normalize (quantitative
+// phenotypes) and --covar-variance-standardize.
 nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_array pheno,
                const std::vector<std::string>& names, std::optional<table_array> covar,
                const std::vector<std::string>& covar_names, const std::vector<std::string>& kinds,
-               bool zero_one, const std::string& firth, int threads) {
+               bool zero_one, const std::string& firth,
+               const std::optional<std::vector<std::string>>& sex, bool quantile,
+               bool covar_standardize, int threads) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
@@ -697,6 +721,11 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
   const phenotype_table all = make_table(pheno, names, n);
   std::optional<phenotype_table> covariates;
   if (covar) covariates = make_table(*covar, covar_names, n);
+  if (covar_standardize) {
+    if (!covariates) throw nb::value_error("covar_variance_standardize needs covariates");
+    variance_standardize(*covariates, sel.row_kept);
+  }
+  const std::vector<sample_sex> sexes = sexes_with(*s, sex);
   if (kinds.size() != names.size()) throw nb::value_error("one kind per phenotype");
   const firth_mode mode =
       firth == "always"  ? firth_mode::always
@@ -723,6 +752,7 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
   const std::size_t m = sel.columns.size();
   auto scan = [&](const std::vector<std::size_t>& which, bool logistic) {
     phenotype_table t = select_phenotypes(all, which);
+    if (quantile && !logistic) quantile_normalize(t, sel.row_kept);
     std::vector<columns_of> out(which.size());
     for (auto& o : out) {
       o.n_obs.reserve(m);
@@ -748,7 +778,6 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
           o.firth.push_back(r.firth);
         }
       };
-      const std::vector<sample_sex> sexes = sexes_of(s->samples());
       nb::gil_scoped_release unlocked;
       in_arena(threads, [&] {
         if (logistic) {
@@ -769,6 +798,13 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
       d["model"] = logistic ? "logistic" : "linear";
       d["samples_used"] = summary.samples_used.empty() ? 0 : summary.samples_used[q];
       d["n_obs"] = to_numpy(std::move(o.n_obs));
+      if (logistic) {
+        // The odds ratios as the command's file has them (std::exp, not numpy's exp, whose
+        // last bit can differ).
+        std::vector<double> odds(o.beta.size());
+        for (std::size_t k = 0; k < odds.size(); ++k) odds[k] = std::exp(o.beta[k]);
+        d["odds_ratio"] = to_numpy(std::move(odds));
+      }
       d["beta"] = to_numpy(std::move(o.beta));
       d["se"] = to_numpy(std::move(o.se));
       d["stat"] = to_numpy(std::move(o.stat));
@@ -1103,7 +1139,8 @@ NB_MODULE(_core, m) {
 
   m.def("stats", &stats, "store"_a, "rows"_a, "cols"_a, "threads"_a);
   m.def("assoc", &assoc, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
-        "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "threads"_a);
+        "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "sex"_a.none(), "quantile"_a,
+        "covar_standardize"_a, "threads"_a);
 
   m.def("pca", &pca, "store"_a, "rows"_a, "cols"_a, "k"_a, "oversampling"_a, "power_iterations"_a,
         "scaling"_a, "seed"_a, "loadings"_a, "threads"_a);

@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import colflow
@@ -87,3 +89,26 @@ def colflow_cli():
         return done.stderr
 
     return run
+
+
+TEXT_FIELDS = ("#CHR", "ID", "A1", "A2", "#FID", "IID")
+
+
+def read_tsv(path) -> pd.DataFrame:
+    """A table the command wrote: NA as NaN, "." and the ID fields as text."""
+    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=["NA"],
+                       dtype=dict.fromkeys(TEXT_FIELDS, str))
+
+
+def assert_same_table(got: pd.DataFrame, file) -> None:
+    """The command's table, column for column: the same names, the same text, and the same
+    numbers (17 significant digits round-trip binary64 exactly)."""
+    expected = read_tsv(file)
+    assert list(got.columns) == list(expected.columns)
+    assert len(got) == len(expected)
+    for name in expected.columns:
+        if expected[name].dtype == object:
+            assert (got[name].to_numpy() == expected[name].to_numpy()).all(), name
+        else:
+            np.testing.assert_array_equal(got[name].to_numpy(), expected[name].to_numpy(),
+                                          err_msg=name)

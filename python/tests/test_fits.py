@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import dataset
+from conftest import assert_same_table, dataset, read_tsv
 
 import colflow
 
@@ -43,25 +43,6 @@ def fit_inputs(make_store, tmp_path_factory):
         "flags": ["--pheno", files / "pheno.txt", "--keep", files / "keep.txt", "--extract",
                   files / "extract.txt", "--threads", 2],
     }
-
-
-def read_tsv(path) -> pd.DataFrame:
-    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=["NA"],
-                       dtype={"ID": str, "A1": str, "#FID": str, "IID": str})
-
-
-def assert_same_table(got: pd.DataFrame, file) -> None:
-    """The command's table, column for column: the same names, the same text, and the same
-    numbers (17 significant digits round-trip binary64 exactly)."""
-    expected = read_tsv(file)
-    assert list(got.columns) == list(expected.columns)
-    assert len(got) == len(expected)
-    for name in expected.columns:
-        if expected[name].dtype == object:
-            assert (got[name].to_numpy() == expected[name].to_numpy()).all(), name
-        else:
-            np.testing.assert_array_equal(got[name].to_numpy(), expected[name].to_numpy(),
-                                          err_msg=name)
 
 
 @pytest.mark.parametrize(

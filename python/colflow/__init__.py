@@ -15,11 +15,12 @@ and ``bayesr`` run the command's analyses into pandas DataFrames and numpy array
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import operator
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
 import numpy as np
@@ -62,6 +63,52 @@ def _threads(num_threads: int | None) -> int:
     if num_threads < 1:
         raise ValueError(f"num_threads must be at least 1, not {num_threads}")
     return num_threads
+
+
+class _ProgressBars:
+    # A tqdm bar per pass or loop a call reports: a new label closes the bar and opens another.
+    def __init__(self, tqdm: Any, name: str) -> None:
+        self._tqdm, self._name = tqdm, name
+        self._bar: Any = None
+        self._label: str | None = None
+
+    def __call__(self, label: str, done: int, total: int, unit: str) -> None:
+        if self._bar is None or label != self._label:
+            self.close()
+            self._label = label
+            self._bar = self._tqdm(total=total, desc=f"colflow {self._name}: {label}",
+                                   unit=unit.rstrip("s"), leave=False)
+        if self._bar.total != total:
+            self._bar.total = total
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+@contextlib.contextmanager
+def _progress(progress: Any, name: str) -> Iterator[Optional[Callable[..., None]]]:
+    # What the extension calls with (label, done, total, unit) while a long call runs: nothing
+    # (False or None), the caller's function, or tqdm bars (True; nothing without tqdm).
+    if progress is None or progress is False:
+        yield None
+    elif progress is True:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            yield None
+            return
+        bars = _ProgressBars(tqdm, name)
+        try:
+            yield bars
+        finally:
+            bars.close()
+    elif callable(progress):
+        yield progress
+    else:
+        raise TypeError(f"progress is True, False or a function, not {progress!r}")
 
 
 def _fix_up_index(index: Any) -> Any:
@@ -330,6 +377,7 @@ def preprocess(
     standardize: bool = True,
     force: bool = False,
     num_threads: int | None = None,
+    progress: Any = False,
 ) -> dict[str, Any]:
     """Converts a PLINK 1 fileset into a store: ``colflow preprocess --bed BED --out OUT``.
 
@@ -340,17 +388,22 @@ def preprocess(
     ``standardize=False``). Returns the counts of the conversion (rows, columns, input and
     frame bytes, seconds). Raises NotFoundError, FormatError (a malformed input, naming the
     file), AlreadyExistsError or InvalidArgumentError.
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
-    return _core.preprocess_bed(
-        os.fspath(bed),
-        os.fspath(out),
-        codec,
-        level,
-        dtype,
-        bool(standardize),
-        bool(force),
-        _threads(num_threads),
-    )
+    with _progress(progress, "preprocess") as report:
+        return _core.preprocess_bed(
+            os.fspath(bed),
+            os.fspath(out),
+            codec,
+            level,
+            dtype,
+            bool(standardize),
+            bool(force),
+            _threads(num_threads),
+            report,
+        )
 
 
 # -- analyses ------------------------------------------------------------------------------------
@@ -410,6 +463,8 @@ def stats(
     keep: Any = None,
     columns: Any = None,
     num_threads: int | None = None,
+    *,
+    progress: Any = False,
 ) -> pd.DataFrame:
     """Per-column statistics of the selected samples: ``colflow stats`` as a DataFrame.
 
@@ -423,11 +478,15 @@ def stats(
     F_MISS A1_FREQ MEAN SD``, dense stores ``ID OBS_CT MISSING_CT MEAN SD MIN MAX``. Numbers are
     full binary64 values (the file rounds them to its ``--digits``); NA is NaN. Sex
     chromosomes follow PLINK 2's ploidy rules with the store's sexes (docs/ANALYSES.md).
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
     store = _as_store(store)
     rows = _selected_rows(store, keep)
     cols = _selected_columns(store, columns)
-    r = _core.stats(store._core, rows, cols, _threads(num_threads))
+    with _progress(progress, "stats") as report:
+        r = _core.stats(store._core, rows, cols, _threads(num_threads), report)
     observed = r["observed"].astype(np.int64)
     missing = r["missing"].astype(np.int64)
     total = observed + missing
@@ -542,6 +601,7 @@ def assoc(
     quantile_normalize: bool = False,
     covar_variance_standardize: bool = False,
     num_threads: int | None = None,
+    progress: Any = False,
 ) -> dict[str, pd.DataFrame]:
     """Association scans: ``colflow assoc``, one DataFrame per phenotype (a dict by name).
 
@@ -568,6 +628,9 @@ def assoc(
     Numbers are full binary64. Raises InvalidArgumentError when a phenotype has no usable
     sample, the covariates are collinear or a covariate to standardise is constant,
     ValueError for a bad table, sex or option.
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
     store = _as_store(store)
     if firth not in ("fallback", "always", "never"):
@@ -593,22 +656,24 @@ def assoc(
         if unknown:
             raise ValueError(f"binary names phenotypes that are not given: {sorted(unknown)}")
         kinds = ["binary" if n in listed else "quantitative" for n in names]
-    results = _core.assoc(
-        store._core,
-        rows,
-        cols,
-        values,
-        names,
-        covar_values,
-        covar_names,
-        kinds,
-        bool(zero_one),
-        firth,
-        sex_codes,
-        bool(quantile_normalize),
-        bool(covar_variance_standardize),
-        _threads(num_threads),
-    )
+    with _progress(progress, "assoc") as report:
+        results = _core.assoc(
+            store._core,
+            rows,
+            cols,
+            values,
+            names,
+            covar_values,
+            covar_names,
+            kinds,
+            bool(zero_one),
+            firth,
+            sex_codes,
+            bool(quantile_normalize),
+            bool(covar_variance_standardize),
+            _threads(num_threads),
+            report,
+        )
     out: dict[str, pd.DataFrame] = {}
     for r in results:
         fields = _column_fields(store, r["column"])
@@ -671,6 +736,7 @@ def pca(
     seed: int = 1,
     loadings: bool = False,
     num_threads: int | None = None,
+    progress: Any = False,
 ) -> PCA:
     """Principal components: ``colflow pca``, by the library's randomised SVD.
 
@@ -681,6 +747,9 @@ def pca(
     names (the result depends on the seed only through rounding). ``keep`` and ``columns``
     select as in ``stats``. Raises InvalidArgumentError for k = 0 or k above the samples or
     columns.
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
     store = _as_store(store)
     for name, value in (("k", k), ("oversampling", oversampling),
@@ -689,18 +758,20 @@ def pca(
             raise ValueError(f"{name} must not be negative, not {value}")
     rows = _selected_rows(store, keep)
     cols = _selected_columns(store, columns)
-    r = _core.pca(
-        store._core,
-        rows,
-        cols,
-        operator.index(k),
-        operator.index(oversampling),
-        operator.index(power_iterations),
-        scaling,
-        operator.index(seed),
-        bool(loadings),
-        _threads(num_threads),
-    )
+    with _progress(progress, "pca") as report:
+        r = _core.pca(
+            store._core,
+            rows,
+            cols,
+            operator.index(k),
+            operator.index(oversampling),
+            operator.index(power_iterations),
+            scaling,
+            operator.index(seed),
+            bool(loadings),
+            _threads(num_threads),
+            report,
+        )
     pcs = [f"PC{i + 1}" for i in range(len(r["eigenvalues"]))]
     samples = store.samples.iloc[r["rows"]]
     eigenvectors = pd.DataFrame(
@@ -782,7 +853,7 @@ class Penalized:
 def _penalized(store: Any, pheno: Any, alpha: float, ridge: bool, *, pheno_name: str | None,
                keep: Any, columns: Any, lambdas: Any, nlambda: int,
                lambda_min_ratio: float | None, tol: float, max_sweeps: int, predict: Any,
-               num_threads: int | None) -> Penalized:
+               num_threads: int | None, progress: Any) -> Penalized:
     store = _as_store(store)
     alpha = _number("alpha", alpha, low=0.0, high=1.0)
     if lambdas is None:
@@ -800,10 +871,11 @@ def _penalized(store: Any, pheno: Any, alpha: float, ridge: bool, *, pheno_name:
     rows = _selected_rows(store, keep)
     cols = _selected_columns(store, columns)
     y, name = _phenotype(store, pheno, pheno_name)
-    r = _core.penalized(
-        store._core, rows, cols, y, alpha, path, nlambda, ratio, tol, max_sweeps, ridge,
-        None if target is None else target._core, _threads(num_threads),
-    )
+    with _progress(progress, "ridge" if ridge else "lasso" if alpha == 1 else "enet") as report:
+        r = _core.penalized(
+            store._core, rows, cols, y, alpha, path, nlambda, ratio, tol, max_sweeps, ridge,
+            None if target is None else target._core, _threads(num_threads), report,
+        )
     lam = r["lambda"]
     ids = store.columns.id.to_numpy()
     a1 = store.columns.a1.to_numpy()
@@ -863,7 +935,9 @@ _PENALIZED_DOC = """{summary}
     PREFIX.coef.tsv and PREFIX.path.tsv as DataFrames (full binary64 numbers). Runs with the
     GIL released on ``num_threads`` threads. Raises InvalidArgumentError for fewer than 2
     samples with a value or a constant phenotype, ValueError for a bad option, KeyError for an
-    unknown ``pheno_name``.
+    unknown ``pheno_name``. ``progress=True`` shows tqdm bars for the statistics pass and the
+    path (if tqdm is installed), or give a function ``(label, done, total, unit)``; Ctrl-C stops
+    the call and raises KeyboardInterrupt (docs/PYTHON.md, "Ctrl-C and progress").
     """
 
 
@@ -871,22 +945,22 @@ def lasso(store: Store | str | os.PathLike[str], pheno: Any, *, pheno_name: str 
           keep: Any = None, columns: Any = None, lambdas: Any = None, nlambda: int = 100,
           lambda_min_ratio: float | None = None, tol: float = 1e-7, max_sweeps: int = 100000,
           predict: Store | str | os.PathLike[str] | None = None,
-          num_threads: int | None = None) -> Penalized:
+          num_threads: int | None = None, progress: Any = False) -> Penalized:
     return _penalized(store, pheno, 1.0, False, pheno_name=pheno_name, keep=keep,
                       columns=columns, lambdas=lambdas, nlambda=nlambda,
                       lambda_min_ratio=lambda_min_ratio, tol=tol, max_sweeps=max_sweeps,
-                      predict=predict, num_threads=num_threads)
+                      predict=predict, num_threads=num_threads, progress=progress)
 
 
 def ridge(store: Store | str | os.PathLike[str], pheno: Any, *, pheno_name: str | None = None,
           keep: Any = None, columns: Any = None, lambdas: Any = None, nlambda: int = 100,
           lambda_min_ratio: float | None = None, tol: float = 1e-7, max_sweeps: int = 100000,
           predict: Store | str | os.PathLike[str] | None = None,
-          num_threads: int | None = None) -> Penalized:
+          num_threads: int | None = None, progress: Any = False) -> Penalized:
     return _penalized(store, pheno, 0.0, True, pheno_name=pheno_name, keep=keep,
                       columns=columns, lambdas=lambdas, nlambda=nlambda,
                       lambda_min_ratio=lambda_min_ratio, tol=tol, max_sweeps=max_sweeps,
-                      predict=predict, num_threads=num_threads)
+                      predict=predict, num_threads=num_threads, progress=progress)
 
 
 def enet(store: Store | str | os.PathLike[str], pheno: Any, *, alpha: float = 0.5,
@@ -894,11 +968,11 @@ def enet(store: Store | str | os.PathLike[str], pheno: Any, *, alpha: float = 0.
          lambdas: Any = None, nlambda: int = 100, lambda_min_ratio: float | None = None,
          tol: float = 1e-7, max_sweeps: int = 100000,
          predict: Store | str | os.PathLike[str] | None = None,
-         num_threads: int | None = None) -> Penalized:
+         num_threads: int | None = None, progress: Any = False) -> Penalized:
     return _penalized(store, pheno, alpha, False, pheno_name=pheno_name, keep=keep,
                       columns=columns, lambdas=lambdas, nlambda=nlambda,
                       lambda_min_ratio=lambda_min_ratio, tol=tol, max_sweeps=max_sweeps,
-                      predict=predict, num_threads=num_threads)
+                      predict=predict, num_threads=num_threads, progress=progress)
 
 
 lasso.__doc__ = _PENALIZED_DOC.format(
@@ -968,6 +1042,7 @@ def bayesr(
     resume: bool = False,
     mode: str = "auto",
     num_threads: int | None = None,
+    progress: Any = False,
 ) -> BayesR:
     """BayesR, a Gibbs sampler of y = μ + Zβ + e: ``colflow bayesr``.
 
@@ -988,6 +1063,9 @@ def bayesr(
     on ``num_threads`` threads. Raises InvalidArgumentError for bad options, fewer than 3
     samples with a value or a constant phenotype; a damaged or foreign checkpoint raises
     colflow.Error (FormatError, NotFoundError or InvalidArgumentError).
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
     store = _as_store(store)
     if mode not in ("auto", "pipelined", "sequential", "in-memory"):
@@ -1006,12 +1084,13 @@ def bayesr(
     rows = _selected_rows(store, keep)
     cols = _selected_columns(store, columns)
     y, name = _phenotype(store, pheno, pheno_name)
-    r = _core.bayesr(
-        store._core, rows, cols, y, iterations, burnin, thin, seed, gamma,
-        float(dirichlet_prior), g_df, g_scale, e_df, e_scale,
-        "" if checkpoint is None else os.fspath(checkpoint), checkpoint_every, bool(resume),
-        mode, _threads(num_threads),
-    )
+    with _progress(progress, "bayesr") as report:
+        r = _core.bayesr(
+            store._core, rows, cols, y, iterations, burnin, thin, seed, gamma,
+            float(dirichlet_prior), g_df, g_scale, e_df, e_scale,
+            "" if checkpoint is None else os.fspath(checkpoint), checkpoint_every,
+            bool(resume), mode, _threads(num_threads), report,
+        )
     pi = r["pi"]
     trace = pd.DataFrame(
         {

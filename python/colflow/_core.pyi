@@ -1,5 +1,6 @@
 # Stubs of the extension colflow._core (python/src/core.cpp). Users call the Python API of
 # colflow/__init__.py, which resolves indices and checks arguments before calling these.
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -48,8 +49,16 @@ class BlockStream:
     def close(self) -> None: ...
     def memory(self) -> dict[str, int]: ...
 
+# progress: None or progress(label, done, total, unit), called on the calling thread while the
+# work runs on a thread of its own; Ctrl-C (KeyboardInterrupt) stops the work.
+Progress = Callable[[str, int, int, str], None] | None
+
 def stats(
-    store: Store, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], threads: int
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    threads: int,
+    progress: Progress,
 ) -> dict[str, npt.NDArray[Any]]: ...
 def assoc(
     store: Store,
@@ -66,6 +75,7 @@ def assoc(
     quantile: bool,
     covar_standardize: bool,
     threads: int,
+    progress: Progress,
 ) -> list[dict[str, Any]]: ...
 def pca(
     store: Store,
@@ -78,6 +88,7 @@ def pca(
     seed: int,
     loadings: bool,
     threads: int,
+    progress: Progress,
 ) -> dict[str, Any]: ...
 def penalized(
     store: Store,
@@ -93,6 +104,7 @@ def penalized(
     all_coefficients: bool,
     target: Store | None,
     threads: int,
+    progress: Progress,
 ) -> dict[str, Any]: ...
 def bayesr(
     store: Store,
@@ -114,6 +126,7 @@ def bayesr(
     resume: bool,
     mode: str,
     threads: int,
+    progress: Progress,
 ) -> dict[str, Any]: ...
 def preprocess_bed(
     bed: str,
@@ -124,4 +137,5 @@ def preprocess_bed(
     standardize: bool,
     force: bool,
     threads: int,
+    progress: Progress,
 ) -> dict[str, Any]: ...

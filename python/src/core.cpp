@@ -13,6 +13,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstddef>
@@ -22,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -39,6 +41,7 @@
 #include "colflow/analysis/selection.hpp"
 #include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/analysis/stats.hpp"
+#include "colflow/cancellation.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/error.hpp"
@@ -77,6 +80,114 @@ void in_arena(int threads, F&& f) {
   tbb::task_arena arena(threads);
   arena.execute(f);
 }
+
+// A long call from Python (an analysis, a conversion): the work runs on a thread of its own,
+// without the GIL, while the calling thread waits and wakes every 50 ms to run Python's signal
+// handlers and to report progress. Ctrl-C thus raises KeyboardInterrupt from a handler there
+// (or the progress callback raises); the library's process-wide stop request
+// (cancellation.hpp) then ends the work at its next column, removing the outputs it was
+// writing, and once it has ended the request is withdrawn and the Python exception raised.
+class python_call {
+ public:
+  // `progress`: None, or a callable (label, done, total, unit) called on the calling thread
+  // with the latest progress when it changed. `passes`: the labels of the passes to report
+  // (empty: every one); the steps of an outer loop (BayesR's chain, a penalised path) always.
+  python_call(nb::object progress, std::set<std::string> passes)
+      : progress_(std::move(progress)), passes_(std::move(passes)) {}
+
+  // The analysis options reporting progress to this call.
+  analysis_options options() {
+    analysis_options o;
+    if (progress_.is_none()) return o;
+    o.progress = [this](const std::string& label, const pass_progress& p) {
+      if (passes_.empty() || passes_.count(label))
+        note(label, p.columns_done, p.columns_total, "columns");
+    };
+    o.on_step = [this](const std::string& label, const loop_progress& p) {
+      note(label, p.done, p.total, label == "chain" ? "iterations" : "lambda values");
+    };
+    return o;
+  }
+
+  // Reports progress from any thread (the latest report wins).
+  void note(const std::string& label, std::uint64_t done, std::uint64_t total, const char* unit) {
+    std::lock_guard lock(mutex_);
+    label_ = label;
+    unit_ = unit;
+    done_ = done;
+    total_ = total;
+    fresh_ = true;
+  }
+
+  // Runs `work` in an arena of `threads` (0: every core) and returns when it has ended; called
+  // with the GIL held. Rethrows the work's exception, or the Python one that stopped it.
+  template <typename F>
+  void run(int threads, F&& work) {
+    std::exception_ptr failure;
+    bool finished = false;
+    std::thread worker([&] {
+      try {
+        in_arena(threads, work);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard lock(mutex_);
+      finished = true;
+      ended_.notify_all();
+    });
+    std::exception_ptr interrupted;
+    for (bool over = false; !over;) {
+      {
+        nb::gil_scoped_release unlocked;
+        std::unique_lock lock(mutex_);
+        over = ended_.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished; });
+      }
+      try {
+        report();
+        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      } catch (...) {
+        interrupted = std::current_exception();
+        request_stop();
+        break;
+      }
+    }
+    {
+      nb::gil_scoped_release unlocked;
+      worker.join();
+    }
+    if (interrupted) {
+      clear_stop_request();
+      std::rethrow_exception(interrupted);
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+
+ private:
+  // Calls the progress callback with the latest report, if it is new (GIL held).
+  void report() {
+    if (progress_.is_none()) return;
+    std::string label, unit;
+    std::uint64_t done = 0, total = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (!fresh_) return;
+      fresh_ = false;
+      label = label_;
+      unit = unit_;
+      done = done_;
+      total = total_;
+    }
+    progress_(label, done, total, unit);
+  }
+
+  nb::object progress_;
+  std::set<std::string> passes_;
+  std::mutex mutex_;
+  std::condition_variable ended_;
+  std::string label_, unit_;
+  std::uint64_t done_ = 0, total_ = 0;
+  bool fresh_ = false;
+};
 
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
@@ -634,15 +745,15 @@ nb::object to_numpy(const Eigen::MatrixXd& m) {
 
 // `colflow stats`: the column_summaries of the selection, a numpy array per field, and the
 // selected columns (increasing).
-nb::dict stats(const py_store& ps, index_array rows, index_array cols, int threads) {
+nb::dict stats(const py_store& ps, index_array rows, index_array cols, int threads,
+               nb::object progress) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
   std::vector<column_summary> sums;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] { sums = column_summaries(*s, sel); });
-  }
+  python_call call(std::move(progress), {});
+  const analysis_options options = call.options();
+  call.run(threads, [&] { sums = column_summaries(*s, sel, options); });
   const std::size_t m = sums.size();
   std::vector<std::uint64_t> observed(m), missing(m);
   std::vector<double> a1_freq(m), mean(m), sd(m), min(m), max(m);
@@ -713,7 +824,7 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
                const std::vector<std::string>& covar_names, const std::vector<std::string>& kinds,
                bool zero_one, const std::string& firth,
                const std::optional<std::vector<std::string>>& sex, bool quantile,
-               bool covar_standardize, int threads) {
+               bool covar_standardize, int threads, nb::object progress) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
@@ -726,6 +837,8 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
     variance_standardize(*covariates, sel.row_kept);
   }
   const std::vector<sample_sex> sexes = sexes_with(*s, sex);
+  python_call call(std::move(progress), {});
+  const analysis_options options = call.options();
   if (kinds.size() != names.size()) throw nb::value_error("one kind per phenotype");
   const firth_mode mode =
       firth == "always"  ? firth_mode::always
@@ -778,15 +891,14 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
           o.firth.push_back(r.firth);
         }
       };
-      nb::gil_scoped_release unlocked;
-      in_arena(threads, [&] {
+      call.run(threads, [&] {
         if (logistic) {
           code_case_control(t, codes);
           summary = logistic_association(*s, sel, t, covariates ? &*covariates : nullptr, sink,
-                                         mode, {}, sexes);
+                                         mode, options, sexes);
         } else {
-          summary =
-              linear_association(*s, sel, t, covariates ? &*covariates : nullptr, sink, {}, sexes);
+          summary = linear_association(*s, sel, t, covariates ? &*covariates : nullptr, sink,
+                                       options, sexes);
         }
       });
     }
@@ -828,7 +940,7 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
 // `colflow pca`: the principal_components of the selection, as numpy arrays.
 nb::dict pca(const py_store& ps, index_array rows, index_array cols, std::size_t k,
              std::size_t oversampling, std::size_t power_iterations, const std::string& scaling,
-             std::uint64_t seed, bool loadings, int threads) {
+             std::uint64_t seed, bool loadings, int threads, nb::object progress) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
@@ -843,10 +955,9 @@ nb::dict pca(const py_store& ps, index_array rows, index_array cols, std::size_t
   o.seed = seed;
   o.loadings = loadings;
   pca_result r;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] { r = principal_components(*s, sel, o); });
-  }
+  python_call call(std::move(progress), {});
+  const analysis_options options = call.options();
+  call.run(threads, [&] { r = principal_components(*s, sel, o, options); });
   nb::dict d;
   d["eigenvalues"] = to_numpy(
       std::vector<double>(r.eigenvalues.data(), r.eigenvalues.data() + r.eigenvalues.size()));
@@ -876,7 +987,8 @@ std::span<const double> phenotype_of(phenotype_array pheno, const store& s) {
 nb::dict penalized(const py_store& ps, index_array rows, index_array cols, phenotype_array pheno,
                    double alpha, const std::vector<double>& lambdas, std::size_t n_lambda,
                    double lambda_min_ratio, double tolerance, std::size_t max_sweeps,
-                   bool all_coefficients, const py_store* target, int threads) {
+                   bool all_coefficients, const py_store* target, int threads,
+                   nb::object progress) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
@@ -892,17 +1004,17 @@ nb::dict penalized(const py_store& ps, index_array rows, index_array cols, pheno
   penalized_result fit;
   Eigen::MatrixXd predictions;
   std::size_t target_missing = 0;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] {
-      fit = penalized_regression(*s, sel, y, o);
-      if (other) {
-        const column_match match = match_columns(*s, sel, *other);
-        target_missing = match.missing;
-        predictions = predict(*other, fit, match);
-      }
-    });
-  }
+  // As the command shows them: the statistics pass, the path in λ values, the predictions.
+  python_call call(std::move(progress), {"statistics", "predict"});
+  const analysis_options options = call.options();
+  call.run(threads, [&] {
+    fit = penalized_regression(*s, sel, y, o, options);
+    if (other) {
+      const column_match match = match_columns(*s, sel, *other);
+      target_missing = match.missing;
+      predictions = predict(*other, fit, match, options);
+    }
+  });
   const std::size_t steps = fit.path.size();
   std::vector<double> lambda(steps), r2(steps), objective(steps);
   std::vector<std::uint64_t> nonzero(steps), sweeps(steps), full_passes(steps);
@@ -964,7 +1076,7 @@ nb::dict bayesr_chain(const py_store& ps, index_array rows, index_array cols, ph
                       std::uint64_t seed, const std::vector<double>& mixture,
                       double dirichlet_prior, double g_df, double g_scale, double e_df,
                       double e_scale, const std::string& checkpoint, std::size_t checkpoint_every,
-                      bool resume, const std::string& mode, int threads) {
+                      bool resume, const std::string& mode, int threads, nb::object progress) {
   bayesr_options o;
   o.iterations = iterations;
   o.burnin = burnin;
@@ -996,10 +1108,10 @@ nb::dict bayesr_chain(const py_store& ps, index_array rows, index_array cols, ph
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
   const std::span<const double> y = phenotype_of(pheno, *s);
   bayesr_result r;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] { r = bayesr(*s, sel, y, o); });
-  }
+  // As the command shows them: the statistics pass, then the chain in iterations.
+  python_call call(std::move(progress), {"statistics"});
+  const analysis_options options = call.options();
+  call.run(threads, [&] { r = bayesr(*s, sel, y, o, options); });
   const std::size_t kept = r.trace.size(), classes = r.classes;
   std::vector<std::uint64_t> iteration(kept), nonzero(kept);
   std::vector<double> mu(kept), sigma2_g(kept), sigma2_e(kept), h2(kept), var_g(kept);
@@ -1054,7 +1166,7 @@ nb::dict bayesr_chain(const py_store& ps, index_array rows, index_array cols, ph
 // `colflow preprocess --bed PREFIX --out DIR` with the command's choices for PLINK input.
 nb::dict preprocess_bed(const std::string& bed, const std::string& out, const std::string& codec,
                         std::optional<int> level, const std::string& dtype, bool standardize,
-                        bool force, int threads) {
+                        bool force, int threads, nb::object progress) {
   const auto choice = preprocess::codec_choice_from_name(codec);
   if (!choice)
     throw nb::value_error(
@@ -1070,13 +1182,14 @@ nb::dict preprocess_bed(const std::string& bed, const std::string& out, const st
   co.standardize = standardize;
   co.overwrite = force;
   preprocess::convert_result result;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] {
-      preprocess::bed_source source(preprocess::plink_paths::from_prefix(bed));
-      result = preprocess::convert(source, co);
+  const bool report = !progress.is_none();
+  python_call call(std::move(progress), {});
+  call.run(threads, [&] {
+    preprocess::bed_source source(preprocess::plink_paths::from_prefix(bed));
+    result = preprocess::convert(source, co, [&](const preprocess::convert_progress& p) {
+      if (report) call.note("preprocess", p.columns_done, p.columns_total, "columns");
     });
-  }
+  });
   nb::dict d;
   d["rows"] = result.rows;
   d["columns"] = result.columns;
@@ -1137,22 +1250,22 @@ NB_MODULE(_core, m) {
       .def("close", &py_block_stream::close)
       .def("memory", &py_block_stream::memory);
 
-  m.def("stats", &stats, "store"_a, "rows"_a, "cols"_a, "threads"_a);
+  m.def("stats", &stats, "store"_a, "rows"_a, "cols"_a, "threads"_a, "progress"_a.none());
   m.def("assoc", &assoc, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
         "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "sex"_a.none(), "quantile"_a,
-        "covar_standardize"_a, "threads"_a);
+        "covar_standardize"_a, "threads"_a, "progress"_a.none());
 
   m.def("pca", &pca, "store"_a, "rows"_a, "cols"_a, "k"_a, "oversampling"_a, "power_iterations"_a,
-        "scaling"_a, "seed"_a, "loadings"_a, "threads"_a);
+        "scaling"_a, "seed"_a, "loadings"_a, "threads"_a, "progress"_a.none());
 
   m.def("penalized", &penalized, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "alpha"_a, "lambdas"_a,
         "n_lambda"_a, "lambda_min_ratio"_a, "tolerance"_a, "max_sweeps"_a, "all_coefficients"_a,
-        "target"_a.none(), "threads"_a);
+        "target"_a.none(), "threads"_a, "progress"_a.none());
   m.def("bayesr", &bayesr_chain, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "iterations"_a,
         "burnin"_a, "thin"_a, "seed"_a, "mixture"_a, "dirichlet_prior"_a, "g_df"_a, "g_scale"_a,
         "e_df"_a, "e_scale"_a, "checkpoint"_a, "checkpoint_every"_a, "resume"_a, "mode"_a,
-        "threads"_a);
+        "threads"_a, "progress"_a.none());
 
   m.def("preprocess_bed", &preprocess_bed, "bed"_a, "out"_a, "codec"_a, "level"_a.none(), "dtype"_a,
-        "standardize"_a, "force"_a, "threads"_a);
+        "standardize"_a, "force"_a, "threads"_a, "progress"_a.none());
 }

@@ -67,6 +67,14 @@ def test_ctrl_c_stops_bayesr_leaving_a_resumable_checkpoint(uk10k, tmp_path):
     pd.testing.assert_frame_equal(resumed.effects, whole.effects)
 
 
+def test_ctrl_c_stops_an_in_memory_chain(uk10k):
+    # No stream in its iterations: the chain checks the stop request once per iteration.
+    path, y = uk10k
+    late = interrupted_after(0.3, lambda: colflow.bayesr(path, y, iterations=10**6, burnin=0,
+                                                         mode="in-memory", num_threads=2))
+    assert late < 2.0
+
+
 def test_ctrl_c_stops_a_lasso_path(uk10k):
     path, y = uk10k
     late = interrupted_after(

@@ -6,6 +6,8 @@
 #                                                 (the benchmark's Python suite uses them)
 #   COLFLOW_PY_VENV=DIR   the environment (default build/pyvenv)
 #   JOBS=N                parallel compile jobs (default: the cores, at most 4)
+#   COLFLOW_CLI=PATH      the `colflow` command the tests compare the analyses with (default:
+#                         build/release/cli/colflow, built or brought up to date here)
 #
 # pip builds its own Release extension (an ASan-built one cannot load into a stock Python), in
 # build/python so that a second run recompiles only what changed. The suite reads the shared
@@ -31,6 +33,13 @@ echo "python-test: building the package (Release, $jobs jobs)"
 CMAKE_BUILD_PARALLEL_LEVEL=$jobs "${pip[@]}" install --quiet --no-build-isolation \
   --config-settings=build-dir=../build/python ./python
 [[ ${1:-} == --build-only ]] && exit 0
+# The command whose output files the analyses' tests compare with: this checkout's, current.
+if [[ -z ${COLFLOW_CLI:-} ]]; then
+  echo "python-test: building the colflow command (build/release)"
+  [[ -f build/release/build.ninja ]] || cmake --preset release >/dev/null
+  cmake --build build/release --target colflow_cli -j"$jobs"
+  export COLFLOW_CLI=$PWD/build/release/cli/colflow
+fi
 # From python/tests, so that `import colflow` is the installed package, not python/colflow.
 cd python/tests
 exec "../../$py" -m pytest -q "$@"

@@ -23,4 +23,4 @@ cmake --build --preset "$preset" -j"$jobs"
 ctest --preset "$preset" --output-on-failure -j"$jobs"
 
 echo "test: the Python package"
-bash scripts/python-test.sh
+COLFLOW_CLI=$PWD/build/$preset/cli/colflow bash scripts/python-test.sh

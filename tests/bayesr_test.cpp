@@ -1,7 +1,7 @@
 // BayesR: recovery of h² and causal variants on simulated data and on uk10k, bit-identical
 // chains whatever the threads, in-flight depth, execution mode or resume point, the
 // standardised arithmetic on packed codes against the explicit matrix, checkpoint damage and
-// bad requests.
+// bad requests, stop requests.
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -186,6 +186,30 @@ TEST(BayesRTest, PackedCodesAgreeWithTheExplicitMatrixOnSubsetsAndMissingCalls) 
   for (std::size_t i : sel.rows) used += !std::isnan(p.y[i]);
   EXPECT_EQ(streamed.samples, used);
   EXPECT_EQ(streamed.columns.size(), sel.columns.size());
+}
+
+TEST(BayesRTest, AStopRequestEndsTheChainAtTheNextIterationInEveryMode) {
+  small_problem p;
+  for (const bayesr_execution mode :
+       {bayesr_execution::pipelined, bayesr_execution::sequential, bayesr_execution::in_memory}) {
+    bayesr_options o;
+    o.iterations = 50;
+    o.burnin = 1;
+    o.execution = mode;
+    std::size_t last = 0;
+    o.on_iteration = [&](std::size_t t, std::size_t, double) {
+      last = t;
+      if (t == 2) request_stop();
+    };
+    try {
+      bayesr(p.s, selection::all(p.s), p.y, o);
+      ADD_FAILURE() << "the chain ran to its end";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::cancelled) << e.what();
+    }
+    clear_stop_request();
+    EXPECT_EQ(last, 2u) << static_cast<int>(mode);
+  }
 }
 
 TEST(BayesRTest, DenseStoreOfTheSameValuesGivesTheSameChain) {

@@ -43,6 +43,17 @@ TEST(SexChromosomesTest, StoreSexesAreReadAsPlink2ReadsAFam) {
             (std::vector<sample_sex>{male, female, unknown, unknown, unknown, unknown, female}));
 }
 
+TEST(SexChromosomesTest, SexCodesAreReadByTheirFirstCharacterAsPlink2UpdateSex) {
+  for (const char* code : {"1", "M", "m", "Male", "1.0", "12"})
+    EXPECT_EQ(sex_of_code(code), male) << code;
+  for (const char* code : {"2", "F", "f", "female", "2.0"})
+    EXPECT_EQ(sex_of_code(code), female) << code;
+  for (const char* code : {"0", "NA", "N", "U", "unknown", "0.0"})
+    EXPECT_EQ(sex_of_code(code), unknown) << code;
+  for (const char* code : {"", "-9", "3", "x", " 1", "nan"})
+    EXPECT_EQ(sex_of_code(code), std::nullopt) << code;
+}
+
 TEST(SexFileTest, EveryFormGivesTheSameSexes) {
   test::temp_dir dir;
   const auto samples = seven_samples();

@@ -11,6 +11,7 @@
 #include "analysis/column_share_internal.hpp"
 #include "analysis/random_draws_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
+#include "colflow/cancellation.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/sample_blocks.hpp"
@@ -453,6 +454,8 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
       result.seconds += ps.wall_seconds;
       result.compute_busy_seconds += ps.compute_busy_seconds;
     } else if (in_memory) {
+      // No stream here to honour a stop request between columns: one check per iteration.
+      throw_if_stop_requested();
       const auto start = std::chrono::steady_clock::now();
       auto e = e_map();
       sample_blocks& blocks = z.blocks();

@@ -10,34 +10,11 @@
 namespace colflow {
 namespace {
 
-// PLINK 2's codes: a .fam's whole field, an --update-sex file's first character.
+// PLINK 2's codes of a .fam's whole field (an --update-sex file's: sex_of_code).
 sample_sex sex_of_fam_field(std::string_view v) noexcept {
   if (v == "1" || v == "M" || v == "m") return sample_sex::male;
   if (v == "2" || v == "F" || v == "f") return sample_sex::female;
   return sample_sex::unknown;
-}
-
-bool sex_of_first_character(std::string_view v, sample_sex& sex) noexcept {
-  switch (v.front()) {
-    case '1':
-    case 'M':
-    case 'm':
-      sex = sample_sex::male;
-      return true;
-    case '2':
-    case 'F':
-    case 'f':
-      sex = sample_sex::female;
-      return true;
-    case '0':
-    case 'N':
-    case 'U':
-    case 'u':
-      sex = sample_sex::unknown;
-      return true;
-    default:
-      return false;
-  }
 }
 
 bool is_sex_column(std::string_view name) {
@@ -48,6 +25,27 @@ bool is_sex_column(std::string_view name) {
 }
 
 }  // namespace
+
+std::optional<sample_sex> sex_of_code(std::string_view code) noexcept {
+  if (code.empty()) return std::nullopt;
+  switch (code.front()) {
+    case '1':
+    case 'M':
+    case 'm':
+      return sample_sex::male;
+    case '2':
+    case 'F':
+    case 'f':
+      return sample_sex::female;
+    case '0':
+    case 'N':
+    case 'U':
+    case 'u':
+      return sample_sex::unknown;
+    default:
+      return std::nullopt;
+  }
+}
 
 chromosome_kind kind_of_chromosome(std::string_view code) noexcept {
   if (code == "X") return chromosome_kind::x;
@@ -101,14 +99,14 @@ std::vector<sample_sex> read_sex_file(const std::filesystem::path& file,
       throw error(errc::bad_input, detail::where(file, line) + "expected " +
                                        std::to_string(fields_expected) + " fields, found " +
                                        std::to_string(f.size()));
-    sample_sex sex = sample_sex::unknown;
-    if (!sex_of_first_character(f[sex_field], sex))
+    const std::optional<sample_sex> sex = sex_of_code(f[sex_field]);
+    if (!sex)
       throw error(errc::bad_input,
                   detail::where(file, line) + "'" + std::string(f[sex_field]) +
                       "' is not a sex code (its first character: 1/M/m male, 2/F/f female, "
                       "0/N/U/u unknown)");
     const std::size_t row = ids.row_of(f, has_fid, line);
-    if (row != detail::sample_lines::absent) current[row] = sex;
+    if (row != detail::sample_lines::absent) current[row] = *sex;
   });
   if (fields_expected == 0) throw error(errc::bad_input, file.string() + ": the file is empty");
   return current;

@@ -8,17 +8,19 @@
 ``Store.read`` follows ``bed_reader.open_bed(...).read()``: the same index forms, values (the
 count of the A1 allele), missing values (NaN, or -127 in int8), orders and errors, so that code
 written for a .bed reads a store unchanged. ``Store.stream`` yields blocks of columns decoded
-ahead by the library's flow graph; ``stats``, ``assoc`` and ``pca`` run the command's
-analyses into pandas DataFrames and numpy arrays. The other analyses are reached through the ``colflow`` command for now
+ahead by the library's flow graph; ``stats``, ``assoc``, ``pca``, ``lasso``, ``ridge``, ``enet``
+and ``bayesr`` run the command's analyses into pandas DataFrames and numpy arrays
 (docs/PYTHON.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import operator
 import os
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
 import numpy as np
@@ -29,17 +31,23 @@ from ._errors import AlreadyExistsError, Error, FormatError, InvalidArgumentErro
 
 __all__ = [
     "AlreadyExistsError",
+    "BayesR",
     "BlockStream",
     "Error",
     "FormatError",
     "InvalidArgumentError",
     "NotFoundError",
     "Store",
-    "assoc",
     "PCA",
+    "Penalized",
+    "assoc",
+    "bayesr",
+    "enet",
+    "lasso",
     "open",
     "pca",
     "preprocess",
+    "ridge",
     "stats",
 ]
 
@@ -55,6 +63,52 @@ def _threads(num_threads: int | None) -> int:
     if num_threads < 1:
         raise ValueError(f"num_threads must be at least 1, not {num_threads}")
     return num_threads
+
+
+class _ProgressBars:
+    # A tqdm bar per pass or loop a call reports: a new label closes the bar and opens another.
+    def __init__(self, tqdm: Any, name: str) -> None:
+        self._tqdm, self._name = tqdm, name
+        self._bar: Any = None
+        self._label: str | None = None
+
+    def __call__(self, label: str, done: int, total: int, unit: str) -> None:
+        if self._bar is None or label != self._label:
+            self.close()
+            self._label = label
+            self._bar = self._tqdm(total=total, desc=f"colflow {self._name}: {label}",
+                                   unit=unit.rstrip("s"), leave=False)
+        if self._bar.total != total:
+            self._bar.total = total
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+@contextlib.contextmanager
+def _progress(progress: Any, name: str) -> Iterator[Optional[Callable[..., None]]]:
+    # What the extension calls with (label, done, total, unit) while a long call runs: nothing
+    # (False or None), the caller's function, or tqdm bars (True; nothing without tqdm).
+    if progress is None or progress is False:
+        yield None
+    elif progress is True:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            yield None
+            return
+        bars = _ProgressBars(tqdm, name)
+        try:
+            yield bars
+        finally:
+            bars.close()
+    elif callable(progress):
+        yield progress
+    else:
+        raise TypeError(f"progress is True, False or a function, not {progress!r}")
 
 
 def _fix_up_index(index: Any) -> Any:
@@ -323,6 +377,7 @@ def preprocess(
     standardize: bool = True,
     force: bool = False,
     num_threads: int | None = None,
+    progress: Any = False,
 ) -> dict[str, Any]:
     """Converts a PLINK 1 fileset into a store: ``colflow preprocess --bed BED --out OUT``.
 
@@ -333,17 +388,22 @@ def preprocess(
     ``standardize=False``). Returns the counts of the conversion (rows, columns, input and
     frame bytes, seconds). Raises NotFoundError, FormatError (a malformed input, naming the
     file), AlreadyExistsError or InvalidArgumentError.
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
-    return _core.preprocess_bed(
-        os.fspath(bed),
-        os.fspath(out),
-        codec,
-        level,
-        dtype,
-        bool(standardize),
-        bool(force),
-        _threads(num_threads),
-    )
+    with _progress(progress, "preprocess") as report:
+        return _core.preprocess_bed(
+            os.fspath(bed),
+            os.fspath(out),
+            codec,
+            level,
+            dtype,
+            bool(standardize),
+            bool(force),
+            _threads(num_threads),
+            report,
+        )
 
 
 # -- analyses ------------------------------------------------------------------------------------
@@ -403,6 +463,8 @@ def stats(
     keep: Any = None,
     columns: Any = None,
     num_threads: int | None = None,
+    *,
+    progress: Any = False,
 ) -> pd.DataFrame:
     """Per-column statistics of the selected samples: ``colflow stats`` as a DataFrame.
 
@@ -416,11 +478,15 @@ def stats(
     F_MISS A1_FREQ MEAN SD``, dense stores ``ID OBS_CT MISSING_CT MEAN SD MIN MAX``. Numbers are
     full binary64 values (the file rounds them to its ``--digits``); NA is NaN. Sex
     chromosomes follow PLINK 2's ploidy rules with the store's sexes (docs/ANALYSES.md).
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
     store = _as_store(store)
     rows = _selected_rows(store, keep)
     cols = _selected_columns(store, columns)
-    r = _core.stats(store._core, rows, cols, _threads(num_threads))
+    with _progress(progress, "stats") as report:
+        r = _core.stats(store._core, rows, cols, _threads(num_threads), report)
     observed = r["observed"].astype(np.int64)
     missing = r["missing"].astype(np.int64)
     total = observed + missing
@@ -489,6 +555,37 @@ def _table(store: Store, values: Any, default_name: str) -> tuple[np.ndarray, li
     return np.asfortranarray(table), names
 
 
+def _sex_codes(store: Store, sex: Any) -> list[str]:
+    # One code per store sample for the extension, "" where the store's sex stays: a Series
+    # indexed by IID (store samples it lacks keep theirs, others ignored) or one value per store
+    # sample. Numbers and strings are read as plink2 --update-sex reads a SEX field, by their
+    # first character (1/M male, 2/F female, 0/N/U unknown); NaN and None are unknown.
+    def code(value: Any) -> str:
+        if value is None or value is pd.NA or (
+            isinstance(value, (float, np.floating)) and np.isnan(value)
+        ):
+            return "0"
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"a sex is a code (1/M male, 2/F female, 0/NA unknown), not {value}")
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        return str(value) or "0"
+
+    iids = store.samples.iid.to_numpy()
+    if isinstance(sex, pd.Series):
+        index = sex.index.map(str)
+        if not index.is_unique:
+            raise ValueError("the sex index lists a sample twice")
+        by_iid = dict(zip(index, sex.to_numpy()))
+        return [code(by_iid[i]) if i in by_iid else "" for i in iids]
+    values = np.asarray(sex, dtype=object)
+    if values.ndim != 1 or values.shape[0] != len(iids):
+        raise ValueError(
+            f"a numpy sex array needs one value per sample ({len(iids)}), not shape {values.shape}"
+        )
+    return [code(v) for v in values]
+
+
 def assoc(
     store: Store | str | os.PathLike[str],
     pheno: Any,
@@ -500,7 +597,11 @@ def assoc(
     zero_one: bool = False,
     firth: str = "fallback",
     odds_ratio: bool = True,
+    sex: Any = None,
+    quantile_normalize: bool = False,
+    covar_variance_standardize: bool = False,
     num_threads: int | None = None,
+    progress: Any = False,
 ) -> dict[str, pd.DataFrame]:
     """Association scans: ``colflow assoc``, one DataFrame per phenotype (a dict by name).
 
@@ -517,9 +618,19 @@ def assoc(
     never), columns ``#CHR POS ID A1 A2 FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE`` (``BETA SE``
     in place of ``OR LOG(OR)_SE`` with ``odds_ratio=False``). Estimates the test lacks are
     NaN, with NOTE CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR or NOT_CONVERGED ("." otherwise).
-    Sex chromosomes as PLINK 2 --glm, with the store's sexes. Numbers are full binary64.
-    Raises InvalidArgumentError when a phenotype has no usable sample or the covariates are
-    collinear, ValueError for a bad table or option.
+    ``quantile_normalize=True`` replaces each quantitative phenotype by its rank-based inverse
+    normal transform over the selected samples with a value (``--pheno-quantile-normalize``);
+    ``covar_variance_standardize=True`` centres each covariate and scales it to variance 1 over
+    them (``--covar-variance-standardize``). Sex chromosomes as PLINK 2 --glm, with the store's
+    sexes, or ``sex`` (``--sex FILE``): a Series indexed by IID (store samples it lacks keep
+    the store's sex) or one value per store sample, each 1 or "M" male, 2 or "F" female, 0,
+    NaN or "NA" unknown (a SEX field of plink2 --update-sex, read by its first character).
+    Numbers are full binary64. Raises InvalidArgumentError when a phenotype has no usable
+    sample, the covariates are collinear or a covariate to standardise is constant,
+    ValueError for a bad table, sex or option.
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
     store = _as_store(store)
     if firth not in ("fallback", "always", "never"):
@@ -532,6 +643,9 @@ def assoc(
     covar_values, covar_names = (None, [])
     if covar is not None:
         covar_values, covar_names = _table(store, covar, "COVAR")
+    elif covar_variance_standardize:
+        raise ValueError("covar_variance_standardize needs covariates (covar)")
+    sex_codes = None if sex is None else _sex_codes(store, sex)
     if binary is None:
         kinds = ["auto"] * len(names)
     elif binary is True or binary is False:
@@ -542,19 +656,24 @@ def assoc(
         if unknown:
             raise ValueError(f"binary names phenotypes that are not given: {sorted(unknown)}")
         kinds = ["binary" if n in listed else "quantitative" for n in names]
-    results = _core.assoc(
-        store._core,
-        rows,
-        cols,
-        values,
-        names,
-        covar_values,
-        covar_names,
-        kinds,
-        bool(zero_one),
-        firth,
-        _threads(num_threads),
-    )
+    with _progress(progress, "assoc") as report:
+        results = _core.assoc(
+            store._core,
+            rows,
+            cols,
+            values,
+            names,
+            covar_values,
+            covar_names,
+            kinds,
+            bool(zero_one),
+            firth,
+            sex_codes,
+            bool(quantile_normalize),
+            bool(covar_variance_standardize),
+            _threads(num_threads),
+            report,
+        )
     out: dict[str, pd.DataFrame] = {}
     for r in results:
         fields = _column_fields(store, r["column"])
@@ -572,7 +691,7 @@ def assoc(
             frame["FIRTH?"] = np.where(r["firth"] != 0, "Y", "N")
             frame["N_OBS"] = r["n_obs"].astype(np.int64)
             if odds_ratio:
-                frame["OR"] = np.exp(r["beta"])
+                frame["OR"] = r["odds_ratio"]
                 frame["LOG(OR)_SE"] = r["se"]
             else:
                 frame["BETA"] = r["beta"]
@@ -617,6 +736,7 @@ def pca(
     seed: int = 1,
     loadings: bool = False,
     num_threads: int | None = None,
+    progress: Any = False,
 ) -> PCA:
     """Principal components: ``colflow pca``, by the library's randomised SVD.
 
@@ -627,6 +747,9 @@ def pca(
     names (the result depends on the seed only through rounding). ``keep`` and ``columns``
     select as in ``stats``. Raises InvalidArgumentError for k = 0 or k above the samples or
     columns.
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
     """
     store = _as_store(store)
     for name, value in (("k", k), ("oversampling", oversampling),
@@ -635,18 +758,20 @@ def pca(
             raise ValueError(f"{name} must not be negative, not {value}")
     rows = _selected_rows(store, keep)
     cols = _selected_columns(store, columns)
-    r = _core.pca(
-        store._core,
-        rows,
-        cols,
-        operator.index(k),
-        operator.index(oversampling),
-        operator.index(power_iterations),
-        scaling,
-        operator.index(seed),
-        bool(loadings),
-        _threads(num_threads),
-    )
+    with _progress(progress, "pca") as report:
+        r = _core.pca(
+            store._core,
+            rows,
+            cols,
+            operator.index(k),
+            operator.index(oversampling),
+            operator.index(power_iterations),
+            scaling,
+            operator.index(seed),
+            bool(loadings),
+            _threads(num_threads),
+            report,
+        )
     pcs = [f"PC{i + 1}" for i in range(len(r["eigenvalues"]))]
     samples = store.samples.iloc[r["rows"]]
     eigenvectors = pd.DataFrame(
@@ -662,3 +787,333 @@ def pca(
             | dict(zip(pcs, r["loadings"].T))
         )
     return PCA(r["eigenvalues"], eigenvectors, loading_frame, r["columns_used"], r["passes"])
+
+
+# -- penalised regression and BayesR ------------------------------------------------------------
+
+
+def _phenotype(store: Store, pheno: Any, pheno_name: str | None) -> tuple[np.ndarray, str]:
+    # The one phenotype a fit takes, as assoc reads its table: the column named pheno_name, or
+    # the first (the command's --pheno-name); one float64 value per store row, NaN missing.
+    values, names = _table(store, pheno, "PHENO")
+    if pheno_name is None:
+        column = 0
+    elif str(pheno_name) in names:
+        column = names.index(str(pheno_name))
+    else:
+        raise KeyError(f"phenotype {pheno_name!r} not given; the phenotypes are {names}")
+    return np.ascontiguousarray(values[:, column]), names[column]
+
+
+def _number(name: str, value: Any, *, low: float, low_open: bool = False,
+            high: float | None = None) -> float:
+    value = float(value)
+    if not (value > low if low_open else value >= low) or (high is not None and value > high):
+        bound = f"{'above' if low_open else 'at least'} {low}" + (
+            f" and at most {high}" if high is not None else "")
+        raise ValueError(f"{name} must be {bound}, not {value}")
+    return value
+
+
+def _count(name: str, value: Any, low: int) -> int:
+    value = operator.index(value)
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, not {value}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Penalized:
+    """The result of ``lasso``, ``ridge`` and ``enet``: what ``colflow lasso|ridge|enet`` writes."""
+
+    #: ``LAMBDA ID A1 BETA BETA_PER_UNIT``: per λ of the path (in path order), the non-zero
+    #: coefficients (every coefficient for ``ridge``) in column order; BETA on the standardised
+    #: scale, BETA_PER_UNIT per A1 allele (per unit of a dense column) (PREFIX.coef.tsv).
+    coefficients: pd.DataFrame
+    #: ``LAMBDA NONZERO R2 OBJECTIVE SWEEPS FULL_PASSES CONVERGED`` per λ (PREFIX.path.tsv);
+    #: CONVERGED is 1 or 0.
+    path: pd.DataFrame
+    #: Selected columns x λ values: every coefficient on the standardised scale, indexed by ID.
+    beta: pd.DataFrame
+    #: With ``predict=``: ``#FID IID LAMBDA=<λ>...``, one row per sample of the other store
+    #: (PREFIX.pred.tsv, the λ in the names with 6 significant digits); else None.
+    predictions: pd.DataFrame | None
+    #: The phenotype fitted.
+    phenotype: str
+    #: n: selected samples with a phenotype value.
+    samples: int
+    #: b0: the phenotype's mean over them.
+    intercept: float
+    #: The smallest λ at which every coefficient is zero (for ridge, that of α = 0.001).
+    lambda_max: float
+    #: With ``predict=``: fitted columns the other store lacks (they contribute nothing).
+    predict_missing: int
+
+
+def _penalized(store: Any, pheno: Any, alpha: float, ridge: bool, *, pheno_name: str | None,
+               keep: Any, columns: Any, lambdas: Any, nlambda: int,
+               lambda_min_ratio: float | None, tol: float, max_sweeps: int, predict: Any,
+               num_threads: int | None, progress: Any) -> Penalized:
+    store = _as_store(store)
+    alpha = _number("alpha", alpha, low=0.0, high=1.0)
+    if lambdas is None:
+        path: list[float] = []
+    else:
+        path = [float(v) for v in np.atleast_1d(np.asarray(lambdas, dtype=np.float64))]
+        if not path or not all(np.isfinite(v) and v > 0 for v in path):
+            raise ValueError(f"lambdas must be positive numbers, not {lambdas!r}")
+    nlambda = _count("nlambda", nlambda, 1)
+    ratio = 0.0 if lambda_min_ratio is None else _number(
+        "lambda_min_ratio", lambda_min_ratio, low=0.0, low_open=True, high=1.0)
+    tol = _number("tol", tol, low=0.0, low_open=True)
+    max_sweeps = _count("max_sweeps", max_sweeps, 1)
+    target = None if predict is None else _as_store(predict)
+    rows = _selected_rows(store, keep)
+    cols = _selected_columns(store, columns)
+    y, name = _phenotype(store, pheno, pheno_name)
+    with _progress(progress, "ridge" if ridge else "lasso" if alpha == 1 else "enet") as report:
+        r = _core.penalized(
+            store._core, rows, cols, y, alpha, path, nlambda, ratio, tol, max_sweeps, ridge,
+            None if target is None else target._core, _threads(num_threads), report,
+        )
+    lam = r["lambda"]
+    ids = store.columns.id.to_numpy()
+    a1 = store.columns.a1.to_numpy()
+    coefficients = pd.DataFrame({
+        "LAMBDA": lam[r["coef_step"]],
+        "ID": ids[r["coef_column"]],
+        "A1": a1[r["coef_column"]],
+        "BETA": r["coef_beta"],
+        "BETA_PER_UNIT": r["coef_per_unit"],
+    })
+    path_frame = pd.DataFrame({
+        "LAMBDA": lam,
+        "NONZERO": r["nonzero"].astype(np.int64),
+        "R2": r["r2"],
+        "OBJECTIVE": r["objective"],
+        "SWEEPS": r["sweeps"].astype(np.int64),
+        "FULL_PASSES": r["full_passes"].astype(np.int64),
+        "CONVERGED": r["converged"].astype(np.int64),
+    })
+    position = np.searchsorted(r["column"], r["coef_column"])
+    dense = np.zeros((len(r["column"]), len(lam)))
+    dense[position, r["coef_step"]] = r["coef_beta"]
+    beta = pd.DataFrame(dense, index=pd.Index(ids[r["column"]], name="ID"), columns=lam)
+    predictions = None
+    if target is not None:
+        samples = target.samples
+        predictions = pd.DataFrame(
+            {"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()}
+            | {f"LAMBDA={v:.6g}": r["predictions"][:, k] for k, v in enumerate(lam)}
+        )
+    unconverged = int((r["converged"] == 0).sum())
+    if unconverged:
+        warnings.warn(f"{unconverged} lambda value(s) stopped at max_sweeps before converging",
+                      RuntimeWarning, stacklevel=3)
+    return Penalized(coefficients, path_frame, beta, predictions, name, r["samples"],
+                     r["intercept"], r["lambda_max"], r["target_missing"])
+
+
+_PENALIZED_DOC = """{summary}
+
+    Minimises 1/(2n) ‖y − b0 − Zb‖² + λ (α ‖b‖₁ + (1 − α)/2 ‖b‖²) over the selected columns Z
+    standardised over the n selected samples with a phenotype (docs/DESIGN.md §2), b0 the
+    phenotype's mean: scikit-learn's ``ElasticNet(alpha=λ, l1_ratio=α)`` objective, by the
+    library's coordinate descent with warm starts, the strong rule and KKT checks.
+
+    ``pheno`` is given as for ``assoc`` (a Series or DataFrame indexed by IID, or a numpy array
+    with one value per store sample; NaN and -9 missing); a table's column ``pheno_name``, or
+    its first, is fitted. ``keep`` and ``columns`` select as in ``stats``. The options are the
+    command's: ``lambdas`` a λ or a list of them instead of a path (``--lambda``), else
+    ``nlambda`` values log-spaced from λ_max down to ``lambda_min_ratio`` · λ_max (None: 1e-4
+    with more samples than columns, 1e-2 otherwise); a λ is converged when no coefficient
+    moves more than ``tol`` in a sweep, and gives up after ``max_sweeps`` sweeps (with a
+    RuntimeWarning, as the command's warning). ``predict`` (a Store or path) also predicts the
+    samples of another store (columns matched by ID, A1/A2 swaps handled): ``--predict``.
+
+    Returns a ``Penalized`` whose ``coefficients`` and ``path`` are the command's
+    PREFIX.coef.tsv and PREFIX.path.tsv as DataFrames (full binary64 numbers). Runs with the
+    GIL released on ``num_threads`` threads. Raises InvalidArgumentError for fewer than 2
+    samples with a value or a constant phenotype, ValueError for a bad option, KeyError for an
+    unknown ``pheno_name``. ``progress=True`` shows tqdm bars for the statistics pass and the
+    path (if tqdm is installed), or give a function ``(label, done, total, unit)``; Ctrl-C stops
+    the call and raises KeyboardInterrupt (docs/PYTHON.md, "Ctrl-C and progress").
+    """
+
+
+def lasso(store: Store | str | os.PathLike[str], pheno: Any, *, pheno_name: str | None = None,
+          keep: Any = None, columns: Any = None, lambdas: Any = None, nlambda: int = 100,
+          lambda_min_ratio: float | None = None, tol: float = 1e-7, max_sweeps: int = 100000,
+          predict: Store | str | os.PathLike[str] | None = None,
+          num_threads: int | None = None, progress: Any = False) -> Penalized:
+    return _penalized(store, pheno, 1.0, False, pheno_name=pheno_name, keep=keep,
+                      columns=columns, lambdas=lambdas, nlambda=nlambda,
+                      lambda_min_ratio=lambda_min_ratio, tol=tol, max_sweeps=max_sweeps,
+                      predict=predict, num_threads=num_threads, progress=progress)
+
+
+def ridge(store: Store | str | os.PathLike[str], pheno: Any, *, pheno_name: str | None = None,
+          keep: Any = None, columns: Any = None, lambdas: Any = None, nlambda: int = 100,
+          lambda_min_ratio: float | None = None, tol: float = 1e-7, max_sweeps: int = 100000,
+          predict: Store | str | os.PathLike[str] | None = None,
+          num_threads: int | None = None, progress: Any = False) -> Penalized:
+    return _penalized(store, pheno, 0.0, True, pheno_name=pheno_name, keep=keep,
+                      columns=columns, lambdas=lambdas, nlambda=nlambda,
+                      lambda_min_ratio=lambda_min_ratio, tol=tol, max_sweeps=max_sweeps,
+                      predict=predict, num_threads=num_threads, progress=progress)
+
+
+def enet(store: Store | str | os.PathLike[str], pheno: Any, *, alpha: float = 0.5,
+         pheno_name: str | None = None, keep: Any = None, columns: Any = None,
+         lambdas: Any = None, nlambda: int = 100, lambda_min_ratio: float | None = None,
+         tol: float = 1e-7, max_sweeps: int = 100000,
+         predict: Store | str | os.PathLike[str] | None = None,
+         num_threads: int | None = None, progress: Any = False) -> Penalized:
+    return _penalized(store, pheno, alpha, False, pheno_name=pheno_name, keep=keep,
+                      columns=columns, lambdas=lambdas, nlambda=nlambda,
+                      lambda_min_ratio=lambda_min_ratio, tol=tol, max_sweeps=max_sweeps,
+                      predict=predict, num_threads=num_threads, progress=progress)
+
+
+lasso.__doc__ = _PENALIZED_DOC.format(
+    summary="The lasso path (α = 1): ``colflow lasso``; coefficients lists the non-zero ones.")
+ridge.__doc__ = _PENALIZED_DOC.format(
+    summary="The ridge path (α = 0): ``colflow ridge``; coefficients lists every coefficient.")
+enet.__doc__ = _PENALIZED_DOC.format(
+    summary="The elastic-net path (α = ``alpha``, default 0.5, in [0, 1]): ``colflow enet``.")
+
+
+@dataclasses.dataclass(frozen=True)
+class BayesR:
+    """The result of ``bayesr``: what ``colflow bayesr`` writes and logs."""
+
+    #: ``ITER MU SIGMA2_G SIGMA2_E H2 VAR_G NONZERO PI_0..PI_K``, every kept (thinned)
+    #: iteration, burn-in included (PREFIX.trace.tsv).
+    trace: pd.DataFrame
+    #: ``ID A1 PIP BETA BETA_SD BETA_PER_UNIT BETA_PER_UNIT_SD`` per selected column: posterior
+    #: inclusion probability, mean and SD of the effect on the standardised scale and per A1
+    #: allele in phenotype units (PREFIX.effects.tsv).
+    effects: pd.DataFrame
+    #: The phenotype fitted.
+    phenotype: str
+    #: n: selected samples with a phenotype value.
+    samples: int
+    #: Posterior mean and SD of h² and mean number of non-zero effects over the kept
+    #: iterations after the burn-in (NaN without any), as the command logs them.
+    h2_mean: float
+    h2_sd: float
+    nonzero_mean: float
+    #: Kept iterations after the burn-in.
+    posterior_samples: int
+    #: The checkpoint's iteration when resumed, else 0; the iterations this call ran.
+    resumed_from: int
+    iterations_run: int
+    #: How the iterations ran: "pipelined", "sequential" or "in-memory".
+    mode: str
+    #: Wall and compute-busy seconds of this call's iterations.
+    seconds: float
+    compute_busy_seconds: float
+
+
+def _pair(name: str, value: Any) -> tuple[float, float]:
+    pair = tuple(float(v) for v in value)
+    if len(pair) != 2:
+        raise ValueError(f"{name} is (df, scale), not {value!r}")
+    return pair  # type: ignore[return-value]
+
+
+def bayesr(
+    store: Store | str | os.PathLike[str],
+    pheno: Any,
+    *,
+    pheno_name: str | None = None,
+    keep: Any = None,
+    columns: Any = None,
+    iterations: int = 1000,
+    burnin: int = 200,
+    thin: int = 1,
+    seed: int = 1,
+    mixture: Any = (1e-4, 1e-3, 1e-2),
+    dirichlet_prior: float = 1.0,
+    sigma2_g_prior: Any = (1e-4, 1e-4),
+    sigma2_e_prior: Any = (1e-4, 1e-4),
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 100,
+    resume: bool = False,
+    mode: str = "auto",
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> BayesR:
+    """BayesR, a Gibbs sampler of y = μ + Zβ + e: ``colflow bayesr``.
+
+    Z holds the selected columns standardised over the n selected samples with a phenotype
+    and y the phenotype standardised over them; each effect is zero or N(0, γ_k σ²_G) with
+    mixture weights π (docs/ANALYSES.md). ``pheno``, ``pheno_name``, ``keep`` and ``columns`` as
+    for ``lasso``. The options are the command's of the same names: ``iterations`` (the
+    chain's length, a resumed chain included), ``burnin`` (shorter than the chain), ``thin``,
+    ``seed`` (the same seed gives the same chain whatever the threads and mode),
+    ``mixture`` (γ, increasing), ``dirichlet_prior``, ``sigma2_g_prior`` and
+    ``sigma2_e_prior`` ((df, scale) pairs), ``mode`` ("auto", "pipelined", "sequential",
+    "in-memory"). ``checkpoint`` is a file to save the chain to every ``checkpoint_every``
+    iterations and after the last (the command's PREFIX.checkpoint; None, the default: no
+    checkpoint), and ``resume=True`` continues the chain it holds.
+
+    Returns a ``BayesR`` whose ``trace`` and ``effects`` are the command's PREFIX.trace.tsv
+    and PREFIX.effects.tsv as DataFrames (full binary64 numbers). Runs with the GIL released
+    on ``num_threads`` threads. Raises InvalidArgumentError for bad options, fewer than 3
+    samples with a value or a constant phenotype; a damaged or foreign checkpoint raises
+    colflow.Error (FormatError, NotFoundError or InvalidArgumentError).
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
+    """
+    store = _as_store(store)
+    if mode not in ("auto", "pipelined", "sequential", "in-memory"):
+        raise ValueError(
+            f"mode '{mode}' not known, only 'auto', 'pipelined', 'sequential' and 'in-memory'")
+    iterations = _count("iterations", iterations, 1)
+    burnin = _count("burnin", burnin, 0)
+    thin = _count("thin", thin, 1)
+    seed = _count("seed", seed, 0)
+    checkpoint_every = _count("checkpoint_every", checkpoint_every, 0)
+    gamma = [float(v) for v in np.atleast_1d(np.asarray(mixture, dtype=np.float64))]
+    g_df, g_scale = _pair("sigma2_g_prior", sigma2_g_prior)
+    e_df, e_scale = _pair("sigma2_e_prior", sigma2_e_prior)
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs the checkpoint to resume")
+    rows = _selected_rows(store, keep)
+    cols = _selected_columns(store, columns)
+    y, name = _phenotype(store, pheno, pheno_name)
+    with _progress(progress, "bayesr") as report:
+        r = _core.bayesr(
+            store._core, rows, cols, y, iterations, burnin, thin, seed, gamma,
+            float(dirichlet_prior), g_df, g_scale, e_df, e_scale,
+            "" if checkpoint is None else os.fspath(checkpoint), checkpoint_every,
+            bool(resume), mode, _threads(num_threads), report,
+        )
+    pi = r["pi"]
+    trace = pd.DataFrame(
+        {
+            "ITER": r["iteration"].astype(np.int64),
+            "MU": r["mu"],
+            "SIGMA2_G": r["sigma2_g"],
+            "SIGMA2_E": r["sigma2_e"],
+            "H2": r["h2"],
+            "VAR_G": r["var_g"],
+            "NONZERO": r["nonzero"].astype(np.int64),
+        }
+        | {f"PI_{k}": pi[:, k] for k in range(pi.shape[1])}
+    )
+    c = store.columns.iloc[r["column"]]
+    effects = pd.DataFrame({
+        "ID": c.id.to_numpy(),
+        "A1": c.a1.to_numpy(),
+        "PIP": r["pip"],
+        "BETA": r["beta"],
+        "BETA_SD": r["beta_sd"],
+        "BETA_PER_UNIT": r["beta_per_unit"],
+        "BETA_PER_UNIT_SD": r["beta_per_unit_sd"],
+    })
+    return BayesR(trace, effects, name, r["samples"], r["h2_mean"], r["h2_sd"],
+                  r["nonzero_mean"], r["posterior_samples"], r["resumed_from"],
+                  r["iterations_run"], r["mode"], r["seconds"], r["compute_busy_seconds"])

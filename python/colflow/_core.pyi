@@ -1,5 +1,6 @@
 # Stubs of the extension colflow._core (python/src/core.cpp). Users call the Python API of
 # colflow/__init__.py, which resolves indices and checks arguments before calling these.
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -48,8 +49,16 @@ class BlockStream:
     def close(self) -> None: ...
     def memory(self) -> dict[str, int]: ...
 
+# progress: None or progress(label, done, total, unit), called on the calling thread while the
+# work runs on a thread of its own; Ctrl-C (KeyboardInterrupt) stops the work.
+Progress = Callable[[str, int, int, str], None] | None
+
 def stats(
-    store: Store, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], threads: int
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    threads: int,
+    progress: Progress,
 ) -> dict[str, npt.NDArray[Any]]: ...
 def assoc(
     store: Store,
@@ -62,7 +71,11 @@ def assoc(
     kinds: list[str],
     zero_one: bool,
     firth: str,
+    sex: list[str] | None,
+    quantile: bool,
+    covar_standardize: bool,
     threads: int,
+    progress: Progress,
 ) -> list[dict[str, Any]]: ...
 def pca(
     store: Store,
@@ -75,6 +88,45 @@ def pca(
     seed: int,
     loadings: bool,
     threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...
+def penalized(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    pheno: npt.NDArray[np.float64],
+    alpha: float,
+    lambdas: list[float],
+    n_lambda: int,
+    lambda_min_ratio: float,
+    tolerance: float,
+    max_sweeps: int,
+    all_coefficients: bool,
+    target: Store | None,
+    threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...
+def bayesr(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    pheno: npt.NDArray[np.float64],
+    iterations: int,
+    burnin: int,
+    thin: int,
+    seed: int,
+    mixture: list[float],
+    dirichlet_prior: float,
+    g_df: float,
+    g_scale: float,
+    e_df: float,
+    e_scale: float,
+    checkpoint: str,
+    checkpoint_every: int,
+    resume: bool,
+    mode: str,
+    threads: int,
+    progress: Progress,
 ) -> dict[str, Any]: ...
 def preprocess_bed(
     bed: str,
@@ -85,4 +137,5 @@ def preprocess_bed(
     standardize: bool,
     force: bool,
     threads: int,
+    progress: Progress,
 ) -> dict[str, Any]: ...

@@ -14,6 +14,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstddef>
@@ -24,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -33,12 +35,15 @@
 #include <vector>
 
 #include "colflow/analysis/assoc.hpp"
+#include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/case_control.hpp"
 #include "colflow/analysis/pca.hpp"
+#include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/analysis/stats.hpp"
+#include "colflow/cancellation.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/error.hpp"
@@ -77,6 +82,114 @@ void in_arena(int threads, F&& f) {
   tbb::task_arena arena(threads);
   arena.execute(f);
 }
+
+// A long call from Python (an analysis, a conversion): the work runs on a thread of its own,
+// without the GIL, while the calling thread waits and wakes every 50 ms to run Python's signal
+// handlers and to report progress. Ctrl-C thus raises KeyboardInterrupt from a handler there
+// (or the progress callback raises); the library's process-wide stop request
+// (cancellation.hpp) then ends the work at its next column, removing the outputs it was
+// writing, and once it has ended the request is withdrawn and the Python exception raised.
+class python_call {
+ public:
+  // `progress`: None, or a callable (label, done, total, unit) called on the calling thread
+  // with the latest progress when it changed. `passes`: the labels of the passes to report
+  // (empty: every one); the steps of an outer loop (BayesR's chain, a penalised path) always.
+  python_call(nb::object progress, std::set<std::string> passes)
+      : progress_(std::move(progress)), passes_(std::move(passes)) {}
+
+  // The analysis options reporting progress to this call.
+  analysis_options options() {
+    analysis_options o;
+    if (progress_.is_none()) return o;
+    o.progress = [this](const std::string& label, const pass_progress& p) {
+      if (passes_.empty() || passes_.count(label))
+        note(label, p.columns_done, p.columns_total, "columns");
+    };
+    o.on_step = [this](const std::string& label, const loop_progress& p) {
+      note(label, p.done, p.total, label == "chain" ? "iterations" : "lambda values");
+    };
+    return o;
+  }
+
+  // Reports progress from any thread (the latest report wins).
+  void note(const std::string& label, std::uint64_t done, std::uint64_t total, const char* unit) {
+    std::lock_guard lock(mutex_);
+    label_ = label;
+    unit_ = unit;
+    done_ = done;
+    total_ = total;
+    fresh_ = true;
+  }
+
+  // Runs `work` in an arena of `threads` (0: every core) and returns when it has ended; called
+  // with the GIL held. Rethrows the work's exception, or the Python one that stopped it.
+  template <typename F>
+  void run(int threads, F&& work) {
+    std::exception_ptr failure;
+    bool finished = false;
+    std::thread worker([&] {
+      try {
+        in_arena(threads, work);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard lock(mutex_);
+      finished = true;
+      ended_.notify_all();
+    });
+    std::exception_ptr interrupted;
+    for (bool over = false; !over;) {
+      {
+        nb::gil_scoped_release unlocked;
+        std::unique_lock lock(mutex_);
+        over = ended_.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished; });
+      }
+      try {
+        report();
+        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      } catch (...) {
+        interrupted = std::current_exception();
+        request_stop();
+        break;
+      }
+    }
+    {
+      nb::gil_scoped_release unlocked;
+      worker.join();
+    }
+    if (interrupted) {
+      clear_stop_request();
+      std::rethrow_exception(interrupted);
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+
+ private:
+  // Calls the progress callback with the latest report, if it is new (GIL held).
+  void report() {
+    if (progress_.is_none()) return;
+    std::string label, unit;
+    std::uint64_t done = 0, total = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (!fresh_) return;
+      fresh_ = false;
+      label = label_;
+      unit = unit_;
+      done = done_;
+      total = total_;
+    }
+    progress_(label, done, total, unit);
+  }
+
+  nb::object progress_;
+  std::set<std::string> passes_;
+  std::mutex mutex_;
+  std::condition_variable ended_;
+  std::string label_, unit_;
+  std::uint64_t done_ = 0, total_ = 0;
+  bool fresh_ = false;
+};
 
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
@@ -675,17 +788,28 @@ nb::object to_numpy(std::vector<T> v) {
   return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->data(), 1, shape, owner));
 }
 
+// A column-major Eigen matrix as a new numpy array in order "F" (copied once, owned).
+nb::object to_numpy(const Eigen::MatrixXd& m) {
+  auto* owned = new Eigen::MatrixXd(m);
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<Eigen::MatrixXd*>(p); });
+  const std::size_t shape[2] = {static_cast<std::size_t>(owned->rows()),
+                                static_cast<std::size_t>(owned->cols())};
+  const std::int64_t strides[2] = {1, static_cast<std::int64_t>(owned->rows())};
+  return nb::cast(
+      nb::ndarray<nb::numpy, double, nb::ndim<2>>(owned->data(), 2, shape, owner, strides));
+}
+
 // `colflow stats`: the column_summaries of the selection, a numpy array per field, and the
 // selected columns (increasing).
-nb::dict stats(const py_store& ps, index_array rows, index_array cols, int threads) {
+nb::dict stats(const py_store& ps, index_array rows, index_array cols, int threads,
+               nb::object progress) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
   std::vector<column_summary> sums;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] { sums = column_summaries(*s, sel); });
-  }
+  python_call call(std::move(progress), {});
+  const analysis_options options = call.options();
+  call.run(threads, [&] { sums = column_summaries(*s, sel, options); });
   const std::size_t m = sums.size();
   std::vector<std::uint64_t> observed(m), missing(m);
   std::vector<double> a1_freq(m), mean(m), sd(m), min(m), max(m);
@@ -726,13 +850,37 @@ phenotype_table make_table(table_array values, const std::vector<std::string>& n
   return t;
 }
 
+// The samples' sexes: the store's, replaced where `codes` (one per store sample, or none) has
+// a code, read as plink2 --update-sex reads one (the command's --sex FILE).
+std::vector<sample_sex> sexes_with(const store& s,
+                                   const std::optional<std::vector<std::string>>& codes) {
+  std::vector<sample_sex> sexes = sexes_of(s.samples());
+  if (!codes) return sexes;
+  if (codes->size() != sexes.size()) throw nb::value_error("one sex per store sample");
+  for (std::size_t i = 0; i < sexes.size(); ++i) {
+    const std::string& code = (*codes)[i];
+    if (code.empty()) continue;
+    const std::optional<sample_sex> sex = sex_of_code(code);
+    if (!sex)
+      throw nb::value_error(("sample " + s.samples()[i].iid + ": '" + code +
+                             "' is not a sex code (1/M male, 2/F female, 0/NA unknown)")
+                                .c_str());
+    sexes[i] = *sex;
+  }
+  return sexes;
+}
+
 // `colflow assoc`: per phenotype, the model, the results of every selected column (numpy
 // arrays) and the samples it used. `kinds` per phenotype: "auto" (PLINK's case/control
-// detection on the selected rows, as the command), "binary" or "quantitative".
+// detection on the selected rows, as the command), "binary" or "quantitative". `sex`: the
+// codes of sexes_with(); the two flags the command's --pheno-quantile-normalize (quantitative
+// phenotypes) and --covar-variance-standardize.
 nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_array pheno,
                const std::vector<std::string>& names, std::optional<table_array> covar,
                const std::vector<std::string>& covar_names, const std::vector<std::string>& kinds,
-               bool zero_one, const std::string& firth, int threads) {
+               bool zero_one, const std::string& firth,
+               const std::optional<std::vector<std::string>>& sex, bool quantile,
+               bool covar_standardize, int threads, nb::object progress) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
@@ -740,6 +888,13 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
   const phenotype_table all = make_table(pheno, names, n);
   std::optional<phenotype_table> covariates;
   if (covar) covariates = make_table(*covar, covar_names, n);
+  if (covar_standardize) {
+    if (!covariates) throw nb::value_error("covar_variance_standardize needs covariates");
+    variance_standardize(*covariates, sel.row_kept);
+  }
+  const std::vector<sample_sex> sexes = sexes_with(*s, sex);
+  python_call call(std::move(progress), {});
+  const analysis_options options = call.options();
   if (kinds.size() != names.size()) throw nb::value_error("one kind per phenotype");
   const firth_mode mode =
       firth == "always"  ? firth_mode::always
@@ -766,6 +921,7 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
   const std::size_t m = sel.columns.size();
   auto scan = [&](const std::vector<std::size_t>& which, bool logistic) {
     phenotype_table t = select_phenotypes(all, which);
+    if (quantile && !logistic) quantile_normalize(t, sel.row_kept);
     std::vector<columns_of> out(which.size());
     for (auto& o : out) {
       o.n_obs.reserve(m);
@@ -791,16 +947,14 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
           o.firth.push_back(r.firth);
         }
       };
-      const std::vector<sample_sex> sexes = sexes_of(s->samples());
-      nb::gil_scoped_release unlocked;
-      in_arena(threads, [&] {
+      call.run(threads, [&] {
         if (logistic) {
           code_case_control(t, codes);
           summary = logistic_association(*s, sel, t, covariates ? &*covariates : nullptr, sink,
-                                         mode, {}, sexes);
+                                         mode, options, sexes);
         } else {
-          summary =
-              linear_association(*s, sel, t, covariates ? &*covariates : nullptr, sink, {}, sexes);
+          summary = linear_association(*s, sel, t, covariates ? &*covariates : nullptr, sink,
+                                       options, sexes);
         }
       });
     }
@@ -812,6 +966,13 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
       d["model"] = logistic ? "logistic" : "linear";
       d["samples_used"] = summary.samples_used.empty() ? 0 : summary.samples_used[q];
       d["n_obs"] = to_numpy(std::move(o.n_obs));
+      if (logistic) {
+        // The odds ratios as the command's file has them (std::exp, not numpy's exp, whose
+        // last bit can differ).
+        std::vector<double> odds(o.beta.size());
+        for (std::size_t k = 0; k < odds.size(); ++k) odds[k] = std::exp(o.beta[k]);
+        d["odds_ratio"] = to_numpy(std::move(odds));
+      }
       d["beta"] = to_numpy(std::move(o.beta));
       d["se"] = to_numpy(std::move(o.se));
       d["stat"] = to_numpy(std::move(o.stat));
@@ -835,7 +996,7 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
 // `colflow pca`: the principal_components of the selection, as numpy arrays.
 nb::dict pca(const py_store& ps, index_array rows, index_array cols, std::size_t k,
              std::size_t oversampling, std::size_t power_iterations, const std::string& scaling,
-             std::uint64_t seed, bool loadings, int threads) {
+             std::uint64_t seed, bool loadings, int threads, nb::object progress) {
   const auto s = ps.get();
   const selection sel =
       make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
@@ -850,25 +1011,14 @@ nb::dict pca(const py_store& ps, index_array rows, index_array cols, std::size_t
   o.seed = seed;
   o.loadings = loadings;
   pca_result r;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] { r = principal_components(*s, sel, o); });
-  }
-  // Column-major Eigen matrices become numpy arrays in order "F" (copied once, owned).
-  const auto matrix = [](const Eigen::MatrixXd& m) {
-    auto* owned = new Eigen::MatrixXd(m);
-    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<Eigen::MatrixXd*>(p); });
-    const std::size_t shape[2] = {static_cast<std::size_t>(owned->rows()),
-                                  static_cast<std::size_t>(owned->cols())};
-    const std::int64_t strides[2] = {1, static_cast<std::int64_t>(owned->rows())};
-    return nb::cast(
-        nb::ndarray<nb::numpy, double, nb::ndim<2>>(owned->data(), 2, shape, owner, strides));
-  };
+  python_call call(std::move(progress), {});
+  const analysis_options options = call.options();
+  call.run(threads, [&] { r = principal_components(*s, sel, o, options); });
   nb::dict d;
   d["eigenvalues"] = to_numpy(
       std::vector<double>(r.eigenvalues.data(), r.eigenvalues.data() + r.eigenvalues.size()));
-  d["eigenvectors"] = matrix(r.eigenvectors);
-  d["loadings"] = loadings ? matrix(r.loadings) : nb::none();
+  d["eigenvectors"] = to_numpy(r.eigenvectors);
+  d["loadings"] = loadings ? to_numpy(r.loadings) : nb::none();
   d["rows"] = to_numpy(std::vector<std::int64_t>(sel.rows.begin(), sel.rows.end()));
   d["column"] = to_numpy(std::vector<std::int64_t>(sel.columns.begin(), sel.columns.end()));
   d["columns_used"] = r.columns_used;
@@ -876,10 +1026,203 @@ nb::dict pca(const py_store& ps, index_array rows, index_array cols, std::size_t
   return d;
 }
 
+using phenotype_array = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// One phenotype value per store row (NaN missing), as the commands take the first column of
+// read_phenotypes' table.
+std::span<const double> phenotype_of(phenotype_array pheno, const store& s) {
+  if (pheno.shape(0) != s.num_rows())
+    throw nb::value_error("a phenotype must have one value per store sample");
+  return {pheno.data(), pheno.shape(0)};
+}
+
+// `colflow ridge | lasso | enet`: the path and coefficient tables (numpy arrays of the fields
+// of PREFIX.path.tsv and PREFIX.coef.tsv, rows as write_penalized writes them: the non-zero
+// coefficients per λ, or every coefficient with `all_coefficients`), and with `target` the
+// predictions of its samples (PREFIX.pred.tsv).
+nb::dict penalized(const py_store& ps, index_array rows, index_array cols, phenotype_array pheno,
+                   double alpha, const std::vector<double>& lambdas, std::size_t n_lambda,
+                   double lambda_min_ratio, double tolerance, std::size_t max_sweeps,
+                   bool all_coefficients, const py_store* target, int threads,
+                   nb::object progress) {
+  const auto s = ps.get();
+  const selection sel =
+      make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
+  const std::span<const double> y = phenotype_of(pheno, *s);
+  penalized_options o;
+  o.alpha = alpha;
+  o.lambdas = lambdas;
+  o.n_lambda = n_lambda;
+  o.lambda_min_ratio = lambda_min_ratio;
+  o.tolerance = tolerance;
+  o.max_sweeps = max_sweeps;
+  const std::shared_ptr<const store> other = target ? target->get() : nullptr;
+  penalized_result fit;
+  Eigen::MatrixXd predictions;
+  std::size_t target_missing = 0;
+  // As the command shows them: the statistics pass, the path in λ values, the predictions.
+  python_call call(std::move(progress), {"statistics", "predict"});
+  const analysis_options options = call.options();
+  call.run(threads, [&] {
+    fit = penalized_regression(*s, sel, y, o, options);
+    if (other) {
+      const column_match match = match_columns(*s, sel, *other);
+      target_missing = match.missing;
+      predictions = predict(*other, fit, match, options);
+    }
+  });
+  const std::size_t steps = fit.path.size();
+  std::vector<double> lambda(steps), r2(steps), objective(steps);
+  std::vector<std::uint64_t> nonzero(steps), sweeps(steps), full_passes(steps);
+  std::vector<std::uint8_t> converged(steps);
+  for (std::size_t k = 0; k < steps; ++k) {
+    const penalized_step& st = fit.path[k];
+    lambda[k] = st.lambda;
+    nonzero[k] = st.nonzero;
+    r2[k] = st.r_squared;
+    objective[k] = st.objective;
+    sweeps[k] = st.sweeps;
+    full_passes[k] = st.full_passes;
+    converged[k] = st.converged;
+  }
+  // The coefficient table's rows, as write_penalized orders them.
+  std::vector<std::int64_t> step_of, column_of;
+  std::vector<double> beta, per_unit;
+  std::vector<double> every;
+  for (std::size_t k = 0; k < steps; ++k) {
+    const auto add = [&](std::size_t p, double b) {
+      step_of.push_back(static_cast<std::int64_t>(k));
+      column_of.push_back(static_cast<std::int64_t>(sel.columns[p]));
+      beta.push_back(b);
+      per_unit.push_back(per_unit_coefficient(fit, p, b));
+    };
+    if (all_coefficients) {
+      every.assign(sel.columns.size(), 0.0);
+      for (const auto& [p, b] : fit.coefficients[k]) every.at(p) = b;
+      for (std::size_t p = 0; p < every.size(); ++p) add(p, every[p]);
+    } else {
+      for (const auto& [p, b] : fit.coefficients[k]) add(p, b);
+    }
+  }
+  nb::dict d;
+  d["samples"] = fit.samples;
+  d["intercept"] = fit.intercept;
+  d["lambda_max"] = fit.lambda_max;
+  d["lambda"] = to_numpy(std::move(lambda));
+  d["nonzero"] = to_numpy(std::move(nonzero));
+  d["r2"] = to_numpy(std::move(r2));
+  d["objective"] = to_numpy(std::move(objective));
+  d["sweeps"] = to_numpy(std::move(sweeps));
+  d["full_passes"] = to_numpy(std::move(full_passes));
+  d["converged"] = to_numpy(std::move(converged));
+  d["coef_step"] = to_numpy(std::move(step_of));
+  d["coef_column"] = to_numpy(std::move(column_of));
+  d["coef_beta"] = to_numpy(std::move(beta));
+  d["coef_per_unit"] = to_numpy(std::move(per_unit));
+  d["column"] = to_numpy(std::vector<std::int64_t>(sel.columns.begin(), sel.columns.end()));
+  d["predictions"] = other ? to_numpy(predictions) : nb::none();
+  d["target_missing"] = target_missing;
+  return d;
+}
+
+// `colflow bayesr`: the trace and effect tables (numpy arrays of the fields of PREFIX.trace.tsv
+// and PREFIX.effects.tsv) and the figures the command logs.
+nb::dict bayesr_chain(const py_store& ps, index_array rows, index_array cols, phenotype_array pheno,
+                      std::size_t iterations, std::size_t burnin, std::size_t thin,
+                      std::uint64_t seed, const std::vector<double>& mixture,
+                      double dirichlet_prior, double g_df, double g_scale, double e_df,
+                      double e_scale, const std::string& checkpoint, std::size_t checkpoint_every,
+                      bool resume, const std::string& mode, int threads, nb::object progress) {
+  bayesr_options o;
+  o.iterations = iterations;
+  o.burnin = burnin;
+  o.thin = thin;
+  o.seed = seed;
+  o.mixture = mixture;
+  o.dirichlet_alpha = dirichlet_prior;
+  o.sigma2_g_df = g_df;
+  o.sigma2_g_scale = g_scale;
+  o.sigma2_e_df = e_df;
+  o.sigma2_e_scale = e_scale;
+  o.checkpoint = checkpoint;
+  o.checkpoint_every = checkpoint.empty() ? 0 : checkpoint_every;
+  o.resume = resume;
+  if (mode == "auto")
+    o.execution = bayesr_execution::automatic;
+  else if (mode == "pipelined")
+    o.execution = bayesr_execution::pipelined;
+  else if (mode == "sequential")
+    o.execution = bayesr_execution::sequential;
+  else if (mode == "in-memory")
+    o.execution = bayesr_execution::in_memory;
+  else
+    throw nb::value_error(
+        ("mode '" + mode + "' not known: auto, pipelined, sequential or in-memory").c_str());
+  check_bayesr_options(o);
+  const auto s = ps.get();
+  const selection sel =
+      make_selection(*s, {rows.data(), rows.shape(0)}, {cols.data(), cols.shape(0)});
+  const std::span<const double> y = phenotype_of(pheno, *s);
+  bayesr_result r;
+  // As the command shows them: the statistics pass, then the chain in iterations.
+  python_call call(std::move(progress), {"statistics"});
+  const analysis_options options = call.options();
+  call.run(threads, [&] { r = bayesr(*s, sel, y, o, options); });
+  const std::size_t kept = r.trace.size(), classes = r.classes;
+  std::vector<std::uint64_t> iteration(kept), nonzero(kept);
+  std::vector<double> mu(kept), sigma2_g(kept), sigma2_e(kept), h2(kept), var_g(kept);
+  Eigen::MatrixXd pi(static_cast<Eigen::Index>(kept), static_cast<Eigen::Index>(classes));
+  for (std::size_t t = 0; t < kept; ++t) {
+    const bayesr_sample& x = r.trace[t];
+    iteration[t] = x.iteration;
+    mu[t] = x.mu;
+    sigma2_g[t] = x.sigma2_g;
+    sigma2_e[t] = x.sigma2_e;
+    h2[t] = x.h2;
+    var_g[t] = x.genetic_variance;
+    nonzero[t] = x.nonzero;
+    for (std::size_t k = 0; k < classes && k < x.pi.size(); ++k)
+      pi(static_cast<Eigen::Index>(t), static_cast<Eigen::Index>(k)) = x.pi[k];
+  }
+  bayesr_per_unit_effects unit = per_unit_effects(r);
+  const bayesr_summary summary = summarize(r);
+  nb::dict d;
+  d["samples"] = r.samples;
+  d["phenotype_mean"] = r.phenotype_mean;
+  d["phenotype_sd"] = r.phenotype_sd;
+  d["iteration"] = to_numpy(std::move(iteration));
+  d["mu"] = to_numpy(std::move(mu));
+  d["sigma2_g"] = to_numpy(std::move(sigma2_g));
+  d["sigma2_e"] = to_numpy(std::move(sigma2_e));
+  d["h2"] = to_numpy(std::move(h2));
+  d["var_g"] = to_numpy(std::move(var_g));
+  d["nonzero"] = to_numpy(std::move(nonzero));
+  d["pi"] = to_numpy(pi);
+  d["column"] = to_numpy(std::vector<std::int64_t>(sel.columns.begin(), sel.columns.end()));
+  d["pip"] = to_numpy(std::move(r.inclusion));
+  d["beta"] = to_numpy(std::move(r.beta_mean));
+  d["beta_sd"] = to_numpy(std::move(r.beta_sd));
+  d["beta_per_unit"] = to_numpy(std::move(unit.beta_mean));
+  d["beta_per_unit_sd"] = to_numpy(std::move(unit.beta_sd));
+  d["posterior_samples"] = r.posterior_samples;
+  d["kept"] = summary.kept;
+  d["h2_mean"] = summary.h2_mean;
+  d["h2_sd"] = summary.h2_sd;
+  d["nonzero_mean"] = summary.nonzero_mean;
+  d["resumed_from"] = r.resumed_from;
+  d["iterations_run"] = r.iterations_run;
+  d["seconds"] = r.seconds;
+  d["compute_busy_seconds"] = r.compute_busy_seconds;
+  d["mode"] = r.execution == bayesr_execution::sequential  ? "sequential"
+              : r.execution == bayesr_execution::in_memory ? "in-memory"
+                                                           : "pipelined";
+  return d;
+}
+
 // `colflow preprocess --bed PREFIX --out DIR` with the command's choices for PLINK input.
 nb::dict preprocess_bed(const std::string& bed, const std::string& out, const std::string& codec,
                         std::optional<int> level, const std::string& dtype, bool standardize,
-                        bool force, int threads) {
+                        bool force, int threads, nb::object progress) {
   const auto choice = preprocess::codec_choice_from_name(codec);
   if (!choice)
     throw nb::value_error(
@@ -895,13 +1238,14 @@ nb::dict preprocess_bed(const std::string& bed, const std::string& out, const st
   co.standardize = standardize;
   co.overwrite = force;
   preprocess::convert_result result;
-  {
-    nb::gil_scoped_release unlocked;
-    in_arena(threads, [&] {
-      preprocess::bed_source source(preprocess::plink_paths::from_prefix(bed));
-      result = preprocess::convert(source, co);
+  const bool report = !progress.is_none();
+  python_call call(std::move(progress), {});
+  call.run(threads, [&] {
+    preprocess::bed_source source(preprocess::plink_paths::from_prefix(bed));
+    result = preprocess::convert(source, co, [&](const preprocess::convert_progress& p) {
+      if (report) call.note("preprocess", p.columns_done, p.columns_total, "columns");
     });
-  }
+  });
   nb::dict d;
   d["rows"] = result.rows;
   d["columns"] = result.columns;
@@ -962,13 +1306,22 @@ NB_MODULE(_core, m) {
       .def("close", &py_block_stream::close)
       .def("memory", &py_block_stream::memory);
 
-  m.def("stats", &stats, "store"_a, "rows"_a, "cols"_a, "threads"_a);
+  m.def("stats", &stats, "store"_a, "rows"_a, "cols"_a, "threads"_a, "progress"_a.none());
   m.def("assoc", &assoc, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
-        "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "threads"_a);
+        "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "sex"_a.none(), "quantile"_a,
+        "covar_standardize"_a, "threads"_a, "progress"_a.none());
 
   m.def("pca", &pca, "store"_a, "rows"_a, "cols"_a, "k"_a, "oversampling"_a, "power_iterations"_a,
-        "scaling"_a, "seed"_a, "loadings"_a, "threads"_a);
+        "scaling"_a, "seed"_a, "loadings"_a, "threads"_a, "progress"_a.none());
+
+  m.def("penalized", &penalized, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "alpha"_a, "lambdas"_a,
+        "n_lambda"_a, "lambda_min_ratio"_a, "tolerance"_a, "max_sweeps"_a, "all_coefficients"_a,
+        "target"_a.none(), "threads"_a, "progress"_a.none());
+  m.def("bayesr", &bayesr_chain, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "iterations"_a,
+        "burnin"_a, "thin"_a, "seed"_a, "mixture"_a, "dirichlet_prior"_a, "g_df"_a, "g_scale"_a,
+        "e_df"_a, "e_scale"_a, "checkpoint"_a, "checkpoint_every"_a, "resume"_a, "mode"_a,
+        "threads"_a, "progress"_a.none());
 
   m.def("preprocess_bed", &preprocess_bed, "bed"_a, "out"_a, "codec"_a, "level"_a.none(), "dtype"_a,
-        "standardize"_a, "force"_a, "threads"_a);
+        "standardize"_a, "force"_a, "threads"_a, "progress"_a.none());
 }

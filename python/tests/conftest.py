@@ -4,16 +4,21 @@ repository, as for the C++ tests) converted once per session into stores."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import colflow
 
+REPOSITORY = Path(__file__).resolve().parents[2]
+
 # ../shared/data beside the repository (python/tests -> repository -> its parent), or
 # COLFLOW_SHARED_DATA.
 DATA_DIR = Path(
-    os.environ.get("COLFLOW_SHARED_DATA", Path(__file__).resolve().parents[2].parent / "shared" / "data")
+    os.environ.get("COLFLOW_SHARED_DATA", REPOSITORY.parent / "shared" / "data")
 )
 
 # The datasets of tests/support/shared_data.cpp all_datasets(): PLINK prefixes under DATA_DIR.
@@ -57,3 +62,53 @@ def make_store(store_dir: Path):
         return made[key]
 
     return make
+
+
+# Where the `colflow` command is: COLFLOW_CLI (scripts/test.sh sets it to its preset's), else
+# the build of scripts/python-test.sh (build/release), else another preset's.
+CLI_CANDIDATES = [
+    REPOSITORY / "build" / preset / "cli" / "colflow" for preset in ("release", "ci", "dev")
+]
+
+
+@pytest.fixture(scope="session")
+def colflow_cli():
+    """colflow_cli(*args) runs the `colflow` command with `--quiet --digits 17` after the
+    arguments (every number printed to round-trip) and returns its stderr; fails on an error."""
+    given = os.environ.get("COLFLOW_CLI")
+    found = [Path(given)] if given else [c for c in CLI_CANDIDATES if c.is_file()]
+    if not found:
+        pytest.skip("the colflow command is not built (scripts/python-test.sh builds it; "
+                    "or set COLFLOW_CLI)")
+    binary = str(found[0])
+
+    def run(*args: object) -> str:
+        done = subprocess.run([binary, *map(str, args), "--quiet", "--digits", "17"],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"colflow {' '.join(map(str, args))}: {done.stderr}"
+        return done.stderr
+
+    return run
+
+
+TEXT_FIELDS = ("#CHR", "ID", "A1", "A2", "#FID", "IID")
+
+
+def read_tsv(path) -> pd.DataFrame:
+    """A table the command wrote: NA as NaN, "." and the ID fields as text."""
+    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=["NA"],
+                       dtype=dict.fromkeys(TEXT_FIELDS, str))
+
+
+def assert_same_table(got: pd.DataFrame, file) -> None:
+    """The command's table, column for column: the same names, the same text, and the same
+    numbers (17 significant digits round-trip binary64 exactly)."""
+    expected = read_tsv(file)
+    assert list(got.columns) == list(expected.columns)
+    assert len(got) == len(expected)
+    for name in expected.columns:
+        if expected[name].dtype == object:
+            assert (got[name].to_numpy() == expected[name].to_numpy()).all(), name
+        else:
+            np.testing.assert_array_equal(got[name].to_numpy(), expected[name].to_numpy(),
+                                          err_msg=name)

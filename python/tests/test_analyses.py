@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from bed_reader import open_bed
-from conftest import dataset
+from conftest import assert_same_table, dataset
 
 import colflow
 
@@ -289,3 +289,90 @@ def test_pca_of_a_subset_finds_the_top_components(make_store):
         colflow.pca(store.path, 0)
     with pytest.raises(ValueError, match="scaling"):
         colflow.pca(store.path, 2, scaling="none")
+
+
+# -- assoc's options, against the command ---------------------------------------------------------
+
+
+def test_assoc_options_equal_the_command(make_store, colflow_cli, tmp_path):
+    """sex=, quantile_normalize= and covar_variance_standardize= on HapMap3's X, XY and MT
+    columns and some autosomes, against `colflow assoc --sex FILE
+    --pheno-quantile-normalize --covar-variance-standardize` on the same store."""
+    path = make_store("hapmap3/HapMap3")
+    with colflow.open(path) as store:
+        samples, chrom = store.samples, store.columns.chrom.to_numpy()
+        n = store.shape[0]
+        cols = np.concatenate([np.flatnonzero(np.isin(chrom, ["X", "XY", "MT"])),
+                               np.arange(0, 2000, 50)])
+        g = store.read(np.s_[:, cols[:1]], dtype=np.float64)[:, 0]
+        ids = store.columns.id.to_numpy()[cols]
+    rng = np.random.default_rng(3)
+    age = rng.normal(50, 10, n)
+    height = np.exp(0.3 * np.nan_to_num(g) + rng.normal(size=n))  # skewed: normalising matters
+    height[rng.choice(n, 30, replace=False)] = np.nan
+    cc = np.where(rng.random(n) < 0.4, 2.0, 1.0)
+    iid = samples.iid.to_numpy()
+    # New sexes for a third of the samples (some unknown), as numbers and as letters.
+    changed = rng.choice(n, n // 3, replace=False)
+    codes = rng.choice(["1", "2", "0"], size=changed.size, p=[0.45, 0.45, 0.1])
+    sex = pd.Series(codes, index=iid[changed])
+    letters = sex.map({"1": "M", "2": "F", "0": "NA"})
+    with open(tmp_path / "sex.txt", "w") as f:
+        f.write("#IID SEX\n" + "".join(f"{i} {c}\n" for i, c in sex.items()))
+    with open(tmp_path / "pheno.txt", "w") as f:
+        f.write("#FID IID height disease\n")
+        for fid, i, h, c in zip(samples.fid, iid, height, cc):
+            f.write(f"{fid} {i} {'NA' if np.isnan(h) else repr(float(h))} {c:g}\n")
+    with open(tmp_path / "covar.txt", "w") as f:
+        f.write("#FID IID age\n")
+        f.write("".join(f"{a} {b} {float(c)!r}\n" for a, b, c in zip(samples.fid, iid, age)))
+    (tmp_path / "extract.txt").write_text("".join(f"{i}\n" for i in ids))
+    pheno = pd.DataFrame({"height": height, "disease": cc}, index=iid)
+    covar = pd.Series(age, index=iid, name="age")
+    got = colflow.assoc(path, pheno, covar, columns=list(ids), sex=letters,
+                        quantile_normalize=True, covar_variance_standardize=True, num_threads=2)
+    colflow_cli("assoc", path, "--pheno", tmp_path / "pheno.txt", "--covar", tmp_path / "covar.txt",
+                "--extract", tmp_path / "extract.txt", "--sex", tmp_path / "sex.txt",
+                "--pheno-quantile-normalize", "--covar-variance-standardize", "--threads", 2,
+                "--out", tmp_path / "out")
+    assert_same_table(got["height"], tmp_path / "out.height.assoc.tsv")
+    assert_same_table(got["disease"], tmp_path / "out.disease.logistic.tsv")
+    # The sexes count: on X the males' calls and the sex covariate change the tests.
+    plain = colflow.assoc(path, pheno, covar, columns=list(ids), quantile_normalize=True,
+                          covar_variance_standardize=True)
+    on_x = got["height"]["#CHR"] == "X"
+    assert on_x.sum() > 0
+    assert not np.allclose(plain["height"]["BETA"][on_x], got["height"]["BETA"][on_x],
+                           equal_nan=True)
+    pd.testing.assert_frame_equal(plain["height"][~on_x & (got["height"]["#CHR"] != "Y")],
+                                  got["height"][~on_x & (got["height"]["#CHR"] != "Y")])
+    # The same sexes by number, and as an array of one value per store sample.
+    by_number = colflow.assoc(path, pheno, covar, columns=list(ids), sex=sex.astype(int),
+                              quantile_normalize=True, covar_variance_standardize=True)
+    pd.testing.assert_frame_equal(by_number["height"], got["height"])
+    array = pd.to_numeric(samples.sex, errors="coerce").to_numpy(dtype=np.float64)
+    array[changed] = codes.astype(float)
+    array[changed[codes == "0"]] = np.nan
+    by_array = colflow.assoc(path, pheno, covar, columns=list(ids), sex=array,
+                             quantile_normalize=True, covar_variance_standardize=True)
+    pd.testing.assert_frame_equal(by_array["disease"], got["disease"])
+
+
+def test_assoc_option_errors(make_store):
+    path = make_store("hapmap3/HapMap3")
+    with colflow.open(path) as store:
+        n, iid = store.shape[0], store.samples.iid.to_numpy()
+    y = np.random.default_rng(1).normal(size=n)
+    few = {"columns": np.s_[:5]}
+    with pytest.raises(ValueError, match="needs covariates"):
+        colflow.assoc(path, y, covar_variance_standardize=True, **few)
+    with pytest.raises(colflow.InvalidArgumentError, match="constant|COVAR1"):
+        colflow.assoc(path, y, np.ones(n), covar_variance_standardize=True, **few)
+    with pytest.raises(ValueError, match="not a sex code"):
+        colflow.assoc(path, y, sex=pd.Series(["3"], index=iid[:1]), **few)
+    with pytest.raises(ValueError, match="not a sex code"):
+        colflow.assoc(path, y, sex=np.full(n, -9), **few)
+    with pytest.raises(ValueError, match="one value per sample"):
+        colflow.assoc(path, y, sex=np.ones(n - 1), **few)
+    with pytest.raises(ValueError, match="twice"):
+        colflow.assoc(path, y, sex=pd.Series([1, 2], index=[iid[0], iid[0]]), **few)

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,12 @@ enum class sample_sex : std::uint8_t { unknown = 0, male = 1, female = 2 };
 /// PLINK 2 reads a `.fam`, "M"/"m" are male and "F"/"f" female too; "0", "-9", "NA" and any
 /// other value are unknown.
 std::vector<sample_sex> sexes_of(const std::vector<sample_info>& samples);
+
+/// A sex code as plink2 --update-sex reads one, by its first character: 1, M or m male, 2, F or
+/// f female, 0, N, U or u unknown (so "NA", "Male" and "female" read as plink2 reads them);
+/// std::nullopt for any other code ("-9", "3") and an empty one. read_sex_file() reads its SEX
+/// column with it.
+std::optional<sample_sex> sex_of_code(std::string_view code) noexcept;
 
 /// Reads a sex file for the store's samples, as plink2 --update-sex reads one: whitespace
 /// table, optional header line starting with '#' (#FID IID SEX or #IID SEX; match on IID alone

@@ -15,8 +15,8 @@ command add_preprocess(CLI::App& app) {
     std::string out, codec, dtype = "f64", sex;
     std::optional<int> level;
     std::optional<double> hard_call_threshold;
-    bool shuffle = false, no_shuffle = false, no_standardize = false, standardize = false,
-         force = false, quiet = false;
+    bool shuffle = false, no_shuffle = false, no_split = false, no_standardize = false,
+         standardize = false, force = false, quiet = false;
   };
   auto o = std::make_shared<options>();
   add_input_options(app, o->input);
@@ -40,9 +40,14 @@ command add_preprocess(CLI::App& app) {
       ->check(CLI::Range(0.0, 0.5));
   auto* shuffle = app.add_flag("--shuffle", o->shuffle,
                                "Byte-shuffle float columns before compressing (dosage stores\n"
-                               "are shuffled by default)");
-  app.add_flag("--no-shuffle", o->no_shuffle, "Dosage stores: do not byte-shuffle")
+                               "with --no-split are shuffled by default)");
+  app.add_flag("--no-shuffle", o->no_shuffle,
+               "Dosage stores not in the split layout: do not byte-shuffle")
       ->excludes(shuffle);
+  app.add_flag("--no-split", o->no_split,
+               "Dosage stores with zstd: compress the 16-bit values (byte-shuffled unless\n"
+               "--no-shuffle) instead of the split layout (codec dosage-zstd: whole copies\n"
+               "as 2-bit codes, the other values apart), which is smaller");
   app.add_flag("--no-standardize", o->no_standardize,
                "Float store from genotypes or dosages: store dosages (NaN for missing), not\n"
                "standardised values (standardised by default)");
@@ -64,7 +69,9 @@ command add_preprocess(CLI::App& app) {
       "Genotype stores keep each column's PLINK codes and decode them through a per-column\n"
       "lookup table to standardised values (missing calls mean-imputed, z'z = N - 1).\n"
       "Dosage stores (BGEN, VCF with --dosage) keep each dosage at PLINK 2's precision,\n"
-      "1/16384 of an allele, in 16 bits, byte-shuffled and compressed with zstd.\n"
+      "1/16384 of an allele; with zstd (the default) in the split layout (codec\n"
+      "dosage-zstd): a 2-bit code per sample for 0, 1 or 2 whole copies, then the\n"
+      "missing and fractional ones apart.\n"
       "Several inputs of one format (per-chromosome files of the same samples) make one\n"
       "store, their columns in the order given; chromosome codes are stored as PLINK 2\n"
       "writes them (chr1 -> 1, 23 -> X, 24 -> Y, 25 -> XY, 26 -> MT).\n"
@@ -85,7 +92,9 @@ command add_preprocess(CLI::App& app) {
     co.level = o->level;
     co.dtype = o->dtype == "f32" ? value_type::float32 : value_type::float64;
     co.keep_dosages = dtype->count() == 0;
-    // 16-bit dosages compress better shuffled; floats are left as they are unless asked.
+    // Dosages are split unless asked otherwise; 16-bit dosages compress better shuffled; floats
+    // are left as they are unless asked.
+    co.split_dosages = !o->no_split;
     co.shuffle = o->shuffle || (dosage_input && co.keep_dosages && !o->no_shuffle);
     co.standardize = genotype_input || dosage_input ? !o->no_standardize : o->standardize;
     if (o->hard_call_threshold) co.hard_call_threshold = *o->hard_call_threshold;

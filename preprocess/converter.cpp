@@ -182,7 +182,14 @@ convert_result convert(column_source& source, const convert_options& options,
       w.raw.reset();
     }
     if (keeps_dosages) {
-      const auto enc = [&](const column_encoding& e) { return encode_dosage_column(w.dosages, e); };
+      // zstd compresses the split layout best (dosage-zstd), which is not shuffled.
+      const auto enc = [&](column_encoding e) {
+        if (options.split_dosages && e.codec == codec_id::zstd) {
+          e.codec = codec_id::dosage_zstd;
+          e.shuffle = false;
+        }
+        return encode_dosage_column(w.dosages, e);
+      };
       w.encoded =
           choice == codec_choice::auto_select ? smallest_of(enc, options.shuffle) : enc(fixed);
       return;

@@ -108,11 +108,14 @@ TEST(CodecTest, IdsAndNamesAreStable) {
   EXPECT_EQ(static_cast<int>(codec_id::zlib), 1);
   EXPECT_EQ(static_cast<int>(codec_id::lz4), 2);
   EXPECT_EQ(static_cast<int>(codec_id::zstd), 3);
+  EXPECT_EQ(static_cast<int>(codec_id::dosage_zstd), 4);
   EXPECT_EQ(codec_from_name("zstd"), codec_id::zstd);
   EXPECT_EQ(codec_from_name("lz4"), codec_id::lz4);
   EXPECT_FALSE(codec_from_name("brotli").has_value());
   EXPECT_TRUE(is_known_codec(3));
-  EXPECT_FALSE(is_known_codec(4));
+  EXPECT_TRUE(is_known_codec(4));
+  EXPECT_EQ(codec_from_name("dosage-zstd"), codec_id::dosage_zstd);
+  EXPECT_FALSE(is_known_codec(5));
   EXPECT_THROW(traits_of(static_cast<codec_id>(9)), error);
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "colflow/colflow.hpp"
@@ -65,12 +66,14 @@ class vector_dosage_source final : public preprocess::column_source {
 
 store convert(const std::vector<std::vector<std::uint16_t>>& dosages,
               const std::filesystem::path& out, preprocess::codec_choice codec,
-              bool shuffle = false, bool keep_dosages = true, bool standardize = true) {
+              bool shuffle = false, bool keep_dosages = true, bool standardize = true,
+              bool split = true) {
   vector_dosage_source source(dosages);
   preprocess::convert_options o;
   o.out = out;
   o.codec = codec;
   o.shuffle = shuffle;
+  o.split_dosages = split;
   o.keep_dosages = keep_dosages;
   o.standardize = standardize;
   preprocess::convert(source, o);
@@ -154,15 +157,26 @@ TEST(DosageStoreTest, EveryEncodingDecodesToTheDosages) {
   for (preprocess::codec_choice c : {preprocess::codec_choice::none, preprocess::codec_choice::zlib,
                                      preprocess::codec_choice::lz4, preprocess::codec_choice::zstd,
                                      preprocess::codec_choice::auto_select})
-    for (bool shuffle : {false, true}) {
-      SCOPED_TRACE(std::string(preprocess::codec_choice_name(c)) + (shuffle ? "+shuffle" : ""));
-      const auto path =
-          dir / (std::string(preprocess::codec_choice_name(c)) + std::to_string(shuffle));
-      const store s = convert(dosages, path, c, shuffle);
+    for (int layout = 0; layout < 3; ++layout) {
+      // zstd on the split layout (dosage-zstd, the default), and the codecs on the 16-bit
+      // values as they are or shuffled.
+      const bool split = layout == 0, shuffle = layout == 2;
+      const std::string name =
+          std::string(preprocess::codec_choice_name(c)) + (split     ? "+split"
+                                                           : shuffle ? "+shuffle"
+                                                                     : "");
+      SCOPED_TRACE(name);
+      const store s = convert(dosages, dir / name, c, shuffle, true, true, split);
       ASSERT_EQ(s.type(), value_type::dosage);
       EXPECT_EQ(s.summary().decoded_bytes, columns * rows * 2);
       for (std::size_t j = 0; j < columns; ++j) {
         const column_entry e = s.entry(j);
+        if (c == preprocess::codec_choice::zstd) {
+          EXPECT_EQ(e.codec == codec_id::dosage_zstd, split);
+        }
+        if (e.codec != codec_id::dosage_zstd) {
+          EXPECT_EQ((e.flags & column_flag::shuffled) != 0, shuffle);
+        }
         const column_stats st = dosage_stats(dosages[j]);
         EXPECT_EQ(e.stats.observed, st.observed);
         EXPECT_EQ(e.stats.mean, st.mean);
@@ -185,12 +199,12 @@ TEST(DosageStoreTest, EveryEncodingDecodesToTheDosages) {
     }
 }
 
-TEST(DosageStoreTest, ADosageStoreIsFormatVersion1Point1AndOthersStay1Point0) {
+TEST(DosageStoreTest, ADosageStoreIsFormatVersion1Point2AndOthersStay1Point0) {
   test::temp_dir dir;
   convert(random_dosages(40, 2, 2), dir / "d", preprocess::codec_choice::zstd);
   const auto bytes = test::read_file(dir / "d" / "columns.dat");
   EXPECT_EQ(bytes[8], 1);
-  EXPECT_EQ(bytes[10], 1) << "minor version 1";
+  EXPECT_EQ(bytes[10], 2) << "minor version 2: the dosage-zstd codec";
   EXPECT_EQ(bytes[48], 4) << "Value_Type dosage";
   test::write_genotype_store(dir / "g", 40, 2, {codec_id::none, 0, false});
   EXPECT_EQ(test::read_file(dir / "g" / "columns.dat")[10], 0);
@@ -199,7 +213,8 @@ TEST(DosageStoreTest, ADosageStoreIsFormatVersion1Point1AndOthersStay1Point0) {
 TEST(DosageStoreTest, AValuePastTwoCopiesIsRefusedAsCorrupt) {
   test::temp_dir dir;
   auto dosages = random_dosages(64, 2, 4);
-  const store s0 = convert(dosages, dir / "d", preprocess::codec_choice::none);
+  const store s0 =
+      convert(dosages, dir / "d", preprocess::codec_choice::none, false, true, true, false);
   const std::uint64_t offset = s0.entry(1).offset + 2 * 10;
   auto bytes = test::read_file(dir / "d" / "columns.dat");
   bytes[offset] = 0x01;
@@ -219,6 +234,120 @@ TEST(DosageStoreTest, AValuePastTwoCopiesIsRefusedAsCorrupt) {
   dosages[1][3] = 40000;
   EXPECT_THROW(convert(dosages, dir / "e", preprocess::codec_choice::zstd), error);
   EXPECT_FALSE(std::filesystem::exists(dir / "e"));
+}
+
+TEST(DosageCodecTest, TheSplitLayoutRoundTripsAndHasTheSizeOfItsParts) {
+  for (std::uint64_t rows : {1, 2, 3, 4, 5, 7, 8, 9, 63, 1000}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    for (const auto& column : random_dosages(rows, 8, rows)) {
+      std::vector<std::byte> payload;
+      split_dosages(column, payload);
+      std::size_t others = 0, missing = 0;
+      for (std::uint16_t v : column)
+        if (v % dosage_one != 0 || v > dosage_max) {
+          ++others;
+          missing += v == dosage_missing;
+        }
+      EXPECT_EQ(payload.size(), (rows + 3) / 4 + (others + 7) / 8 + 2 * (others - missing));
+      EXPECT_GE(payload.size(), split_dosage_min_bytes(rows));
+      EXPECT_LE(payload.size(), split_dosage_max_bytes(rows));
+      std::vector<std::uint16_t> back(rows, 12345);
+      join_dosages(payload, back);
+      EXPECT_EQ(back, column);
+      // Every shorter or longer payload is refused, never read past.
+      for (std::size_t cut : {std::size_t{0}, payload.size() / 2, payload.size() - 1}) {
+        if (cut >= payload.size()) continue;
+        EXPECT_THROW(join_dosages(std::span(payload).first(cut), back), error) << cut;
+      }
+      payload.push_back(std::byte{0});
+      EXPECT_THROW(join_dosages(payload, back), error);
+    }
+  }
+  // Kinds filling whole 64-bit words, and a mixture ending on one.
+  for (const std::vector<std::uint16_t>& column :
+       {std::vector<std::uint16_t>(128, dosage_missing), std::vector<std::uint16_t>(64, 7)}) {
+    std::vector<std::byte> payload;
+    split_dosages(column, payload);
+    std::vector<std::uint16_t> back(column.size());
+    join_dosages(payload, back);
+    EXPECT_EQ(back, column);
+  }
+  // Whole copies only: the codes alone, four rows a byte, the first row in the low bits.
+  const std::vector<std::uint16_t> whole = {0, dosage_one, dosage_max, 0, dosage_max};
+  std::vector<std::byte> payload;
+  split_dosages(whole, payload);
+  ASSERT_EQ(payload.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned>(payload[0]), 0b00'10'01'00u);
+  EXPECT_EQ(static_cast<unsigned>(payload[1]), 0b10u);
+}
+
+TEST(DosageCodecTest, DamagedDosageZstdFramesAreRefused) {
+  const std::uint64_t rows = 64;
+  const auto column = random_dosages(rows, 2, 4)[1];
+  std::vector<std::byte> split;
+  split_dosages(column, split);
+  // A zstd frame of a (damaged) split layout, decoded as a dosage-zstd frame of `rows` values.
+  const auto refused = [&](const std::vector<std::byte>& layout, const std::string& expected) {
+    std::vector<std::byte> frame;
+    compress_frame(codec_id::zstd, 3, layout, frame);
+    std::vector<std::byte> payload(2 * rows);
+    try {
+      decompress_frame(codec_id::dosage_zstd, frame, payload);
+      ADD_FAILURE() << "a damaged dosage-zstd frame was decoded";
+    } catch (const error& err) {
+      EXPECT_EQ(err.kind(), errc::corrupt_frame);
+      EXPECT_NE(err.message().find(expected), std::string::npos) << err.message();
+    }
+  };
+  std::vector<std::byte> payload(2 * rows), frame;
+  compress_frame(codec_id::zstd, 3, split, frame);
+  decompress_frame(codec_id::dosage_zstd, frame, payload);
+  EXPECT_EQ(std::memcmp(payload.data(), column.data(), payload.size()), 0);
+  // A row turned from whole into "other": the codes announce more bytes than there are.
+  auto changed = split;
+  std::size_t b = 0;
+  while ((static_cast<unsigned>(changed[b]) & 3u) == 3u) ++b;
+  changed[b] |= std::byte{3};
+  refused(changed, "bytes");
+  // A value among the others that is a whole number of copies: never written, so refused.
+  std::size_t others = 0, missing = 0;
+  for (std::uint16_t v : column)
+    if (v % dosage_one != 0) {
+      ++others;
+      missing += v == dosage_missing;
+    }
+  ASSERT_GT(others, missing);
+  changed = split;
+  const std::size_t low = (rows + 3) / 4 + (others + 7) / 8;
+  changed[low] = std::byte{0};
+  changed[low + others - missing] = std::byte{0x40};  // 0x4000: one copy
+  refused(changed, "whole number of copies");
+  // A size that no split layout of 64 rows has.
+  refused(std::vector<std::byte>(2, std::byte{0}), "outside the 16..");
+  // An odd payload is not 16-bit values.
+  std::vector<std::byte> odd(2 * rows + 1);
+  EXPECT_THROW(decompress_frame(codec_id::dosage_zstd, frame, odd), error);
+  EXPECT_THROW(compress_frame(codec_id::dosage_zstd, 3, odd, frame), error);
+}
+
+TEST(DosageStoreTest, ADamagedDosageZstdFrameIsRefusedNamingTheColumn) {
+  test::temp_dir dir;
+  const store s0 = convert(random_dosages(64, 2, 4), dir / "d", preprocess::codec_choice::zstd);
+  const column_entry e = s0.entry(1);
+  ASSERT_EQ(e.codec, codec_id::dosage_zstd);
+  auto bytes = test::read_file(dir / "d" / "columns.dat");
+  bytes[e.offset] = static_cast<char>(bytes[e.offset] ^ 0x5A);  // zstd's magic number
+  test::write_file(dir / "d" / "columns.dat", bytes);
+  const store s = store::open(dir / "d");  // checksums not verified on read
+  std::vector<double> out(64);
+  try {
+    s.read_column(1, out, decode_as::stored);
+    FAIL() << "a damaged dosage-zstd frame was decoded";
+  } catch (const error& err) {
+    EXPECT_EQ(err.kind(), errc::corrupt_frame);
+    EXPECT_NE(err.message().find("column 1"), std::string::npos) << err.message();
+  }
+  EXPECT_THROW(verify(store::open(dir / "d")), error);
 }
 
 TEST(DosageStoreTest, GenotypeCodecsStoreTheHardCallsAndExportBedWritesThem) {

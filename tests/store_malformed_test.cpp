@@ -594,7 +594,7 @@ TEST_F(StoreMalformedTest, RejectsWrongDecodedSize) {
 }
 
 TEST_F(StoreMalformedTest, RejectsUnknownCodecId) {
-  for (std::uint64_t id : {4, 64, 200, 255}) {
+  for (std::uint64_t id : {5, 64, 200, 255}) {
     const fs::path p = fresh("codec" + std::to_string(id));
     rewrite_index_entry(p, 1, codec_id_field, id, 1);
     EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
@@ -603,7 +603,7 @@ TEST_F(StoreMalformedTest, RejectsUnknownCodecId) {
 }
 
 TEST_F(StoreMalformedTest, RejectsReservedColumnFlag) {
-  for (std::uint64_t flag : {0x0008, 0x0100, 0x8000}) {
+  for (std::uint64_t flag : {0x0010, 0x0100, 0x8000}) {
     const fs::path p = fresh("flag" + std::to_string(flag));
     rewrite_index_entry(p, 1, column_flags_field, flag, 2);
     EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
@@ -621,6 +621,13 @@ TEST_F(StoreMalformedTest, RejectsShuffleFlagOnGenotypeColumn) {
   const fs::path p = fresh("geno-shuffle");
   rewrite_index_entry(p, 1, column_flags_field, column_flag::shuffled, 2);
   EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index, {"columns.idx", "entry 1:", "genotype"}));
+}
+
+TEST_F(StoreMalformedTest, RejectsTheDosageCodecOnAGenotypeColumn) {
+  const fs::path p = fresh("geno-dosage-zstd");
+  rewrite_index_entry(p, 1, codec_id_field, static_cast<std::uint64_t>(codec_id::dosage_zstd), 1);
+  EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
+                         {"columns.idx", "entry 1:", "dosage-zstd codec", "dosage column"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsObservedCountAboveRows) {
@@ -833,7 +840,7 @@ TEST_F(StoreMalformedTest, RejectsUnknownValueType) {
   rewrite_index_header(p, value_type_pos, 5, 1);
   rewrite_index_header(p, 10, 9, 2);
   EXPECT_TRUE(fails_with(opening(p), errc::unsupported_version,
-                         {"version 1.9", "Value_Type 5", "up to version 1.1", "columns.idx"}));
+                         {"version 1.9", "Value_Type 5", "up to version 1.2", "columns.idx"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsZeroRows) {

@@ -332,7 +332,7 @@ def input_tables(rows) -> list[str]:
                      f"{to_p:.2f}x" if to_p else "–", f"{to_b:.2f}x" if to_b else "–", written,
                      mb(r["peak_rss_mb"]), mb(p["peak_rss_mb"]) if p else "–"])
     for r in find(rows, suite="inputs", kind="size"):
-        versus = ratio(rows, r["data"], r["task"], "colflow dosage store, zstd-3 shuffled", r["contender"])
+        versus = ratio(rows, r["data"], r["task"], "colflow dosage store, dosage-zstd-3", r["contender"])
         sizes.append([r["data"], r["contender"], f"{float64_mb(r['data']) / r['compression']:.1f}",
                       f"{64 / r['compression']:.2f}", f"{versus:.2f}x" if versus else "–"])
     out = table(["data", "input", colflow, pgen, bed, "colflow / --make-pgen", "colflow / --make-bed",
@@ -450,7 +450,8 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
                   "file, wall time of each process. Dosages: `plink2 --dummy N M 0.01 dosage-freq=0.3 acgt "
                   "--seed 1` (a quarter of the dosages non-integer, a sixth missing) exported as BGEN 1.2 "
                   "with 8 bits (the UK Biobank layout), as BGEN 1.3 (zstd, 16 bits) and as a bgzipped VCF "
-                  "with DS; colflow writes a dosage store (16-bit dosages, shuffled, zstd-3), plink2 a "
+                  "with DS; colflow writes a dosage store (codec dosage-zstd: whole copies as 2-bit "
+                  "codes, the other dosages apart, zstd-3), plink2 a "
                   ".pgen with the dosages or a .bed of hard calls. Hard calls: the main simulation's .bed "
                   "exported as a bgzipped VCF and as BGEN 1.2 (8 bits); colflow writes a genotype store. "
                   "plink2 reads a BGEN with `ref-last`. Sizes count every file of a store, the .bgen alone "

@@ -13,7 +13,8 @@
 Dosages: `plink2 --dummy N M 0.01 dosage-freq=0.3 acgt --seed 1 --make-pgen`, N x M the main
 simulation's shape (plink2 2.00a3.5 makes a quarter of the dosages non-integer and a sixth
 missing, 37% of the hard calls missing). colflow writes a dosage store
-(16-bit dosages, shuffled, zstd-3: its default for dosage input) of dosages and a genotype
+(codec dosage-zstd at level 3, its default for dosage input: the split layout of
+docs/FORMAT.md §7.4.1, whole copies as 2-bit codes and the other values apart) of dosages and a genotype
 store of hard calls; plink2 --make-pgen keeps the dosages, --make-bed hard calls. plink2 reads
 a BGEN with `ref-last` (the first allele counted, as plink2 exports and colflow reads by
 default). The compression of a measure row is that of its output: float64 bytes (8 N M) over
@@ -23,7 +24,8 @@ And the sizes of the dosage data, untimed: rows of kind 'size' whose compression
 bytes over the bytes of a file (so bytes = 8 N M / compression), and 'ratio' rows of the
 default dosage store's bytes over each other's (below 1: the store is smaller). Sized: the
 dosage store made from the BGEN 1.2 file (every file of the store directory) with its default
-codec and with lz4-1, zstd-9 and without the byte shuffle; the BGEN 1.2 and 1.3 files (the .bgen
+codec, with dosage-zstd-9, and with zstd-3 (shuffled and not) and lz4-1 on the 16-bit values
+(`--no-split`); the BGEN 1.2 and 1.3 files (the .bgen
 alone: it holds the variants' IDs and positions); the bgzipped VCF; and plink2's .pgen made
 from the BGEN 1.2 file, with its .pvar and .psam (the store holds its variant and sample
 tables too).
@@ -43,11 +45,12 @@ from .measure import Comparison, log, timed
 
 COLFLOW, PGEN, BED = "colflow preprocess", "plink2 --make-pgen", "plink2 --make-bed"
 SIZES = "size on disk"
-STORE = "colflow dosage store, zstd-3 shuffled"
+STORE = "colflow dosage store, dosage-zstd-3"
 # Other codecs of the dosage store, for the record: label, preprocess options.
-OTHER_STORES = [("colflow dosage store, lz4-1 shuffled", ["--codec", "lz4"]),
-                ("colflow dosage store, zstd-9 shuffled", ["--codec", "zstd", "--level", "9"]),
-                ("colflow dosage store, zstd-3 not shuffled", ["--no-shuffle"])]
+OTHER_STORES = [("colflow dosage store, dosage-zstd-9", ["--codec", "zstd", "--level", "9"]),
+                ("colflow dosage store, zstd-3 shuffled", ["--no-split"]),
+                ("colflow dosage store, lz4-1 shuffled", ["--codec", "lz4"]),
+                ("colflow dosage store, zstd-3 not shuffled", ["--no-split", "--no-shuffle"])]
 BGEN12, BGEN13 = "BGEN 1.2, 8 bits", "BGEN 1.3, 16 bits (zstd)"
 VCF_DS, PGEN_FILES = "VCF with DS, bgzipped", "plink2 .pgen + .pvar + .psam"
 

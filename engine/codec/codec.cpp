@@ -17,16 +17,18 @@
 #include <memory>
 #include <string>
 
+#include "colflow/codec/dosage_codec.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {
 namespace {
 
-constexpr std::array<codec_traits, 4> codec_table = {{
+constexpr std::array<codec_traits, 5> codec_table = {{
     {codec_id::none, "none", 0, 0, 0},
     {codec_id::zlib, "zlib", 1, 9, 6},
     {codec_id::lz4, "lz4", 1, 12, 1},
     {codec_id::zstd, "zstd", 1, 19, 3},
+    {codec_id::dosage_zstd, "dosage-zstd", 1, 19, 3},
 }};
 
 [[noreturn]] void corrupt(std::string_view codec, const std::string& what) {
@@ -311,6 +313,46 @@ void zstd_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
             "decodes to " + std::to_string(n) + " bytes, expected " + std::to_string(out.size()));
 }
 
+// dosage-zstd: the 16-bit values split (dosage_codec.hpp), then zstd. The frame records the
+// split layout's size, which depends on the values; the payload's size gives the rows.
+void dosage_zstd_compress(int level, std::span<const std::byte> in, std::vector<std::byte>& out) {
+  if (in.size() % 2 != 0)
+    throw error(errc::invalid_argument, "dosage-zstd: a payload of " + std::to_string(in.size()) +
+                                            " bytes is not 16-bit values");
+  std::vector<std::uint16_t> values(in.size() / 2);
+  if (!in.empty()) std::memcpy(values.data(), in.data(), in.size());
+  std::vector<std::byte> split;
+  split_dosages(values, split);
+  zstd_compress(level, split, out);
+}
+
+void dosage_zstd_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
+  if (out.size() % 2 != 0)
+    corrupt("dosage-zstd",
+            "a payload of " + std::to_string(out.size()) + " bytes is not 16-bit values");
+  const std::size_t rows = out.size() / 2;
+  const unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN)
+    corrupt("dosage-zstd", "the zstd frame does not declare its size");
+  if (content < split_dosage_min_bytes(rows) || content > split_dosage_max_bytes(rows))
+    corrupt("dosage-zstd", "the zstd frame declares " + std::to_string(content) +
+                               " bytes, outside the " +
+                               std::to_string(split_dosage_min_bytes(rows)) + ".." +
+                               std::to_string(split_dosage_max_bytes(rows)) +
+                               " of a split column of " + std::to_string(rows) + " rows");
+  thread_local std::vector<std::byte> split;
+  thread_local std::vector<std::uint16_t> values;
+  split.resize(static_cast<std::size_t>(content));
+  zstd_decompress(in, split);
+  values.resize(rows);
+  try {
+    join_dosages(split, values);
+  } catch (const error& e) {
+    corrupt("dosage-zstd", e.message());
+  }
+  if (rows) std::memcpy(out.data(), values.data(), out.size());
+}
+
 }  // namespace
 
 zlib_impl zlib_implementation() { return zlib_impl_choice().load(std::memory_order_relaxed); }
@@ -349,6 +391,8 @@ void compress_frame(codec_id codec, int level, std::span<const std::byte> payloa
       return lz4_compress(level, payload, frame);
     case codec_id::zstd:
       return zstd_compress(level, payload, frame);
+    case codec_id::dosage_zstd:
+      return dosage_zstd_compress(level, payload, frame);
   }
 }
 
@@ -367,6 +411,8 @@ void decompress_frame(codec_id codec, std::span<const std::byte> frame,
       return lz4_decompress(frame, payload);
     case codec_id::zstd:
       return zstd_decompress(frame, payload);
+    case codec_id::dosage_zstd:
+      return dosage_zstd_decompress(frame, payload);
   }
   throw error(errc::corrupt_frame,
               "unknown codec id " + std::to_string(static_cast<unsigned>(codec)));

@@ -2,8 +2,15 @@
 // and the decoder.
 #include "colflow/codec/dosage_codec.hpp"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string>
+
+#include "colflow/error.hpp"
 
 namespace colflow {
 namespace {
@@ -53,11 +60,19 @@ column_stats dosage_stats(std::span<const std::uint16_t> values) noexcept {
   column_stats s;
   std::uint64_t sum = 0;
   u128 sum_sq = 0;
-  for (std::uint16_t v : values) {
-    if (v == dosage_missing) continue;
-    ++s.observed;
-    sum += v;
-    sum_sq += static_cast<std::uint64_t>(v) * v;
+  // A square is below 2^31, so 2^32 of them fit 64 bits: 128-bit additions once per 2^32 values.
+  constexpr std::size_t run = std::size_t{1} << 32;
+  for (std::size_t first = 0; first < values.size(); first += run) {
+    const std::size_t last = std::min(values.size(), first + run);
+    std::uint64_t squares = 0;
+    for (std::size_t i = first; i < last; ++i) {
+      const std::uint16_t v = values[i];
+      if (v == dosage_missing) continue;
+      ++s.observed;
+      sum += v;
+      squares += static_cast<std::uint64_t>(v) * v;
+    }
+    sum_sq += squares;
   }
   if (s.observed == 0) {
     s.mean = s.a1_freq = std::numeric_limits<double>::quiet_NaN();
@@ -83,6 +98,142 @@ void decode_dosages(std::span<const std::uint16_t> values, const column_stats& s
 void decode_dosages(std::span<const std::uint16_t> values, const column_stats& stats,
                     bool standardized, std::span<float> out) noexcept {
   decode(values, stats, standardized, out);
+}
+
+namespace {
+
+constexpr std::uint8_t other_code = 3;  // a split code: neither 0, 1 nor 2 whole copies
+
+// Rows of a code byte whose code is 3 (both bits set), as a mask of their low bits.
+constexpr unsigned others_in(unsigned byte) noexcept { return byte & (byte >> 1) & 0x55u; }
+
+// The four values of a code byte without a code 3.
+struct whole_byte_values {
+  std::array<std::array<std::uint16_t, 4>, 256> four{};
+  constexpr whole_byte_values() noexcept {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned k = 0; k < 4; ++k)
+        four[b][k] = static_cast<std::uint16_t>(((b >> (2 * k)) & 3u) * dosage_one);
+  }
+};
+constexpr whole_byte_values whole_values{};
+
+std::uint64_t code_bytes(std::uint64_t rows) noexcept { return (rows + 3) / 4; }
+
+}  // namespace
+
+std::uint64_t split_dosage_min_bytes(std::uint64_t rows) noexcept { return code_bytes(rows); }
+
+std::uint64_t split_dosage_max_bytes(std::uint64_t rows) noexcept {
+  return code_bytes(rows) + (rows + 7) / 8 + 2 * rows;
+}
+
+void split_dosages(std::span<const std::uint16_t> values, std::vector<std::byte>& payload) {
+  const std::size_t n = values.size(), cb = code_bytes(n);
+  // One pass without branches on the values (a quarter of imputed dosages are fractional, at
+  // random: branches would mispredict), with each code byte and 64 kind bits built in a
+  // register, into scratch with room for the unconditional writes; then the parts are copied
+  // into place.
+  thread_local std::vector<std::uint8_t> scratch;
+  scratch.resize(cb + (n / 64 + 1) * 8 + 2 * (n + 1));
+  std::uint8_t* const codes = scratch.data();
+  std::uint8_t* const kinds = codes + cb;
+  std::uint8_t* const low = kinds + (n / 64 + 1) * 8;
+  std::uint8_t* const high = low + n + 1;
+  const std::uint16_t* const v = values.data();
+  std::size_t other = 0, fraction = 0;
+  std::uint64_t kind_bits = 0;  // kinds of the others since the last multiple of 64
+  for (std::size_t b = 0; b < cb; ++b) {
+    unsigned byte = 0;
+    const std::size_t first = 4 * b, count = std::min<std::size_t>(4, n - first);
+    for (std::size_t k = 0; k < count; ++k) {
+      const unsigned x = v[first + k];
+      const bool is_whole = (x <= dosage_max) & (x % dosage_one == 0);
+      const bool is_missing = x == dosage_missing;
+      const unsigned code = is_whole ? x / dosage_one : other_code;
+      byte |= code << (2 * k);
+      kind_bits |= static_cast<std::uint64_t>(is_missing) << (other % 64);
+      low[fraction] = static_cast<std::uint8_t>(x & 0xFFu);
+      high[fraction] = static_cast<std::uint8_t>(x >> 8);
+      other += !is_whole;
+      fraction += !is_whole & !is_missing;
+      if (other % 64 == 0 && !is_whole) {  // 64 kinds complete: out they go
+        std::memcpy(kinds + (other / 64 - 1) * 8, &kind_bits, 8);
+        kind_bits = 0;
+      }
+    }
+    codes[b] = static_cast<std::uint8_t>(byte);
+  }
+  if (other % 64 != 0) std::memcpy(kinds + (other / 64) * 8, &kind_bits, 8);
+  const std::size_t kind_bytes = (other + 7) / 8;
+  payload.resize(cb + kind_bytes + 2 * fraction);
+  std::byte* p = payload.data();
+  std::memcpy(p, codes, cb);
+  std::memcpy(p + cb, kinds, kind_bytes);
+  std::memcpy(p + cb + kind_bytes, low, fraction);
+  std::memcpy(p + cb + kind_bytes + fraction, high, fraction);
+}
+
+void join_dosages(std::span<const std::byte> payload, std::span<std::uint16_t> values) {
+  const std::size_t n = values.size(), cb = code_bytes(n);
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(payload.data());
+  const auto corrupt = [&](const std::string& what) {
+    throw error(errc::corrupt_frame,
+                "split dosage payload of " + std::to_string(payload.size()) + " bytes: " + what);
+  };
+  if (payload.size() < cb) corrupt("shorter than its " + std::to_string(cb) + " bytes of codes");
+  // The codes of the rows past the last are padding, and count for nothing.
+  std::size_t others = 0;
+  for (std::size_t b = 0; b < cb; ++b) {
+    unsigned byte = bytes[b];
+    if (b + 1 == cb && n % 4 != 0) byte &= (1u << (2 * (n % 4))) - 1;
+    others += static_cast<std::size_t>(std::popcount(others_in(byte)));
+  }
+  const std::size_t kind_bytes = (others + 7) / 8;
+  if (payload.size() < cb + kind_bytes)
+    corrupt(std::to_string(others) + " rows are neither 0, 1 nor 2 copies and need " +
+            std::to_string(kind_bytes) + " bytes of kinds after the codes");
+  const std::uint8_t* kinds = bytes + cb;
+  std::size_t missing = 0;
+  for (std::size_t k = 0; k < kind_bytes; ++k) {
+    unsigned byte = kinds[k];
+    if (k + 1 == kind_bytes && others % 8 != 0) byte &= (1u << (others % 8)) - 1;
+    missing += static_cast<std::size_t>(std::popcount(byte));
+  }
+  const std::size_t fractions = others - missing;
+  if (payload.size() != cb + kind_bytes + 2 * fractions)
+    corrupt("its codes and kinds make " + std::to_string(cb + kind_bytes + 2 * fractions) +
+            " bytes (" + std::to_string(fractions) + " fractional values)");
+  const std::uint8_t* low = kinds + kind_bytes;
+  const std::uint8_t* high = low + fractions;
+  std::size_t other = 0, fraction = 0;
+  for (std::size_t b = 0; b < cb; ++b) {
+    const unsigned byte = bytes[b];
+    const std::size_t first = 4 * b, count = std::min<std::size_t>(4, n - first);
+    if (others_in(byte) == 0 && count == 4) {
+      std::memcpy(values.data() + first, whole_values.four[byte].data(), 4 * sizeof(std::uint16_t));
+      continue;
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const unsigned code = (byte >> (2 * k)) & 3u;
+      std::uint16_t v = static_cast<std::uint16_t>(code * dosage_one);
+      if (code == other_code) {
+        if ((kinds[other / 8] >> (other % 8)) & 1u) {
+          v = dosage_missing;
+        } else {
+          v = static_cast<std::uint16_t>(low[fraction] | (high[fraction] << 8));
+          ++fraction;
+          // Written as a code or a kind bit, never as a value: equal columns, equal frames.
+          if ((v <= dosage_max && v % dosage_one == 0) || v == dosage_missing)
+            corrupt("row " + std::to_string(first + k) + " holds value " + std::to_string(v) +
+                    " among the fractional ones, where a whole number of copies or a missing "
+                    "value is never written");
+        }
+        ++other;
+      }
+      values[first + k] = v;
+    }
+  }
 }
 
 void dosages_to_hard_calls(std::span<const std::uint16_t> values, double threshold,

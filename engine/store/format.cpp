@@ -227,6 +227,10 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
       bad_entry(j, "shuffle or standardized flag on a genotype column", file);
     if (h.type == value_type::dosage && (e.flags & column_flag::standardized))
       bad_entry(j, "standardized flag on a dosage column", file);
+    if (e.codec == codec_id::dosage_zstd &&
+        (h.type != value_type::dosage || (e.flags & column_flag::shuffled)))
+      bad_entry(j, "the dosage-zstd codec on a column that is not an unshuffled dosage column",
+                file);
     if (e.decoded_size != expected_decoded)
       bad_entry(j,
                 "Decoded_Size " + std::to_string(e.decoded_size) + " does not match " +

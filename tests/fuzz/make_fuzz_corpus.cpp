@@ -85,6 +85,30 @@ int main(int argc, char** argv) {
     put(out / "store", "float-" + name, store_input(tmp / ("f" + name)));
     ++k;
   }
+  // Dosage stores: the dosage-zstd codec (the split layout) and zstd on shuffled values.
+  for (const colflow::codec_id codec : {colflow::codec_id::dosage_zstd, colflow::codec_id::zstd}) {
+    const std::uint64_t rows = 11;
+    colflow::writer_options o;
+    o.type = colflow::value_type::dosage;
+    o.rows = rows;
+    o.source = "fuzz corpus";
+    const std::string name(colflow::traits_of(codec).name);
+    {
+      colflow::store_writer w(tmp / ("d" + name), o, colflow::test::numbered_samples(rows));
+      for (std::uint64_t j = 0; j < 3; ++j) {
+        std::vector<std::uint16_t> v(rows);
+        for (std::uint64_t i = 0; i < rows; ++i)
+          v[i] = (i + j) % 5 == 0 ? colflow::dosage_missing
+                 : (i + j) % 3 == 0
+                     ? static_cast<std::uint16_t>(1000 * (i + 1) + j)
+                     : static_cast<std::uint16_t>(((i * j) % 3) * colflow::dosage_one);
+        w.append(colflow::encode_dosage_column(v, {codec, 3, codec == colflow::codec_id::zstd}),
+                 colflow::test::numbered_column(j));
+      }
+      w.finish();
+    }
+    put(out / "store", "dosage-" + name, store_input(tmp / ("d" + name)));
+  }
   {
     std::string damaged = store_input(tmp / "gzstd3");
     damaged[4 + 64 + 5] ^= 0x40;  // inside the first frame

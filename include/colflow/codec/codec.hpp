@@ -23,12 +23,15 @@ enum class codec_id : std::uint8_t {
   zlib = 1,  ///< a zlib stream (RFC 1950), levels 1-9
   lz4 = 2,   ///< an LZ4 frame; level 1-2 is LZ4 fast, 3-12 is LZ4 HC
   zstd = 3,  ///< a zstd frame, levels 1-19
+  /// Dosage payloads only (16-bit values): the split layout of dosage_codec.hpp in one zstd
+  /// frame, levels 1-19 (format 1.2)
+  dosage_zstd = 4,
 };
 
 /// What a codec accepts.
 struct codec_traits {
   codec_id id;
-  std::string_view name;  ///< "none", "zlib", "lz4", "zstd"
+  std::string_view name;  ///< "none", "zlib", "lz4", "zstd", "dosage-zstd"
   int min_level;
   int max_level;
   int default_level;
@@ -43,12 +46,13 @@ std::span<const codec_traits> all_codecs() noexcept;
 /// True when `raw` is the id of a codec this build decodes.
 bool is_known_codec(std::uint8_t raw) noexcept;
 
-/// The codec called `name` ("none", "zlib", "lz4", "zstd"), or nothing.
+/// The codec called `name` ("none", "zlib", "lz4", "zstd", "dosage-zstd"), or nothing.
 std::optional<codec_id> codec_from_name(std::string_view name) noexcept;
 
 /// Compresses `payload` into one standard frame of `codec` at `level`, replacing `frame`'s
-/// contents. The frame records the payload size where the codec allows it (zstd, LZ4).
-/// Throws errc::invalid_argument for a level outside the codec's range.
+/// contents. The frame records the payload size where the codec allows it (zstd, LZ4; for
+/// dosage-zstd, the size of the split layout). Throws errc::invalid_argument for a level outside
+/// the codec's range, and for dosage-zstd a payload of an odd number of bytes.
 void compress_frame(codec_id codec, int level, std::span<const std::byte> payload,
                     std::vector<std::byte>& frame);
 

@@ -55,6 +55,10 @@ struct convert_options {
   std::optional<int> level;
   value_type dtype = value_type::float64;  ///< float stores: float64 or float32
   bool shuffle = false;                    ///< byte-shuffle float payloads
+  /// Dosage stores compressed with zstd: the dosage-zstd codec (the split layout of
+  /// dosage_codec.hpp, then zstd), the smallest; false keeps zstd on the 16-bit values,
+  /// byte-shuffled with `shuffle`.
+  bool split_dosages = true;
   /// Float stores: store docs/DESIGN.md §2 standardised values (missing -> 0, centred, z'z = N - 1)
   /// instead of the values (dosages for genotype input, NaN for a missing call).
   bool standardize = true;

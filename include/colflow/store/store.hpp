@@ -29,7 +29,7 @@ namespace colflow {
 /// is written at the oldest version that can hold it (format_minor_for), so that older readers
 /// open every store they could read.
 inline constexpr std::uint16_t format_version_major = 1;
-inline constexpr std::uint16_t format_version_minor = 1;
+inline constexpr std::uint16_t format_version_minor = 2;
 
 /// What a column's decoded payload holds (docs/FORMAT.md, Value_Type).
 enum class value_type : std::uint8_t {
@@ -45,9 +45,10 @@ constexpr bool holds_variants(value_type type) noexcept {
   return type == value_type::genotype || type == value_type::dosage;
 }
 
-/// The minor version a store of `type` is written at: 1 for dosage stores (added in 1.1), else 0.
+/// The minor version a store of `type` is written at: 2 for dosage stores (added in 1.1, their
+/// dosage-zstd codec in 1.2), else 0.
 constexpr std::uint16_t format_minor_for(value_type type) noexcept {
-  return type == value_type::dosage ? 1 : 0;
+  return type == value_type::dosage ? 2 : 0;
 }
 
 /// "float64", "float32", "genotype" or "dosage".

@@ -31,26 +31,41 @@ def uk10k(make_store):
     return path, pd.Series(phen[2].to_numpy(), index=phen[1].to_numpy(), name="y")
 
 
-def interrupted_after(delay: float, call) -> float:
-    """Runs call() with SIGINT sent to this process after `delay` seconds from another thread;
-    asserts it raised KeyboardInterrupt and returns how long after the signal it did."""
-    timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
-    start = time.monotonic()
-    timer.start()
+def interrupted_while_running(call) -> float:
+    """Runs call(progress) with SIGINT sent to this process from another thread 50 ms after the
+    call's first progress report, so that the signal lands while the library works; asserts it
+    raised KeyboardInterrupt and returns how long after the signal it did. (A signal sent at a
+    fixed time from the start can land, on a loaded machine, in Python code before the library
+    is called, where a library that clears errors may swallow the KeyboardInterrupt.)"""
+    sent: list[float] = []
+    timers: list[threading.Timer] = []
+
+    def kill():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def progress(*report):
+        if not timers:
+            timers.append(threading.Timer(0.05, kill))
+            timers[0].start()
+
     try:
         with pytest.raises(KeyboardInterrupt):
-            call()
+            call(progress)
     finally:
-        timer.cancel()
-    return time.monotonic() - start - delay
+        for t in timers:
+            t.cancel()
+    assert sent, "the call ended before the signal"
+    return time.monotonic() - sent[0]
 
 
 def test_ctrl_c_stops_bayesr_leaving_a_resumable_checkpoint(uk10k, tmp_path):
     path, y = uk10k
     chain = dict(columns=np.s_[:1500], burnin=0, seed=3, num_threads=2)
     saved = dict(checkpoint=tmp_path / "chain", checkpoint_every=1)
-    late = interrupted_after(0.4, lambda: colflow.bayesr(path, y, iterations=10**6, **chain,
-                                                         **saved))
+    late = interrupted_while_running(
+        lambda progress: colflow.bayesr(path, y, iterations=10**6, **chain, **saved,
+                                        progress=progress))
     assert late < 2.0  # a column's time, with room for a loaded machine
     # The last complete checkpoint, and no temporary one beside it.
     assert os.listdir(tmp_path) == ["chain"]
@@ -70,15 +85,17 @@ def test_ctrl_c_stops_bayesr_leaving_a_resumable_checkpoint(uk10k, tmp_path):
 def test_ctrl_c_stops_an_in_memory_chain(uk10k):
     # No stream in its iterations: the chain checks the stop request once per iteration.
     path, y = uk10k
-    late = interrupted_after(0.3, lambda: colflow.bayesr(path, y, iterations=10**6, burnin=0,
-                                                         mode="in-memory", num_threads=2))
+    late = interrupted_while_running(
+        lambda progress: colflow.bayesr(path, y, iterations=10**6, burnin=0, mode="in-memory",
+                                        num_threads=2, progress=progress))
     assert late < 2.0
 
 
 def test_ctrl_c_stops_a_lasso_path(uk10k):
     path, y = uk10k
-    late = interrupted_after(
-        0.3, lambda: colflow.lasso(path, y, nlambda=1000, lambda_min_ratio=1e-6, num_threads=2))
+    late = interrupted_while_running(
+        lambda progress: colflow.lasso(path, y, nlambda=1000, lambda_min_ratio=1e-6,
+                                       num_threads=2, progress=progress))
     assert late < 2.0  # a column's time, with room for a loaded machine
     fit = colflow.lasso(path, y, columns=np.s_[:50], nlambda=2, lambda_min_ratio=0.5)
     assert len(fit.path) == 2

@@ -3,6 +3,7 @@
 
 #include "colflow/colflow.hpp"
 #include "colflow/preprocess/converter.hpp"
+#include "colflow/preprocess/inputs.hpp"
 #include "commands.hpp"
 #include "input_sources.hpp"
 #include "progress.hpp"
@@ -48,12 +49,14 @@ command add_preprocess(CLI::App& app) {
                "Dosage stores with zstd: compress the 16-bit values (byte-shuffled unless\n"
                "--no-shuffle) instead of the split layout (codec dosage-zstd: whole copies\n"
                "as 2-bit codes, the other values apart), which is smaller");
-  app.add_flag("--no-standardize", o->no_standardize,
-               "Float store from genotypes or dosages: store dosages (NaN for missing), not\n"
-               "standardised values (standardised by default)");
+  auto* no_standardize =
+      app.add_flag("--no-standardize", o->no_standardize,
+                   "Float store from genotypes or dosages: store dosages (NaN for missing), not\n"
+                   "standardised values (standardised by default)");
   app.add_flag("--standardize", o->standardize,
                "Dense input: store standardised values (missing -> 0, centred, z'z = N - 1);\n"
-               "by default dense values are kept as they are");
+               "by default dense values are kept as they are")
+      ->excludes(no_standardize);
   app.add_option("--sex", o->sex,
                  "Set the samples' sex in the store (for X, Y and MT in stats), from a file\n"
                  "as plink2 --update-sex reads it: FID IID SEX lines, or a header #FID IID ...\n"
@@ -79,27 +82,21 @@ command add_preprocess(CLI::App& app) {
   return [o, dtype] {
     const auto threads = limit_threads(o->input.threads);
     std::unique_ptr<preprocess::column_source> source = open_inputs(o->input);
-    const bool genotype_input = source->kind() == value_type::genotype;
-    const bool dosage_input = source->kind() == value_type::dosage;
-    preprocess::convert_options co;
-    co.out = o->out;
-    // Dosage input: a dosage store unless hard calls (a genotype codec or a threshold) or a
-    // float store (--dtype) are asked for.
-    std::string codec = o->codec;
-    if (codec.empty())
-      codec = genotype_input || (dosage_input && o->hard_call_threshold) ? "genotype" : "zstd";
-    co.codec = *preprocess::codec_choice_from_name(codec);
-    co.level = o->level;
-    co.dtype = o->dtype == "f32" ? value_type::float32 : value_type::float64;
-    co.keep_dosages = dtype->count() == 0;
-    // Dosages are split unless asked otherwise; 16-bit dosages compress better shuffled; floats
-    // are left as they are unless asked.
-    co.split_dosages = !o->no_split;
-    co.shuffle = o->shuffle || (dosage_input && co.keep_dosages && !o->no_shuffle);
-    co.standardize = genotype_input || dosage_input ? !o->no_standardize : o->standardize;
-    if (o->hard_call_threshold) co.hard_call_threshold = *o->hard_call_threshold;
-    co.sex_file = o->sex;
-    co.overwrite = o->force;
+    // The options given; the library fills in the command's defaults for the input's kind.
+    preprocess::conversion_choices choices;
+    if (!o->codec.empty()) choices.codec = preprocess::codec_choice_from_name(o->codec);
+    choices.level = o->level;
+    if (dtype->count() > 0)
+      choices.dtype = o->dtype == "f32" ? value_type::float32 : value_type::float64;
+    choices.hard_call_threshold = o->hard_call_threshold;
+    if (o->shuffle || o->no_shuffle) choices.shuffle = o->shuffle;
+    if (o->standardize || o->no_standardize) choices.standardize = o->standardize;
+    choices.split_dosages = !o->no_split;
+    choices.sex_file = o->sex;
+    choices.overwrite = o->force;
+    const preprocess::convert_options co =
+        preprocess::make_convert_options(source->kind(), choices, o->out);
+    const std::string codec = preprocess::codec_choice_name(co.codec);
 
     progress_line line("preprocess", !o->quiet);
     const auto result =

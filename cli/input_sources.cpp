@@ -1,51 +1,8 @@
 #include "input_sources.hpp"
 
-#include <fstream>
-#include <thread>
-
-#include "colflow/error.hpp"
-#include "colflow/preprocess/bed_source.hpp"
-#include "colflow/preprocess/bgen_source.hpp"
-#include "colflow/preprocess/concatenated_source.hpp"
-#include "colflow/preprocess/csv_source.hpp"
-#include "colflow/preprocess/npy_source.hpp"
-#include "colflow/preprocess/vcf_source.hpp"
+#include "colflow/preprocess/inputs.hpp"
 
 namespace colflow::cli {
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The lines of a list file: one input per line, blank lines and # comments skipped, relative
-// paths taken from the list's folder.
-std::vector<std::string> read_list(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw error(errc::not_found, "cannot open the list of inputs " + file);
-  const std::filesystem::path base = std::filesystem::path(file).parent_path();
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
-      line.pop_back();
-    const std::size_t start = line.find_first_not_of(" \t");
-    if (start == std::string::npos || line[start] == '#') continue;
-    const std::filesystem::path p = line.substr(start);
-    out.push_back((p.is_absolute() ? p : base / p).string());
-  }
-  if (out.empty()) throw error(errc::bad_input, file + ": the list of inputs is empty");
-  return out;
-}
-
-std::unique_ptr<preprocess::column_source> one_or_concatenated(
-    std::vector<std::unique_ptr<preprocess::column_source>> parts) {
-  if (parts.size() == 1) return std::move(parts.front());
-  return std::make_unique<preprocess::concatenated_source>(std::move(parts));
-}
-
-}  // namespace
 
 void add_input_options(CLI::App& app, input_options& o) {
   auto* bed =
@@ -109,79 +66,25 @@ void add_input_options(CLI::App& app, input_options& o) {
 }
 
 std::unique_ptr<preprocess::column_source> open_inputs(const input_options& o) {
-  std::vector<std::string> beds = o.bed_prefixes, bgens = o.bgen_files, vcfs = o.vcf_files;
-  if (!o.inputs_list.empty())
-    for (const std::string& p : read_list(o.inputs_list)) {
-      if (ends_with(p, ".bgen"))
-        bgens.push_back(p);
-      else if (ends_with(p, ".vcf") || ends_with(p, ".vcf.gz") || ends_with(p, ".vcf.bgz") ||
-               ends_with(p, ".bcf"))
-        vcfs.push_back(p);
-      else
-        beds.push_back(p);
-    }
-  if ((!beds.empty()) + (!bgens.empty()) + (!vcfs.empty()) > 1)
-    throw error(errc::invalid_argument,
-                "the inputs of one store must be of one format (PLINK, BGEN or VCF)" +
-                    std::string(o.inputs_list.empty() ? "" : " (" + o.inputs_list + ")"));
-
-  if (vcfs.empty() && (!o.dosage_field.empty() || o.split_multiallelic || o.half_call != "error"))
-    throw error(errc::invalid_argument,
-                "--dosage, --split-multiallelic and --vcf-half-call apply to VCF input (--vcf)");
-  std::vector<std::unique_ptr<preprocess::column_source>> parts;
-  if (!beds.empty()) {
-    for (const std::string& prefix : beds)
-      parts.push_back(
-          std::make_unique<preprocess::bed_source>(preprocess::plink_paths::from_prefix(prefix)));
-    return one_or_concatenated(std::move(parts));
-  }
+  // The options' values are checked by CLI11 (IsMember), so every name is known here.
+  preprocess::input_options in;
+  in.bed.assign(o.bed_prefixes.begin(), o.bed_prefixes.end());
   if (!o.bed_file.empty())
-    return std::make_unique<preprocess::bed_source>(
-        preprocess::plink_paths{o.bed_file, o.bim_file, o.fam_file});
-  if (!bgens.empty()) {
-    for (const std::string& file : bgens) {
-      preprocess::bgen_options b;
-      b.bgen = file;
-      b.sample = o.sample_file;
-      b.ref_first = o.ref_first;
-      parts.push_back(std::make_unique<preprocess::bgen_source>(b));
-    }
-    return one_or_concatenated(std::move(parts));
-  }
-  if (!vcfs.empty()) {
-    for (const std::string& file : vcfs) {
-      preprocess::vcf_options v;
-      v.path = file;
-      using field = preprocess::vcf_options::dosage_field;
-      v.dosage = o.dosage_field == "DS"   ? field::ds
-                 : o.dosage_field == "GP" ? field::gp
-                                          : field::none;
-      v.split_multiallelic = o.split_multiallelic;
-      using half = preprocess::vcf_options::half_call;
-      v.half = o.half_call == "missing"     ? half::missing
-               : o.half_call == "haploid"   ? half::haploid
-               : o.half_call == "reference" ? half::reference
-                                            : half::error;
-      v.threads = o.threads ? o.threads : std::thread::hardware_concurrency();
-      parts.push_back(std::make_unique<preprocess::vcf_source>(v));
-    }
-    return one_or_concatenated(std::move(parts));
-  }
-  if (!o.npy.empty()) return std::make_unique<preprocess::npy_source>(o.npy);
-  if (!o.csv.empty()) {
-    const auto presence = [](const std::string& v) {
-      return v == "yes"  ? preprocess::csv_presence::present
-             : v == "no" ? preprocess::csv_presence::absent
-                         : preprocess::csv_presence::detect;
-    };
-    preprocess::csv_options copt;
-    copt.header = presence(o.csv_header);
-    copt.ids = presence(o.csv_ids);
-    return std::make_unique<preprocess::csv_source>(o.csv, copt);
-  }
-  throw error(errc::invalid_argument,
-              "no input: give --bed PREFIX..., --bed-file/--bim/--fam, --bgen FILE..., --vcf "
-              "FILE..., --inputs LIST, --npy FILE or --csv FILE");
+    in.bed_files = preprocess::plink_paths{o.bed_file, o.bim_file, o.fam_file};
+  in.bgen.assign(o.bgen_files.begin(), o.bgen_files.end());
+  in.sample = o.sample_file;
+  in.ref_first = o.ref_first;
+  in.vcf.assign(o.vcf_files.begin(), o.vcf_files.end());
+  if (!o.dosage_field.empty()) in.dosage = *preprocess::dosage_field_from_name(o.dosage_field);
+  in.split_multiallelic = o.split_multiallelic;
+  in.half_call = *preprocess::half_call_from_name(o.half_call);
+  in.inputs_list = o.inputs_list;
+  in.npy = o.npy;
+  in.csv = o.csv;
+  in.csv_format.header = *preprocess::csv_presence_from_name(o.csv_header);
+  in.csv_format.ids = *preprocess::csv_presence_from_name(o.csv_ids);
+  in.threads = o.threads;
+  return preprocess::open_inputs(in);
 }
 
 }  // namespace colflow::cli

@@ -1,6 +1,6 @@
-// The inputs of `colflow preprocess`, from the command line to one column_source: PLINK
-// filesets, BGEN and VCF/BCF files (several of one kind become one store, concatenated in the
-// order given), a list file naming them, or a dense matrix.
+// The inputs of `colflow preprocess` on the command line: PLINK filesets, BGEN and VCF/BCF
+// files (several of one kind become one store, concatenated in the order given), a list file
+// naming them, or a dense matrix. The library opens them (preprocess/inputs.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -27,8 +27,9 @@ struct input_options {
 // --vcf, --dosage, --split-multiallelic, --vcf-half-call, --inputs, --npy, --csv...).
 void add_input_options(CLI::App& app, input_options& o);
 
-// Opens the inputs named by `o` (validating them, see each source). Throws colflow::error
-// invalid_argument when no input or inputs of different formats are given.
+// Opens the inputs named by `o` with the library's open_inputs (preprocess/inputs.hpp), which
+// validates them and throws colflow::error invalid_argument when no input or inputs of
+// different formats are given.
 std::unique_ptr<preprocess::column_source> open_inputs(const input_options& o);
 
 }  // namespace colflow::cli

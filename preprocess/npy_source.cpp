@@ -210,27 +210,6 @@ std::uint32_t read_le(const unsigned char* p, std::size_t bytes) {
   return v;
 }
 
-// Transposes `count` neighbouring columns of `n` rows (row r starts at row0 + r * row_step)
-// into `out`, column-major. Tiles of rows keep both the rows read and the column stretches
-// written in cache; a plain row-by-row scatter would touch `count` cache lines per row.
-template <typename T>
-void gather_block(const std::byte* row0, std::size_t row_step, std::size_t n, std::size_t count,
-                  double* out) {
-  constexpr std::size_t tile = 64;
-  for (std::size_t i0 = 0; i0 < n; i0 += tile) {
-    const std::size_t rows_in_tile = std::min(tile, n - i0);
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::byte* src = row0 + i0 * row_step + k * sizeof(T);
-      double* dst = out + k * n + i0;
-      for (std::size_t i = 0; i < rows_in_tile; ++i, src += row_step) {
-        T v;
-        std::memcpy(&v, src, sizeof(T));
-        dst[i] = static_cast<double>(v);
-      }
-    }
-  }
-}
-
 }  // namespace
 
 npy_source::npy_source(const std::filesystem::path& path, const npy_options& options)
@@ -330,8 +309,6 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
     rows_ = dims[0];
     columns_ = one_dimensional_ ? 1 : dims[1];
     if (one_dimensional_) fortran_order_ = true;
-    // One column is contiguous whatever the order flag says.
-    contiguous_columns_ = fortran_order_ || columns_ == 1;
     if (rows_ == 0 || columns_ == 0) fail(path_, "shape " + shape_text(dims) + " holds no values");
 
     // Size check, overflow-safe: rows * columns * item_size must equal the bytes after the header.
@@ -345,33 +322,30 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
       fail(path_, "expected " + std::to_string(expected) + " bytes of " + type_name +
                       " data for shape " + shape_text(dims) + ", found " +
                       std::to_string(available));
-    data_ = map_->bytes().data() + data_offset;
-
-    // Contiguous columns are read front to back once; a C-order file is swept once per block
-    // and benefits from the page cache between sweeps, so only the former gets the hint.
-    if (contiguous_columns_) map_->advise(access_hint::sequential);
-    block_columns_ =
-        std::clamp<std::uint64_t>(options_.block_bytes / sizeof(double) / rows_, 1, columns_);
+    // The data, read through matrix_source. Contiguous columns are read front to back once;
+    // a C-order file is swept once per block and benefits from the page cache between sweeps,
+    // so only the former gets the hint.
+    matrix_view m;
+    m.data = map_->bytes().data() + data_offset;
+    m.rows = rows_;
+    m.columns = columns_;
+    m.item_size = item_size_;
+    const auto item = static_cast<std::ptrdiff_t>(item_size_);
+    m.row_stride = fortran_order_ ? item : item * static_cast<std::ptrdiff_t>(columns_);
+    m.column_stride = fortran_order_ ? item * static_cast<std::ptrdiff_t>(rows_) : item;
+    matrix_options mo;
+    mo.description = description();
+    mo.block_bytes = options_.block_bytes;
+    matrix_ = std::make_unique<matrix_source>(m, std::move(mo));
+    if (matrix_->contiguous_columns()) map_->advise(access_hint::sequential);
   }
 }
 
 npy_source::~npy_source() = default;
 
-std::vector<sample_info> npy_source::samples() const {
-  std::vector<sample_info> out;
-  out.reserve(rows_);
-  for (std::uint64_t i = 0; i < rows_; ++i) {
-    std::string id = "row" + std::to_string(i + 1);
-    out.push_back({id, id, "0", "0", "0", "-9"});
-  }
-  return out;
-}
+std::vector<sample_info> npy_source::samples() const { return matrix_->samples(); }
 
-column_info npy_source::column(std::uint64_t j) const {
-  column_info c;
-  c.id = "col" + std::to_string(j + 1);
-  return c;
-}
+column_info npy_source::column(std::uint64_t j) const { return matrix_->column(j); }
 
 std::string npy_source::description() const {
   return "npy file " + path_ + " (" + (item_size_ == 8 ? "float64" : "float32") + ", " +
@@ -381,59 +355,8 @@ std::string npy_source::description() const {
          ")";
 }
 
-void npy_source::convert(const std::byte* src, std::size_t stride, std::span<double> out) const {
-  // memcpy per value: the data offset need not be aligned in a hand-made file.
-  const std::size_t step = stride * item_size_;
-  if (item_size_ == 8) {
-    if (stride == 1) {
-      std::memcpy(out.data(), src, out.size() * sizeof(double));
-      return;
-    }
-    for (double& v : out) {
-      std::memcpy(&v, src, sizeof(double));
-      src += step;
-    }
-  } else {
-    for (double& v : out) {
-      float f;
-      std::memcpy(&f, src, sizeof(float));
-      v = static_cast<double>(f);
-      src += step;
-    }
-  }
-}
-
-void npy_source::load_block(std::uint64_t first) {
-  block_first_ = first;
-  block_count_ = std::min(columns_ - first, block_columns_);
-  block_.resize(static_cast<std::size_t>(block_count_ * rows_));
-  // One sweep over the rows; each row gives block_count_ neighbouring values, which land in
-  // block_count_ different columns of the block.
-  const std::size_t row_step = static_cast<std::size_t>(columns_) * item_size_;
-  const std::byte* row = data_ + static_cast<std::size_t>(first) * item_size_;
-  const auto n = static_cast<std::size_t>(rows_);
-  const auto count = static_cast<std::size_t>(block_count_);
-  if (item_size_ == 8)
-    gather_block<double>(row, row_step, n, count, block_.data());
-  else
-    gather_block<float>(row, row_step, n, count, block_.data());
-}
-
 void npy_source::read_values(std::uint64_t j, std::span<double> values) {
-  check_read(j, values.size());
-  if (contiguous_columns_) {
-    convert(data_ + static_cast<std::size_t>(j * rows_) * item_size_, 1, values);
-    return;
-  }
-  if (block_columns_ == 1) {
-    // Not even two columns fit the block budget: gather straight into the caller's buffer.
-    convert(data_ + static_cast<std::size_t>(j) * item_size_, static_cast<std::size_t>(columns_),
-            values);
-    return;
-  }
-  if (j < block_first_ || j >= block_first_ + block_count_) load_block(j);
-  const auto k = static_cast<std::size_t>(j - block_first_);
-  std::copy_n(block_.begin() + static_cast<std::ptrdiff_t>(k * rows_), rows_, values.begin());
+  matrix_->read_values(j, values);
 }
 
 }  // namespace colflow::preprocess

@@ -14,6 +14,7 @@
 #include "colflow/preprocess/converter.hpp"
 #include "colflow/preprocess/csv_source.hpp"
 #include "colflow/preprocess/exporter.hpp"
+#include "colflow/preprocess/inputs.hpp"
 #include "colflow/preprocess/npy_source.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
@@ -721,6 +722,133 @@ TEST(ManyInputsTest, FilesetsOfOtherSamplesAreRefusedNamingTheFirstDifference) {
             0);
   EXPECT_NE(out.find("have the same ID"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(dir / "t"));
+}
+
+}  // namespace
+}  // namespace colflow
+
+namespace colflow {
+namespace {
+
+// Runs `f`, which must throw colflow::error with `code` and a message containing `fragment`.
+template <typename F>
+::testing::AssertionResult throws_error(F&& f, errc code, const std::string& fragment) {
+  try {
+    f();
+  } catch (const error& e) {
+    if (e.kind() == code && e.message().find(fragment) != std::string::npos)
+      return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "error " << errc_name(e.kind()) << ": " << e.message();
+  }
+  return ::testing::AssertionFailure() << "no error; expected one with \"" << fragment << "\"";
+}
+
+TEST(InputsTest, FormatOfAPathIsItsEnding) {
+  using preprocess::input_format;
+  const std::vector<std::pair<std::string, input_format>> cases = {
+      {"chr1.bgen", input_format::bgen}, {"x.vcf", input_format::vcf},
+      {"d/x.vcf.gz", input_format::vcf}, {"x.vcf.bgz", input_format::vcf},
+      {"x.bcf", input_format::vcf},      {"m.npy", input_format::npy},
+      {"m.csv", input_format::csv},      {"m.tsv", input_format::csv},
+      {"data/x", input_format::plink},   {"data/x.bed", input_format::plink},
+      {"x.gz", input_format::plink},     {"x.npy.bak", input_format::plink},
+  };
+  for (const auto& [path, format] : cases)
+    EXPECT_EQ(preprocess::input_format_of(path), format) << path;
+  EXPECT_STREQ(preprocess::input_format_name(input_format::plink), "plink");
+  EXPECT_EQ(preprocess::dosage_field_from_name("GP"), preprocess::vcf_options::dosage_field::gp);
+  EXPECT_FALSE(preprocess::dosage_field_from_name("ds"));
+  EXPECT_EQ(preprocess::half_call_from_name("haploid"),
+            preprocess::vcf_options::half_call::haploid);
+  EXPECT_EQ(preprocess::csv_presence_from_name("no"), preprocess::csv_presence::absent);
+  EXPECT_FALSE(preprocess::csv_presence_from_name("true"));
+}
+
+TEST(InputsTest, OpensOneFormatAndRefusesOptionsOfAnother) {
+  const std::string bed = prefix("bed-reader/small");
+  preprocess::input_options o;
+  o.bed = {bed, bed};
+  const auto two = preprocess::open_inputs(o);
+  EXPECT_EQ(two->columns(), 8u);
+  EXPECT_EQ(two->description(), "PLINK .bed " + bed + ".bed; PLINK .bed " + bed + ".bed");
+  o.bed.clear();
+  o.bed_files = preprocess::plink_paths{bed + ".bed", bed + ".bim", bed + ".fam"};
+  EXPECT_EQ(preprocess::open_inputs(o)->columns(), 4u);
+
+  EXPECT_TRUE(
+      throws_error([] { preprocess::open_inputs({}); }, errc::invalid_argument, "no input"));
+  o.npy = "m.npy";
+  EXPECT_TRUE(throws_error([&] { preprocess::open_inputs(o); }, errc::invalid_argument,
+                           "must be of one format"));
+  o = {};
+  o.bed = {bed};
+  o.dosage = preprocess::vcf_options::dosage_field::ds;
+  EXPECT_TRUE(throws_error([&] { preprocess::open_inputs(o); }, errc::invalid_argument,
+                           "apply to VCF input"));
+  o.dosage = preprocess::vcf_options::dosage_field::none;
+  o.ref_first = true;
+  EXPECT_TRUE(throws_error([&] { preprocess::open_inputs(o); }, errc::invalid_argument,
+                           "apply to BGEN input"));
+  o.ref_first = false;
+  o.csv_format.ids = preprocess::csv_presence::present;
+  EXPECT_TRUE(throws_error([&] { preprocess::open_inputs(o); }, errc::invalid_argument,
+                           "apply to CSV input"));
+
+  test::temp_dir dir;
+  const std::string list = "# inputs\n" + bed + "\n\n" + "m.npy\n";
+  test::write_file(dir / "list.txt", std::vector<char>(list.begin(), list.end()));
+  o = {};
+  o.inputs_list = dir / "list.txt";
+  EXPECT_TRUE(throws_error([&] { preprocess::open_inputs(o); }, errc::invalid_argument,
+                           "lists " + (dir / "m.npy").string()));
+  o.inputs_list = dir / "absent.txt";
+  EXPECT_TRUE(throws_error([&] { preprocess::open_inputs(o); }, errc::not_found, "absent.txt"));
+}
+
+TEST(InputsTest, ConversionDefaultsFollowTheKindOfInput) {
+  using preprocess::codec_choice;
+  const preprocess::conversion_choices none;
+  auto g = preprocess::make_convert_options(value_type::genotype, none, "out");
+  EXPECT_EQ(g.out, "out");
+  EXPECT_EQ(g.codec, codec_choice::genotype);
+  EXPECT_TRUE(g.standardize);
+  EXPECT_FALSE(g.shuffle);
+  EXPECT_EQ(g.dtype, value_type::float64);
+  auto d = preprocess::make_convert_options(value_type::dosage, none, "out");
+  EXPECT_EQ(d.codec, codec_choice::zstd);
+  EXPECT_TRUE(d.keep_dosages);
+  EXPECT_TRUE(d.shuffle);
+  auto f = preprocess::make_convert_options(value_type::float64, none, "out");
+  EXPECT_EQ(f.codec, codec_choice::zstd);
+  EXPECT_FALSE(f.standardize);
+  EXPECT_FALSE(f.shuffle);
+
+  preprocess::conversion_choices c;
+  c.hard_call_threshold = 0.2;
+  d = preprocess::make_convert_options(value_type::dosage, c, "out");
+  EXPECT_EQ(d.codec, codec_choice::genotype);
+  EXPECT_EQ(d.hard_call_threshold, 0.2);
+  c = {};
+  c.dtype = value_type::float32;
+  d = preprocess::make_convert_options(value_type::dosage, c, "out");
+  EXPECT_FALSE(d.keep_dosages);
+  EXPECT_FALSE(d.shuffle);
+  EXPECT_TRUE(d.standardize);
+  EXPECT_EQ(d.dtype, value_type::float32);
+  c = {};
+  c.codec = codec_choice::lz4;
+  c.level = 5;
+  c.shuffle = false;
+  c.standardize = true;
+  c.sex_file = "sex.txt";
+  c.overwrite = true;
+  f = preprocess::make_convert_options(value_type::float64, c, "out");
+  EXPECT_EQ(f.codec, codec_choice::lz4);
+  EXPECT_EQ(f.level, 5);
+  EXPECT_FALSE(f.shuffle);
+  EXPECT_TRUE(f.standardize);
+  EXPECT_EQ(f.sex_file, "sex.txt");
+  EXPECT_TRUE(f.overwrite);
 }
 
 }  // namespace

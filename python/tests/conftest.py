@@ -72,15 +72,21 @@ CLI_CANDIDATES = [
 
 
 @pytest.fixture(scope="session")
-def colflow_cli():
-    """colflow_cli(*args) runs the `colflow` command with `--quiet --digits 17` after the
-    arguments (every number printed to round-trip) and returns its stderr; fails on an error."""
+def colflow_binary() -> str:
+    """The path of the `colflow` command; skips the test when it is not built."""
     given = os.environ.get("COLFLOW_CLI")
     found = [Path(given)] if given else [c for c in CLI_CANDIDATES if c.is_file()]
     if not found:
         pytest.skip("the colflow command is not built (scripts/python-test.sh builds it; "
                     "or set COLFLOW_CLI)")
-    binary = str(found[0])
+    return str(found[0])
+
+
+@pytest.fixture(scope="session")
+def colflow_cli(colflow_binary):
+    """colflow_cli(*args) runs the `colflow` command with `--quiet --digits 17` after the
+    arguments (every number printed to round-trip) and returns its stderr; fails on an error."""
+    binary = colflow_binary
 
     def run(*args: object) -> str:
         done = subprocess.run([binary, *map(str, args), "--quiet", "--digits", "17"],

@@ -7,7 +7,8 @@
 /// nothing else about the input: a new format (VCF, BGEN, ...) is a new implementation of this
 /// class, and the converter does not change. The formats shipped are PLINK 1 binary
 /// (bed_source.hpp), BGEN (bgen_source.hpp), VCF/BCF (vcf_source.hpp), NumPy .npy
-/// (npy_source.hpp) and CSV text (csv_source.hpp); concatenated_source.hpp joins several.
+/// (npy_source.hpp), CSV text (csv_source.hpp) and a matrix in memory (matrix_source.hpp);
+/// concatenated_source.hpp joins several, and inputs.hpp opens the command's inputs.
 ///
 /// A source is one of three kinds:
 /// - a genotype source (kind() == value_type::genotype) hands out each column as PLINK 2-bit

@@ -1,6 +1,7 @@
 /// @file npy_source.hpp
 /// Dense input from a NumPy .npy file: a memory-mapped float64 or float32 matrix, as a
-/// column_source of values. Part of libcolflow_preprocess (colflow::preprocess).
+/// column_source of values (a matrix_source over the mapping). Part of libcolflow_preprocess
+/// (colflow::preprocess).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "colflow/preprocess/column_source.hpp"
+#include "colflow/preprocess/matrix_source.hpp"
 
 namespace colflow {
 class mapped_file;  // colflow/io/file_io.hpp
@@ -78,28 +80,19 @@ class npy_source final : public column_source {
   int format_version() const noexcept { return version_; }
 
  private:
-  // Converts out.size() values starting at `src`, spaced `stride` items apart, into `out`.
-  void convert(const std::byte* src, std::size_t stride, std::span<double> out) const;
-  void load_block(std::uint64_t first);
-
   std::string path_;
   std::uint64_t rows_ = 0, columns_ = 0;
   std::size_t item_size_ = 8;
   bool fortran_order_ = false;
   bool one_dimensional_ = false;
-  bool contiguous_columns_ = false;  // Fortran order or a single column: read_values copies
   int version_ = 1;
   npy_options options_;
 
-  // The whole file, mapped read-only; data_ points past the header.
+  // The whole file, mapped read-only, and the matrix past its header, read through
+  // matrix_source.
   std::unique_ptr<mapped_file> map_;
   std::size_t map_size_ = 0;
-  const std::byte* data_ = nullptr;
-
-  // C order only: columns [block_first_, block_first_ + block_count_) transposed, column-major.
-  std::vector<double> block_;
-  std::uint64_t block_columns_ = 1;  // columns per block, from options_.block_bytes
-  std::uint64_t block_first_ = 0, block_count_ = 0;
+  std::unique_ptr<matrix_source> matrix_;
 };
 
 }  // namespace colflow::preprocess

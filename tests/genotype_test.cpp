@@ -181,9 +181,12 @@ TEST(GenotypeTest, MaskedCountsAndMissingRowsMatchPlainLoops) {
 TEST(GenotypeTest, DosageDotsMatchPlainSumsForEveryTileShape) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal;
-  for (std::uint64_t n : {1u, 5u, 8u, 9u, 63u, 1001u}) {
+  // 30001 samples span several of the kernels' chunks of samples for ten or more vectors;
+  // 10, 11 and 21 vectors fill the AVX-512 kernel's groups of pairs and leave an odd one.
+  for (std::uint64_t n : {1u, 5u, 8u, 9u, 63u, 1001u, 30001u}) {
     for (std::size_t count : {1u, 2u, 3u, 4u, 5u, 9u}) {
-      for (std::size_t m : {1u, 2u, 3u, 5u}) {
+      for (std::size_t m : {1u, 2u, 3u, 5u, 10u, 11u, 21u}) {
+        if (n == 30001 && count != 5) continue;  // one column count is enough for the chunks
         std::vector<std::vector<std::uint8_t>> cols;
         std::vector<const std::uint8_t*> ptrs;
         for (std::size_t c = 0; c < count; ++c) cols.push_back(dirty_codes(n, 0.4, 0.05, rng));
@@ -202,6 +205,22 @@ TEST(GenotypeTest, DosageDotsMatchPlainSumsForEveryTileShape) {
               scale += std::fabs(2.0 * w[i + v * stride]);
             }
             EXPECT_NEAR(out[c * m + v], expect, 1e-13 * scale) << n << " " << count << " " << m;
+            // Exactly the documented order: four lanes over the bytes in order, added
+            // (0+1)+(2+3), then the tail; with or without fused multiply-adds, as the
+            // vector or the portable kernel runs.
+            double fused[4] = {0, 0, 0, 0}, plain[4] = {0, 0, 0, 0};
+            for (std::uint64_t i = 0; i < n / 4 * 4; ++i) {
+              const double d = std::max(test::dosage_at(cols[c], i), 0);
+              fused[i % 4] = std::fma(d, w[i + v * stride], fused[i % 4]);
+              plain[i % 4] += d * w[i + v * stride];
+            }
+            double in_order[2] = {(fused[0] + fused[1]) + (fused[2] + fused[3]),
+                                  (plain[0] + plain[1]) + (plain[2] + plain[3])};
+            for (std::uint64_t i = n / 4 * 4; i < n; ++i)
+              for (double& x : in_order)
+                x += std::max(test::dosage_at(cols[c], i), 0) * w[i + v * stride];
+            EXPECT_TRUE(out[c * m + v] == in_order[0] || out[c * m + v] == in_order[1])
+                << n << " " << count << " " << m;
             // One column at a time gives exactly the same number: tiling never changes results.
             double single = 0;
             dosage_dots(cols[c], n, w.data() + v * stride, stride, 1, &single);

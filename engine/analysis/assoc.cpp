@@ -393,32 +393,33 @@ assoc_summary linear_association(const store& s, const selection& sel,
   }
 
   // Genotype columns travel in blocks: the packed codes of up to `block` columns are kept,
-  // then every group's sums and dot products are computed for the whole block (tiles of
-  // columns share each phenotype load), the tests run across threads, and the results go to
-  // the sink in order. The split across threads never changes a result.
+  // then every group's sums and dot products are computed for the whole block (a task's
+  // columns share each chunk of the phenotypes while it sits in cache, tiles of columns share
+  // each load), the tests run across threads, and the results go to the sink in order. The
+  // split across threads never changes a result.
   // About 4 MiB of codes per block (16 to 256 columns): large enough that the threads'
   // share of a block dwarfs the cost of meeting at its end.
-  constexpr std::size_t tile = 4;
+  constexpr std::size_t task = 16;
   const std::size_t bytes = genotype_column_bytes(rows);
   const std::size_t block =
-      std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256) / tile * tile;
+      std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256) / task * task;
   std::vector<std::uint8_t> codes(block * bytes);
   std::vector<std::size_t> block_columns(block), block_positions(block);
   std::vector<assoc_result> results(block * np);
-  struct tile_scratch {
+  struct task_scratch {
     std::vector<double> dots;
-    std::vector<std::size_t> missing[tile];
+    std::vector<std::size_t> missing[task];
   };
-  std::vector<tile_scratch> scratch(block / tile);
+  std::vector<task_scratch> scratch(block / task);
   std::size_t filled = 0;
 
   const auto run_block = [&] {
-    const std::size_t tiles = (filled + tile - 1) / tile;
-    tbb::parallel_for(std::size_t{0}, tiles, [&](std::size_t t) {
-      const std::size_t c0 = t * tile, count = std::min(tile, filled - c0);
-      const std::uint8_t* columns[tile];
+    const std::size_t tasks = (filled + task - 1) / task;
+    tbb::parallel_for(std::size_t{0}, tasks, [&](std::size_t t) {
+      const std::size_t c0 = t * task, count = std::min(task, filled - c0);
+      const std::uint8_t* columns[task];
       for (std::size_t c = 0; c < count; ++c) columns[c] = codes.data() + (c0 + c) * bytes;
-      tile_scratch& sc = scratch[t];
+      task_scratch& sc = scratch[t];
       for (const sample_group& g : groups) {
         const auto m = static_cast<std::size_t>(g.w.cols());
         sc.dots.resize(count * m);

@@ -33,6 +33,17 @@ inline bool cpu_has_avx2_fma() noexcept {
   return has;
 }
 
+// The foundation of AVX-512 (which brings AVX2 and FMA with it); the check includes the
+// operating system's saving of the 512-bit registers.
+inline bool cpu_has_avx512f() noexcept {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx2") != 0 &&
+           __builtin_cpu_supports("fma") != 0;
+  }();
+  return has;
+}
+
 inline bool cpu_has_popcnt() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();

@@ -236,5 +236,51 @@ TEST(PhenotypeTest, MalformedFilesGiveErrorsWithFileAndLine) {
   EXPECT_THROW(read_phenotypes(dir / "absent.txt", samples), error);
 }
 
+// The lines of a large file are read across threads; the error is still the first one in
+// the file, whichever thread met which problem, and the values land on their samples.
+TEST(PhenotypeTest, LargeFilesReadAcrossThreadsNameTheFirstProblem) {
+  test::temp_dir dir;
+  constexpr std::size_t n = 20000;
+  const auto samples = test::numbered_samples(n);
+  const auto file = [&](std::size_t bad_value, std::size_t bad_count, std::size_t repeated) {
+    std::string text = "#FID IID a b\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t line = i + 2;
+      const std::string id = samples[line == repeated ? 0 : i].iid;
+      text += samples[line == repeated ? 0 : i].fid + " " + id + " " +
+              (line == bad_value ? std::string("x1") : std::to_string(i)) + " " +
+              std::to_string(0.5 * static_cast<double>(i)) + (line == bad_count ? " 7" : "") + "\n";
+    }
+    write_text(dir / "big.txt", text);
+  };
+  const auto first_error = [&]() -> std::string {
+    try {
+      read_phenotypes(dir / "big.txt", samples);
+    } catch (const error& e) {
+      return e.message();
+    }
+    return "no error";
+  };
+  file(0, 0, 0);
+  const phenotype_table t = read_phenotypes(dir / "big.txt", samples);
+  EXPECT_EQ(t.matched_samples, n);
+  for (std::size_t i : {std::size_t{0}, std::size_t{2047}, std::size_t{2048}, n - 1}) {
+    EXPECT_EQ(t.values(static_cast<Eigen::Index>(i), 0), static_cast<double>(i));
+    EXPECT_EQ(t.values(static_cast<Eigen::Index>(i), 1), 0.5 * static_cast<double>(i));
+  }
+  file(15000, 9000, 0);  // a line with a field too many comes before a bad value
+  EXPECT_NE(first_error().find("big.txt:9000: expected 4 fields, found 5"), std::string::npos)
+      << first_error();
+  file(3000, 19000, 0);
+  EXPECT_NE(first_error().find("big.txt:3000: 'x1' in column a"), std::string::npos)
+      << first_error();
+  file(12000, 0, 7000);  // the first sample again, before a bad value
+  EXPECT_NE(first_error().find("big.txt:7000: sample"), std::string::npos) << first_error();
+  EXPECT_NE(first_error().find("listed again (first on line 2)"), std::string::npos);
+  file(5000, 0, 16000);
+  EXPECT_NE(first_error().find("big.txt:5000: 'x1' in column a"), std::string::npos)
+      << first_error();
+}
+
 }  // namespace
 }  // namespace colflow

@@ -117,7 +117,10 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
                         ph.names[g.phenotypes.front()]);
       g.w.col(c) = v / norm;
     }
-    for (std::size_t q = 0; q < g.phenotypes.size(); ++q) {
+    // Each phenotype is projected on its own (the same arithmetic alone or among others),
+    // so they go across threads.
+    g.yy.resize(g.phenotypes.size());
+    tbb::parallel_for(std::size_t{0}, g.phenotypes.size(), [&](std::size_t q) {
       const Eigen::Index col = basis + static_cast<Eigen::Index>(q);
       for (std::size_t i = 0; i < rows; ++i)
         if (g.in[i])
@@ -126,8 +129,8 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
       Eigen::VectorXd v = g.w.col(col);
       project_out(g, basis, v);
       g.w.col(col) = v;
-      g.yy.push_back(v.squaredNorm());
-    }
+      g.yy[q] = v.squaredNorm();
+    });
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> by_row = g.w;
     g.w_rows.assign(by_row.data(), by_row.data() + by_row.size());
   }
@@ -399,7 +402,7 @@ assoc_summary linear_association(const store& s, const selection& sel,
   // split across threads never changes a result.
   // About 4 MiB of codes per block (16 to 256 columns): large enough that the threads'
   // share of a block dwarfs the cost of meeting at its end.
-  constexpr std::size_t task = 16;
+  constexpr std::size_t task = 20;  // four tiles of the widest product kernel
   const std::size_t bytes = genotype_column_bytes(rows);
   const std::size_t block =
       std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256) / task * task;

@@ -1,10 +1,16 @@
 #include "colflow/analysis/phenotype.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
+
 #include <algorithm>
+#include <array>
 #include <boost/math/special_functions/erf.hpp>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -70,14 +76,22 @@ bool is_missing(std::string_view v) {
   return v == "NA" || v == "na" || v == "nan" || v == "NaN" || v == "-9" || v == "-9.0" || v == ".";
 }
 
+// The value of a field (NaN for a missing one); false when it is not a finite number.
+bool read_value(std::string_view v, double& x) {
+  if (is_missing(v)) {
+    x = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  const char* end = v.data() + v.size();
+  const auto [ptr, ec] = std::from_chars(v.data() + (v.front() == '+' ? 1 : 0), end, x);
+  return ec == std::errc{} && ptr == end && std::isfinite(x);
+}
+
 // The value of a field, or throws naming the place.
 double parse_value(std::string_view v, const std::filesystem::path& file, std::size_t line,
                    const std::string& name) {
-  if (is_missing(v)) return std::numeric_limits<double>::quiet_NaN();
   double x = 0;
-  const char* end = v.data() + v.size();
-  const auto [ptr, ec] = std::from_chars(v.data() + (v.front() == '+' ? 1 : 0), end, x);
-  if (ec != std::errc{} || ptr != end || !std::isfinite(x))
+  if (!read_value(v, x))
     throw error(errc::bad_input, detail::where(file, line) + "'" + std::string(v) + "' in column " +
                                      name + " is not a number");
   return x;
@@ -101,7 +115,10 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                                 const std::vector<sample_info>& samples,
                                 std::span<const std::string> names,
                                 const std::string& default_name) {
-  detail::sample_lines ids(samples, file);
+  // The store's samples are indexed on one core while the others read the file.
+  std::optional<detail::sample_lines> ids;
+  tbb::task_group indexing;
+  indexing.run([&] { ids.emplace(samples, file); });
 
   std::vector<std::string> file_names;
   std::vector<std::size_t> take;  // file field of each output column
@@ -175,14 +192,14 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
     return false;
   };
 
-  detail::for_each_record(file, [&](std::size_t line, std::span<const std::string_view> f) {
-    if (fields_expected == 0 && read_layout(line, f)) return;
+  // The checks and messages of one data line, in file order.
+  const auto data_line = [&](std::size_t line, std::span<const std::string_view> f) {
     if (f.size() != fields_expected)
       throw error(errc::bad_input, detail::where(file, line) + "expected " +
                                        std::to_string(fields_expected) + " fields, found " +
                                        std::to_string(f.size()));
     ++t.file_samples;
-    const std::size_t row = ids.row_of(f, layout.has_fid, line);
+    const std::size_t row = ids->row_of(f, layout.has_fid, line);
     // Values are checked even for samples the store does not have: a typo is a typo.
     for (std::size_t c = 0; c < take.size(); ++c) {
       const double v = parse_value(f[take[c]], file, line, t.names[c]);
@@ -190,8 +207,64 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
         t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = v;
     }
     if (row != detail::sample_lines::absent) ++t.matched_samples;
-  });
-  if (fields_expected == 0) throw error(errc::bad_input, file.string() + ": the file is empty");
+  };
+
+  std::string text;
+  std::vector<detail::text_record> records;
+  std::size_t first = 0, lines = 0, nc = 0;
+  std::vector<double> values;
+  std::vector<std::array<std::string_view, 2>> id;
+  std::vector<std::uint8_t> clean;
+  std::vector<std::string_view> f;
+  try {
+    text = detail::read_table_text(file);
+    records = detail::split_records(text);
+    if (records.empty()) throw error(errc::bad_input, file.string() + ": the file is empty");
+    detail::split_fields(records[0].text, f);
+    first = read_layout(records[0].line, f) ? 1 : 0;
+
+    // Splitting the lines and reading their values is most of the work and grows with the
+    // columns: it runs across threads into `values`. The samples are then matched line by
+    // line in file order (a sample listed twice is named at its second line), and a line that
+    // did not read cleanly goes through data_line, which throws the message the first problem
+    // deserves, whatever thread met it.
+    lines = records.size() - first;
+    nc = take.size();
+    values.resize(lines * nc);
+    id.resize(lines);
+    clean.assign(lines, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines, 2048),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        std::vector<std::string_view> fields;
+                        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                          detail::split_fields(records[first + k].text, fields);
+                          if (fields.size() != fields_expected) continue;
+                          id[k] = {fields[0], fields.size() > 1 ? fields[1] : std::string_view{}};
+                          bool ok = true;
+                          for (std::size_t c = 0; c < nc; ++c)
+                            ok &= read_value(fields[take[c]], values[k * nc + c]);
+                          clean[k] = ok;
+                        }
+                      });
+  } catch (...) {
+    indexing.wait();  // the index refers to `samples` and `file`: it must be done before they go
+    throw;
+  }
+  indexing.wait();
+  for (std::size_t k = 0; k < lines; ++k) {
+    const std::size_t line = records[first + k].line;
+    if (!clean[k]) {
+      detail::split_fields(records[first + k].text, f);
+      data_line(line, f);
+      continue;
+    }
+    ++t.file_samples;
+    const std::size_t row = ids->row_of(id[k], layout.has_fid, line);
+    if (row == detail::sample_lines::absent) continue;
+    for (std::size_t c = 0; c < nc; ++c)
+      t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = values[k * nc + c];
+    ++t.matched_samples;
+  }
   return t;
 }
 

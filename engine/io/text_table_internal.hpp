@@ -12,6 +12,23 @@
 
 namespace colflow::detail {
 
+// A line with at least one field: its 1-based number and its text (without '\n' or a
+// trailing '\r'), a view into the text it was split from.
+struct text_record {
+  std::size_t line;
+  std::string_view text;
+};
+
+// The whole text of a table. Throws errc::not_found when the file does not exist,
+// errc::io_error when it cannot be read.
+std::string read_table_text(const std::filesystem::path& path);
+
+// The lines of `text` that have a field, in order.
+std::vector<text_record> split_records(std::string_view text);
+
+// The fields of one line, split on spaces and tabs, into `fields` (cleared first).
+void split_fields(std::string_view line, std::vector<std::string_view>& fields);
+
 // Calls `record` for every non-empty line of `path` with its 1-based line number and its
 // fields (split on spaces and tabs; a trailing '\r' is dropped). Throws errc::not_found when
 // the file does not exist, errc::io_error when it cannot be read.

@@ -70,13 +70,18 @@ void tsv_writer::flush_buffer() {
   buffer_.clear();
 }
 
-void tsv_writer::commit() {
+void tsv_writer::finish() {
+  if (file_ == nullptr) return;
   flush_buffer();
   if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
     throw_system_error(errno, "cannot write", output_.path());
   const int closed = std::fclose(file_);
   file_ = nullptr;
   if (closed != 0) throw_system_error(errno, "cannot write", output_.path());
+}
+
+void tsv_writer::commit() {
+  finish();
   output_.commit();
 }
 

@@ -28,7 +28,12 @@ class tsv_writer {
   tsv_writer& number(double v);          ///< NA for NaN
   tsv_writer& integer(std::uint64_t v);
   void end_line();
-  /// Flushes, fsyncs and renames into place; throws colflow::error naming the file on failure.
+  /// Flushes, fsyncs and closes the staged file, which keeps its temporary name: the slow
+  /// part of commit(), which a caller of many tables runs for all of them at once, renaming
+  /// none until all are written. Throws colflow::error naming the file on failure.
+  void finish();
+  /// finish() if not done, then renames into place; throws colflow::error naming the file on
+  /// failure.
   void commit();
   const std::filesystem::path& path() const noexcept { return output_.target(); }
 

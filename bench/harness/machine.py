@@ -16,6 +16,21 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def cpu_detail() -> str:
+    """The CPU family and model numbers and its widest vector unit: VMs report one model name
+    ("AMD EPYC") for several generations, whose speeds differ by up to 2x."""
+    fields, flags = {}, set()
+    for line in open("/proc/cpuinfo"):
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key in ("cpu family", "model") and key not in fields:
+            fields[key] = value.strip()
+        elif key == "flags" and not flags:
+            flags = set(value.split())
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
+    return f"family {fields.get('cpu family', '?')} model {fields.get('model', '?')}; {vector}"
+
+
 def machine_id() -> str:
     """A file-name-safe name for the kind of machine: CPU model and core count."""
     model = re.sub(r"\(R\)|\(TM\)|CPU|Processor|[0-9]+-Core", "", cpu_model())
@@ -52,10 +67,10 @@ def describe(root: str, colflow: str, build_dir: str) -> list[str]:
             versions.append(f"{package} {metadata.version(package)}")
         except metadata.PackageNotFoundError:
             versions.append(f"{package} not installed")
-    return [f"machine: {cpu_model()}, {os.cpu_count()} cores, {memory_gib:.0f} GiB, "
+    return [f"machine: {cpu_model()} ({cpu_detail()}), {os.cpu_count()} cores, {memory_gib:.0f} GiB, "
             f"Linux {platform.release()}",
             f"compiler: {compiler}",
-            f"build: {build_type}, flags {flags or '(none)'}; AVX2/FMA/POPCNT kernels chosen at run time",
+            f"build: {build_type}, flags {flags or '(none)'}; AVX-512/AVX2/FMA/POPCNT kernels chosen at run time",
             f"colflow: {first_line([colflow, '--version'])}",
             f"plink2: {first_line(['plink2', '--version'])}",
             f"plink1.9: {first_line(['plink1.9', '--version'])}",

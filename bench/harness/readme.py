@@ -388,14 +388,12 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ro
               "genotype codec's setting for size, and keeps the speed lead.",
               "- A decode-bound pass on 2 vCPUs can gain at most what a second thread gives: "
               "compare the pipelined speed-up over sequential with the '2 vs 1 thread' column.",
-              "- `assoc` reads no values (it works on the 2-bit codes), so each added phenotype's "
-              "products and tests are most of the cost: in a profile with 10 phenotypes the "
-              "products take about half of the CPU time and already run at the FMA units' peak, "
-              "in the order of operations that keeps results identical at any thread count; "
-              "p-values and formatting the lines take a few percent. Nine more phenotypes at that "
-              "peak add more than half of one phenotype's whole run, so 1.5x is below what this "
-              "machine's multiply-adds allow ([docs/SCALING.md](docs/SCALING.md), \"Several "
-              "phenotypes in one scan\", with a table-lookup kernel that was tried and measured).", ""]
+              "- `assoc` reads no values (it works on the 2-bit codes), so what each added phenotype "
+              "costs is its products with every column, its share of the phenotype file and its "
+              "table: the products run at the FMA units' peak (two phenotypes per instruction with "
+              "AVX-512), the file is read across threads and the tables are written and synced "
+              "together; [docs/SCALING.md](docs/SCALING.md), \"Several phenotypes in one scan\", "
+              "breaks a 10-phenotype scan down by phase.", ""]
 
     def figure(name: str) -> list[str]:
         return [f"![{name}]({os.path.relpath(f, root)})" for f in figures

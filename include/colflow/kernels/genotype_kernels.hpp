@@ -33,7 +33,8 @@ void missing_rows(std::span<const std::uint8_t> codes, std::size_t n,
 /// Dot products of the column's dosages (count of A1; a missing call counts 0) with `m`
 /// vectors: out[c] = sum over i < n of dosage_i * w[i + c * stride]. The vectors are the
 /// columns of a column-major n x m matrix. One table lookup per four samples serves every
-/// vector (AVX2 with FMA when the CPU has them), so the column is never decoded to values:
+/// vector (AVX-512, or AVX2 with FMA, when the CPU has them; the same numbers either way), so
+/// the column is never decoded to values:
 /// with the column's mean, SD and missing rows, every standardised product follows as scalars.
 void dosage_dots(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
                  std::size_t stride, std::size_t m, double* out) noexcept;

@@ -23,6 +23,16 @@ UK10K = "uk10k/uk10k_chr1_1mb"
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to the own process")
 
 
+@pytest.fixture(autouse=True)
+def sigint_raises_keyboard_interrupt():
+    """A process started in the background by a non-interactive shell (`cmd &`) inherits SIGINT
+    ignored, and Python then installs no handler for it: the signals these tests send would be
+    lost and the chains run on. Python's own handler is installed for each test."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(scope="module")
 def uk10k(make_store):
     path = make_store(UK10K)

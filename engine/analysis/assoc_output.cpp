@@ -2,6 +2,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <string>
@@ -102,18 +103,23 @@ void assoc_writer::add(std::size_t, std::size_t column, std::span<const assoc_re
 
 const std::vector<std::filesystem::path>& assoc_writer::commit() {
   impl_->write_pending();
-  // The tables are synced together, each fsync in a thread of its own (waiting on the disk,
-  // not on a core: ten fsyncs one after another were a tenth of a scan's time), and renamed
-  // only when every one is written.
-  std::vector<std::exception_ptr> failed(impl_->tables.size());
+  // The tables are synced together by a few threads that wait on the disk, not on a core
+  // (ten fsyncs one after another were a tenth of a scan's time; a thread per table would be
+  // thousands for an expression study), and renamed only when every one is written.
+  const std::size_t count = impl_->tables.size();
+  std::vector<std::exception_ptr> failed(count);
   {
+    constexpr std::size_t most_syncs = 16;
+    std::atomic<std::size_t> next{0};
     std::vector<std::jthread> syncs;
-    for (std::size_t p = 0; p < impl_->tables.size(); ++p)
-      syncs.emplace_back([this, p, &failed] {
-        try {
-          impl_->tables[p]->finish();
-        } catch (...) {
-          failed[p] = std::current_exception();
+    for (std::size_t t = 0; t < std::min(count, most_syncs); ++t)
+      syncs.emplace_back([this, count, &next, &failed] {
+        for (std::size_t p = next++; p < count; p = next++) {
+          try {
+            impl_->tables[p]->finish();
+          } catch (...) {
+            failed[p] = std::current_exception();
+          }
         }
       });
   }

@@ -176,6 +176,72 @@ TEST(PhenotypeTest, AnIidSharedByTwoFamiliesCannotBeMatchedAlone) {
   EXPECT_EQ(t.values(2, 0), 1.0);
 }
 
+// Samples are found through a hash table of the store's samples: any order, repeated keys in
+// the store (the first row wins), an IID in many families, and a store large enough to make
+// the table probe.
+TEST(PhenotypeTest, SamplesAreFoundInAnyOrderWhateverKeysTheStoreRepeats) {
+  test::temp_dir dir;
+  constexpr std::size_t n = 30000, families = 500;
+  std::vector<sample_info> samples(n + 1 + families);
+  for (std::size_t i = 0; i < n; ++i) {
+    samples[i].fid = "F" + std::to_string(i % 7);
+    samples[i].iid = "I" + std::to_string(i);
+  }
+  samples[n].fid = "F0";  // row 0's FID and IID again
+  samples[n].iid = "I0";
+  for (std::size_t k = 0; k < families; ++k) {
+    samples[n + 1 + k].fid = "K" + std::to_string(k);
+    samples[n + 1 + k].iid = "kid";
+  }
+  std::string text = "#FID IID y\nX nobody 5\n";
+  for (std::size_t i = n; i-- > 0;)
+    text += samples[i].fid + " " + samples[i].iid + " " + std::to_string(i) + "\n";
+  text += "K321 kid -1\n";
+  write_text(dir / "p.txt", text);
+  const phenotype_table t = read_phenotypes(dir / "p.txt", samples);
+  EXPECT_EQ(t.file_samples, n + 2);
+  EXPECT_EQ(t.matched_samples, n + 1);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(t.values(static_cast<Eigen::Index>(i), 0), static_cast<double>(i)) << i;
+  EXPECT_TRUE(std::isnan(t.values(static_cast<Eigen::Index>(n), 0)));  // the repeat: not named
+  for (std::size_t k = 0; k < families; ++k) {
+    const double v = t.values(static_cast<Eigen::Index>(n + 1 + k), 0);
+    if (k == 321)
+      EXPECT_EQ(v, -1.0);
+    else
+      EXPECT_TRUE(std::isnan(v)) << k;
+  }
+
+  // By IID alone: a unique IID is found, the shared one names every family, in store order.
+  write_text(dir / "iid.txt", "#IID y\nI29999 1\nI5 2\nkid 3\n");
+  try {
+    read_phenotypes(dir / "iid.txt", samples);
+    ADD_FAILURE() << "an IID of 500 families was matched";
+  } catch (const error& e) {
+    EXPECT_NE(e.message().find("iid.txt:4: IID kid is ambiguous: the store has it in families "
+                               "K0, K1, K2, K3,"),
+              std::string::npos)
+        << e.message().substr(0, 200);
+    EXPECT_NE(e.message().find(", K498, K499; give FID and IID"), std::string::npos);
+  }
+  write_text(dir / "iid2.txt", "#IID y\nI29999 1\nI5 2\n");
+  const phenotype_table by_iid = read_phenotypes(dir / "iid2.txt", samples);
+  EXPECT_EQ(by_iid.values(29999, 0), 1.0);
+  EXPECT_EQ(by_iid.values(5, 0), 2.0);
+  EXPECT_EQ(by_iid.matched_samples, 2u);
+
+  // A sample the store lacks, listed twice, is a repeat all the same.
+  write_text(dir / "twice.txt", "#FID IID y\nX nobody 1\nF1 I1 2\nX nobody 3\n");
+  try {
+    read_phenotypes(dir / "twice.txt", samples);
+    ADD_FAILURE() << "a repeated sample was read";
+  } catch (const error& e) {
+    EXPECT_NE(e.message().find("twice.txt:4: sample X nobody is listed again (first on line 2)"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
 TEST(PhenotypeTest, QuantileNormalizeAndVarianceStandardizeAsPlink2) {
   phenotype_table t;
   t.names = {"y"};

@@ -949,6 +949,21 @@ TEST_F(StoreMalformedTest, RejectsSamplesFileWithAnExtraField) {
       fails_with([&] { (void)s.samples(); }, errc::mismatched_store, {"samples.tsv", "line 5"}));
 }
 
+// A long samples file is parsed across threads: the error still names its first bad line.
+TEST_F(StoreMalformedTest, NamesTheFirstBadLineOfALongSamplesFile) {
+  const fs::path p = dir_ / "long-samples.cf";
+  constexpr std::size_t rows = 20000;
+  test::write_genotype_store(p, rows, 2, column_encoding{codec_id::none, 0});
+  auto lines = read_lines(p / "samples.tsv");
+  ASSERT_EQ(lines.size(), rows + 1);
+  EXPECT_EQ(store::open(p).samples()[rows - 1].iid, test::numbered_samples(rows)[rows - 1].iid);
+  lines[17999] += "\textra";  // line 18000
+  lines[3999] = "only\ttwo";  // line 4000, in another thread's share
+  write_lines(p / "samples.tsv", lines);
+  EXPECT_TRUE(fails_with([&] { (void)store::open(p).samples(); }, errc::mismatched_store,
+                         {"samples.tsv", "line 4000:"}));
+}
+
 TEST_F(StoreMalformedTest, RejectsColumnsFileWithAnExtraField) {
   const fs::path p = fresh("columns-extra");
   auto lines = read_lines(p / "columns.tsv");

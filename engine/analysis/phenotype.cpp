@@ -2,7 +2,6 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <array>
@@ -19,56 +18,6 @@
 #include "io/text_table_internal.hpp"
 
 namespace colflow {
-
-namespace detail {
-namespace {
-
-std::string key(std::string_view fid, std::string_view iid) {
-  std::string k(fid);
-  k += '\t';
-  k += iid;
-  return k;
-}
-
-}  // namespace
-
-sample_lines::sample_lines(const std::vector<sample_info>& samples, std::filesystem::path file)
-    : samples_(samples), file_(std::move(file)) {
-  // An IID that several store samples share (in different families) cannot be matched alone.
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    by_fid_iid_.emplace(key(samples[i].fid, samples[i].iid), i);
-    const auto [it, fresh] = by_iid_.emplace(samples[i].iid, i);
-    if (!fresh) it->second = absent;
-  }
-}
-
-std::size_t sample_lines::row_of(std::span<const std::string_view> f, bool has_fid,
-                                 std::size_t line) {
-  const std::string_view iid = has_fid ? f[1] : f[0];
-  std::string k = has_fid ? key(f[0], iid) : std::string(iid);
-  const std::string who = has_fid ? std::string(f[0]) + " " + std::string(iid) : std::string(iid);
-  if (const auto [it, fresh] = seen_.emplace(k, line); !fresh)
-    throw error(errc::bad_input, where(file_, line) + "sample " + who +
-                                     " is listed again (first on line " +
-                                     std::to_string(it->second) + ")");
-  if (has_fid) {
-    const auto it = by_fid_iid_.find(k);
-    return it == by_fid_iid_.end() ? absent : it->second;
-  }
-  const auto it = by_iid_.find(k);
-  if (it == by_iid_.end()) return absent;
-  if (it->second == absent) {
-    std::string families;
-    for (const sample_info& s : samples_)
-      if (s.iid == iid) families += (families.empty() ? "" : ", ") + s.fid;
-    throw error(errc::bad_input, where(file_, line) + "IID " + std::string(iid) +
-                                     " is ambiguous: the store has it in families " + families +
-                                     "; give FID and IID (a header starting with #FID IID)");
-  }
-  return it->second;
-}
-
-}  // namespace detail
 
 namespace {
 
@@ -115,11 +64,7 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                                 const std::vector<sample_info>& samples,
                                 std::span<const std::string> names,
                                 const std::string& default_name) {
-  // The store's samples are indexed on one core while the others read the file.
-  std::optional<detail::sample_lines> ids;
-  tbb::task_group indexing;
-  indexing.run([&] { ids.emplace(samples, file); });
-
+  std::optional<detail::sample_lines> ids;  // once the first line tells how lines name samples
   std::vector<std::string> file_names;
   std::vector<std::size_t> take;  // file field of each output column
   std::size_t fields_expected = 0;
@@ -199,7 +144,7 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                                        std::to_string(fields_expected) + " fields, found " +
                                        std::to_string(f.size()));
     ++t.file_samples;
-    const std::size_t row = ids->row_of(f, layout.has_fid, line);
+    const std::size_t row = ids->row_of(f, line);
     // Values are checked even for samples the store does not have: a typo is a typo.
     for (std::size_t c = 0; c < take.size(); ++c) {
       const double v = parse_value(f[take[c]], file, line, t.names[c]);
@@ -209,48 +154,38 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
     if (row != detail::sample_lines::absent) ++t.matched_samples;
   };
 
-  std::string text;
-  std::vector<detail::text_record> records;
-  std::size_t first = 0, lines = 0, nc = 0;
-  std::vector<double> values;
-  std::vector<std::array<std::string_view, 2>> id;
-  std::vector<std::uint8_t> clean;
+  std::string text = detail::read_table_text(file);
+  const std::vector<detail::text_record> records = detail::split_records(text);
+  if (records.empty()) throw error(errc::bad_input, file.string() + ": the file is empty");
   std::vector<std::string_view> f;
-  try {
-    text = detail::read_table_text(file);
-    records = detail::split_records(text);
-    if (records.empty()) throw error(errc::bad_input, file.string() + ": the file is empty");
-    detail::split_fields(records[0].text, f);
-    first = read_layout(records[0].line, f) ? 1 : 0;
+  detail::split_fields(records[0].text, f);
+  const std::size_t first = read_layout(records[0].line, f) ? 1 : 0;
+  ids.emplace(samples, file, layout.has_fid);
 
-    // Splitting the lines and reading their values is most of the work and grows with the
-    // columns: it runs across threads into `values`. The samples are then matched line by
-    // line in file order (a sample listed twice is named at its second line), and a line that
-    // did not read cleanly goes through data_line, which throws the message the first problem
-    // deserves, whatever thread met it.
-    lines = records.size() - first;
-    nc = take.size();
-    values.resize(lines * nc);
-    id.resize(lines);
-    clean.assign(lines, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines, 2048),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        std::vector<std::string_view> fields;
-                        for (std::size_t k = r.begin(); k != r.end(); ++k) {
-                          detail::split_fields(records[first + k].text, fields);
-                          if (fields.size() != fields_expected) continue;
-                          id[k] = {fields[0], fields.size() > 1 ? fields[1] : std::string_view{}};
-                          bool ok = true;
-                          for (std::size_t c = 0; c < nc; ++c)
-                            ok &= read_value(fields[take[c]], values[k * nc + c]);
-                          clean[k] = ok;
-                        }
-                      });
-  } catch (...) {
-    indexing.wait();  // the index refers to `samples` and `file`: it must be done before they go
-    throw;
-  }
-  indexing.wait();
+  // Splitting the lines, reading their values and looking their samples up is most of the
+  // work and grows with the lines and columns: it runs across threads. The lines are then
+  // taken in file order (a sample listed twice is named at its second line), and a line that
+  // did not read cleanly goes through data_line, which throws the message the first problem
+  // deserves, whatever thread met it.
+  const std::size_t lines = records.size() - first, nc = take.size();
+  std::vector<double> values(lines * nc);
+  std::vector<std::array<std::string_view, 2>> id(lines);
+  std::vector<std::size_t> found(lines);
+  std::vector<std::uint8_t> clean(lines, 0);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines, 2048),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      std::vector<std::string_view> fields;
+                      for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                        detail::split_fields(records[first + k].text, fields);
+                        if (fields.size() != fields_expected) continue;
+                        id[k] = {fields[0], fields.size() > 1 ? fields[1] : std::string_view{}};
+                        found[k] = ids->find(fields);
+                        bool ok = true;
+                        for (std::size_t c = 0; c < nc; ++c)
+                          ok &= read_value(fields[take[c]], values[k * nc + c]);
+                        clean[k] = ok;
+                      }
+                    });
   for (std::size_t k = 0; k < lines; ++k) {
     const std::size_t line = records[first + k].line;
     if (!clean[k]) {
@@ -259,7 +194,7 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
       continue;
     }
     ++t.file_samples;
-    const std::size_t row = ids->row_of(id[k], layout.has_fid, line);
+    const std::size_t row = ids->take(found[k], id[k], line);
     if (row == detail::sample_lines::absent) continue;
     for (std::size_t c = 0; c < nc; ++c)
       t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = values[k * nc + c];

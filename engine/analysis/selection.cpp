@@ -1,47 +1,39 @@
 #include "colflow/analysis/selection.hpp"
 
 #include <numeric>
+#include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/sample_index_internal.hpp"
 #include "colflow/error.hpp"
 #include "io/text_table_internal.hpp"
 
 namespace colflow {
 namespace {
 
-std::string sample_key(std::string_view fid, std::string_view iid) {
-  std::string key(fid);
-  key += '\t';
-  key += iid;
-  return key;
-}
-
-// Marks (in `hit`) the rows that the sample list `file` names; returns IDs not found.
+// Marks (in `hit`) the rows that the sample list `file` names; returns IDs not found. A line
+// of one field is an IID and keeps every store sample with it, whatever its family.
 std::size_t mark_samples(const store& s, const std::filesystem::path& file,
                          std::vector<std::uint8_t>& hit) {
   const auto& samples = s.samples();
-  std::unordered_map<std::string, std::size_t> by_fid_iid;
-  std::unordered_multimap<std::string_view, std::size_t> by_iid;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    by_fid_iid.emplace(sample_key(samples[i].fid, samples[i].iid), i);
-    by_iid.emplace(samples[i].iid, i);
-  }
+  std::optional<detail::sample_index> by_fid_iid, by_iid;  // made when a line needs one
   std::size_t not_found = 0;
   detail::for_each_record(file, [&](std::size_t, std::span<const std::string_view> f) {
     if (f[0].front() == '#') return;
-    if (f.size() == 1) {  // IID only
-      const auto [b, e] = by_iid.equal_range(f[0]);
-      if (b == e) ++not_found;
-      for (auto it = b; it != e; ++it) hit[it->second] = 1;
+    if (f.size() == 1) {
+      if (!by_iid) by_iid.emplace(samples, detail::sample_index::key::iid);
+      std::size_t row = by_iid->find({}, f[0]);
+      if (row == detail::sample_index::absent) ++not_found;
+      for (; row != detail::sample_index::absent; row = by_iid->next(row)) hit[row] = 1;
       return;
     }
-    const auto it = by_fid_iid.find(sample_key(f[0], f[1]));
-    if (it == by_fid_iid.end()) {
+    if (!by_fid_iid) by_fid_iid.emplace(samples, detail::sample_index::key::fid_iid);
+    const std::size_t row = by_fid_iid->find(f[0], f[1]);
+    if (row == detail::sample_index::absent) {
       ++not_found;
     } else {
-      hit[it->second] = 1;
+      hit[row] = 1;
     }
   });
   return not_found;

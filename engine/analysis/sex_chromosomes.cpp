@@ -1,6 +1,7 @@
 #include "colflow/analysis/sex_chromosomes.hpp"
 
 #include <cctype>
+#include <optional>
 #include <string>
 
 #include "analysis/sample_lines_internal.hpp"
@@ -68,7 +69,7 @@ std::vector<sample_sex> read_sex_file(const std::filesystem::path& file,
     throw error(errc::invalid_argument, "read_sex_file: " + std::to_string(current.size()) +
                                             " sexes for " + std::to_string(samples.size()) +
                                             " samples");
-  detail::sample_lines ids(samples, file);
+  std::optional<detail::sample_lines> ids;  // once the first line tells how lines name samples
   bool has_fid = true;
   std::size_t sex_field = 2, fields_expected = 0;  // 0: the first line is still to come
   detail::for_each_record(file, [&](std::size_t line, std::span<const std::string_view> f) {
@@ -99,13 +100,14 @@ std::vector<sample_sex> read_sex_file(const std::filesystem::path& file,
       throw error(errc::bad_input, detail::where(file, line) + "expected " +
                                        std::to_string(fields_expected) + " fields, found " +
                                        std::to_string(f.size()));
+    if (!ids) ids.emplace(samples, file, has_fid);
     const std::optional<sample_sex> sex = sex_of_code(f[sex_field]);
     if (!sex)
       throw error(errc::bad_input,
                   detail::where(file, line) + "'" + std::string(f[sex_field]) +
                       "' is not a sex code (its first character: 1/M/m male, 2/F/f female, "
                       "0/N/U/u unknown)");
-    const std::size_t row = ids.row_of(f, has_fid, line);
+    const std::size_t row = ids->row_of(f, line);
     if (row != detail::sample_lines::absent) current[row] = *sex;
   });
   if (fields_expected == 0) throw error(errc::bad_input, file.string() + ": the file is empty");

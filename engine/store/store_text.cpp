@@ -1,3 +1,8 @@
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -17,43 +22,54 @@ void append_field(std::string& line, const std::string& field, bool first) {
   line += field;
 }
 
-// Splits `text` into records of exactly 6 tab-separated fields after a '#' header line.
-std::vector<std::array<std::string, 6>> parse_table(const std::filesystem::path& file,
-                                                    std::string_view expected_header,
-                                                    std::uint64_t expected_records,
-                                                    const char* what_counted) {
+// The records of a table of exactly 6 tab-separated fields after a '#' header line, each made
+// by fill(record, fields). A store of a biobank lists hundreds of thousands of samples and
+// millions of columns, and every analysis reads one of the lists before its first column: the
+// lines are parsed across threads, and the first bad one (in file order) is reported.
+template <typename Record, typename Fill>
+std::vector<Record> parse_table(const std::filesystem::path& file, std::string_view expected_header,
+                                std::uint64_t expected_records, const char* what_counted,
+                                Fill fill) {
   const std::string text = read_text_file(file);
-  std::vector<std::array<std::string, 6>> records;
-  records.reserve(expected_records);
-  std::size_t pos = 0, line_no = 0;
-  while (pos < text.size()) {
+  std::size_t pos = text.find('\n');
+  if (pos == std::string::npos) pos = text.size();
+  if (std::string_view(text.data(), pos) != expected_header)
+    throw error(
+        errc::mismatched_store,
+        "bad header line, expected '" + std::string(expected_header) + "' (" + file.string() + ")");
+  std::vector<std::string_view> lines;
+  lines.reserve(expected_records);
+  for (++pos; pos < text.size();) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
+    lines.emplace_back(text.data() + pos, end - pos);
     pos = end + 1;
-    ++line_no;
-    if (line_no == 1) {
-      if (line != expected_header)
-        throw error(errc::mismatched_store, "bad header line, expected '" +
-                                                std::string(expected_header) + "' (" +
-                                                file.string() + ")");
-      continue;
-    }
-    std::array<std::string, 6> fields;
-    std::size_t f = 0, start = 0;
-    bool more = true;
-    while (more && f < 6) {
-      const std::size_t tab = line.find('\t', start);
-      more = tab != std::string_view::npos;
-      fields[f++] = std::string(line.substr(start, more ? tab - start : line.npos));
-      start = more ? tab + 1 : line.size();
-    }
-    if (f != 6 || more)
-      throw error(errc::mismatched_store, "line " + std::to_string(line_no) +
-                                              ": expected 6 tab-separated fields (" +
-                                              file.string() + ")");
-    records.push_back(std::move(fields));
   }
+  std::vector<Record> records(lines.size());
+  std::vector<std::uint8_t> bad(lines.size(), 0);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines.size(), 4096),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      std::array<std::string_view, 6> fields;
+                      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                        const std::string_view line = lines[i];
+                        std::size_t f = 0, start = 0;
+                        bool more = true;
+                        while (more && f < 6) {
+                          const std::size_t tab = line.find('\t', start);
+                          more = tab != std::string_view::npos;
+                          fields[f++] = line.substr(start, more ? tab - start : line.npos);
+                          start = more ? tab + 1 : line.size();
+                        }
+                        if (f != 6 || more)
+                          bad[i] = 1;
+                        else
+                          fill(records[i], fields);
+                      }
+                    });
+  if (const auto first_bad = std::find(bad.begin(), bad.end(), 1); first_bad != bad.end())
+    throw error(errc::mismatched_store, "line " + std::to_string(first_bad - bad.begin() + 2) +
+                                            ": expected 6 tab-separated fields (" + file.string() +
+                                            ")");
   if (records.size() != expected_records)
     throw error(errc::mismatched_store, std::to_string(records.size()) + " " + what_counted +
                                             " listed, but the index has " +
@@ -91,21 +107,19 @@ std::string format_column_line(const column_info& c) {
 }
 
 std::vector<sample_info> read_samples(const std::filesystem::path& file, std::uint64_t rows) {
-  std::vector<sample_info> out;
-  out.reserve(rows);
-  for (auto& r : parse_table(file, samples_header, rows, "samples"))
-    out.push_back({std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
-                   std::move(r[4]), std::move(r[5])});
-  return out;
+  return parse_table<sample_info>(file, samples_header, rows, "samples",
+                                  [](sample_info& s, const std::array<std::string_view, 6>& f) {
+                                    s = {std::string(f[0]), std::string(f[1]), std::string(f[2]),
+                                         std::string(f[3]), std::string(f[4]), std::string(f[5])};
+                                  });
 }
 
 std::vector<column_info> read_columns(const std::filesystem::path& file, std::uint64_t columns) {
-  std::vector<column_info> out;
-  out.reserve(columns);
-  for (auto& r : parse_table(file, columns_header, columns, "columns"))
-    out.push_back({std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
-                   std::move(r[4]), std::move(r[5])});
-  return out;
+  return parse_table<column_info>(file, columns_header, columns, "columns",
+                                  [](column_info& c, const std::array<std::string_view, 6>& f) {
+                                    c = {std::string(f[0]), std::string(f[1]), std::string(f[2]),
+                                         std::string(f[3]), std::string(f[4]), std::string(f[5])};
+                                  });
 }
 
 std::string store_id_hex(const std::array<std::uint8_t, 16>& id) {

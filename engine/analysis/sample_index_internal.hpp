@@ -1,0 +1,52 @@
+// A store's samples by their IDs, for the readers of files that name samples (phenotype,
+// covariate, sex and keep files): which store row a line's FID and IID, or IID alone, names.
+//
+// Every analysis reads such a file before its first column, on one core, so the index must be
+// cheap next to a pass: an open-addressing table of rows (no allocation per sample, nothing to
+// free one by one), hashes computed across the threads. Node-based maps of strings took 90 ms
+// to build, query and free at 100,000 samples, a quarter of a lasso path (docs/SCALING.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "colflow/store/store.hpp"
+
+namespace colflow::detail {
+
+class sample_index {
+ public:
+  static constexpr std::size_t absent = ~std::size_t{0};
+
+  // What a row is found by: its FID and IID, or its IID alone (the FID is then ignored).
+  enum class key { fid_iid, iid };
+
+  // `samples` must outlive the index. Several samples may share a key (an IID in different
+  // families; a store does not forbid repeated FID IID pairs): they form a chain, first row
+  // first.
+  sample_index(const std::vector<sample_info>& samples, key by);
+
+  // The first row with this key, or absent. Thread-safe (the index is read only).
+  std::size_t find(std::string_view fid, std::string_view iid) const noexcept;
+
+  // The next row after `row` with the same key, absent after the last.
+  std::size_t next(std::size_t row) const noexcept { return next_[row]; }
+
+ private:
+  struct slot {
+    std::uint64_t hash = 0;
+    std::size_t row = absent;  // the chain's first row; absent: an empty slot
+  };
+
+  std::uint64_t hash(std::string_view fid, std::string_view iid) const noexcept;
+  bool has_key(std::size_t row, std::string_view fid, std::string_view iid) const noexcept;
+
+  const std::vector<sample_info>& samples_;
+  key by_;
+  std::vector<slot> slots_;  // a power of two, at most half full
+  std::vector<std::size_t> next_;
+};
+
+}  // namespace colflow::detail

@@ -139,9 +139,11 @@ std::vector<std::uint8_t> dirty_codes(std::uint64_t n, double p, double missing,
   return codes;
 }
 
+// Sizes up to several of the AVX-512 count's eight-word steps, with a rest of whole words and
+// of a part word.
 TEST(GenotypeTest, MaskedCountsAndMissingRowsMatchPlainLoops) {
   std::mt19937_64 rng(11);
-  for (std::uint64_t n : {1u, 3u, 31u, 32u, 33u, 64u, 100u, 257u, 1000u}) {
+  for (std::uint64_t n : {1u, 3u, 31u, 32u, 33u, 64u, 100u, 257u, 1000u, 2048u, 2081u, 5003u}) {
     const auto codes = dirty_codes(n, 0.3, 0.1, rng);
     std::vector<std::uint8_t> keep(n);
     for (auto& k : keep) k = static_cast<std::uint8_t>(rng() % 3 != 0);

@@ -44,6 +44,15 @@ inline bool cpu_has_avx512f() noexcept {
   return has;
 }
 
+// AVX-512 with its population count of 64-bit lanes (Ice Lake, Zen 4 and later).
+inline bool cpu_has_avx512_popcnt() noexcept {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return cpu_has_avx512f() && __builtin_cpu_supports("avx512vpopcntdq") != 0;
+  }();
+  return has;
+}
+
 inline bool cpu_has_popcnt() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();

@@ -1,6 +1,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "analysis/sample_index_internal.hpp"
@@ -8,16 +9,29 @@
 namespace colflow::detail {
 
 sample_index::sample_index(const std::vector<sample_info>& samples, key by)
-    : samples_(samples), by_(by), next_(samples.size(), absent) {
+    : by_(by), key_offsets_(samples.size() + 1, 0), next_(samples.size(), absent) {
   const std::size_t n = samples.size();
   std::size_t capacity = 16;
   while (capacity < 2 * n) capacity *= 2;
   slots_.resize(capacity);
+  const auto key_size = [&](const sample_info& s) {
+    return by == key::fid_iid ? s.fid.size() + 1 + s.iid.size() : s.iid.size();
+  };
+  for (std::size_t i = 0; i < n; ++i) key_offsets_[i + 1] = key_offsets_[i] + key_size(samples[i]);
+  keys_.resize(key_offsets_[n]);
   std::vector<std::uint64_t> hashes(n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 8192),
                     [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t i = r.begin(); i != r.end(); ++i)
-                        hashes[i] = hash(samples[i].fid, samples[i].iid);
+                      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                        const sample_info& s = samples[i];
+                        char* k = keys_.data() + key_offsets_[i];
+                        if (by == key::fid_iid) {
+                          k = std::copy(s.fid.begin(), s.fid.end(), k);
+                          *k++ = '\t';
+                        }
+                        std::copy(s.iid.begin(), s.iid.end(), k);
+                        hashes[i] = hash(s.fid, s.iid);
+                      }
                     });
   // Rows go in from the last, each one put at the front of its key's chain: the chain then runs
   // from the first row on, and no chain is walked however many samples share a key.
@@ -59,8 +73,11 @@ std::uint64_t sample_index::hash(std::string_view fid, std::string_view iid) con
 
 bool sample_index::has_key(std::size_t row, std::string_view fid,
                            std::string_view iid) const noexcept {
-  const sample_info& s = samples_[row];
-  return s.iid == iid && (by_ == key::iid || s.fid == fid);
+  const std::string_view k(keys_.data() + key_offsets_[row],
+                           key_offsets_[row + 1] - key_offsets_[row]);
+  if (by_ == key::iid) return k == iid;
+  return k.size() == fid.size() + 1 + iid.size() && k.starts_with(fid) && k[fid.size()] == '\t' &&
+         k.ends_with(iid);
 }
 
 }  // namespace colflow::detail

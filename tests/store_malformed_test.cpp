@@ -949,7 +949,7 @@ TEST_F(StoreMalformedTest, RejectsSamplesFileWithAnExtraField) {
       fails_with([&] { (void)s.samples(); }, errc::mismatched_store, {"samples.tsv", "line 5"}));
 }
 
-// A long samples file is parsed across threads: the error still names its first bad line.
+// A long samples file: the error names its first bad line.
 TEST_F(StoreMalformedTest, NamesTheFirstBadLineOfALongSamplesFile) {
   const fs::path p = dir_ / "long-samples.cf";
   constexpr std::size_t rows = 20000;

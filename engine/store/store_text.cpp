@@ -1,7 +1,3 @@
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
-#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -23,53 +19,45 @@ void append_field(std::string& line, const std::string& field, bool first) {
 }
 
 // The records of a table of exactly 6 tab-separated fields after a '#' header line, each made
-// by fill(record, fields). A store of a biobank lists hundreds of thousands of samples and
-// millions of columns, and every analysis reads one of the lists before its first column: the
-// lines are parsed across threads, and the first bad one (in file order) is reported.
+// by fill(record, fields) straight from the text (a store of a biobank lists hundreds of
+// thousands of samples and millions of columns, and every analysis reads one of the lists
+// before its first column).
 template <typename Record, typename Fill>
 std::vector<Record> parse_table(const std::filesystem::path& file, std::string_view expected_header,
                                 std::uint64_t expected_records, const char* what_counted,
                                 Fill fill) {
   const std::string text = read_text_file(file);
-  std::size_t pos = text.find('\n');
-  if (pos == std::string::npos) pos = text.size();
-  if (std::string_view(text.data(), pos) != expected_header)
-    throw error(
-        errc::mismatched_store,
-        "bad header line, expected '" + std::string(expected_header) + "' (" + file.string() + ")");
-  std::vector<std::string_view> lines;
-  lines.reserve(expected_records);
-  for (++pos; pos < text.size();) {
+  std::vector<Record> records;
+  records.reserve(expected_records);
+  std::array<std::string_view, 6> fields;
+  std::size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
-    lines.emplace_back(text.data() + pos, end - pos);
+    const std::string_view line(text.data() + pos, end - pos);
     pos = end + 1;
+    ++line_no;
+    if (line_no == 1) {
+      if (line != expected_header)
+        throw error(errc::mismatched_store, "bad header line, expected '" +
+                                                std::string(expected_header) + "' (" +
+                                                file.string() + ")");
+      continue;
+    }
+    std::size_t f = 0, start = 0;
+    bool more = true;
+    while (more && f < 6) {
+      const std::size_t tab = line.find('\t', start);
+      more = tab != std::string_view::npos;
+      fields[f++] = line.substr(start, more ? tab - start : line.npos);
+      start = more ? tab + 1 : line.size();
+    }
+    if (f != 6 || more)
+      throw error(errc::mismatched_store, "line " + std::to_string(line_no) +
+                                              ": expected 6 tab-separated fields (" +
+                                              file.string() + ")");
+    fill(records.emplace_back(), fields);
   }
-  std::vector<Record> records(lines.size());
-  std::vector<std::uint8_t> bad(lines.size(), 0);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines.size(), 4096),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      std::array<std::string_view, 6> fields;
-                      for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                        const std::string_view line = lines[i];
-                        std::size_t f = 0, start = 0;
-                        bool more = true;
-                        while (more && f < 6) {
-                          const std::size_t tab = line.find('\t', start);
-                          more = tab != std::string_view::npos;
-                          fields[f++] = line.substr(start, more ? tab - start : line.npos);
-                          start = more ? tab + 1 : line.size();
-                        }
-                        if (f != 6 || more)
-                          bad[i] = 1;
-                        else
-                          fill(records[i], fields);
-                      }
-                    });
-  if (const auto first_bad = std::find(bad.begin(), bad.end(), 1); first_bad != bad.end())
-    throw error(errc::mismatched_store, "line " + std::to_string(first_bad - bad.begin() + 2) +
-                                            ": expected 6 tab-separated fields (" + file.string() +
-                                            ")");
   if (records.size() != expected_records)
     throw error(errc::mismatched_store, std::to_string(records.size()) + " " + what_counted +
                                             " listed, but the index has " +

@@ -24,9 +24,9 @@ class sample_index {
   // What a row is found by: its FID and IID, or its IID alone (the FID is then ignored).
   enum class key { fid_iid, iid };
 
-  // Several samples may share a key (an IID in different
-  // families; a store does not forbid repeated FID IID pairs): they form a chain, first row
-  // first.
+  // Several samples may share a key: an IID in different families, or (in a store not made by
+  // the converter, which refuses them) a repeated FID IID pair. They form a chain, first row
+  // first. The index keeps its own copy of the keys.
   sample_index(const std::vector<sample_info>& samples, key by);
 
   // The first row with this key, or absent. Thread-safe (the index is read only).

@@ -19,13 +19,12 @@ void append_field(std::string& line, const std::string& field, bool first) {
 }
 
 // The records of a table of exactly 6 tab-separated fields after a '#' header line, each made
-// by fill(record, fields) straight from the text (a store of a biobank lists hundreds of
-// thousands of samples and millions of columns, and every analysis reads one of the lists
-// before its first column).
-template <typename Record, typename Fill>
+// from its six fields straight from the text (a store of a biobank lists hundreds of thousands
+// of samples and millions of columns, and every analysis reads one of the lists before its
+// first column). Record: an aggregate of six strings (sample_info, column_info).
+template <typename Record>
 std::vector<Record> parse_table(const std::filesystem::path& file, std::string_view expected_header,
-                                std::uint64_t expected_records, const char* what_counted,
-                                Fill fill) {
+                                std::uint64_t expected_records, const char* what_counted) {
   const std::string text = read_text_file(file);
   std::vector<Record> records;
   records.reserve(expected_records);
@@ -56,7 +55,8 @@ std::vector<Record> parse_table(const std::filesystem::path& file, std::string_v
       throw error(errc::mismatched_store, "line " + std::to_string(line_no) +
                                               ": expected 6 tab-separated fields (" +
                                               file.string() + ")");
-    fill(records.emplace_back(), fields);
+    records.push_back({std::string(fields[0]), std::string(fields[1]), std::string(fields[2]),
+                       std::string(fields[3]), std::string(fields[4]), std::string(fields[5])});
   }
   if (records.size() != expected_records)
     throw error(errc::mismatched_store, std::to_string(records.size()) + " " + what_counted +
@@ -95,19 +95,11 @@ std::string format_column_line(const column_info& c) {
 }
 
 std::vector<sample_info> read_samples(const std::filesystem::path& file, std::uint64_t rows) {
-  return parse_table<sample_info>(file, samples_header, rows, "samples",
-                                  [](sample_info& s, const std::array<std::string_view, 6>& f) {
-                                    s = {std::string(f[0]), std::string(f[1]), std::string(f[2]),
-                                         std::string(f[3]), std::string(f[4]), std::string(f[5])};
-                                  });
+  return parse_table<sample_info>(file, samples_header, rows, "samples");
 }
 
 std::vector<column_info> read_columns(const std::filesystem::path& file, std::uint64_t columns) {
-  return parse_table<column_info>(file, columns_header, columns, "columns",
-                                  [](column_info& c, const std::array<std::string_view, 6>& f) {
-                                    c = {std::string(f[0]), std::string(f[1]), std::string(f[2]),
-                                         std::string(f[3]), std::string(f[4]), std::string(f[5])};
-                                  });
+  return parse_table<column_info>(file, columns_header, columns, "columns");
 }
 
 std::string store_id_hex(const std::array<std::uint8_t, 16>& id) {

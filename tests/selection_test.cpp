@@ -1,6 +1,10 @@
 // Run-time subsets of samples and columns (--keep/--remove/--extract/--exclude).
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cstring>
+#include <random>
+
 #include "colflow/colflow.hpp"
 #include "test_support.hpp"
 
@@ -113,6 +117,65 @@ TEST(PhenotypeTest, HeaderMissingValuesAndNames) {
   const phenotype_table plain = read_phenotypes(dir / "q.txt", samples, {}, "COVAR");
   EXPECT_EQ(plain.names, (std::vector<std::string>{"COVAR1", "COVAR2", "COVAR3"}));
   EXPECT_EQ(plain.values(1, 2), 6.0);
+}
+
+// Plain decimals take a fast path of their own; every value must still be the double
+// std::from_chars reads, bit for bit: up to 15 and past 15 digits, the point anywhere, signs,
+// negative zero, leading zeros, and the forms only from_chars reads (exponents, "inf" is
+// refused elsewhere).
+TEST(PhenotypeTest, DecimalsReadToTheSameBitsAsFromChars) {
+  test::temp_dir dir;
+  constexpr std::size_t n = 4000;
+  const auto samples = test::numbered_samples(n);
+  std::mt19937_64 rng(11);
+  std::vector<std::string> text(n);
+  const char* fixed[] = {"0",
+                         "-0",
+                         "+7",
+                         "0.1",
+                         "-0.3",
+                         "5.",
+                         ".5",
+                         "-.25",
+                         "00012.50",
+                         "1e-3",
+                         "2.5E+2",
+                         "123456789012345",
+                         "1234567890123456",
+                         "0.000000000000001",
+                         "9007199254740993",
+                         "-98765.4321098765"};
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i < std::size(fixed)) {
+      text[i] = fixed[i];
+      continue;
+    }
+    std::string digits = std::to_string(rng() % 1000000000000000ULL);  // 1 to 15 digits
+    digits.resize(1 + rng() % digits.size());
+    const std::size_t point = rng() % (digits.size() + 1);
+    text[i] = (rng() % 2 ? "-" : "") + digits.substr(0, point) + "." + digits.substr(point);
+    if (text[i].back() == '.' && rng() % 2) text[i].pop_back();
+  }
+  std::string file = "#FID IID v\n";
+  for (std::size_t i = 0; i < n; ++i)
+    file += "S" + std::to_string(i + 1) + " S" + std::to_string(i + 1) + " " + text[i] + "\n";
+  write_text(dir / "p.txt", file);
+  const phenotype_table t = read_phenotypes(dir / "p.txt", samples);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string& v = text[i];
+    if (v == "-9" || v == "-9.0") {  // PLINK's missing value
+      EXPECT_TRUE(std::isnan(t.values(static_cast<Eigen::Index>(i), 0)));
+      continue;
+    }
+    double expected = 0;
+    const char* first = v.data() + (v[0] == '+' ? 1 : 0);
+    ASSERT_EQ(std::from_chars(first, v.data() + v.size(), expected).ec, std::errc{}) << v;
+    const double got = t.values(static_cast<Eigen::Index>(i), 0);
+    std::uint64_t a = 0, b = 0;
+    std::memcpy(&a, &expected, sizeof a);
+    std::memcpy(&b, &got, sizeof b);
+    EXPECT_EQ(a, b) << "'" << v << "' read as " << got << ", from_chars gives " << expected;
+  }
 }
 
 // Every form PLINK 2 reads gives the same table: FID and IID headers, IID-only headers

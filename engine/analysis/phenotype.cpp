@@ -8,6 +8,7 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -25,12 +26,45 @@ bool is_missing(std::string_view v) {
   return v == "NA" || v == "na" || v == "nan" || v == "NaN" || v == "-9" || v == "-9.0" || v == ".";
 }
 
+// A plain decimal ("-12.345678": a sign, digits and at most one point, at most 15 digits)
+// read with Clinger's fast path: the digits make an integer below 2^53 and the divisor is a
+// power of ten below 10^23, both exact doubles, so one division rounds correctly, to the double
+// std::from_chars gives. Phenotype files are mostly such fields, and this takes a fraction of
+// from_chars' time; false (x untouched) for anything else.
+bool read_plain_decimal(std::string_view v, double& x) {
+  static constexpr double powers_of_ten[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                             1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  std::size_t i = 0;
+  const bool negative = v[0] == '-';
+  if (negative || v[0] == '+') ++i;
+  std::uint64_t digits = 0;
+  std::size_t count = 0, after_point = 0;
+  bool point = false;
+  for (; i < v.size(); ++i) {
+    const char c = v[i];
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + static_cast<std::uint64_t>(c - '0');
+      ++count;
+      after_point += point;
+    } else if (c == '.' && !point) {
+      point = true;
+    } else {
+      return false;
+    }
+  }
+  if (count == 0 || count > 15) return false;
+  const double magnitude = static_cast<double>(digits) / powers_of_ten[after_point];
+  x = negative ? -magnitude : magnitude;
+  return true;
+}
+
 // The value of a field (NaN for a missing one); false when it is not a finite number.
 bool read_value(std::string_view v, double& x) {
   if (is_missing(v)) {
     x = std::numeric_limits<double>::quiet_NaN();
     return true;
   }
+  if (read_plain_decimal(v, x)) return true;
   const char* end = v.data() + v.size();
   const auto [ptr, ec] = std::from_chars(v.data() + (v.front() == '+' ? 1 : 0), end, x);
   return ec == std::errc{} && ptr == end && std::isfinite(x);

@@ -275,6 +275,19 @@ TEST(PhenotypeTest, SamplesAreFoundInAnyOrderWhateverKeysTheStoreRepeats) {
       EXPECT_TRUE(std::isnan(v)) << k;
   }
 
+  // In store order, line k is tried against row k first; the repeat of row 0's key on row n's
+  // line still names row 0, the first row with that key.
+  std::string in_order = "#FID IID y\nX nobody 0\n";
+  for (std::size_t i = 1; i <= n; ++i)
+    in_order += samples[i].fid + " " + samples[i].iid + " " + std::to_string(i) + "\n";
+  write_text(dir / "in_order.txt", in_order);
+  const phenotype_table o = read_phenotypes(dir / "in_order.txt", samples);
+  EXPECT_EQ(o.matched_samples, n);
+  EXPECT_EQ(o.values(0, 0), static_cast<double>(n));
+  EXPECT_TRUE(std::isnan(o.values(static_cast<Eigen::Index>(n), 0)));
+  for (std::size_t i = 1; i < n; ++i)
+    ASSERT_EQ(o.values(static_cast<Eigen::Index>(i), 0), static_cast<double>(i)) << i;
+
   // By IID alone: a unique IID is found, the shared one names every family, in store order.
   write_text(dir / "iid.txt", "#IID y\nI29999 1\nI5 2\nkid 3\n");
   try {

@@ -213,7 +213,7 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                         detail::split_fields(records[first + k].text, fields);
                         if (fields.size() != fields_expected) continue;
                         id[k] = {fields[0], fields.size() > 1 ? fields[1] : std::string_view{}};
-                        found[k] = ids->find(fields);
+                        found[k] = ids->find(fields, k);  // in store order, line k is row k
                         bool ok = true;
                         for (std::size_t c = 0; c < nc; ++c)
                           ok &= read_value(fields[take[c]], values[k * nc + c]);

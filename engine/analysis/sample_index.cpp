@@ -9,7 +9,10 @@
 namespace colflow::detail {
 
 sample_index::sample_index(const std::vector<sample_info>& samples, key by)
-    : by_(by), key_offsets_(samples.size() + 1, 0), next_(samples.size(), absent) {
+    : by_(by),
+      key_offsets_(samples.size() + 1, 0),
+      next_(samples.size(), absent),
+      first_of_key_(samples.size(), 1) {
   const std::size_t n = samples.size();
   std::size_t capacity = 16;
   while (capacity < 2 * n) capacity *= 2;
@@ -45,6 +48,7 @@ sample_index::sample_index(const std::vector<sample_info>& samples, key by)
       }
       if (s.hash == hashes[i] && has_key(s.row, samples[i].fid, samples[i].iid)) {
         next_[i] = s.row;
+        first_of_key_[s.row] = 0;
         s.row = i;
         break;
       }

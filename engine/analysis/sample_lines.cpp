@@ -12,9 +12,10 @@ sample_lines::sample_lines(const std::vector<sample_info>& samples, std::filesys
       index_(samples, has_fid ? sample_index::key::fid_iid : sample_index::key::iid),
       first_line_(samples.size(), 0) {}
 
-std::size_t sample_lines::find(std::span<const std::string_view> f) const noexcept {
-  if (has_fid_) return index_.find(f[0], f[1]);
-  const std::size_t row = index_.find({}, f[0]);
+std::size_t sample_lines::find(std::span<const std::string_view> f,
+                               std::size_t expected) const noexcept {
+  if (has_fid_) return index_.find(f[0], f[1], expected);
+  const std::size_t row = index_.find({}, f[0], expected);
   return row != absent && index_.next(row) != absent ? ambiguous : row;
 }
 

@@ -30,9 +30,10 @@ class sample_lines {
 
   // The store row that a line with these fields names, as far as the index tells: absent when
   // the store does not have it, `ambiguous` for an IID alone that several store samples share
-  // (in different families). Thread-safe.
+  // (in different families). Row `expected` is tried first (sample_index::find). Thread-safe.
   static constexpr std::size_t ambiguous = absent - 1;
-  std::size_t find(std::span<const std::string_view> fields) const noexcept;
+  std::size_t find(std::span<const std::string_view> fields,
+                   std::size_t expected = absent) const noexcept;
 
   // The row of data line `line`, whose fields find() answered `found`: absent when the store
   // does not have the sample. Call in file order. Throws errc::bad_input naming the file and

@@ -1,11 +1,13 @@
 #include "colflow/analysis/assoc.hpp"
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <boost/math/special_functions/beta.hpp>
 #include <cmath>
+#include <optional>
 
 #include "analysis/assoc_internal.hpp"
 #include "analysis/column_share_internal.hpp"
@@ -28,9 +30,10 @@ struct sample_group {
   // intercept, then each phenotype with the covariates (and intercept) projected out; zero
   // on the rows the group does not use.
   Eigen::MatrixXd w;
-  std::vector<std::size_t> phenotypes;  // indices into the phenotype table
-  std::vector<double> yy;               // squared norm of each projected phenotype
-  std::vector<double> w_rows;           // w stored row by row (rows x columns)
+  std::vector<std::size_t> phenotypes;     // indices into the phenotype table
+  std::vector<double> yy;                  // squared norm of each projected phenotype
+  std::vector<double> w_rows;              // without covariates: w row by row (rows x phenotypes)
+  std::optional<dosage_vectors> products;  // w made ready for dosage_dots (genotype stores)
 };
 
 // Sums of one column over one group's samples with a call.
@@ -131,8 +134,20 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
       g.w.col(col) = v;
       g.yy[q] = v.squaredNorm();
     });
-    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> by_row = g.w;
-    g.w_rows.assign(by_row.data(), by_row.data() + by_row.size());
+    // Without covariates, test_column reads the phenotypes of the samples without a call row
+    // by row; with covariates it reads w itself.
+    if (g.k == 1) {
+      const std::size_t np = g.phenotypes.size();
+      g.w_rows.resize(rows * np);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 4096),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t q = 0; q < np; ++q) {
+                            const double* from = g.w.col(static_cast<Eigen::Index>(q)).data();
+                            for (std::size_t i = r.begin(); i != r.end(); ++i)
+                              g.w_rows[i * np + q] = from[i];
+                          }
+                        });
+    }
   }
   return groups;
 }
@@ -402,6 +417,8 @@ assoc_summary linear_association(const store& s, const selection& sel,
   // split across threads never changes a result.
   // About 4 MiB of codes per block (16 to 256 columns): large enough that the threads'
   // share of a block dwarfs the cost of meeting at its end.
+  for (sample_group& g : groups)
+    g.products.emplace(g.w.data(), rows, rows, static_cast<std::size_t>(g.w.cols()));
   constexpr std::size_t task = 20;  // four tiles of the widest product kernel
   const std::size_t bytes = genotype_column_bytes(rows);
   const std::size_t block =
@@ -426,7 +443,7 @@ assoc_summary linear_association(const store& s, const selection& sel,
       for (const sample_group& g : groups) {
         const auto m = static_cast<std::size_t>(g.w.cols());
         sc.dots.resize(count * m);
-        dosage_dots(columns, count, rows, g.w.data(), rows, m, sc.dots.data());
+        dosage_dots(columns, count, *g.products, sc.dots.data());
         for (std::size_t c = 0; c < count; ++c) {
           const std::span<const std::uint8_t> col(columns[c], bytes);
           const genotype_counts gc = count_genotypes(col, rows, g.mask);

@@ -3,6 +3,9 @@
 // A byte holds four samples, so a 256-entry table maps each byte to the four dosages it
 // stands for (a missing call counts 0). One aligned 4-double load replaces the decode, and
 // that load is shared by every vector the column is multiplied with.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "colflow/codec/genotype_codec.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow {
@@ -137,8 +141,10 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const std::uint8_t* const* co
 template <int MC>
 __attribute__((target("avx2,fma"))) void tile_columns(const std::uint8_t* const* columns,
                                                       std::size_t b0, std::size_t b1,
-                                                      const double* w, std::size_t stride,
-                                                      std::size_t m, double* lanes) noexcept {
+                                                      const dosage_vectors& vectors,
+                                                      double* lanes) noexcept {
+  const double* w = vectors.w();
+  const std::size_t stride = vectors.stride(), m = vectors.size();
   std::size_t v = 0;
   for (; v + 2 <= m; v += 2) {
     const double* y[2] = {w + v * stride, w + (v + 1) * stride};
@@ -150,15 +156,38 @@ __attribute__((target("avx2,fma"))) void tile_columns(const std::uint8_t* const*
   }
 }
 
+// Where the AVX-512 tiles take their pairs of vectors from. Interleaved by dosage_vectors, a
+// pair is one aligned load; built from the two vectors, it takes two half loads and a merge
+// (masked broadcasts: GCC 12 warns on the undefined pass-through operand of the plain insert
+// and cast intrinsics). At ten vectors the merges were a tenth of the kernel's time; at one or
+// two pairs they cost nothing measurable and the copy is not made.
+struct interleaved_pairs {
+  const double* first;  // the tile's first pair
+  std::size_t stride;   // from one pair to the next
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) __m512d load(
+      int p, std::size_t b) const noexcept {
+    return _mm512_load_pd(first + static_cast<std::size_t>(p) * stride + 8 * b);
+  }
+};
+
+struct vector_pairs {
+  const double* const* y;  // the tile's vectors, two a pair
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) __m512d load(
+      int p, std::size_t b) const noexcept {
+    const auto k = static_cast<std::size_t>(2 * p);
+    return _mm512_mask_broadcast_f64x4(
+        _mm512_maskz_broadcast_f64x4(0x0f, _mm256_loadu_pd(y[k] + 4 * b)), 0xf0,
+        _mm256_loadu_pd(y[k + 1] + 4 * b));
+  }
+};
+
 // AVX-512: the four lanes of two vectors side by side in one register; each lane is the same
 // chain of FMAs as in tile_avx2, so the numbers are too, and an instruction does twice the
-// work (on cores with full-width 512-bit units, twice the products per cycle). Masked
-// broadcasts build the pairs: GCC 12 warns on the undefined pass-through operand of the plain
-// insert and cast intrinsics.
-template <int MC, int MP>
+// work (on cores with full-width 512-bit units, twice the products per cycle).
+template <int MC, int MP, class Pairs>
 __attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const std::uint8_t* const* columns,
                                                              std::size_t b0, std::size_t b1,
-                                                             const double* const* y, double* lanes,
+                                                             const Pairs pairs, double* lanes,
                                                              std::size_t m) noexcept {
   __m512d acc[MC][MP];
   for (int c = 0; c < MC; ++c)
@@ -167,10 +196,7 @@ __attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const std::uint8_t*
           lanes + 4 * (static_cast<std::size_t>(c) * m + 2 * static_cast<std::size_t>(p)));
   for (std::size_t b = b0; b < b1; ++b) {
     __m512d yv[MP];
-    for (int p = 0; p < MP; ++p)
-      yv[p] = _mm512_mask_broadcast_f64x4(
-          _mm512_maskz_broadcast_f64x4(0x0f, _mm256_loadu_pd(y[2 * p] + 4 * b)), 0xf0,
-          _mm256_loadu_pd(y[2 * p + 1] + 4 * b));
+    for (int p = 0; p < MP; ++p) yv[p] = pairs.load(p, b);
     for (int c = 0; c < MC; ++c) {
       const __m512d t = _mm512_load_pd(table_twice.eight[columns[c][b]]);
       for (int p = 0; p < MP; ++p) acc[c][p] = _mm512_fmadd_pd(t, yv[p], acc[c][p]);
@@ -183,56 +209,64 @@ __attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const std::uint8_t*
           acc[c][p]);
 }
 
+// `pairs` pairs of vectors, up to five, from vector v on.
+template <int MC, class Pairs>
+__attribute__((target("avx512f,avx2,fma"))) void tile_pairs(const std::uint8_t* const* columns,
+                                                            std::size_t b0, std::size_t b1,
+                                                            const Pairs from, std::size_t pairs,
+                                                            double* lanes, std::size_t m) noexcept {
+  switch (pairs) {
+    case 5:
+      return tile_avx512<MC, 5>(columns, b0, b1, from, lanes, m);
+    case 4:
+      return tile_avx512<MC, 4>(columns, b0, b1, from, lanes, m);
+    case 3:
+      return tile_avx512<MC, 3>(columns, b0, b1, from, lanes, m);
+    case 2:
+      return tile_avx512<MC, 2>(columns, b0, b1, from, lanes, m);
+    case 1:
+      return tile_avx512<MC, 1>(columns, b0, b1, from, lanes, m);
+    default:
+      return;
+  }
+}
+
 // Pairs of vectors in groups of up to five pairs: ten phenotypes take one pass over the codes. An
 // odd last vector goes through the AVX2 tile.
 template <int MC>
 __attribute__((target("avx512f,avx2,fma"))) void tile_columns_avx512(
-    const std::uint8_t* const* columns, std::size_t b0, std::size_t b1, const double* w,
-    std::size_t stride, std::size_t m, double* lanes) noexcept {
-  std::size_t v = 0;
-  const double* y[10];
-  const auto vectors = [&](std::size_t count) {
-    for (std::size_t k = 0; k < count; ++k) y[k] = w + (v + k) * stride;
-  };
-  for (; v + 10 <= m; v += 10) {
-    vectors(10);
-    tile_avx512<MC, 5>(columns, b0, b1, y, lanes + 4 * v, m);
-  }
-  const std::size_t pairs = (m - v) / 2;
-  vectors(2 * pairs);
-  switch (pairs) {
-    case 4:
-      tile_avx512<MC, 4>(columns, b0, b1, y, lanes + 4 * v, m);
+    const std::uint8_t* const* columns, std::size_t b0, std::size_t b1,
+    const dosage_vectors& vectors, double* lanes) noexcept {
+  const std::size_t m = vectors.size(), stride = vectors.stride();
+  for (std::size_t v = 0; v < m;) {
+    const std::size_t pairs = std::min<std::size_t>((m - v) / 2, 5);
+    if (pairs == 0) {
+      const double* y[1] = {vectors.w() + v * stride};
+      tile_avx2<MC, 1>(columns, b0, b1, y, lanes + 4 * v, m);
       break;
-    case 3:
-      tile_avx512<MC, 3>(columns, b0, b1, y, lanes + 4 * v, m);
-      break;
-    case 2:
-      tile_avx512<MC, 2>(columns, b0, b1, y, lanes + 4 * v, m);
-      break;
-    case 1:
-      tile_avx512<MC, 1>(columns, b0, b1, y, lanes + 4 * v, m);
-      break;
-    default:
-      break;
-  }
-  v += 2 * pairs;
-  if (v < m) {
-    vectors(1);
-    tile_avx2<MC, 1>(columns, b0, b1, y, lanes + 4 * v, m);
+    }
+    if (vectors.pairs() != nullptr) {
+      const interleaved_pairs from{vectors.pairs() + v / 2 * vectors.pair_stride(),
+                                   vectors.pair_stride()};
+      tile_pairs<MC>(columns, b0, b1, from, pairs, lanes + 4 * v, m);
+    } else {
+      const double* y[10];
+      for (std::size_t k = 0; k < 2 * pairs; ++k) y[k] = vectors.w() + (v + k) * stride;
+      tile_pairs<MC>(columns, b0, b1, vector_pairs{y}, pairs, lanes + 4 * v, m);
+    }
+    v += 2 * pairs;
   }
 }
 
 // A tile kernel for `k` columns over bytes [b0, b1).
 using tile_kernel = void (*)(const std::uint8_t* const* columns, std::size_t b0, std::size_t b1,
-                             const double* w, std::size_t stride, std::size_t m,
-                             double* lanes) noexcept;
+                             const dosage_vectors& vectors, double* lanes) noexcept;
 
 // Chunks of samples outside, tiles of columns inside: tiles[k] takes k columns, up to
 // `widest`, and the last tile takes the rest.
 void dots_chunked(const tile_kernel* tiles, std::size_t widest, const std::uint8_t* const* columns,
-                  std::size_t count, std::size_t n, const double* w, std::size_t stride,
-                  std::size_t m, double* out) noexcept {
+                  std::size_t count, const dosage_vectors& v, double* out) noexcept {
+  const std::size_t n = v.samples(), m = v.size();
   thread_local std::vector<double> lanes;
   lanes.assign(4 * count * m, 0.0);
   const std::size_t full = n / 4, chunk = chunk_bytes(m);
@@ -240,31 +274,31 @@ void dots_chunked(const tile_kernel* tiles, std::size_t widest, const std::uint8
     const std::size_t b1 = std::min(full, b0 + chunk);
     for (std::size_t c = 0; c < count; c += widest) {
       const std::size_t k = std::min(widest, count - c);
-      tiles[k](columns + c, b0, b1, w, stride, m, lanes.data() + 4 * c * m);
+      tiles[k](columns + c, b0, b1, v, lanes.data() + 4 * c * m);
     }
   }
-  finish_dots(columns, count, n, w, stride, m, lanes.data(), out);
+  finish_dots(columns, count, n, v.w(), v.stride(), m, lanes.data(), out);
 }
 
-void dots_avx2(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
-               const double* w, std::size_t stride, std::size_t m, double* out) noexcept {
+void dots_avx2(const std::uint8_t* const* columns, std::size_t count, const dosage_vectors& v,
+               double* out) noexcept {
   static constexpr tile_kernel tiles[] = {nullptr, tile_columns<1>, tile_columns<2>,
                                           tile_columns<3>, tile_columns<4>};
-  dots_chunked(tiles, 4, columns, count, n, w, stride, m, out);
+  dots_chunked(tiles, 4, columns, count, v, out);
 }
 
 // Five columns by five pairs of vectors: 25 accumulators, 5 vectors and a table row fill 31
 // of the 32 registers, and each pair's load serves five columns (the kernel then runs near
 // two 512-bit FMAs per cycle, where four columns left a fifth of that on the table).
-void dots_avx512(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
-                 const double* w, std::size_t stride, std::size_t m, double* out) noexcept {
+void dots_avx512(const std::uint8_t* const* columns, std::size_t count, const dosage_vectors& v,
+                 double* out) noexcept {
   static constexpr tile_kernel tiles[] = {nullptr,
                                           tile_columns_avx512<1>,
                                           tile_columns_avx512<2>,
                                           tile_columns_avx512<3>,
                                           tile_columns_avx512<4>,
                                           tile_columns_avx512<5>};
-  dots_chunked(tiles, 5, columns, count, n, w, stride, m, out);
+  dots_chunked(tiles, 5, columns, count, v, out);
 }
 
 #endif
@@ -412,19 +446,49 @@ void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,
   axpy_portable(codes.data(), n, m, a, c, r);
 }
 
-void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
-                 const double* w, std::size_t stride, std::size_t m, double* out) noexcept {
-  if (m == 0 || count == 0) return;
+dosage_vectors::dosage_vectors(const double* w, std::size_t n, std::size_t stride, std::size_t m)
+    : w_(w), n_(n), stride_(stride), m_(m) {
+#if COLFLOW_X86_DISPATCH
+  if (m < 4 || !detail::cpu_has_avx512f()) return;  // see interleaved_pairs
+  const std::size_t full = n / 4, pairs = m / 2, ps = pair_stride();
+  storage_.resize(pairs * ps + 8);
+  const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
+  double* to = storage_.data() + (64 - address % 64) % 64 / sizeof(double);
+  pairs_ = to;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, full, 4096),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t p = 0; p < pairs; ++p) {
+                        const double* y0 = w + 2 * p * stride;
+                        const double* y1 = y0 + stride;
+                        double* pair = to + p * ps;
+                        for (std::size_t b = r.begin(); b != r.end(); ++b) {
+                          std::memcpy(pair + 8 * b, y0 + 4 * b, 4 * sizeof(double));
+                          std::memcpy(pair + 8 * b + 4, y1 + 4 * b, 4 * sizeof(double));
+                        }
+                      }
+                    });
+#endif
+}
+
+void dosage_dots(const std::uint8_t* const* columns, std::size_t count, const dosage_vectors& v,
+                 double* out) noexcept {
+  if (v.size() == 0 || count == 0) return;
 #if COLFLOW_X86_DISPATCH
   // A single vector has no partner to share a 512-bit register with.
-  if (m > 1 && detail::cpu_has_avx512f()) return dots_avx512(columns, count, n, w, stride, m, out);
-  if (detail::cpu_has_avx2_fma()) return dots_avx2(columns, count, n, w, stride, m, out);
+  if (v.size() > 1 && detail::cpu_has_avx512f()) return dots_avx512(columns, count, v, out);
+  if (detail::cpu_has_avx2_fma()) return dots_avx2(columns, count, v, out);
 #endif
-  dots_portable(columns, count, n, w, stride, m, out);
+  dots_portable(columns, count, v.samples(), v.w(), v.stride(), v.size(), out);
+}
+
+void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::size_t n,
+                 const double* w, std::size_t stride, std::size_t m, double* out) {
+  if (m == 0 || count == 0) return;
+  dosage_dots(columns, count, dosage_vectors(w, n, stride, m), out);
 }
 
 void dosage_dots(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
-                 std::size_t stride, std::size_t m, double* out) noexcept {
+                 std::size_t stride, std::size_t m, double* out) {
   const std::uint8_t* column = codes.data();
   dosage_dots(&column, 1, n, w, stride, m, out);
 }

@@ -188,53 +188,60 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
     if (row != detail::sample_lines::absent) ++t.matched_samples;
   };
 
-  std::string text = detail::read_table_text(file);
-  const std::vector<detail::text_record> records = detail::split_records(text);
-  if (records.empty()) throw error(errc::bad_input, file.string() + ": the file is empty");
-  std::vector<std::string_view> f;
-  detail::split_fields(records[0].text, f);
-  const std::size_t first = read_layout(records[0].line, f) ? 1 : 0;
-  ids.emplace(samples, file, layout.has_fid);
+  const detail::mapped_table_text mapped(file);
+  try {
+    const std::string_view text = mapped.text();
+    const std::vector<detail::text_record> records = detail::split_records(text);
+    if (records.empty()) throw error(errc::bad_input, file.string() + ": the file is empty");
+    std::vector<std::string_view> f;
+    detail::split_fields(records[0].text, f);
+    const std::size_t first = read_layout(records[0].line, f) ? 1 : 0;
+    ids.emplace(samples, file, layout.has_fid);
 
-  // Splitting the lines, reading their values and looking their samples up is most of the
-  // work and grows with the lines and columns: it runs across threads. The lines are then
-  // taken in file order (a sample listed twice is named at its second line), and a line that
-  // did not read cleanly goes through data_line, which throws the message the first problem
-  // deserves, whatever thread met it.
-  const std::size_t lines = records.size() - first, nc = take.size();
-  std::vector<double> values(lines * nc);
-  std::vector<std::array<std::string_view, 2>> id(lines);
-  std::vector<std::size_t> found(lines);
-  std::vector<std::uint8_t> clean(lines, 0);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines, 2048),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      std::vector<std::string_view> fields;
-                      for (std::size_t k = r.begin(); k != r.end(); ++k) {
-                        detail::split_fields(records[first + k].text, fields);
-                        if (fields.size() != fields_expected) continue;
-                        id[k] = {fields[0], fields.size() > 1 ? fields[1] : std::string_view{}};
-                        found[k] = ids->find(fields, k);  // in store order, line k is row k
-                        bool ok = true;
-                        for (std::size_t c = 0; c < nc; ++c)
-                          ok &= read_value(fields[take[c]], values[k * nc + c]);
-                        clean[k] = ok;
-                      }
-                    });
-  for (std::size_t k = 0; k < lines; ++k) {
-    const std::size_t line = records[first + k].line;
-    if (!clean[k]) {
-      detail::split_fields(records[first + k].text, f);
-      data_line(line, f);
-      continue;
+    // Splitting the lines, reading their values and looking their samples up is most of the
+    // work and grows with the lines and columns: it runs across threads. The lines are then
+    // taken in file order (a sample listed twice is named at its second line), and a line that
+    // did not read cleanly goes through data_line, which throws the message the first problem
+    // deserves, whatever thread met it.
+    const std::size_t lines = records.size() - first, nc = take.size();
+    std::vector<double> values(lines * nc);
+    std::vector<std::array<std::string_view, 2>> id(lines);
+    std::vector<std::size_t> found(lines);
+    std::vector<std::uint8_t> clean(lines, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, lines, 2048),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        std::vector<std::string_view> fields;
+                        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                          detail::split_fields(records[first + k].text, fields);
+                          if (fields.size() != fields_expected) continue;
+                          id[k] = {fields[0], fields.size() > 1 ? fields[1] : std::string_view{}};
+                          found[k] = ids->find(fields, k);  // in store order, line k is row k
+                          bool ok = true;
+                          for (std::size_t c = 0; c < nc; ++c)
+                            ok &= read_value(fields[take[c]], values[k * nc + c]);
+                          clean[k] = ok;
+                        }
+                      });
+    for (std::size_t k = 0; k < lines; ++k) {
+      const std::size_t line = records[first + k].line;
+      if (!clean[k]) {
+        detail::split_fields(records[first + k].text, f);
+        data_line(line, f);
+        continue;
+      }
+      ++t.file_samples;
+      const std::size_t row = ids->take(found[k], id[k], line);
+      if (row == detail::sample_lines::absent) continue;
+      for (std::size_t c = 0; c < nc; ++c)
+        t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = values[k * nc + c];
+      ++t.matched_samples;
     }
-    ++t.file_samples;
-    const std::size_t row = ids->take(found[k], id[k], line);
-    if (row == detail::sample_lines::absent) continue;
-    for (std::size_t c = 0; c < nc; ++c)
-      t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = values[k * nc + c];
-    ++t.matched_samples;
+    mapped.check_intact();
+    return t;
+  } catch (const error&) {
+    mapped.check_intact();  // a shrunk file's zeros are not the line an error would name
+    throw;
   }
-  return t;
 }
 
 namespace {

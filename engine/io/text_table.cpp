@@ -11,6 +11,18 @@ std::string read_table_text(const std::filesystem::path& path) {
   return read_text_file(path);
 }
 
+mapped_table_text::mapped_table_text(const std::filesystem::path& path) : path_(path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw error(errc::not_found, path.string() + ": no such file");
+  map_ = mapped_file(open_read(path), access_hint::will_need);
+}
+
+void mapped_table_text::check_intact() const {
+  if (map_.damaged())
+    throw error(errc::io_error, path_.string() + ": the file shrank while it was being read");
+}
+
 void split_fields(std::string_view l, std::vector<std::string_view>& fields) {
   fields.clear();
   std::size_t i = 0;

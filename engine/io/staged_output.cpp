@@ -147,7 +147,7 @@ void staged_output::discard() noexcept {
   temp_.clear();
 }
 
-void staged_output::commit() {
+void staged_output::commit(directory_sync sync) {
   if (committed_) return;
   if (temp_.empty()) throw error(errc::invalid_argument, "commit of a moved-from output");
   {
@@ -186,7 +186,7 @@ void staged_output::commit() {
   }
   committed_ = true;
   temp_.clear();
-  sync_directory(parent_of(target_));
+  if (sync == directory_sync::now) sync_directory(parent_of(target_));
 }
 
 }  // namespace colflow

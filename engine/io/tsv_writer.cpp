@@ -80,9 +80,9 @@ void tsv_writer::finish() {
   if (closed != 0) throw_system_error(errno, "cannot write", output_.path());
 }
 
-void tsv_writer::commit() {
+void tsv_writer::commit(staged_output::directory_sync sync) {
   finish();
-  output_.commit();
+  output_.commit(sync);
 }
 
 }  // namespace colflow

@@ -57,7 +57,12 @@ class staged_output {
   /// exchange, moved aside just before the rename. Deciding whether a target may be replaced is
   /// the caller's job. Throws colflow::error (io_error) naming the path; the temporary is then
   /// removed by the destructor.
-  void commit();
+  ///
+  /// A caller publishing many outputs in one directory may pass directory_sync::by_caller and
+  /// fsync the directory once after the last rename (sync_directory, file_io.hpp): one journal
+  /// commit instead of one per output. Until then a crash may lose any of the renames.
+  enum class directory_sync { now, by_caller };
+  void commit(directory_sync sync = directory_sync::now);
 
   /// True once commit() has succeeded.
   bool committed() const noexcept { return committed_; }

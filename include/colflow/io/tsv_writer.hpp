@@ -32,9 +32,10 @@ class tsv_writer {
   /// part of commit(), which a caller of many tables runs for all of them at once, renaming
   /// none until all are written. Throws colflow::error naming the file on failure.
   void finish();
-  /// finish() if not done, then renames into place; throws colflow::error naming the file on
+  /// finish() if not done, then renames into place (staged_output::commit, whose directory
+  /// sync a caller of many tables may do once itself); throws colflow::error naming the file on
   /// failure.
-  void commit();
+  void commit(staged_output::directory_sync sync = staged_output::directory_sync::now);
   const std::filesystem::path& path() const noexcept { return output_.target(); }
 
  private:

@@ -103,8 +103,10 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
                       (nc ? ", covariates)" : ")"));
     g.q0 = 1.0 / std::sqrt(static_cast<double>(g.n));
     const auto basis = static_cast<Eigen::Index>(g.k - 1);
-    g.w.setZero(static_cast<Eigen::Index>(rows),
-                basis + static_cast<Eigen::Index>(g.phenotypes.size()));
+    // Every column is written whole below (zero on the rows the group does not use), so the
+    // matrix is not zeroed first: its pages are touched once, by the threads that fill it.
+    g.w.resize(static_cast<Eigen::Index>(rows),
+               basis + static_cast<Eigen::Index>(g.phenotypes.size()));
     for (Eigen::Index c = 0; c < nc; ++c) {
       Eigen::VectorXd v = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(rows));
       for (std::size_t i = 0; i < rows; ++i)
@@ -125,14 +127,13 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
     g.yy.resize(g.phenotypes.size());
     tbb::parallel_for(std::size_t{0}, g.phenotypes.size(), [&](std::size_t q) {
       const Eigen::Index col = basis + static_cast<Eigen::Index>(q);
-      for (std::size_t i = 0; i < rows; ++i)
-        if (g.in[i])
-          g.w(static_cast<Eigen::Index>(i), col) =
-              ph.values(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(g.phenotypes[q]));
-      Eigen::VectorXd v = g.w.col(col);
-      project_out(g, basis, v);
-      g.w.col(col) = v;
-      g.yy[q] = v.squaredNorm();
+      const auto p = static_cast<Eigen::Index>(g.phenotypes[q]);
+      for (std::size_t i = 0; i < rows; ++i) {
+        const auto r = static_cast<Eigen::Index>(i);
+        g.w(r, col) = g.in[i] ? ph.values(r, p) : 0.0;
+      }
+      project_out(g, basis, g.w.col(col));
+      g.yy[q] = g.w.col(col).squaredNorm();
     });
     // Without covariates, test_column reads the phenotypes of the samples without a call row
     // by row; with covariates it reads w itself.

@@ -30,9 +30,10 @@ struct sample_group {
   // intercept, then each phenotype with the covariates (and intercept) projected out; zero
   // on the rows the group does not use.
   Eigen::MatrixXd w;
-  std::vector<std::size_t> phenotypes;     // indices into the phenotype table
-  std::vector<double> yy;                  // squared norm of each projected phenotype
-  std::vector<double> w_rows;              // without covariates: w row by row (rows x phenotypes)
+  std::vector<std::size_t> phenotypes;  // indices into the phenotype table
+  std::vector<double> yy;               // squared norm of each projected phenotype
+  // Without covariates: w again, row by row (rows x phenotypes).
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> w_rows;
   std::optional<dosage_vectors> products;  // w made ready for dosage_dots (genotype stores)
 };
 
@@ -139,13 +140,13 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
     // by row; with covariates it reads w itself.
     if (g.k == 1) {
       const std::size_t np = g.phenotypes.size();
-      g.w_rows.resize(rows * np);
+      g.w_rows.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(np));
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 4096),
                         [&](const tbb::blocked_range<std::size_t>& r) {
                           for (std::size_t q = 0; q < np; ++q) {
                             const double* from = g.w.col(static_cast<Eigen::Index>(q)).data();
                             for (std::size_t i = r.begin(); i != r.end(); ++i)
-                              g.w_rows[i * np + q] = from[i];
+                              g.w_rows.data()[i * np + q] = from[i];
                           }
                         });
     }

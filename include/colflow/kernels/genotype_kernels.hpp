@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -68,7 +69,9 @@ class dosage_vectors {
  private:
   const double* w_;
   std::size_t n_, stride_, m_;
-  std::vector<double> storage_;  // the interleaved pairs, from its first 64-byte boundary
+  // The interleaved pairs, from its first 64-byte boundary; left uninitialised until the
+  // threads that copy the pairs touch it.
+  std::unique_ptr<double[]> storage_;
   const double* pairs_ = nullptr;
 };
 

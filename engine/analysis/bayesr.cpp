@@ -293,7 +293,7 @@ bayesr_result bayesr(const store& s, const selection& sel, std::span<const doubl
     state.pi[0] = 0.95;
     state.beta.assign(m, 0.0);
     state.component.assign(m, 0);
-    state.residual = y;
+    state.residual.assign(y.begin(), y.end());
     state.included.assign(m, 0);
     state.beta_sum.assign(m, 0.0);
     state.beta_square_sum.assign(m, 0.0);

@@ -45,8 +45,8 @@ class writer {
     const auto* p = reinterpret_cast<const char*>(&v);
     bytes_.append(p, sizeof(T));
   }
-  template <typename T>
-  void put_all(const std::vector<T>& v) {
+  template <typename T, typename Allocator>
+  void put_all(const std::vector<T, Allocator>& v) {
     bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
   void put_magic() { bytes_.append(magic, sizeof magic); }
@@ -182,7 +182,8 @@ bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint
   st.pi = r.get_all<double>(k);
   st.beta = r.get_all<double>(m);
   st.component = r.get_all<std::uint8_t>(m);
-  st.residual = r.get_all<double>(n);
+  const std::vector<double> residual = r.get_all<double>(n);
+  st.residual.assign(residual.begin(), residual.end());
   st.included = r.get_all<std::uint64_t>(m);
   st.beta_sum = r.get_all<double>(m);
   st.beta_square_sum = r.get_all<double>(m);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "analysis/residual_vector_internal.hpp"
 #include "colflow/analysis/bayesr.hpp"
 
 namespace colflow::detail {
@@ -21,7 +22,7 @@ struct bayesr_state {
   std::vector<double> pi;               // per class, the zero class first
   std::vector<double> beta;             // per selected column (standardised scale)
   std::vector<std::uint8_t> component;  // per selected column: its class
-  std::vector<double> residual;         // per store row: y − μ − Zβ on used rows, 0 elsewhere
+  residual_vector residual;             // per store row: y − μ − Zβ on used rows, 0 elsewhere
   // Posterior accumulators over the kept iterations after burn-in.
   std::uint64_t posterior_samples = 0;
   std::vector<std::uint64_t> included;

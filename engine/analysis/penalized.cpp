@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "analysis/residual_vector_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
@@ -34,7 +35,7 @@ penalized_result penalized_regression(const store& s, const selection& sel,
   penalized_result result;
   result.samples = n;
   result.intercept = fit.mean;
-  std::vector<double> r(rows, 0.0);  // the residual; zero on unused rows, always
+  detail::residual_vector r(rows, 0.0);  // the residual; zero on unused rows, always
   for (std::size_t i = 0; i < rows; ++i)
     if (fit.used[i]) r[i] = phenotype[i] - result.intercept;
   detail::standardized_columns z(s, sel, fit.used, analysis.processes);

@@ -51,7 +51,7 @@ standardized_columns::standardized_columns(const store& s, const selection& sel,
 
 template <typename Blocks>
 double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
-                                          const std::vector<double>& r, double r_sum) const {
+                                          std::span<const double> r, double r_sum) const {
   // A block of rows is a run of whole bytes of codes: the kernels see it as a short column.
   const column_stats& st = stats_[p];
   if (st.observed == used_count_) {
@@ -68,13 +68,13 @@ double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const s
 }
 
 double standardized_columns::dot_alone(std::size_t p, const column_view<double>& v,
-                                       const std::vector<double>& r, double r_sum) const {
+                                       std::span<const double> r, double r_sum) const {
   sample_blocks alone(rows_, sample_blocks::never);
   return genotype_dot(alone, p, v.codes.data(), r, r_sum);
 }
 
 double standardized_columns::dot(std::size_t p, const column_view<double>& v,
-                                 const std::vector<double>& r, double r_sum) {
+                                 std::span<const double> r, double r_sum) {
   if (genotype_) return genotype_dot(blocks_, p, v.codes.data(), r, r_sum);
   // Standardised block by block, by the thread that then multiplies the block.
   return blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
@@ -85,7 +85,7 @@ double standardized_columns::dot(std::size_t p, const column_view<double>& v,
 }
 
 void standardized_columns::subtract(std::size_t p, const column_view<double>& v, double delta,
-                                    std::vector<double>& r) {
+                                    std::span<double> r) {
   const column_stats& st = stats_[p];
   if (genotype_) {
     const std::uint8_t* codes = v.codes.data();

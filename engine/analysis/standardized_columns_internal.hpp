@@ -61,18 +61,17 @@ class standardized_columns {
   // used sample then needs only the dosage products (half the work). Column updates r −= δz leave
   // the sum unchanged (z sums to zero over the used samples), so a solver computes it once per
   // pass.
-  double dot(std::size_t p, const column_view<double>& v, const std::vector<double>& r,
-             double r_sum);
+  double dot(std::size_t p, const column_view<double>& v, std::span<const double> r, double r_sum);
 
   // The same product of a genotype column computed on the calling thread alone, by the same
   // block partials added in the same order, so the same bits: for passes that spread columns,
   // not blocks, over the threads. Genotype stores only; may run concurrently for different
   // columns (also learn() then, which only writes position p).
-  double dot_alone(std::size_t p, const column_view<double>& v, const std::vector<double>& r,
+  double dot_alone(std::size_t p, const column_view<double>& v, std::span<const double> r,
                    double r_sum) const;
 
   // r −= δ z_p, after dot() on the same view (which standardised a dense column).
-  void subtract(std::size_t p, const column_view<double>& v, double delta, std::vector<double>& r);
+  void subtract(std::size_t p, const column_view<double>& v, double delta, std::span<double> r);
 
   // z_p itself, one value per store row (for solvers that hold the matrix in memory).
   void values(std::size_t p, const column_view<double>& v, double* out) const;
@@ -81,7 +80,7 @@ class standardized_columns {
   // Rows [first, first + n) of z_p into out[first, first + n).
   template <typename Blocks>
   double genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
-                      const std::vector<double>& r, double r_sum) const;
+                      std::span<const double> r, double r_sum) const;
   void standardize(std::size_t p, const column_view<double>& v, std::size_t first, std::size_t n,
                    double* out) const;
 

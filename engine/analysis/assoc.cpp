@@ -412,6 +412,10 @@ assoc_summary linear_association(const store& s, const selection& sel,
     return summary;
   }
 
+  // Each group's vectors are laid out for the product kernel once, for every block.
+  for (sample_group& g : groups)
+    g.products.emplace(g.w.data(), rows, rows, static_cast<std::size_t>(g.w.cols()));
+
   // Genotype columns travel in blocks: the packed codes of up to `block` columns are kept,
   // then every group's sums and dot products are computed for the whole block (a task's
   // columns share each chunk of the phenotypes while it sits in cache, tiles of columns share
@@ -419,8 +423,6 @@ assoc_summary linear_association(const store& s, const selection& sel,
   // split across threads never changes a result.
   // About 4 MiB of codes per block (16 to 256 columns): large enough that the threads'
   // share of a block dwarfs the cost of meeting at its end.
-  for (sample_group& g : groups)
-    g.products.emplace(g.w.data(), rows, rows, static_cast<std::size_t>(g.w.cols()));
   constexpr std::size_t task = 20;  // four tiles of the widest product kernel
   const std::size_t bytes = genotype_column_bytes(rows);
   const std::size_t block =

@@ -123,6 +123,10 @@ file_descriptor create_file(const std::filesystem::path& path) {
   return {fd, path.string()};
 }
 
+std::filesystem::path directory_of(const std::filesystem::path& path) {
+  return path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+}
+
 void sync_directory(const std::filesystem::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw_system_error(errno, "cannot open directory", dir.string());

@@ -33,10 +33,6 @@ const std::string& host_name() {
   return name;
 }
 
-std::filesystem::path parent_of(const std::filesystem::path& target) {
-  return target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
-}
-
 // True when `pid` names a process that exists (or that we may not signal, which also exists).
 bool process_alive(long pid) {
   if (pid <= 0) return true;  // not a PID we wrote: leave it alone
@@ -60,7 +56,7 @@ std::size_t staged_output::sweep_stale(const std::filesystem::path& target) noex
     std::string host = host_name();
     host += '-';
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(parent_of(target), ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(directory_of(target), ec)) {
       const std::string name = entry.path().filename().string();
       // .NAME.tmp-HOST-PID-RANDOM (a moved-aside old directory adds ".old").
       if (name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -99,7 +95,7 @@ staged_output::staged_output(std::filesystem::path target, kind what)
   for (int attempt = 0; attempt < 16; ++attempt) {
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "%08x", static_cast<unsigned>(rd()));
-    std::filesystem::path candidate = parent_of(target_) / (base + suffix);
+    std::filesystem::path candidate = directory_of(target_) / (base + suffix);
     if (kind_ == kind::directory) {
       if (::mkdir(candidate.c_str(), 0777) == 0) {
         temp_ = std::move(candidate);
@@ -186,7 +182,7 @@ void staged_output::commit(directory_sync sync) {
   }
   committed_ = true;
   temp_.clear();
-  if (sync == directory_sync::now) sync_directory(parent_of(target_));
+  if (sync == directory_sync::now) sync_directory(directory_of(target_));
 }
 
 }  // namespace colflow

@@ -8,17 +8,23 @@
 
 namespace colflow::detail {
 
-std::string read_table_text(const std::filesystem::path& path) {
+namespace {
+
+void require_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw error(errc::not_found, path.string() + ": no such file");
+}
+
+}  // namespace
+
+std::string read_table_text(const std::filesystem::path& path) {
+  require_file(path);
   return read_text_file(path);
 }
 
 mapped_table_text::mapped_table_text(const std::filesystem::path& path) : path_(path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw error(errc::not_found, path.string() + ": no such file");
+  require_file(path);
   map_ = mapped_file(open_read(path), access_hint::will_need);
 }
 

@@ -46,6 +46,8 @@ file_descriptor open_read(const std::filesystem::path& path);
 file_descriptor create_file(const std::filesystem::path& path);
 // fsyncs a directory so that renames and new names inside it are durable.
 void sync_directory(const std::filesystem::path& dir);
+// The directory that holds `path`: its parent, or "." for a bare name.
+std::filesystem::path directory_of(const std::filesystem::path& path);
 
 // Appends through a buffer so that small frames and text lines cost few system calls.
 class buffered_writer {

@@ -74,10 +74,9 @@ void decode_portable(const std::uint8_t* in, const genotype_lut<T>& lut, T* dst,
 #if COLFLOW_X86_DISPATCH
 // AVX2 decoders, chosen at run time so that the build stays plain x86-64. The 4-entry table sits
 // in a register and vpermps picks every output lane from it: a few register operations per
-// 32-byte store and no table to build. On a Zen 4 (bench/codec_bench, 10,000 samples) float32
-// decodes about 4x faster than with the nibble table, whose copies are only 8 bytes, and
-// float64 about 1.2x (its nibble copies are already 16 bytes). vpermps reads only the low 3
-// bits of each index.
+// 32-byte store and no table to build. The gain over the nibble table is largest for float32,
+// whose nibble copies are only 8 bytes; float64's are already 16 (bench/codec_bench measures
+// both). vpermps reads only the low 3 bits of each index.
 
 // float32: 16 samples from 32 bits of codes. Lane j shifts its code to bits 0-1; bit 2 is the
 // next code's low bit, harmless because the table is repeated in both halves of the register.

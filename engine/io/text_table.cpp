@@ -45,8 +45,8 @@ std::uint64_t blank_bytes(std::uint64_t w) noexcept {
 }
 
 // The end of the field that starts at `i`: the next space or tab, or the end of the line.
-// Eight bytes at a time: most fields of a phenotype file are eight to twelve characters, and
-// a byte at a time was most of the time of splitting them.
+// Eight bytes at a time: most fields of a phenotype file are eight to twelve characters, so a
+// field's end is found in one or two words instead of a test per byte.
 std::size_t field_end(std::string_view l, std::size_t i) noexcept {
   for (; i + 8 <= l.size(); i += 8) {
     std::uint64_t w;

@@ -27,7 +27,7 @@ std::string read_table_text(const std::filesystem::path& path);
 
 // The text of a table mapped rather than read: a phenotype file of 100,000 samples and ten
 // values is 12 MB, and a copy costs a page fault per 4 KiB of fresh memory besides the copy
-// (2 to 3 ms of reading that file, about 36 ms). Throws as read_table_text.
+// itself, work a mapping does not do. Throws as read_table_text.
 class mapped_table_text {
  public:
   explicit mapped_table_text(const std::filesystem::path& path);

@@ -159,8 +159,9 @@ __attribute__((target("avx2,fma"))) void tile_columns(const std::uint8_t* const*
 // Where the AVX-512 tiles take their pairs of vectors from. Interleaved by dosage_vectors, a
 // pair is one aligned load; built from the two vectors, it takes two half loads and a merge
 // (masked broadcasts: GCC 12 warns on the undefined pass-through operand of the plain insert
-// and cast intrinsics). At ten vectors the merges were a tenth of the kernel's time; at one or
-// two pairs they cost nothing measurable and the copy is not made.
+// and cast intrinsics). The merges grow with the number of pairs, so from two pairs (four
+// vectors) on dosage_vectors makes the interleaved copy; for a single pair the copy would cost
+// more than the merges it saves, and the vectors are read where they are.
 struct interleaved_pairs {
   const double* first;  // the tile's first pair
   std::size_t stride;   // from one pair to the next
@@ -282,7 +283,7 @@ void dots_chunked(const tile_kernel* tiles, std::size_t widest, const std::uint8
 
 // One vector: each column is one chain of FMAs over its bytes, and an FMA waits about four
 // cycles for the one before it in its chain, so a tile of four columns could use at most half
-// of the two FMA units. With eight the loads are the limit (63 to 51 ps per multiply-add).
+// of the two FMA units. Eight chains cover the latency, and the loads become the limit.
 template <int MC>
 __attribute__((target("avx2,fma"))) void tile_one_vector(const std::uint8_t* const* columns,
                                                          std::size_t b0, std::size_t b1,
@@ -312,8 +313,8 @@ void dots_avx2(const std::uint8_t* const* columns, std::size_t count, const dosa
 }
 
 // Five columns by five pairs of vectors: 25 accumulators, 5 vectors and a table row fill 31
-// of the 32 registers, and each pair's load serves five columns (the kernel then runs near
-// two 512-bit FMAs per cycle, where four columns left a fifth of that on the table).
+// of the 32 registers, and each pair's load serves five columns: 25 FMAs for ten loads a step,
+// the widest tile the registers hold, which keeps the two FMA units busier than four columns.
 void dots_avx512(const std::uint8_t* const* columns, std::size_t count, const dosage_vectors& v,
                  double* out) noexcept {
   static constexpr tile_kernel tiles[] = {nullptr,

@@ -1,12 +1,12 @@
 // The team behind sample_blocks' parallel loops (docs/DESIGN.md §4.8).
 //
 // An iterative analysis runs one short loop per column: at 100,000 samples, a column's product
-// is about 15 µs of work on one core. Starting and joining a tbb::parallel_for costs about
-// 1.5 µs of that on 2 cores, mostly waking and stealing; the team's helpers instead spin on a
-// generation counter between columns, so a new column reaches them in well under a
-// microsecond. They run as oneTBB tasks (so `--threads` and the arena bound them) and return
-// their worker thread after a short idle spell, so that a pass waiting on decode does not keep
-// the decoders off the cores.
+// is microseconds of work on one core, and starting and joining a tbb::parallel_for (waking
+// threads, stealing) costs a sizeable share of that. The team's helpers instead spin on a
+// generation counter between columns, so a new column reaches them without a wake-up
+// (docs/SCALING.md has the measurements). They run as oneTBB tasks (so `--threads` and the
+// arena bound them) and return their worker thread after a short idle spell, so that a pass
+// waiting on decode does not keep the decoders off the cores.
 //
 // Claims: the blocks are cut into one stretch per thread; each stretch has a counter tagged
 // with the generation of the loop, and a thread takes blocks from its own stretch first, then
@@ -42,9 +42,9 @@ void cpu_relax() noexcept {
 }
 
 // How long a helper waits for the next column before it gives its worker thread back: several
-// columns' worth on a busy loop, and short against a decode that keeps compute waiting (50 µs
-// made a decode-bound zstd pass 3% slower than before the team, by spinning on the decoders'
-// core; 10 µs does not).
+// columns' worth on a busy loop, and short against a decode that keeps compute waiting, so that
+// a decode-bound pass does not lose a decoder's core to a helper spinning for a column that is
+// not coming.
 constexpr auto idle_limit = std::chrono::microseconds(10);
 
 }  // namespace

@@ -66,7 +66,7 @@ void decompress_frame(codec_id codec, std::span<const std::byte> frame,
 /// and read each other's and every other encoder's; the frame bytes they write differ, the
 /// payloads never do.
 enum class zlib_impl : std::uint8_t {
-  libdeflate,  ///< the default: whole-buffer libdeflate, several times faster to decode
+  libdeflate,  ///< the default: whole-buffer libdeflate, faster to decode than zlib
   zlib,        ///< zlib's deflate/inflate, the reference (benchmarks, diagnosis)
 };
 

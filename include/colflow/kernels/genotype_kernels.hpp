@@ -50,9 +50,8 @@ void dosage_dots(const std::uint8_t* const* columns, std::size_t count, std::siz
 /// The `m` vectors of dosage_dots (n samples each, `stride` apart in `w`, which must outlive
 /// this object) made ready for many calls: on CPUs with AVX-512 and from four vectors on, a
 /// copy of them with each pair of vectors interleaved four samples at a time, the layout its
-/// kernel reads (one aligned load a pair instead of two half loads and a merge: about a tenth
-/// faster at ten vectors). A scan prepares its vectors once; each call of the unprepared
-/// overload prepares them again.
+/// kernel reads (one aligned load a pair, which costs less than two half loads and a merge).
+/// A scan prepares its vectors once; each call of the unprepared overload prepares them again.
 class dosage_vectors {
  public:
   dosage_vectors(const double* w, std::size_t n, std::size_t stride, std::size_t m);

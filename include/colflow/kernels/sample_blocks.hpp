@@ -29,8 +29,8 @@ namespace colflow {
 inline constexpr std::size_t sample_block_rows = 4096;
 
 /// Columns shorter than this are computed on the calling thread. A column of one block has
-/// nothing to share; from two whole blocks on, the team is faster than one thread on the
-/// benchmark machine (1.23x at 8,192 rows, docs/SCALING.md). The choice never changes a result.
+/// nothing to share; from two whole blocks on, a second thread has a whole block to take, and
+/// the team beats one thread (docs/SCALING.md). The choice never changes a result.
 inline constexpr std::size_t parallel_rows_threshold = 2 * sample_block_rows;
 
 namespace detail {

@@ -4,11 +4,11 @@
 #
 #   bench/run.sh --quick          every comparison on small data, 2 rounds (a few minutes)
 #   bench/run.sh                  the full run (under an hour on 2 cores); regenerates the
-#                                 README's performance section
+#                                 generated section of docs/PERFORMANCE.md
 #   bench/run.sh --only codecs,streaming,analyses,models,scaling,inputs,python
 #   bench/run.sh --only scaling --baseline-colflow "$(bench/compare_builds.sh REV --build-only)"
 #                                 1 against 2 threads; uk10k BayesR of this build against REV's
-#   bench/run.sh --report bench/results/FILE.tsv [--readme]     plots/README from a results file
+#   bench/run.sh --report bench/results/FILE.tsv [--page]     plots and page from a results file
 #
 # Installs what it needs first: Debian packages (scripts/install-deps.sh, plink2 and plink1.9
 # among them) and numpy, scikit-learn, bed-reader, blosc2 and matplotlib from PyPI into

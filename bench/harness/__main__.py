@@ -1,12 +1,12 @@
 """The benchmark harness: colflow against the tools users would pick instead, side by side.
 
-  python -m harness [--quick] [--only SUITE,...] [--rounds N] [--threads N] [--readme]
+  python -m harness [--quick] [--only SUITE,...] [--rounds N] [--threads N] [--page]
                     [--baseline-colflow PROGRAM]
-  python -m harness --report RESULTS.tsv [--readme]     (plots and README from a results file)
+  python -m harness --report RESULTS.tsv [--page]     (plots and the page from a results file)
 
 bench/run.sh installs the peers, builds colflow and calls this from bench/. Writes
 bench/results/<date>-<machine>[-quick].tsv and its plots (<same name>/*.png); a full run (or
---readme) regenerates the README's performance section from them.
+--page) regenerates the generated section of docs/PERFORMANCE.md from them.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-from . import machine, plots, readme
+from . import machine, performance_page, plots
 from . import (suite_analyses, suite_codecs, suite_inputs, suite_models, suite_python, suite_scaling,
                suite_streaming)
 from .context import FULL, QUICK, Context
@@ -37,10 +37,11 @@ def main() -> int:
                         help=f"comma-separated suites to run (default: all of {', '.join(SUITES)})")
     parser.add_argument("--rounds", type=int, help="alternating rounds per comparison")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for every tool")
-    parser.add_argument("--readme", action="store_true",
-                        help="regenerate the README's performance section (a full run always does)")
-    parser.add_argument("--report", metavar="TSV", help="only make the plots (and with --readme "
-                        "the README section) from an existing results file")
+    parser.add_argument("--page", action="store_true",
+                        help="regenerate docs/PERFORMANCE.md's generated section (a full run "
+                        "always does)")
+    parser.add_argument("--report", metavar="TSV", help="only make the plots (and with --page "
+                        "the page's section) from an existing results file")
     parser.add_argument("--colflow", default="build/release/cli/colflow")
     parser.add_argument("--baseline-colflow", metavar="PROGRAM",
                         help="an earlier build of colflow, from the repository's top like --colflow "
@@ -53,7 +54,7 @@ def main() -> int:
     if args.report:
         # bench/run.sh runs this from bench/: a path from the repository's top works too.
         results = args.report if os.path.exists(args.report) else os.path.join(root, args.report)
-        return report(root, results, args.readme)
+        return report(root, results, args.page)
 
     suites = [s for s in args.only.split(",") if s]
     unknown = [s for s in suites if s not in SUITES]
@@ -93,18 +94,19 @@ def main() -> int:
     os.makedirs(os.path.dirname(results), exist_ok=True)
     write_tsv(results, rows, header)
     log(f"\nwrote {os.path.relpath(results, root)} ({len(rows)} rows) in {header[-1]}")
-    return report(root, results, args.readme or (not args.quick and args.only == ",".join(SUITES)))
+    return report(root, results, args.page or (not args.quick and args.only == ",".join(SUITES)))
 
 
-def report(root: str, results: str, update_readme: bool) -> int:
+def report(root: str, results: str, update_page: bool) -> int:
     header, rows = read_tsv(results)
     figures = plots.make_all(results, header, rows)
     for f in figures:
         log(f"wrote {os.path.relpath(f, root)}")
-    print(readme.summary(header, rows))
-    if update_readme:
-        readme.update(os.path.join(root, "README.md"), results, header, rows, figures, root)
-        log("updated the performance section of README.md")
+    print(performance_page.summary(header, rows))
+    if update_page:
+        performance_page.update(os.path.join(root, "docs", "PERFORMANCE.md"), results, header, rows,
+                                figures)
+        log("updated the generated section of docs/PERFORMANCE.md")
     return 0
 
 

@@ -1,5 +1,5 @@
 """What a result was measured on: the machine, the build and the peers' versions. Written as
-the header of the results file and quoted in the README."""
+the header of the results file and quoted in docs/PERFORMANCE.md."""
 from __future__ import annotations
 
 import os

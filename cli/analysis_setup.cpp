@@ -1,3 +1,4 @@
+// What the analysis commands share: options, the store and selection, progress, the log.
 #include "analysis_setup.hpp"
 
 #include <chrono>

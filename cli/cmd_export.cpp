@@ -1,3 +1,4 @@
+// colflow export: a store written back as PLINK files or .npy.
 #include <iostream>
 
 #include "colflow/colflow.hpp"

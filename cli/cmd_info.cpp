@@ -1,3 +1,4 @@
+// colflow info: a store's shape, codecs, sizes and ratio, as text or JSON.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>

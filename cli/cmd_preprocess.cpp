@@ -1,3 +1,4 @@
+// colflow preprocess: PLINK, BGEN, VCF/BCF or dense inputs converted into a store.
 #include <iostream>
 #include <memory>
 

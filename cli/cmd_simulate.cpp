@@ -1,3 +1,4 @@
+// colflow simulate: simulated PLINK genotypes, a phenotype and the true effects.
 #include <cstdio>
 #include <iostream>
 #include <optional>

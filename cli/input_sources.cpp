@@ -1,3 +1,4 @@
+// The input options of `colflow preprocess`, and the column source they name.
 #include "input_sources.hpp"
 
 #include "colflow/preprocess/inputs.hpp"

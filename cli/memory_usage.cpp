@@ -1,3 +1,4 @@
+// Resident memory of this process, read from /proc for `colflow bench`.
 #include "memory_usage.hpp"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// This process alone, or the ranks of the MPI launch that started it.
 #include "processes.hpp"
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// The one-line progress display on stderr, and durations and rates for people.
 #include "progress.hpp"
 
 #include <algorithm>

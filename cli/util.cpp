@@ -1,3 +1,4 @@
+// The helpers commands.hpp declares beside the commands: thread cap, terminal test, sizes.
 #include <unistd.h>
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// Option checks whose messages name the rule and the value given (validators.hpp).
 #include "validators.hpp"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// The frame checksum (colflow/codec/codec.hpp): XXH3-64 of a frame's bytes.
 #include <xxhash.h>
 
 #include "colflow/codec/codec.hpp"

@@ -1,3 +1,4 @@
+// The genotype codec (colflow/codec/genotype_codec.hpp): counts, statistics and decoders.
 #include "colflow/codec/genotype_codec.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Byte shuffle and unshuffle of float payloads around a codec (colflow/codec/codec.hpp).
 #include <cstring>
 
 #include "colflow/codec/codec.hpp"

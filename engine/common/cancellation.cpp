@@ -1,3 +1,4 @@
+// The process-wide stop request (colflow/cancellation.hpp).
 #include "colflow/cancellation.hpp"
 
 #include <atomic>

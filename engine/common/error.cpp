@@ -1,3 +1,4 @@
+// colflow::error, its error category, and the names and messages of the errc codes.
 #include "colflow/error.hpp"
 
 #include <cstring>

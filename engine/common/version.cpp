@@ -1,3 +1,4 @@
+// The library's version string, set by the build (colflow/version.hpp).
 #include "colflow/version.hpp"
 
 namespace colflow {

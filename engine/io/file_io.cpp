@@ -1,3 +1,4 @@
+// The POSIX file wrappers of colflow/io/file_io.hpp: descriptors, mappings, reads, writes.
 #include "colflow/io/file_io.hpp"
 
 #include <fcntl.h>

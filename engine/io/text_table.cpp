@@ -1,3 +1,4 @@
+// Whitespace-separated text tables (phenotypes, sample lists, sex files) read and split up.
 #include <bit>
 #include <cstdint>
 #include <cstring>

@@ -1,3 +1,4 @@
+// The SIGBUS handler that keeps a file shrinking under its mapping from killing the reader.
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// Result tables written as staged outputs, numbers formatted with std::to_chars.
 #include "colflow/io/tsv_writer.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// The dense matrix products of the randomised SVD's passes (dense_kernels_internal.hpp).
 #include <cmath>
 
 #include "kernels/dense_kernels_internal.hpp"

@@ -1,3 +1,4 @@
+// The communicator over MPI, and the session that initialises and finalises MPI.
 #include "colflow/mpi/mpi_session.hpp"
 
 #include <mpi.h>

@@ -1,3 +1,4 @@
+// Encoding and validating a store's binary headers and index entries (docs/FORMAT.md).
 #include <xxhash.h>
 
 #include <algorithm>

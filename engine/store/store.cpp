@@ -1,3 +1,4 @@
+// Opening a store and reading its columns, frames and lists (colflow/store/store.hpp).
 #include "colflow/store/store.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// The text parts of a store, written and parsed: samples.tsv, columns.tsv, manifest.json.
 #include <array>
 #include <nlohmann/json.hpp>
 #include <string_view>

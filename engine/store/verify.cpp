@@ -1,3 +1,4 @@
+// colflow::verify: every checksum and every frame's decode of a store, with progress.
 #include "colflow/store/verify.hpp"
 
 #include <chrono>

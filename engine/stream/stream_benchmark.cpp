@@ -1,3 +1,4 @@
+// Timed passes over a store in each benchmark mode (colflow/stream/stream_benchmark.hpp).
 #include "colflow/stream/stream_benchmark.hpp"
 
 #include <Eigen/Core>

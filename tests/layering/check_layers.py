@@ -4,7 +4,8 @@
     check_layers.py [--root DIR] [--rules FILE]
 
 Scans the library (engine/LAYER/, include/colflow/LAYER/, the top-level public headers of the
-lowest layer) and the clients named in the rules file (preprocess/, cli/, examples/), and
+lowest layer) and the clients named in the rules file (preprocess/, cli/, examples/, python/),
+each folder with every folder below it (the Python extension's sources are in python/src/), and
 reports, one line each (`path:line: what`), every file that
 
   - includes a header of a layer listed after its own ("layer codec includes layer analysis

@@ -63,6 +63,11 @@ def make_clean_tree(root, rules):
         write(root, f"{client}/{client}.cpp",
               f'#include "{client}.hpp"\n#include <colflow/colflow.hpp>\n'
               f'#include "{public_header(rules, rules.layers[-1])}"\n#include <tbb/parallel_for.h>\n')
+        # Sources a folder down, as the Python extension's are (python/src/), with a private
+        # header of their own beside them: a client's own headers are no library header.
+        write(root, f"{client}/src/bindings.hpp", '#pragma once\n#include "colflow/colflow.hpp"\n')
+        write(root, f"{client}/src/bind.cpp",
+              f'#include "bindings.hpp"\n#include "{public_header(rules, rules.layers[-1])}"\n')
 
 
 def run_checker(root):
@@ -136,6 +141,16 @@ def main():
               f"engine/{high}/planted.cpp": f'#include "colflow/{client}/api.hpp"\n'},
              f"engine/{high}/planted.cpp:1: layer {high} includes client {client} (higher)"),
         ]
+    # The Python extension is a client whose sources sit a folder down, in python/src/: the
+    # check must reach them. Planted whatever the rules say, so that this case fails when
+    # engine/layers.txt stops naming `python` or the checker stops looking below a client's top
+    # folder.
+    private = "store" if "store" in layers else low
+    cases.append(
+        ("Python extension source includes a private header",
+         {"python/src/planted.cpp": f'#include "bindings.hpp"\n#include "{private}/format_internal.hpp"\n'},
+         f"python/src/planted.cpp:2: client python includes a private header "
+         f"({private}/format_internal.hpp)"))
     if flow_graph:
         fg = flow_graph[0]
         cases += [

@@ -25,8 +25,9 @@ void count_full_words(const std::uint8_t* codes, std::size_t words, genotype_cou
 }
 
 #if COLFLOW_X86_DISPATCH
-// Plain x86-64 has no POPCNT, and the library call GCC emits instead took a quarter of the
-// preprocessor's time; every x86-64 CPU since 2008 has the instruction, chosen at run time.
+// Plain x86-64 has no POPCNT, and GCC emits a library call instead, once per word of every
+// column the preprocessor counts; every x86-64 CPU since 2008 has the instruction, chosen at
+// run time.
 __attribute__((target("popcnt"))) void count_full_words_popcnt(const std::uint8_t* codes,
                                                                std::size_t words,
                                                                genotype_counts& c) noexcept {

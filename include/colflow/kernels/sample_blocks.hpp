@@ -41,10 +41,10 @@ class block_team;
 ///
 /// Loops over long columns run on a team of the threads of the task arena the object is made in
 /// (capped by any tbb::global_control, as `colflow --threads` sets it). An iterative analysis
-/// runs one short loop per column, thousands per second, and a tbb::parallel_for costs more to
-/// start and join than a 100,000-sample column's share of the work saves; the team's threads
-/// instead wait for the next column for a few microseconds, spinning, on oneTBB worker threads
-/// they give back as soon as no column comes. Each thread works first on its own stretch of
+/// runs one short loop per column, thousands per second, and starting and joining a
+/// tbb::parallel_for for each is a large part of a 100,000-sample column's work; the team's
+/// threads instead wait for the next column for a few microseconds, spinning, on oneTBB worker
+/// threads they give back when no column comes. Each thread works first on its own stretch of
 /// blocks (so its share of a residual stays in its cache, column after column) and then helps
 /// with the others'; the calling thread takes part, and never waits for a thread that has not
 /// started.

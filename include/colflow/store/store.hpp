@@ -4,9 +4,9 @@
 ///
 /// store::open validates the headers, the version, the store id and every index entry against
 /// the real file sizes before anything else is read, so a damaged store is refused up front
-/// with a message naming the file and the entry. Opening costs one pass over the index (a few
-/// milliseconds for a million columns) and a read of the small manifest; samples.tsv and
-/// columns.tsv are parsed (and their record counts checked) only when first asked for.
+/// with a message naming the file and the entry. Opening costs one pass over the index (no
+/// frame is read) and a read of the small manifest; samples.tsv and columns.tsv are parsed
+/// (and their record counts checked) only when first asked for.
 #pragma once
 
 #include <array>

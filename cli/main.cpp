@@ -1,5 +1,6 @@
-// The colflow program: argument parsing and dispatch only. Every failure is one line on
-// stderr naming the file and the problem, and a non-zero exit.
+// The colflow program: argument parsing, dispatch and the stop signals (the commands are in
+// cmd_*.cpp). Every failure is one line on stderr naming the file and the problem, and a
+// non-zero exit.
 #include <signal.h>
 
 #include <CLI/CLI.hpp>

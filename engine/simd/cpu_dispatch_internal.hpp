@@ -1,7 +1,7 @@
 // Run-time choice of x86-64 vector code. The library is built for plain x86-64; kernels that
-// gain from AVX2, FMA or POPCNT carry a target attribute and are called only when the CPU has
-// the feature. Builds with -DCOLFLOW_X86_DISPATCH=0 keep just the portable code, to test it on
-// a machine that would otherwise always take the vector paths.
+// gain from AVX2, FMA, AVX-512 or POPCNT carry a target attribute and are called only when the
+// CPU has the feature. Builds with -DCOLFLOW_X86_DISPATCH=0 keep just the portable code, to test it
+// on a machine that would otherwise always take the vector paths.
 #pragma once
 
 #ifndef COLFLOW_X86_DISPATCH

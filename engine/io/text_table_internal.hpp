@@ -27,7 +27,7 @@ std::string read_table_text(const std::filesystem::path& path);
 
 // The text of a table mapped rather than read: a phenotype file of 100,000 samples and ten
 // values is 12 MB, and a copy costs a page fault per 4 KiB of fresh memory besides the copy
-// itself, work a mapping does not do. Throws as read_table_text.
+// itself; a mapping reads the file's cached pages in place. Throws as read_table_text.
 class mapped_table_text {
  public:
   explicit mapped_table_text(const std::filesystem::path& path);

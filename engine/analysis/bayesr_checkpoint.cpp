@@ -1,3 +1,4 @@
+// A BayesR chain's checkpoint file: written as a staged output, read back checked field by field.
 #include <fcntl.h>
 
 #include <bit>

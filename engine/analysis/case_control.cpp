@@ -1,3 +1,4 @@
+// Case/control phenotypes in PLINK's codes: which traits are binary, and their 1/0 indicators.
 #include "colflow/analysis/case_control.hpp"
 
 #include <cmath>

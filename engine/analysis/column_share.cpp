@@ -1,3 +1,4 @@
+// The scans' split of their columns among processes, balanced by stored bytes, and the gather.
 #include "analysis/column_share_internal.hpp"
 #include "colflow/error.hpp"
 

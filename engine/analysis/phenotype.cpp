@@ -1,3 +1,4 @@
+// Phenotype and covariate files, PLINK style, read and matched to a store's samples.
 #include "colflow/analysis/phenotype.hpp"
 
 #include <tbb/blocked_range.h>

@@ -1,3 +1,4 @@
+// What the analyses' result writers share: the digits check, header lines, file names.
 #include <string>
 
 #include "analysis/result_table_internal.hpp"

@@ -1,3 +1,4 @@
+// A store's samples by their IDs: an open-addressing table from FID and IID, or IID, to rows.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 

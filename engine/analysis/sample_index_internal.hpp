@@ -3,8 +3,9 @@
 //
 // Every analysis reads such a file before its first column, on one core, so the index must be
 // cheap next to a pass: an open-addressing table of rows (no allocation per sample, nothing to
-// free one by one), hashes computed across the threads. Node-based maps of strings took 90 ms
-// to build, query and free at 100,000 samples, a quarter of a lasso path (docs/SCALING.md).
+// free one by one), hashes computed across the threads. A node-based map of strings allocates
+// per sample and chases a pointer per lookup, which at 100,000 samples costs a sizeable share
+// of a short analysis (docs/SCALING.md).
 #pragma once
 
 #include <cstddef>
@@ -57,7 +58,7 @@ class sample_index {
   key by_;
   // Every row's key, end to end ("FID\tIID" or "IID"; a store's fields hold no tab): lookups
   // compare against these few bytes a row rather than against the sample_info records, 192
-  // bytes a row, whose cache misses were most of the time of a lookup.
+  // bytes a row, whose cache misses would dominate a lookup.
   std::string keys_;
   std::vector<std::size_t> key_offsets_;  // row r: keys_[key_offsets_[r], key_offsets_[r + 1])
   std::vector<slot> slots_;               // a power of two, at most half full

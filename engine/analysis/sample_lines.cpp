@@ -1,3 +1,4 @@
+// Matching the lines of a PLINK-style table to a store's samples, by FID and IID or IID alone.
 #include "analysis/sample_lines_internal.hpp"
 #include "colflow/error.hpp"
 #include "io/text_table_internal.hpp"

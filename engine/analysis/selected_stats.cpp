@@ -1,3 +1,4 @@
+// A streamed column's statistics over the samples an analysis uses.
 #include "analysis/selected_stats_internal.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "colflow/store/store_writer.hpp"

@@ -1,3 +1,4 @@
+// Choosing samples and columns at run time: --keep, --remove, --extract and --exclude.
 #include "colflow/analysis/selection.hpp"
 
 #include <numeric>

@@ -1,3 +1,4 @@
+// Chromosome kinds and sample sexes, for PLINK 2's ploidy rules on X, Y and MT.
 #include "colflow/analysis/sex_chromosomes.hpp"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// The selected columns standardised over a fit's samples: the products and updates of the solvers.
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -1,3 +1,4 @@
+// Per-column statistics of the selected samples: `colflow stats`.
 #include "colflow/analysis/stats.hpp"
 
 #include <algorithm>

@@ -19,6 +19,7 @@ command add_simulate(CLI::App& app);
 command add_export(CLI::App& app);
 command add_bench(CLI::App& app);
 command add_stats(CLI::App& app);
+command add_ld(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
 command add_bayesr(CLI::App& app);

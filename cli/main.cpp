@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
     auto* stats = app.add_subcommand(
         "stats", "Per-column statistics: calls, missing rate, A1 frequency, mean, SD");
     add(stats, colflow::cli::add_stats(*stats));
+    auto* ld = app.add_subcommand("ld", "LD between variants: r or r2 as plink --r/--r2");
+    add(ld, colflow::cli::add_ld(*ld));
     auto* assoc = app.add_subcommand(
         "assoc", "Association scan: least squares of phenotypes on each column (+ covariates)");
     add(assoc, colflow::cli::add_assoc(*assoc));

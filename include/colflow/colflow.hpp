@@ -30,6 +30,7 @@
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/case_control.hpp"
+#include "colflow/analysis/ld.hpp"
 #include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"

@@ -1,0 +1,112 @@
+// colflow ld: LD between variants, PLINK 1.9's --r and --r2 with their modifiers.
+#include <string>
+#include <vector>
+
+#include "analysis_setup.hpp"
+#include "colflow/analysis/ld.hpp"
+#include "colflow/error.hpp"
+#include "commands.hpp"
+#include "processes.hpp"
+
+namespace colflow::cli {
+namespace {
+
+// Applies PLINK 1.9's modifiers of --r/--r2 to `o`; `flag` names the flag in errors.
+void apply_modifiers(const std::string& flag, const std::vector<std::string>& modifiers,
+                     ld_options& o) {
+  bool shaped = false;
+  for (const std::string& m : modifiers) {
+    if (m.empty()) continue;  // the flag alone
+    const auto shape = [&](ld_shape s) {
+      if (shaped)
+        throw error(errc::invalid_argument,
+                    flag + ": give one of square, square0 and triangle, not several");
+      shaped = true;
+      o.shape = s;
+    };
+    if (m == "square")
+      shape(ld_shape::square);
+    else if (m == "square0")
+      shape(ld_shape::square0);
+    else if (m == "triangle")
+      shape(ld_shape::triangle);
+    else if (m == "inter-chr")
+      o.inter_chr = true;
+    else if (m == "bin")
+      o.encoding = ld_encoding::bin;
+    else if (m == "bin4")
+      o.encoding = ld_encoding::bin4;
+    else if (m == "with-freqs")
+      o.with_freqs = true;
+    else if (m == "yes-really" || m == "spaces")
+      ;  // PLINK's confirmation of a large inter-chr report; tabs are what colflow writes
+    else
+      throw error(errc::invalid_argument,
+                  flag + ": unknown modifier '" + m +
+                      "' (colflow takes square, square0, triangle, inter-chr, bin, bin4 and "
+                      "with-freqs; D' is not computed)");
+  }
+  // PLINK 1.9: a binary report without a shape is the square matrix.
+  if (o.encoding != ld_encoding::text && !shaped) o.shape = ld_shape::square;
+}
+
+}  // namespace
+
+command add_ld(CLI::App& app) {
+  struct options {
+    analysis_flags common;
+    std::string out;
+    std::vector<std::string> r, r2;
+    std::int64_t window = 10;
+    double window_kb = 1000, window_r2 = 0.2;
+  };
+  auto o = std::make_shared<options>();
+  add_analysis_flags(app, o->common);
+  auto* r = app.add_option("--r", o->r,
+                           "Report r, with PLINK 1.9's modifiers: square | square0 | triangle,\n"
+                           "inter-chr, bin | bin4, with-freqs")
+                ->expected(0, -1);
+  auto* r2 =
+      app.add_option("--r2", o->r2, "Report r squared, with the modifiers of --r")->expected(0, -1);
+  r->excludes(r2);
+  app.add_option("--ld-window", o->window,
+                 "Table: pairs at most this many variants apart, minus one (default 10)");
+  app.add_option("--ld-window-kb", o->window_kb,
+                 "Table: pairs at most this many kb apart (default 1000)");
+  app.add_option("--ld-window-r2", o->window_r2,
+                 "Table: pairs with r squared at least this (default 0.2; 0 lists every pair)");
+  app.add_option("--out", o->out, "Output prefix: PREFIX.ld or PREFIX.ld.bin")->required();
+  app.footer(
+      "As plink --r/--r2 (PLINK 1.9): r is the correlation of the A1 dosages over the\n"
+      "selected samples called in both variants (r's sign follows the store's A1; PLINK 1.9\n"
+      "makes the minor allele A1 unless --keep-allele-order).\n"
+      "Table (default): PREFIX.ld with CHR_A BP_A SNP_A CHR_B BP_B SNP_B R2 (or R), pairs on\n"
+      "one chromosome at most --ld-window - 1 variants and --ld-window-kb kb apart with\n"
+      "r2 >= --ld-window-r2; inter-chr: every pair, filtered by --ld-window-r2 alone;\n"
+      "with-freqs adds MAF_A and MAF_B, the A1 frequencies.\n"
+      "square / square0 / triangle: the matrix of every pair of selected variants, PREFIX.ld\n"
+      "tab-separated (square0: upper triangle 0; triangle: lower triangle only), or\n"
+      "PREFIX.ld.bin with bin (float64) or bin4 (float32), row by row.\n"
+      "Dosage stores: the same over the decoded dosages.");
+  return [o, r, r2] {
+    if (r->count() == 0 && r2->count() == 0)
+      throw error(errc::invalid_argument, "ld: give --r or --r2 (with modifiers, as plink)");
+    ld_options lo;
+    lo.statistic = r->count() > 0 ? ld_statistic::r : ld_statistic::r2;
+    apply_modifiers(r->count() > 0 ? "--r" : "--r2", r->count() > 0 ? o->r : o->r2, lo);
+    lo.window = o->window;
+    lo.window_kb = o->window_kb;
+    lo.min_r2 = o->window_r2;
+    check_ld_options(lo);  // before the store is opened
+    analysis_run run("ld", o->common);
+    const ld_result result = ld(run.source(), run.selected(), lo, run.options());
+    if (!is_writer()) return 0;
+    const auto file = write_ld(run.source(), run.selected(), result, o->out, o->common.digits);
+    run.log("wrote " + file.string() +
+            (lo.shape == ld_shape::table ? " (" + std::to_string(result.pairs.size()) + " pairs)"
+                                         : ""));
+    return 0;
+  };
+}
+
+}  // namespace colflow::cli

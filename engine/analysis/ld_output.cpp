@@ -1,0 +1,123 @@
+// The reports of `colflow ld`, written from ld(): PLINK 1.9's table, its text matrices and its
+// binary matrices (analysis/ld.hpp).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/result_table_internal.hpp"
+#include "colflow/analysis/ld.hpp"
+#include "colflow/error.hpp"
+#include "colflow/io/file_io.hpp"
+#include "colflow/io/staged_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
+
+namespace colflow {
+namespace {
+
+// A number as PLINK 1.9 prints it: %g, nan for NaN.
+void put(tsv_writer& out, double v) {
+  if (std::isnan(v))
+    out.text("nan");
+  else
+    out.number(v);
+}
+
+void write_table(const store& s, const selection& sel, const ld_result& result,
+                 const std::filesystem::path& file, int digits) {
+  const bool freqs = result.options.with_freqs;
+  const bool squared = result.options.statistic == ld_statistic::r2;
+  tsv_writer out(file, digits);
+  for (const char* name : {"CHR_A", "BP_A", "SNP_A"}) out.text(name);
+  if (freqs) out.text("MAF_A");
+  for (const char* name : {"CHR_B", "BP_B", "SNP_B"}) out.text(name);
+  if (freqs) out.text("MAF_B");
+  out.text(squared ? "R2" : "R");
+  out.end_line();
+  const auto& columns = s.columns();
+  for (const ld_pair& p : result.pairs) {
+    const column_info &a = columns[sel.columns[p.a]], &b = columns[sel.columns[p.b]];
+    out.text(a.chrom).text(a.pos).text(a.id);
+    if (freqs) put(out, result.a1_freq[p.a]);
+    out.text(b.chrom).text(b.pos).text(b.id);
+    if (freqs) put(out, result.a1_freq[p.b]);
+    put(out, squared ? p.r2 : p.r);
+    out.end_line();
+  }
+  out.commit();
+}
+
+// Whether entry (i, j) of the matrix is written, and whether as 0 (square0's upper triangle).
+bool written(ld_shape shape, std::size_t i, std::size_t j) noexcept {
+  return shape != ld_shape::triangle || j <= i;
+}
+bool zeroed(ld_shape shape, std::size_t i, std::size_t j) noexcept {
+  return shape == ld_shape::square0 && j > i;
+}
+
+void write_text_matrix(const ld_result& result, const std::filesystem::path& file, int digits) {
+  const std::size_t m = result.columns;
+  const ld_shape shape = result.options.shape;
+  tsv_writer out(file, digits);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < m && written(shape, i, j); ++j) {
+      if (zeroed(shape, i, j))
+        out.text("0");
+      else
+        put(out, result.matrix[i * m + j]);
+    }
+    out.end_line();
+  }
+  out.commit();
+}
+
+template <typename T>
+void write_binary_matrix(const ld_result& result, const std::filesystem::path& file) {
+  const std::size_t m = result.columns;
+  const ld_shape shape = result.options.shape;
+  staged_output staged(file);
+  const int fd = ::open(staged.path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw_system_error(errno, "cannot open", staged.path().string());
+  buffered_writer out(file_descriptor(fd, staged.path().string()));
+  std::vector<T> row(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    std::size_t count = 0;
+    for (std::size_t j = 0; j < m && written(shape, i, j); ++j)
+      row[count++] = zeroed(shape, i, j) ? T(0) : static_cast<T>(result.matrix[i * m + j]);
+    out.write(std::as_bytes(std::span(row.data(), count)));
+  }
+  out.finish();
+  staged.commit();
+}
+
+}  // namespace
+
+std::filesystem::path write_ld(const store& s, const selection& sel, const ld_result& result,
+                               const std::filesystem::path& prefix, int digits) {
+  detail::check_digits(digits);
+  if (result.columns != sel.columns.size())
+    throw error(errc::invalid_argument, "write_ld: a result of " + std::to_string(result.columns) +
+                                            " columns for " + std::to_string(sel.columns.size()) +
+                                            " selected columns");
+  if (result.options.shape == ld_shape::table) {
+    const auto file = detail::prefixed(prefix, ".ld");
+    write_table(s, sel, result, file, digits);
+    return file;
+  }
+  if (result.options.encoding == ld_encoding::text) {
+    const auto file = detail::prefixed(prefix, ".ld");
+    write_text_matrix(result, file, digits);
+    return file;
+  }
+  const auto file = detail::prefixed(prefix, ".ld.bin");
+  if (result.options.encoding == ld_encoding::bin)
+    write_binary_matrix<double>(result, file);
+  else
+    write_binary_matrix<float>(result, file);
+  return file;
+}
+
+}  // namespace colflow

@@ -1,0 +1,248 @@
+// Exact products of packed genotype columns from population counts of their bit planes
+// (kernels/genotype_products.hpp): the planes of a column, and the column × column tile in
+// portable, POPCNT, AVX2 and AVX-512 code, all giving the same integers.
+#include "colflow/kernels/genotype_products.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "codec/genotype_words_internal.hpp"
+#include "colflow/codec/genotype_codec.hpp"
+#include "simd/cpu_dispatch_internal.hpp"
+
+namespace colflow {
+
+using detail::low_bits;
+
+namespace {
+
+// The even bits of `x` (one per sample pair, bit 2k), packed into its low 32 bits (bit k).
+constexpr std::uint64_t even_bits(std::uint64_t x) noexcept {
+  x &= low_bits;
+  x = (x | (x >> 1)) & 0x3333333333333333ULL;
+  x = (x | (x >> 2)) & 0x0f0f0f0f0f0f0f0fULL;
+  x = (x | (x >> 4)) & 0x00ff00ff00ff00ffULL;
+  x = (x | (x >> 8)) & 0x0000ffff0000ffffULL;
+  x = (x | (x >> 16)) & 0x00000000ffffffffULL;
+  return x;
+}
+
+// The 64-bit word w of `bytes` bytes, zero-filled past the end.
+std::uint64_t load_word(const std::uint8_t* p, std::size_t bytes, std::size_t w) noexcept {
+  std::uint64_t word = 0;
+  if (8 * w < bytes) std::memcpy(&word, p + 8 * w, std::min<std::size_t>(8, bytes - 8 * w));
+  return word;
+}
+
+// Partial counts of a pair; the sums follow from them (finish).
+struct pair_counts {
+  std::uint64_t n = 0, a1 = 0, a2 = 0, b1 = 0, b2 = 0, ab = 0;
+};
+
+genotype_pair_sums finish(const pair_counts& c) noexcept {
+  return {c.n, c.a1 + c.a2, c.b1 + c.b2, c.a1 + 3 * c.a2, c.b1 + 3 * c.b2, c.ab};
+}
+
+// Words [from, words) of a pair; the same body built with and without POPCNT.
+#define COLFLOW_PAIR_WORDS(pa, pb, from, words, c)                                              \
+  for (std::size_t w_ = (from); w_ < (words); ++w_) {                                           \
+    const std::uint64_t ca_ = (pa)[w_], oa_ = (pa)[(words) + w_], ta_ = (pa)[2 * (words) + w_]; \
+    const std::uint64_t cb_ = (pb)[w_], ob_ = (pb)[(words) + w_], tb_ = (pb)[2 * (words) + w_]; \
+    (c).n += static_cast<std::uint64_t>(__builtin_popcountll(ca_ & cb_));                       \
+    (c).a1 += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & cb_));                      \
+    (c).a2 += static_cast<std::uint64_t>(__builtin_popcountll(ta_ & cb_));                      \
+    (c).b1 += static_cast<std::uint64_t>(__builtin_popcountll(ob_ & ca_));                      \
+    (c).b2 += static_cast<std::uint64_t>(__builtin_popcountll(tb_ & ca_));                      \
+    (c).ab += static_cast<std::uint64_t>(                                                       \
+        __builtin_popcountll(oa_ & ob_) + __builtin_popcountll(oa_ & tb_) +                     \
+        __builtin_popcountll(ta_ & ob_) + __builtin_popcountll(ta_ & tb_));                     \
+  }
+
+void pair_tile_portable(const std::uint64_t* const* a, std::size_t count_a,
+                        const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
+                        genotype_pair_sums* out) noexcept {
+  for (std::size_t i = 0; i < count_a; ++i)
+    for (std::size_t j = 0; j < count_b; ++j) {
+      pair_counts c;
+      COLFLOW_PAIR_WORDS(a[i], b[j], std::size_t{0}, words, c);
+      out[i * count_b + j] = finish(c);
+    }
+}
+
+#if COLFLOW_X86_DISPATCH
+__attribute__((target("popcnt"))) void pair_words_popcnt(const std::uint64_t* pa,
+                                                         const std::uint64_t* pb, std::size_t from,
+                                                         std::size_t words,
+                                                         pair_counts& c) noexcept {
+  COLFLOW_PAIR_WORDS(pa, pb, from, words, c);
+}
+
+__attribute__((target("popcnt"))) void pair_tile_popcnt(const std::uint64_t* const* a,
+                                                        std::size_t count_a,
+                                                        const std::uint64_t* const* b,
+                                                        std::size_t count_b, std::size_t words,
+                                                        genotype_pair_sums* out) noexcept {
+  for (std::size_t i = 0; i < count_a; ++i)
+    for (std::size_t j = 0; j < count_b; ++j) {
+      pair_counts c;
+      pair_words_popcnt(a[i], b[j], 0, words, c);
+      out[i * count_b + j] = finish(c);
+    }
+}
+
+// Population counts of the 32 bytes of v, a byte each (the nibble table of Muła's method).
+__attribute__((target("avx2"))) inline __m256i byte_counts(__m256i v) noexcept {
+  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  return _mm256_add_epi8(
+      _mm256_shuffle_epi8(table, _mm256_and_si256(v, nibble)),
+      _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
+}
+
+__attribute__((target("avx2"))) inline __m256i load(const std::uint64_t* p) noexcept {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+__attribute__((target("avx2"))) inline std::uint64_t lanes_total(__m256i v) noexcept {
+  alignas(32) std::uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+
+// Four words at a time; the byte counts of each plane pair are summed into 64-bit lanes
+// (vpsadbw) every step, those of Σxa·xb after adding its four byte counts (at most 32 a byte).
+__attribute__((target("avx2,popcnt"))) void pair_tile_avx2(const std::uint64_t* const* a,
+                                                           std::size_t count_a,
+                                                           const std::uint64_t* const* b,
+                                                           std::size_t count_b, std::size_t words,
+                                                           genotype_pair_sums* out) noexcept {
+  const std::size_t vector_words = words - words % 4;
+  const __m256i zero = _mm256_setzero_si256();
+  for (std::size_t i = 0; i < count_a; ++i)
+    for (std::size_t j = 0; j < count_b; ++j) {
+      const std::uint64_t *pa = a[i], *pb = b[j];
+      __m256i n = zero, a1 = zero, a2 = zero, b1 = zero, b2 = zero, ab = zero;
+      for (std::size_t w = 0; w < vector_words; w += 4) {
+        const __m256i ca = load(pa + w), oa = load(pa + words + w), ta = load(pa + 2 * words + w);
+        const __m256i cb = load(pb + w), ob = load(pb + words + w), tb = load(pb + 2 * words + w);
+        n = _mm256_add_epi64(n, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ca, cb)), zero));
+        a1 = _mm256_add_epi64(a1, _mm256_sad_epu8(byte_counts(_mm256_and_si256(oa, cb)), zero));
+        a2 = _mm256_add_epi64(a2, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ta, cb)), zero));
+        b1 = _mm256_add_epi64(b1, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ob, ca)), zero));
+        b2 = _mm256_add_epi64(b2, _mm256_sad_epu8(byte_counts(_mm256_and_si256(tb, ca)), zero));
+        const __m256i prod =
+            _mm256_add_epi8(_mm256_add_epi8(byte_counts(_mm256_and_si256(oa, ob)),
+                                            byte_counts(_mm256_and_si256(oa, tb))),
+                            _mm256_add_epi8(byte_counts(_mm256_and_si256(ta, ob)),
+                                            byte_counts(_mm256_and_si256(ta, tb))));
+        ab = _mm256_add_epi64(ab, _mm256_sad_epu8(prod, zero));
+      }
+      pair_counts c{lanes_total(n),  lanes_total(a1), lanes_total(a2),
+                    lanes_total(b1), lanes_total(b2), lanes_total(ab)};
+      pair_words_popcnt(pa, pb, vector_words, words, c);
+      out[i * count_b + j] = finish(c);
+    }
+}
+
+__attribute__((target("avx512f"))) inline std::uint64_t lanes_total(__m512i v) noexcept {
+  alignas(64) std::uint64_t lanes[8];
+  _mm512_store_si512(lanes, v);
+  std::uint64_t sum = 0;
+  for (std::uint64_t x : lanes) sum += x;
+  return sum;
+}
+
+// Eight words at a time with the 64-bit lanes' own population count.
+__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void pair_tile_avx512(
+    const std::uint64_t* const* a, std::size_t count_a, const std::uint64_t* const* b,
+    std::size_t count_b, std::size_t words, genotype_pair_sums* out) noexcept {
+  const std::size_t vector_words = words - words % 8;
+  for (std::size_t i = 0; i < count_a; ++i)
+    for (std::size_t j = 0; j < count_b; ++j) {
+      const std::uint64_t *pa = a[i], *pb = b[j];
+      __m512i n = _mm512_setzero_si512(), a1 = n, a2 = n, b1 = n, b2 = n, ab = n;
+      for (std::size_t w = 0; w < vector_words; w += 8) {
+        const __m512i ca = _mm512_loadu_si512(pa + w), oa = _mm512_loadu_si512(pa + words + w),
+                      ta = _mm512_loadu_si512(pa + 2 * words + w);
+        const __m512i cb = _mm512_loadu_si512(pb + w), ob = _mm512_loadu_si512(pb + words + w),
+                      tb = _mm512_loadu_si512(pb + 2 * words + w);
+        n = _mm512_add_epi64(n, _mm512_popcnt_epi64(_mm512_and_si512(ca, cb)));
+        a1 = _mm512_add_epi64(a1, _mm512_popcnt_epi64(_mm512_and_si512(oa, cb)));
+        a2 = _mm512_add_epi64(a2, _mm512_popcnt_epi64(_mm512_and_si512(ta, cb)));
+        b1 = _mm512_add_epi64(b1, _mm512_popcnt_epi64(_mm512_and_si512(ob, ca)));
+        b2 = _mm512_add_epi64(b2, _mm512_popcnt_epi64(_mm512_and_si512(tb, ca)));
+        ab = _mm512_add_epi64(ab, _mm512_popcnt_epi64(_mm512_and_si512(oa, ob)));
+        ab = _mm512_add_epi64(ab, _mm512_popcnt_epi64(_mm512_and_si512(oa, tb)));
+        ab = _mm512_add_epi64(ab, _mm512_popcnt_epi64(_mm512_and_si512(ta, ob)));
+        ab = _mm512_add_epi64(ab, _mm512_popcnt_epi64(_mm512_and_si512(ta, tb)));
+      }
+      pair_counts c{lanes_total(n),  lanes_total(a1), lanes_total(a2),
+                    lanes_total(b1), lanes_total(b2), lanes_total(ab)};
+      pair_words_popcnt(pa, pb, vector_words, words, c);
+      out[i * count_b + j] = finish(c);
+    }
+}
+#endif
+
+}  // namespace
+
+void make_genotype_planes(std::span<const std::uint8_t> codes, std::size_t n,
+                          std::span<const std::uint8_t> mask, std::uint64_t* planes) noexcept {
+  const std::size_t bytes = genotype_column_bytes(n), words = genotype_plane_words(n);
+  std::uint64_t* called = planes;
+  std::uint64_t* one = planes + words;
+  std::uint64_t* two = planes + 2 * words;
+  for (std::size_t p = 0; p < words; ++p) {
+    std::uint64_t c = 0, o = 0, t = 0;
+    for (std::size_t half = 0; half < 2; ++half) {
+      const std::size_t w = 2 * p + half;  // 32 samples from sample 32w
+      if (32 * w >= n) break;
+      const std::uint64_t word = load_word(codes.data(), bytes, w);
+      std::uint64_t valid = mask.empty() ? low_bits : load_word(mask.data(), bytes, w);
+      if (n - 32 * w < 32) valid &= (std::uint64_t{1} << (2 * (n - 32 * w))) - 1;
+      const std::uint64_t lo = word & low_bits, hi = (word >> 1) & low_bits;
+      // Codes 00 → 2, 10 → 1, 11 → 0, 01 → missing.
+      const std::uint64_t has_call = (hi | (~lo & low_bits)) & valid;
+      const std::uint64_t at_least_one = ~lo & low_bits & valid;
+      const std::uint64_t both = ~lo & ~hi & low_bits & valid;
+      const unsigned shift = static_cast<unsigned>(32 * half);
+      c |= even_bits(has_call) << shift;
+      o |= even_bits(at_least_one) << shift;
+      t |= even_bits(both) << shift;
+    }
+    called[p] = c;
+    one[p] = o;
+    two[p] = t;
+  }
+}
+
+namespace detail {
+void genotype_pair_products_portable(const std::uint64_t* const* a, std::size_t count_a,
+                                     const std::uint64_t* const* b, std::size_t count_b,
+                                     std::size_t words, genotype_pair_sums* out) noexcept {
+  pair_tile_portable(a, count_a, b, count_b, words, out);
+}
+}  // namespace detail
+
+void genotype_pair_products(const std::uint64_t* const* a, std::size_t count_a,
+                            const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
+                            genotype_pair_sums* out) noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx512_popcnt()) return pair_tile_avx512(a, count_a, b, count_b, words, out);
+  if (detail::cpu_has_avx2()) return pair_tile_avx2(a, count_a, b, count_b, words, out);
+  if (detail::cpu_has_popcnt()) return pair_tile_popcnt(a, count_a, b, count_b, words, out);
+#endif
+  pair_tile_portable(a, count_a, b, count_b, words, out);
+}
+
+const char* genotype_pair_products_path() noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx512_popcnt()) return "avx512";
+  if (detail::cpu_has_avx2()) return "avx2";
+  if (detail::cpu_has_popcnt()) return "popcnt";
+#endif
+  return "portable";
+}
+
+}  // namespace colflow

@@ -22,6 +22,7 @@ command add_stats(CLI::App& app);
 command add_ld(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
+command add_grm(CLI::App& app);
 command add_bayesr(CLI::App& app);
 
 enum class penalty { ridge, lasso, elastic_net };

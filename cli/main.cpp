@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
     auto* pca =
         app.add_subcommand("pca", "Principal components by randomised SVD over streaming passes");
     add(pca, colflow::cli::add_pca(*pca));
+    auto* grm = app.add_subcommand(
+        "grm", "Genomic relationship matrix (PLINK 2 --make-rel, PLINK 1.9 --make-grm-bin)");
+    add(grm, colflow::cli::add_grm(*grm));
     using colflow::cli::penalty;
     auto* ridge = app.add_subcommand("ridge", "Ridge regression path by coordinate descent");
     add(ridge, colflow::cli::add_penalized(*ridge, penalty::ridge));

@@ -32,6 +32,7 @@
 #include "colflow/analysis/case_control.hpp"
 #include "colflow/analysis/ld.hpp"
 #include "colflow/analysis/pca.hpp"
+#include "colflow/analysis/grm.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/score.hpp"

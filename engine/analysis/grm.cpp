@@ -1,0 +1,336 @@
+// The genomic relationship matrix: bands of rows, each one pass over the variants, on fixed
+// tiles of samples.
+#include "colflow/analysis/grm.hpp"
+
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "colflow/error.hpp"
+#include "colflow/stream/column_stream.hpp"
+
+namespace colflow {
+namespace {
+
+using matrix = Eigen::MatrixXd;
+
+// Samples per tile. A tile's products are always taken with the same dimensions, wherever its
+// band starts, so an entry's bits do not depend on the bands (bands start on a tile).
+constexpr std::size_t tile = 64;
+// Below this, a variant's 2p(1 − p) counts as zero (monomorphic over the samples).
+constexpr double variance_floor = 1e-12;
+
+bool non_autosomal(const std::string& chrom) {
+  return chrom == "X" || chrom == "Y" || chrom == "MT";
+}
+
+std::string mib(std::uint64_t bytes) {
+  const double m = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", m);
+  return text;
+}
+
+// The variants used, in selection order, and the count left out.
+struct used_columns {
+  std::vector<std::size_t> columns;
+  std::size_t left_out = 0;
+};
+
+used_columns autosomal_columns(const store& s, const selection& sel) {
+  used_columns u;
+  const auto& info = s.columns();
+  for (const std::size_t j : sel.columns) {
+    if (non_autosomal(info[j].chrom))
+      ++u.left_out;
+    else
+      u.columns.push_back(j);
+  }
+  return u;
+}
+
+std::size_t resolved_in_flight(const analysis_options& options) {
+  if (options.stream.in_flight != 0) return options.stream.in_flight;
+  return 2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+}
+
+// One band's pass: the running sums of products and of both-missing counts of its rows.
+class band_pass {
+ public:
+  band_pass(std::size_t n, std::size_t first_row, std::size_t rows, bool full_rows, bool pairwise,
+            Eigen::Index block)
+      : n_(n),
+        first_(first_row),
+        rows_(rows),
+        width_(full_rows ? n : first_row + rows),
+        full_(full_rows),
+        pairwise_(pairwise),
+        sums_(matrix::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(width_))),
+        z_(static_cast<Eigen::Index>(n), block) {
+    if (pairwise_) {
+      both_.setZero(sums_.rows(), sums_.cols());
+      w_.resize(static_cast<Eigen::Index>(n), block);
+    }
+    // The tiles of the band: (I, J) with I a tile of its rows and J any tile of its width.
+    const std::size_t first_tile = first_ / tile, end_tile = (first_ + rows_ + tile - 1) / tile;
+    const std::size_t width_tiles = (width_ + tile - 1) / tile;
+    for (std::size_t i = first_tile; i < end_tile; ++i)
+      for (std::size_t j = 0; j < (full_ ? width_tiles : i + 1); ++j) tiles_.push_back({i, j});
+  }
+
+  double* z_column(Eigen::Index k) { return z_.col(k).data(); }
+  double* w_column(Eigen::Index k) { return pairwise_ ? w_.col(k).data() : nullptr; }
+
+  // Adds the products of the block's first `k` variants, tile by tile across the threads; each
+  // tile is one task, so each entry is summed by one thread in a fixed order.
+  void add_block(Eigen::Index k, bool any_missing) {
+    const bool with_missing = pairwise_ && any_missing;
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, tiles_.size(), 1),
+        [&](const tbb::blocked_range<std::size_t>& r) {
+          matrix product, counts;
+          for (std::size_t t = r.begin(); t != r.end(); ++t) {
+            add_tile(tiles_[t].first, tiles_[t].second, k, with_missing, product, counts);
+          }
+        },
+        tbb::simple_partitioner());
+  }
+
+  // The band's entries and divisors: sums / (M − m_i − m_j + both_ij), or × 1/M.
+  grm_band finish(std::size_t variants, const std::vector<std::uint32_t>& missing) {
+    grm_band band;
+    band.first_row = first_;
+    band.full = full_;
+    mirror_diagonal_tiles();
+    const auto m = static_cast<double>(variants);
+    band.variants.resize(sums_.rows(), sums_.cols());
+    for (Eigen::Index c = 0; c < sums_.cols(); ++c)
+      for (Eigen::Index r = 0; r < sums_.rows(); ++r) {
+        const auto i = first_ + static_cast<std::size_t>(r), j = static_cast<std::size_t>(c);
+        double d = m;
+        if (pairwise_) {
+          d = i == j ? m - missing[i] : m - missing[i] - missing[j] + both_(r, c);
+        }
+        band.variants(r, c) = d;
+      }
+    if (pairwise_) {
+      sums_.array() /= band.variants.array();
+    } else {
+      sums_ *= 1.0 / m;  // PLINK 2 multiplies by the reciprocal here
+    }
+    if (!full_) {  // only the lower triangle is meaningful: zeros above it
+      for (Eigen::Index r = 0; r < sums_.rows(); ++r) {
+        const auto from = static_cast<Eigen::Index>(first_) + r + 1;
+        if (from < sums_.cols()) {
+          sums_.row(r).tail(sums_.cols() - from).setZero();
+          band.variants.row(r).tail(sums_.cols() - from).setZero();
+        }
+      }
+    }
+    band.values = std::move(sums_);
+    return band;
+  }
+
+ private:
+  // Tile (i, j) of the whole matrix, restricted to the band's rows. The product is always
+  // taken as Z_a Z_bᵀ with a ≥ b, the transposed tile mirrored, so (i, j) and (j, i) agree.
+  void add_tile(std::size_t i, std::size_t j, Eigen::Index k, bool with_missing, matrix& product,
+                matrix& counts) {
+    const std::size_t a = std::max(i, j), b = std::min(i, j);
+    const auto a0 = static_cast<Eigen::Index>(a * tile), b0 = static_cast<Eigen::Index>(b * tile);
+    const auto an = static_cast<Eigen::Index>(std::min(tile, n_ - a * tile));
+    const auto bn = static_cast<Eigen::Index>(std::min(tile, n_ - b * tile));
+    product.noalias() = z_.block(a0, 0, an, k) * z_.block(b0, 0, bn, k).transpose();
+    if (with_missing)
+      counts.noalias() = w_.block(a0, 0, an, k) * w_.block(b0, 0, bn, k).transpose();
+    // The tile's rows inside the band.
+    const std::size_t row0 = i * tile, rown = std::min(tile, n_ - row0);
+    const std::size_t from = std::max(row0, first_), to = std::min(row0 + rown, first_ + rows_);
+    const auto col0 = static_cast<Eigen::Index>(j * tile);
+    for (std::size_t row = from; row < to; ++row) {
+      const auto br = static_cast<Eigen::Index>(row - first_);
+      const auto tr = static_cast<Eigen::Index>(row - row0);
+      const Eigen::Index cols = i >= j ? bn : an;
+      if (i >= j) {
+        sums_.row(br).segment(col0, cols) += product.row(tr);
+        if (with_missing) both_.row(br).segment(col0, cols) += counts.row(tr);
+      } else {
+        sums_.row(br).segment(col0, cols) += product.col(tr).transpose();
+        if (with_missing) both_.row(br).segment(col0, cols) += counts.col(tr).transpose();
+      }
+    }
+  }
+
+  // Within a diagonal tile only the lower triangle is used: copy it above the diagonal.
+  void mirror_diagonal_tiles() {
+    if (!full_) return;
+    for (std::size_t row = first_; row < first_ + rows_; ++row) {
+      const std::size_t end = std::min(n_, (row / tile + 1) * tile);
+      const auto br = static_cast<Eigen::Index>(row - first_);
+      for (std::size_t col = row + 1; col < end; ++col) {
+        const auto other = static_cast<Eigen::Index>(col) - static_cast<Eigen::Index>(first_);
+        const auto c = static_cast<Eigen::Index>(col), r = static_cast<Eigen::Index>(row);
+        // The transposed entry sits in this band when its row does, else in the tile itself.
+        if (col < first_ + rows_) {
+          sums_(br, c) = sums_(other, r);
+          if (pairwise_) both_(br, c) = both_(other, r);
+        }
+      }
+    }
+  }
+
+  std::size_t n_, first_, rows_, width_;
+  bool full_, pairwise_;
+  matrix sums_, both_, z_, w_;
+  std::vector<std::pair<std::size_t, std::size_t>> tiles_;
+};
+
+}  // namespace
+
+grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
+                  const analysis_options& options) {
+  if (!holds_variants(s.type()))
+    throw error(errc::invalid_argument, s.path().string() +
+                                            ": grm needs a genotype or dosage store (it is " +
+                                            std::string(value_type_name(s.type())) + ")");
+  if (grm.block_columns == 0) throw error(errc::invalid_argument, "grm: block_columns is 0");
+  grm_plan plan;
+  plan.samples = sel.rows.size();
+  if (plan.samples < 2)
+    throw error(errc::invalid_argument, "grm: the relationship matrix needs at least 2 samples (" +
+                                            std::to_string(plan.samples) + " selected)");
+  const used_columns used = autosomal_columns(s, sel);
+  plan.variants = used.columns.size();
+  plan.non_autosomal = used.left_out;
+  if (plan.variants == 0)
+    throw error(errc::invalid_argument,
+                "grm: no autosomal variant selected (" + std::to_string(used.left_out) +
+                    " on X, Y or MT are left out, as PLINK leaves them out of a GRM)");
+  const std::uint64_t n = plan.samples;
+  const bool pairwise = grm.missing == grm_missing::pairwise;
+  const std::uint64_t per_cell = pairwise ? 16 : 8;  // sums (and both-missing counts)
+  plan.block_bytes = per_cell * n * std::min<std::uint64_t>(grm.block_columns, plan.variants);
+  plan.stream_bytes = resolved_in_flight(options) *
+                      std::max<std::uint64_t>(options.stream.block_bytes, 8 * s.num_rows());
+  // A band of b rows holds b × n entries at most (its result, and the divisors while written).
+  const auto band_bytes = [&](std::uint64_t b) { return (per_cell + 8) * b * n; };
+  const std::uint64_t fixed = plan.block_bytes + plan.stream_bytes;
+  const std::uint64_t smallest = std::min<std::uint64_t>(tile, n);
+  plan.minimum_bytes = fixed + band_bytes(smallest);
+  std::uint64_t rows = n;
+  if (grm.memory_limit != 0 && fixed + band_bytes(n) > grm.memory_limit) {
+    if (plan.minimum_bytes > grm.memory_limit)
+      throw error(errc::invalid_argument,
+                  "grm: " + std::to_string(n) + " samples need at least " +
+                      mib(plan.minimum_bytes) + " (a band of " + std::to_string(smallest) +
+                      " rows, a block of " + std::to_string(grm.block_columns) +
+                      " variants and the stream's buffers), more than the memory limit of " +
+                      mib(grm.memory_limit) + "; the whole matrix would take " +
+                      mib(fixed + band_bytes(n)));
+    rows = (grm.memory_limit - fixed) / ((per_cell + 8) * n) / tile * tile;
+  }
+  plan.band_rows = static_cast<std::size_t>(rows);
+  plan.bands = (plan.samples + plan.band_rows - 1) / plan.band_rows;
+  plan.band_bytes = band_bytes(rows);
+  plan.total_bytes = fixed + plan.band_bytes;
+  return plan;
+}
+
+grm_plan grm(const store& s, const selection& sel, const grm_options& grm,
+             const analysis_options& options, const std::function<void(const grm_band&)>& sink) {
+  const grm_plan plan = plan_grm(s, sel, grm, options);
+  const used_columns used = autosomal_columns(s, sel);
+  const std::size_t n = plan.samples, m = plan.variants;
+  const bool pairwise = grm.missing == grm_missing::pairwise;
+  const bool standardized = grm.scaling == grm_scaling::standardized;
+  const bool genotype = s.type() == value_type::genotype;
+  const auto block = static_cast<Eigen::Index>(std::min(grm.block_columns, m));
+
+  stream_options so = options.stream;
+  so.values = decode_as::stored;
+  so.decode_values = !genotype;
+  column_stream<double> stream(s, so);
+
+  std::vector<std::uint32_t> missing(n, 0);  // per selected sample, its missing calls
+  std::vector<double> x(n);
+  for (std::size_t b = 0; b < plan.bands; ++b) {
+    const std::size_t first = b * plan.band_rows, rows = std::min(plan.band_rows, n - first);
+    band_pass pass(n, first, rows, grm.full_rows, pairwise, block);
+    const std::string label =
+        plan.bands == 1 ? std::string("grm")
+                        : "grm band " + std::to_string(b + 1) + "/" + std::to_string(plan.bands);
+    stream.on_progress(options.progress
+                           ? std::function<void(const pass_progress&)>(
+                                 [&](const pass_progress& p) { options.progress(label, p); })
+                           : nullptr);
+    Eigen::Index filled = 0;
+    bool block_missing = false;
+    stream.run(used.columns, [&](const column_view<double>& v) {
+      // The selected samples' dosages (NaN: missing), their count and sum.
+      std::uint64_t observed = 0;
+      double sum = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t row = sel.rows[i];
+        double value;
+        if (genotype) {
+          static constexpr double code_value[4] = {2.0, NAN, 1.0, 0.0};
+          value = code_value[(v.codes[row >> 2] >> (2 * (row & 3))) & 3];
+        } else {
+          value = v.values[static_cast<Eigen::Index>(row)];
+        }
+        x[i] = value;
+        if (!std::isnan(value)) {
+          ++observed;
+          sum += value;
+        }
+      }
+      const double p = observed == 0 ? 0.0 : sum / (2.0 * static_cast<double>(observed));
+      const double variance = 2.0 * p * (1.0 - p);
+      const bool zero = variance < variance_floor;
+      const double scale = standardized && !zero ? 1.0 / std::sqrt(variance) : 1.0;
+      double* z = pass.z_column(filled);
+      double* w = pass.w_column(filled);
+      for (std::size_t i = 0; i < n; ++i) {
+        const bool absent = std::isnan(x[i]);
+        z[i] = absent || zero ? 0.0 : (x[i] - 2.0 * p) * scale;
+        if (w != nullptr) w[i] = absent ? 1.0 : 0.0;
+        if (absent) {
+          block_missing = true;
+          if (b == 0) ++missing[i];
+        }
+      }
+      if (++filled == block || v.position + 1 == m) {
+        pass.add_block(filled, block_missing);
+        filled = 0;
+        block_missing = false;
+      }
+      return true;
+    });
+    sink(pass.finish(m, missing));
+  }
+  return plan;
+}
+
+grm_matrix grm_dense(const store& s, const selection& sel, const grm_options& grm,
+                     const analysis_options& options) {
+  grm_options full = grm;
+  full.full_rows = true;
+  grm_matrix out;
+  const auto n = static_cast<Eigen::Index>(sel.rows.size());
+  out.plan = colflow::grm(s, sel, full, options, [&](const grm_band& band) {
+    if (out.values.size() == 0) {
+      out.values.resize(n, n);
+      out.variants.resize(n, n);
+    }
+    const auto r0 = static_cast<Eigen::Index>(band.first_row);
+    out.values.middleRows(r0, band.values.rows()) = band.values;
+    out.variants.middleRows(r0, band.values.rows()) = band.variants;
+  });
+  return out;
+}
+
+}  // namespace colflow

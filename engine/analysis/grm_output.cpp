@@ -1,0 +1,201 @@
+// The files of `colflow grm`: PLINK 2's .rel forms and PLINK 1.9's (GCTA's) .grm.bin set.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "analysis/result_table_internal.hpp"
+#include "colflow/analysis/grm.hpp"
+#include "colflow/error.hpp"
+#include "colflow/io/staged_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
+
+namespace colflow {
+namespace {
+
+// A binary file written through a staged output.
+class binary_file {
+ public:
+  explicit binary_file(std::filesystem::path target) : output_(std::move(target)) {
+    file_ = std::fopen(output_.path().c_str(), "wb");
+    if (file_ == nullptr) throw_system_error(errno, "cannot create", output_.path());
+  }
+  ~binary_file() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  binary_file(const binary_file&) = delete;
+  binary_file& operator=(const binary_file&) = delete;
+
+  template <typename T>
+  void write(const std::vector<T>& values) {
+    if (std::fwrite(values.data(), sizeof(T), values.size(), file_) != values.size())
+      throw_system_error(errno, "cannot write", output_.path());
+  }
+  void finish() {
+    if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
+      throw_system_error(errno, "cannot write", output_.path());
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (closed != 0) throw_system_error(errno, "cannot write", output_.path());
+  }
+  void commit() { output_.commit(); }
+
+ private:
+  staged_output output_;
+  std::FILE* file_ = nullptr;
+};
+
+std::filesystem::path rel_matrix_path(const std::filesystem::path& prefix, rel_form form) {
+  return detail::prefixed(prefix, form == rel_form::text ? ".rel" : ".rel.bin");
+}
+
+}  // namespace
+
+grm_files grm_output_files(const std::filesystem::path& prefix, const grm_outputs& outputs) {
+  grm_files files;
+  if (outputs.rel) {
+    files.paths.push_back(rel_matrix_path(prefix, outputs.form));
+    files.paths.push_back(detail::prefixed(prefix, ".rel.id"));
+  }
+  if (outputs.gcta) {
+    files.paths.push_back(detail::prefixed(prefix, ".grm.bin"));
+    files.paths.push_back(detail::prefixed(prefix, ".grm.N.bin"));
+    files.paths.push_back(detail::prefixed(prefix, ".grm.id"));
+  }
+  return files;
+}
+
+struct grm_writer::impl {
+  impl(const store& s, const selection& selected, const std::filesystem::path& out,
+       const grm_outputs& what, int precision)
+      : source(s), sel(selected), prefix(out), outputs(what), digits(precision) {}
+
+  const store& source;
+  const selection& sel;
+  std::filesystem::path prefix;
+  grm_outputs outputs;
+  int digits;
+  std::size_t n = 0, next_row = 0;
+  std::optional<tsv_writer> rel_text;
+  std::optional<binary_file> rel_bin, gcta_values, gcta_counts;
+  std::vector<double> doubles;
+  std::vector<float> floats, counts;
+
+  // Row i of a .rel matrix: entries 0..i, then the rest by the shape.
+  void rel_row(const grm_band& band, Eigen::Index r, std::size_t i) {
+    const std::size_t width = outputs.shape == rel_shape::triangle ? i + 1 : n;
+    const auto value = [&](std::size_t c) {
+      if (c <= i || outputs.shape == rel_shape::square)
+        return band.values(r, static_cast<Eigen::Index>(c));
+      return 0.0;
+    };
+    if (rel_text) {
+      for (std::size_t c = 0; c < width; ++c) rel_text->number(value(c));
+      rel_text->end_line();
+    } else if (outputs.form == rel_form::bin) {
+      doubles.resize(width);
+      for (std::size_t c = 0; c < width; ++c) doubles[c] = value(c);
+      rel_bin->write(doubles);
+    } else {
+      floats.resize(width);
+      for (std::size_t c = 0; c < width; ++c) floats[c] = static_cast<float>(value(c));
+      rel_bin->write(floats);
+    }
+  }
+
+  void gcta_row(const grm_band& band, Eigen::Index r, std::size_t i) {
+    floats.resize(i + 1);
+    counts.resize(i + 1);
+    for (std::size_t c = 0; c <= i; ++c) {
+      floats[c] = static_cast<float>(band.values(r, static_cast<Eigen::Index>(c)));
+      counts[c] = static_cast<float>(band.variants(r, static_cast<Eigen::Index>(c)));
+    }
+    gcta_values->write(floats);
+    gcta_counts->write(counts);
+  }
+};
+
+grm_writer::grm_writer(const store& s, const selection& sel, const std::filesystem::path& prefix,
+                       const grm_outputs& outputs, int digits)
+    : impl_(std::make_unique<impl>(s, sel, prefix, outputs, digits)) {
+  detail::check_digits(digits);
+  if (!outputs.rel && !outputs.gcta)
+    throw error(errc::invalid_argument, "grm_writer: no output asked for");
+  impl_->n = sel.rows.size();
+  if (outputs.rel) {
+    if (outputs.form == rel_form::text)
+      impl_->rel_text.emplace(rel_matrix_path(prefix, outputs.form), digits);
+    else
+      impl_->rel_bin.emplace(rel_matrix_path(prefix, outputs.form));
+  }
+  if (outputs.gcta) {
+    impl_->gcta_values.emplace(detail::prefixed(prefix, ".grm.bin"));
+    impl_->gcta_counts.emplace(detail::prefixed(prefix, ".grm.N.bin"));
+  }
+}
+
+grm_writer::~grm_writer() = default;
+
+void grm_writer::write(const grm_band& band) {
+  impl& w = *impl_;
+  const auto rows = static_cast<std::size_t>(band.values.rows());
+  const auto width = static_cast<std::size_t>(band.values.cols());
+  if (band.first_row != w.next_row || w.next_row + rows > w.n ||
+      band.variants.rows() != band.values.rows() || band.variants.cols() != band.values.cols())
+    throw error(errc::invalid_argument,
+                "grm_writer: band of rows " + std::to_string(band.first_row) + ".. out of order");
+  if (width < (w.outputs.needs_full_rows() ? w.n : band.first_row + rows) ||
+      (w.outputs.needs_full_rows() && !band.full))
+    throw error(errc::invalid_argument,
+                "grm_writer: a band of " + std::to_string(width) + " columns" +
+                    (w.outputs.needs_full_rows() ? " (the square shape needs full rows)" : ""));
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t i = band.first_row + r;
+    if (w.outputs.rel) w.rel_row(band, static_cast<Eigen::Index>(r), i);
+    if (w.outputs.gcta) w.gcta_row(band, static_cast<Eigen::Index>(r), i);
+  }
+  w.next_row += rows;
+}
+
+grm_files grm_writer::commit() {
+  impl& w = *impl_;
+  if (w.next_row != w.n)
+    throw error(errc::invalid_argument, "grm_writer: " + std::to_string(w.next_row) + " of " +
+                                            std::to_string(w.n) + " rows written");
+  const auto& samples = w.source.samples();
+  std::optional<tsv_writer> rel_id, gcta_id;
+  if (w.outputs.rel) {
+    rel_id.emplace(detail::prefixed(w.prefix, ".rel.id"), w.digits);
+    rel_id->text("#FID").text("IID");
+    rel_id->end_line();
+    for (const std::size_t row : w.sel.rows) {
+      rel_id->text(samples[row].fid).text(samples[row].iid);
+      rel_id->end_line();
+    }
+  }
+  if (w.outputs.gcta) {
+    gcta_id.emplace(detail::prefixed(w.prefix, ".grm.id"), w.digits);
+    for (const std::size_t row : w.sel.rows) {
+      gcta_id->text(samples[row].fid).text(samples[row].iid);
+      gcta_id->end_line();
+    }
+  }
+  // Everything is written and synced before the first rename.
+  if (w.rel_text) w.rel_text->finish();
+  if (w.rel_bin) w.rel_bin->finish();
+  if (w.gcta_values) w.gcta_values->finish();
+  if (w.gcta_counts) w.gcta_counts->finish();
+  if (rel_id) rel_id->finish();
+  if (gcta_id) gcta_id->finish();
+  if (w.rel_text) w.rel_text->commit();
+  if (w.rel_bin) w.rel_bin->commit();
+  if (rel_id) rel_id->commit();
+  if (w.gcta_values) w.gcta_values->commit();
+  if (w.gcta_counts) w.gcta_counts->commit();
+  if (gcta_id) gcta_id->commit();
+  return grm_output_files(w.prefix, w.outputs);
+}
+
+}  // namespace colflow

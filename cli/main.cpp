@@ -127,6 +127,9 @@ int main(int argc, char** argv) {
     auto* bayesr = app.add_subcommand(
         "bayesr", "BayesR Gibbs sampler: mixture-of-normals effects, h2, inclusion probabilities");
     add(bayesr, colflow::cli::add_bayesr(*bayesr));
+    auto* score = app.add_subcommand(
+        "score", "Polygenic scores: weighted allele counts per sample, as plink2 --score");
+    add(score, colflow::cli::add_score(*score));
   }
 
   try {

@@ -134,7 +134,8 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
     tables.resize(batch.size() * width);
     for (std::size_t b = 0; b < batch.size(); ++b) {
       const column_stats st = statistics(batch[b]);
-      terms_of(batch[b].column, st.observed > 0 ? st.mean / 2 : std::nan(""), t);
+      // No call among the selected samples: plink2 imputes a frequency of 0.5.
+      terms_of(batch[b].column, st.observed > 0 ? st.mean / 2 : 0.5, t);
       double* out = tables.data() + b * width;
       if (genotype) {
         // By code: 0b00 two A1, 0b01 missing, 0b10 one, 0b11 none.

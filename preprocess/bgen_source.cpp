@@ -1,3 +1,5 @@
+// BGEN input (colflow/preprocess/bgen_source.hpp): the header, sample and variant blocks
+// checked and indexed once, then each variant's probabilities decoded into dosages.
 #include "colflow/preprocess/bgen_source.hpp"
 
 #include <algorithm>
@@ -399,6 +401,235 @@ struct bgen_fetched final : column_source::fetched {
   std::unique_ptr<std::uint8_t[]> bytes;
 };
 
+// The header block as read and checked: the offset of the first variant, L_H, M, N, and what
+// the flags say.
+struct header_block {
+  std::uint64_t offset = 0;      // the first variant starts at offset + 4
+  std::uint64_t header_len = 0;  // L_H
+  std::uint64_t variants = 0, samples = 0;
+  int layout = 0;
+  codec_id compression = codec_id::none;
+  bool has_sample_ids = false;
+};
+
+header_block read_header_block(const std::filesystem::path& file, const file_descriptor& fd,
+                               std::uint64_t size) {
+  if (size < 24)
+    bad(file, "file is " + str(size) + " bytes, too short for a BGEN header (at least 24)");
+  std::uint8_t head[20];
+  fd.pread_exact(std::as_writable_bytes(std::span(head)), 0);
+  header_block h;
+  h.offset = load_le32(head);
+  h.header_len = load_le32(head + 4);
+  h.variants = load_le32(head + 8);
+  h.samples = load_le32(head + 12);
+  const bool zero_magic = head[16] == 0 && head[17] == 0 && head[18] == 0 && head[19] == 0;
+  if (std::memcmp(head + 16, "bgen", 4) != 0 && !zero_magic)
+    bad(file, "not a BGEN file: bytes 16-19 are not the magic number 'bgen' (nor four zeros)");
+  if (h.header_len < 20)
+    bad(file, "header block length " + str(h.header_len) + " is less than the 20 bytes it holds");
+  if (h.header_len > h.offset)
+    bad(file, "header block length " + str(h.header_len) +
+                  " runs past the first variant, which starts at byte " + str(h.offset + 4));
+  if (h.offset + 4 > size)
+    bad(file, "the first variant starts at byte " + str(h.offset + 4) +
+                  ", past the end of the file (" + str(size) + " bytes)");
+  std::uint8_t flag_bytes[4];
+  fd.pread_exact(std::as_writable_bytes(std::span(flag_bytes)), h.header_len);
+  const std::uint32_t flags = load_le32(flag_bytes);
+  const unsigned compression = flags & 3u, layout = (flags >> 2) & 15u;
+  h.has_sample_ids = (flags >> 31) != 0;
+  if (layout != 1 && layout != 2)
+    bad(file, "unknown layout " + str(layout) + " in the header flags (1 and 2 are defined)");
+  if (compression == 3)
+    bad(file, "unknown compression 3 in the header flags (0 none, 1 zlib, 2 zstd)");
+  if (compression == 2 && layout == 1)
+    bad(file, "zstd compression with layout 1 (BGEN v1.1 blocks are uncompressed or zlib)");
+  h.layout = static_cast<int>(layout);
+  h.compression = compression == 0   ? codec_id::none
+                  : compression == 1 ? codec_id::zlib
+                                     : codec_id::zstd;
+  if (h.variants == 0) bad(file, "no variants (the header's variant count is 0)");
+  if (h.samples == 0) bad(file, "no samples (the header's sample count is 0)");
+  return h;
+}
+
+// The sample identifier block, between the header block and the first variant: the N
+// identifiers, every length checked against the block.
+std::vector<std::string> read_sample_ids(const std::filesystem::path& file,
+                                         const file_descriptor& fd, const header_block& h) {
+  const std::uint64_t n = h.samples;
+  const std::uint64_t at = 4 + h.header_len, room = h.offset - h.header_len;
+  if (room < 8)
+    bad(file,
+        "no room for the sample identifier block between the header block and the "
+        "first variant (byte " +
+            str(h.offset + 4) + ")");
+  std::uint8_t b[8];
+  fd.pread_exact(std::as_writable_bytes(std::span(b)), at);
+  const std::uint64_t block_len = load_le32(b), count = load_le32(b + 4);
+  if (block_len < 8 || block_len > room)
+    bad(file, "sample identifier block of " + str(block_len) + " bytes at byte " + str(at) +
+                  " does not fit between the header block and the first variant (" + str(room) +
+                  " bytes)");
+  if (count != n)
+    bad(file,
+        "the sample identifier block holds " + str(count) + " samples, the header says " + str(n));
+  std::vector<std::uint8_t> block(block_len);
+  fd.pread_exact(std::as_writable_bytes(std::span(block)), at);
+  std::vector<std::string> ids;
+  std::uint64_t p = 8;
+  ids.reserve(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (block_len - p < 2)
+      bad(file, "sample identifier block (" + str(block_len) + " bytes) ends before sample " +
+                    str(i) + "'s identifier");
+    const std::uint64_t len = load_le16(block.data() + p);
+    p += 2;
+    if (len > block_len - p)
+      bad(file, "sample " + str(i) + "'s identifier of " + str(len) +
+                    " bytes runs past the end of the sample identifier block (" + str(block_len) +
+                    " bytes)");
+    ids.emplace_back(reinterpret_cast<const char*>(block.data() + p), len);
+    p += len;
+  }
+  if (p != block_len)
+    bad(file, "sample identifier block is " + str(block_len) + " bytes, its " + str(n) +
+                  " identifiers take " + str(p));
+  return ids;
+}
+
+// The pass over the variant blocks that finds where each starts: each header is read, each
+// genotype block skipped by its length, every length compared with what is left of the file.
+class variant_index {
+ public:
+  variant_index(const std::filesystem::path& file, const header_block& h, std::uint64_t size)
+      : file_(file), h_(h), size_(size), reader_{file, h.layout, h.samples} {}
+
+  // Where each variant starts, then where the last one ends.
+  std::vector<std::uint64_t> block_starts(const file_descriptor& fd) const {
+    const std::uint64_t m = h_.variants;
+    std::vector<std::uint64_t> starts;
+    starts.reserve(
+        static_cast<std::size_t>(std::min<std::uint64_t>(m, (size_ - h_.offset - 4) / 16 + 1)) + 1);
+    // 16 kB reads: many small variants at a time, or one header of a large variant, whose
+    // genotype block is skipped, at little cost.
+    cursor c(fd, size_, h_.offset + 4, std::size_t{1} << 14);
+    variant_header vh;
+    for (std::uint64_t j = 0; j < m; ++j) {
+      const std::uint64_t at = c.position();
+      if (c.remaining() == 0)
+        bad(file_, "the file (" + str(size_) + " bytes) ends after " + str(j) + " of the " +
+                       str(m) + " variants of the header");
+      starts.push_back(at);
+      reader_.read(c, j, false, vh);
+      skip_genotype_block(c, j, vh, at);
+    }
+    starts.push_back(c.position());
+    return starts;
+  }
+
+ private:
+  const std::filesystem::path& file_;
+  const header_block& h_;
+  std::uint64_t size_;
+  header_reader reader_;
+
+  // Moves c past the genotype block of variant j (header vh, starting at byte `at`), its
+  // length checked against the layout, the compression and what is left of the file.
+  void skip_genotype_block(cursor& c, std::uint64_t j, const variant_header& vh,
+                           std::uint64_t at) const {
+    const std::uint64_t n = h_.samples;
+    const std::uint64_t data_at = c.position();
+    auto truncated = [&](const std::string& what) { reader_.fail(j, vh, at, what); };
+    std::uint32_t block_len = 0;
+    if (h_.layout == 1) {
+      if (h_.compression == codec_id::none) {
+        if (6 * n > c.remaining())
+          truncated("its genotype block of " + str(6 * n) + " bytes at byte " + str(data_at) +
+                    " runs past the end of the file (" + str(size_) + " bytes)");
+        c.skip(6 * n);
+        return;
+      }
+      if (!c.u32(block_len))
+        truncated("the file (" + str(size_) + " bytes) ends inside the genotype block length");
+      if (block_len == 0) truncated("its compressed genotype block is empty");
+    } else {
+      if (!c.u32(block_len))
+        truncated("the file (" + str(size_) + " bytes) ends inside the genotype block length");
+      if (h_.compression == codec_id::none) {
+        if (block_len < min_block_bytes(n) || block_len > max_block_bytes(n))
+          truncated("its genotype block of " + str(block_len) + " bytes cannot hold " + str(n) +
+                    " samples (" + str(min_block_bytes(n)) + " to " + str(max_block_bytes(n)) +
+                    " bytes)");
+      } else {
+        block_len = compressed_block_payload(c, block_len, data_at, truncated);
+      }
+    }
+    if (block_len > c.remaining())
+      truncated("its genotype block of " + str(block_len) + " bytes at byte " + str(c.position()) +
+                " runs past the end of the file (" + str(size_) + " bytes)");
+    c.skip(block_len);
+  }
+
+  // A compressed layout-2 block of block_len bytes (at data_at, c just past its length): reads
+  // and checks its decompressed size; returns the length of the compressed data that follows.
+  template <typename Truncated>
+  std::uint32_t compressed_block_payload(cursor& c, std::uint32_t block_len, std::uint64_t data_at,
+                                         const Truncated& truncated) const {
+    const std::uint64_t n = h_.samples;
+    if (block_len <= 4)
+      truncated("its compressed genotype block of " + str(block_len) +
+                " bytes is too short to hold its decompressed size and data");
+    if (block_len > c.remaining())
+      truncated("its genotype block of " + str(block_len) + " bytes at byte " + str(data_at + 4) +
+                " runs past the end of the file (" + str(size_) + " bytes)");
+    std::uint32_t decompressed = 0;
+    c.u32(decompressed);
+    if (decompressed < min_block_bytes(n) || decompressed > max_block_bytes(n))
+      truncated("its decompressed genotype block size " + str(decompressed) + " cannot hold " +
+                str(n) + " samples (" + str(min_block_bytes(n)) + " to " + str(max_block_bytes(n)) +
+                " bytes)");
+    return block_len - 4;
+  }
+};
+
+// The samples from the identifiers of the .bgen: each must be one word.
+std::vector<sample_info> samples_of_ids(const std::filesystem::path& file,
+                                        std::vector<std::string>& ids) {
+  std::vector<sample_info> samples;
+  samples.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i].empty() || has_whitespace(ids[i]))
+      bad(file, "sample " + str(i) + "'s identifier '" + ids[i] + "' is " +
+                    (ids[i].empty() ? "empty" : "not one word") +
+                    "; give a .sample file with usable IDs");
+    samples.push_back({"0", std::move(ids[i]), "0", "0", "0", "-9"});
+  }
+  return samples;
+}
+
+// Refuses a (FID, IID) pair that appears twice, found by sorting indices; `id_source` is the
+// file the IDs came from.
+void refuse_duplicate_ids(const std::vector<sample_info>& samples,
+                          const std::filesystem::path& id_source) {
+  std::vector<std::size_t> order(samples.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  auto key_less = [&](std::size_t a, std::size_t b) {
+    const sample_info &x = samples[a], &y = samples[b];
+    return x.fid != y.fid ? x.fid < y.fid : x.iid < y.iid;
+  };
+  std::sort(order.begin(), order.end(), key_less);
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const sample_info &x = samples[order[k - 1]], &y = samples[order[k]];
+    if (x.fid == y.fid && x.iid == y.iid) {
+      const std::size_t a = std::min(order[k - 1], order[k]), b = std::max(order[k - 1], order[k]);
+      bad(id_source, "duplicate sample ID '" + x.fid + " " + x.iid + "' (samples " + str(a) +
+                         " and " + str(b) + ")");
+    }
+  }
+}
+
 }  // namespace
 
 bgen_source::bgen_source(const bgen_options& options)
@@ -410,183 +641,28 @@ bgen_source::bgen_source(const bgen_options& options)
   state& s = *state_;
   s.fd = open_read(file);
   s.file_size = s.fd.size();
-  const std::uint64_t size = s.file_size;
 
-  // Header block: offset, then L_H, M, N, magic, free data, flags.
-  if (size < 24)
-    bad(file, "file is " + str(size) + " bytes, too short for a BGEN header (at least 24)");
-  std::uint8_t head[20];
-  s.fd.pread_exact(std::as_writable_bytes(std::span(head)), 0);
-  const std::uint64_t offset = load_le32(head), header_len = load_le32(head + 4);
-  const std::uint64_t m = load_le32(head + 8), n = load_le32(head + 12);
-  const bool zero_magic = head[16] == 0 && head[17] == 0 && head[18] == 0 && head[19] == 0;
-  if (std::memcmp(head + 16, "bgen", 4) != 0 && !zero_magic)
-    bad(file, "not a BGEN file: bytes 16-19 are not the magic number 'bgen' (nor four zeros)");
-  if (header_len < 20)
-    bad(file, "header block length " + str(header_len) + " is less than the 20 bytes it holds");
-  if (header_len > offset)
-    bad(file, "header block length " + str(header_len) +
-                  " runs past the first variant, which starts at byte " + str(offset + 4));
-  if (offset + 4 > size)
-    bad(file, "the first variant starts at byte " + str(offset + 4) +
-                  ", past the end of the file (" + str(size) + " bytes)");
-  std::uint8_t flag_bytes[4];
-  s.fd.pread_exact(std::as_writable_bytes(std::span(flag_bytes)), header_len);
-  const std::uint32_t flags = load_le32(flag_bytes);
-  const unsigned compression = flags & 3u, layout = (flags >> 2) & 15u;
-  has_sample_ids_ = (flags >> 31) != 0;
-  if (layout != 1 && layout != 2)
-    bad(file, "unknown layout " + str(layout) + " in the header flags (1 and 2 are defined)");
-  if (compression == 3)
-    bad(file, "unknown compression 3 in the header flags (0 none, 1 zlib, 2 zstd)");
-  if (compression == 2 && layout == 1)
-    bad(file, "zstd compression with layout 1 (BGEN v1.1 blocks are uncompressed or zlib)");
-  layout_ = static_cast<int>(layout);
-  compression_ = compression == 0   ? codec_id::none
-                 : compression == 1 ? codec_id::zlib
-                                    : codec_id::zstd;
-  if (m == 0) bad(file, "no variants (the header's variant count is 0)");
-  if (n == 0) bad(file, "no samples (the header's sample count is 0)");
-
-  // Sample identifier block, between the header block and the first variant.
+  const header_block h = read_header_block(file, s.fd, s.file_size);
+  has_sample_ids_ = h.has_sample_ids;
+  layout_ = h.layout;
+  compression_ = h.compression;
   std::vector<std::string> ids;
-  if (has_sample_ids_) {
-    const std::uint64_t at = 4 + header_len, room = offset - header_len;
-    if (room < 8)
-      bad(file,
-          "no room for the sample identifier block between the header block and the "
-          "first variant (byte " +
-              str(offset + 4) + ")");
-    std::uint8_t b[8];
-    s.fd.pread_exact(std::as_writable_bytes(std::span(b)), at);
-    const std::uint64_t block_len = load_le32(b), count = load_le32(b + 4);
-    if (block_len < 8 || block_len > room)
-      bad(file, "sample identifier block of " + str(block_len) + " bytes at byte " + str(at) +
-                    " does not fit between the header block and the first variant (" + str(room) +
-                    " bytes)");
-    if (count != n)
-      bad(file, "the sample identifier block holds " + str(count) + " samples, the header says " +
-                    str(n));
-    std::vector<std::uint8_t> block(block_len);
-    s.fd.pread_exact(std::as_writable_bytes(std::span(block)), at);
-    std::uint64_t p = 8;
-    ids.reserve(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      if (block_len - p < 2)
-        bad(file, "sample identifier block (" + str(block_len) + " bytes) ends before sample " +
-                      str(i) + "'s identifier");
-      const std::uint64_t len = load_le16(block.data() + p);
-      p += 2;
-      if (len > block_len - p)
-        bad(file, "sample " + str(i) + "'s identifier of " + str(len) +
-                      " bytes runs past the end of the sample identifier block (" + str(block_len) +
-                      " bytes)");
-      ids.emplace_back(reinterpret_cast<const char*>(block.data() + p), len);
-      p += len;
-    }
-    if (p != block_len)
-      bad(file, "sample identifier block is " + str(block_len) + " bytes, its " + str(n) +
-                    " identifiers take " + str(p));
-  }
-
-  // One pass over the variant blocks: each header is read, each genotype block skipped by its
-  // length, every length compared with what is left of the file.
-  const header_reader reader{file, layout_, n};
-  s.block_starts.reserve(
-      static_cast<std::size_t>(std::min<std::uint64_t>(m, (size - offset - 4) / 16 + 1)) + 1);
-  // 16 kB reads: many small variants at a time, or one header of a large variant, whose
-  // genotype block is skipped, at little cost.
-  cursor c(s.fd, size, offset + 4, std::size_t{1} << 14);
-  variant_header h;
-  for (std::uint64_t j = 0; j < m; ++j) {
-    const std::uint64_t at = c.position();
-    if (c.remaining() == 0)
-      bad(file, "the file (" + str(size) + " bytes) ends after " + str(j) + " of the " + str(m) +
-                    " variants of the header");
-    s.block_starts.push_back(at);
-    reader.read(c, j, false, h);
-    const std::uint64_t data_at = c.position();
-    auto truncated = [&](const std::string& what) { reader.fail(j, h, at, what); };
-    std::uint32_t block_len = 0;
-    if (layout_ == 1) {
-      if (compression_ == codec_id::none) {
-        if (6 * n > c.remaining())
-          truncated("its genotype block of " + str(6 * n) + " bytes at byte " + str(data_at) +
-                    " runs past the end of the file (" + str(size) + " bytes)");
-        c.skip(6 * n);
-        continue;
-      }
-      if (!c.u32(block_len))
-        truncated("the file (" + str(size) + " bytes) ends inside the genotype block length");
-      if (block_len == 0) truncated("its compressed genotype block is empty");
-    } else {
-      if (!c.u32(block_len))
-        truncated("the file (" + str(size) + " bytes) ends inside the genotype block length");
-      if (compression_ == codec_id::none) {
-        if (block_len < min_block_bytes(n) || block_len > max_block_bytes(n))
-          truncated("its genotype block of " + str(block_len) + " bytes cannot hold " + str(n) +
-                    " samples (" + str(min_block_bytes(n)) + " to " + str(max_block_bytes(n)) +
-                    " bytes)");
-      } else {
-        if (block_len <= 4)
-          truncated("its compressed genotype block of " + str(block_len) +
-                    " bytes is too short to hold its decompressed size and data");
-        if (block_len > c.remaining())
-          truncated("its genotype block of " + str(block_len) + " bytes at byte " +
-                    str(data_at + 4) + " runs past the end of the file (" + str(size) + " bytes)");
-        std::uint32_t decompressed = 0;
-        c.u32(decompressed);
-        if (decompressed < min_block_bytes(n) || decompressed > max_block_bytes(n))
-          truncated("its decompressed genotype block size " + str(decompressed) + " cannot hold " +
-                    str(n) + " samples (" + str(min_block_bytes(n)) + " to " +
-                    str(max_block_bytes(n)) + " bytes)");
-        block_len -= 4;
-      }
-    }
-    if (block_len > c.remaining())
-      truncated("its genotype block of " + str(block_len) + " bytes at byte " + str(c.position()) +
-                " runs past the end of the file (" + str(size) + " bytes)");
-    c.skip(block_len);
-  }
-  s.block_starts.push_back(c.position());
-  variants_ = m;
+  if (has_sample_ids_) ids = read_sample_ids(file, s.fd, h);
+  s.block_starts = variant_index(file, h, s.file_size).block_starts(s.fd);
+  variants_ = h.variants;
 
   // Samples: the .sample file first (as PLINK 2 does), else the identifiers of the .bgen.
-  const std::filesystem::path* id_source = &options.sample;
   if (!options.sample.empty()) {
     samples_ = read_oxford_sample(options.sample);
-    if (samples_.size() != n)
+    if (samples_.size() != h.samples)
       bad(options.sample, "holds " + str(samples_.size()) + " samples, but " +
-                              file.filename().string() + " has " + str(n));
+                              file.filename().string() + " has " + str(h.samples));
+    refuse_duplicate_ids(samples_, options.sample);
   } else if (has_sample_ids_) {
-    id_source = &options.bgen;
-    samples_.reserve(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      if (ids[i].empty() || has_whitespace(ids[i]))
-        bad(file, "sample " + str(i) + "'s identifier '" + ids[i] + "' is " +
-                      (ids[i].empty() ? "empty" : "not one word") +
-                      "; give a .sample file with usable IDs");
-      samples_.push_back({"0", std::move(ids[i]), "0", "0", "0", "-9"});
-    }
+    samples_ = samples_of_ids(file, ids);
+    refuse_duplicate_ids(samples_, options.bgen);
   } else {
     bad(file, "holds no sample identifiers: give its .sample file");
-  }
-
-  // Duplicate (FID, IID) pairs, found by sorting indices.
-  std::vector<std::size_t> order(samples_.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  auto key_less = [&](std::size_t a, std::size_t b) {
-    const sample_info &x = samples_[a], &y = samples_[b];
-    return x.fid != y.fid ? x.fid < y.fid : x.iid < y.iid;
-  };
-  std::sort(order.begin(), order.end(), key_less);
-  for (std::size_t k = 1; k < order.size(); ++k) {
-    const sample_info &x = samples_[order[k - 1]], &y = samples_[order[k]];
-    if (x.fid == y.fid && x.iid == y.iid) {
-      const std::size_t a = std::min(order[k - 1], order[k]), b = std::max(order[k - 1], order[k]);
-      bad(*id_source, "duplicate sample ID '" + x.fid + " " + x.iid + "' (samples " + str(a) +
-                          " and " + str(b) + ")");
-    }
   }
 }
 

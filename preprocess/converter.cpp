@@ -34,8 +34,9 @@ struct column_work {
   encoded_column encoded;
 };
 
-// auto: the candidates all decode at 500 MB/s of payload or more on one core (lz4 and zstd at
-// their default levels; bench/codec_bench); zlib decodes slower and is never picked.
+// auto: the smallest frame of the codecs that decode fast (lz4 and zstd at their default levels,
+// bench/codec_bench), so that a store made with auto is never slow to read; zlib decodes slower
+// and is never picked.
 encoded_column smallest_of(const std::function<encoded_column(const column_encoding&)>& encode,
                            bool shuffle) {
   encoded_column best = encode({codec_id::none, 0, false});
@@ -75,6 +76,277 @@ codec_id float_codec(codec_choice c) {
   }
 }
 
+// What convert decides from the source's kind and the options, checked before anything is
+// written.
+struct conversion_plan {
+  bool genotype_input = false, dosage_input = false;
+  codec_choice choice = codec_choice::auto_select;
+  bool keeps_codes = false;    // the store keeps 2-bit genotype codes
+  bool keeps_dosages = false;  // the store keeps 16-bit dosages
+  value_type store_type = value_type::float64;
+  column_encoding fixed{codec_id::none, 0, false};  // the codec and level of a fixed choice
+};
+
+conversion_plan plan_conversion(value_type input, const convert_options& options) {
+  conversion_plan plan;
+  plan.genotype_input = input == value_type::genotype;
+  plan.dosage_input = input == value_type::dosage;
+  const codec_choice choice = plan.choice = options.codec;
+  plan.keeps_codes = choice == codec_choice::genotype || choice == codec_choice::genotype_zstd ||
+                     (choice == codec_choice::auto_select && plan.genotype_input);
+  plan.keeps_dosages = plan.dosage_input && !plan.keeps_codes && options.keep_dosages;
+  if (plan.keeps_codes && !plan.genotype_input && !plan.dosage_input)
+    throw error(errc::invalid_argument,
+                std::string("codec '") + codec_choice_name(choice) +
+                    "' keeps PLINK genotype codes and needs .bed or BGEN input");
+  if (!plan.keeps_codes && !plan.keeps_dosages &&
+      !(options.dtype == value_type::float64 || options.dtype == value_type::float32))
+    throw error(errc::invalid_argument, "--dtype must be f64 or f32 for a float store");
+  if (!(options.hard_call_threshold >= 0 && options.hard_call_threshold <= 0.5))
+    throw error(errc::invalid_argument, "the hard-call threshold must be within 0..0.5, got " +
+                                            std::to_string(options.hard_call_threshold));
+  plan.store_type = plan.keeps_codes     ? value_type::genotype
+                    : plan.keeps_dosages ? value_type::dosage
+                                         : options.dtype;
+
+  column_encoding& fixed = plan.fixed;
+  fixed = {codec_id::none, 0, options.shuffle};
+  if (choice == codec_choice::genotype_zstd) fixed.codec = codec_id::zstd;
+  if (!plan.keeps_codes && choice != codec_choice::auto_select) fixed.codec = float_codec(choice);
+  fixed.level = options.level.value_or(traits_of(fixed.codec).default_level);
+  if (choice != codec_choice::auto_select) {
+    const codec_traits& t = traits_of(fixed.codec);
+    if (fixed.level < t.min_level || fixed.level > t.max_level)
+      throw error(errc::invalid_argument,
+                  std::string(t.name) + " level " + std::to_string(fixed.level) + " is outside " +
+                      std::to_string(t.min_level) + ".." + std::to_string(t.max_level));
+  } else if (options.level) {
+    throw error(errc::invalid_argument, "--level does not apply to --codec auto");
+  }
+  return plan;
+}
+
+// The samples the store records: the source's, refused when two share an ID, with the sexes of
+// options.sex_file. Only the samples whose sex changes are rewritten: an unknown sex keeps its
+// spelling.
+std::vector<sample_info> store_samples(const column_source& source,
+                                       const convert_options& options) {
+  std::vector<sample_info> samples = source.samples();
+  refuse_duplicate_samples(samples, source.description());
+  if (!options.sex_file.empty()) {
+    const std::vector<sample_sex> before = sexes_of(samples),
+                                  after = read_sex_file(options.sex_file, samples, before);
+    for (std::size_t i = 0; i < samples.size(); ++i)
+      if (after[i] != before[i]) samples[i].sex = std::to_string(static_cast<int>(after[i]));
+  }
+  return samples;
+}
+
+using clock = std::chrono::steady_clock;
+
+// One pass of a source through a tbb::parallel_pipeline into a store writer: read (serial, in
+// column order), encode (parallel), append (serial, in order).
+class conversion {
+ public:
+  conversion(column_source& source, const convert_options& options, const conversion_plan& plan,
+             store_writer& writer, const std::function<void(const convert_progress&)>& progress,
+             clock::time_point start, std::uint64_t rows, std::uint64_t columns)
+      : source_(source),
+        options_(options),
+        plan_(plan),
+        writer_(writer),
+        progress_(progress),
+        start_(start),
+        rows_(rows),
+        columns_(columns),
+        input_per_column_(plan.genotype_input ? genotype_column_bytes(rows_)
+                          : plan.dosage_input ? rows_ * sizeof(std::uint16_t)
+                                              : rows_ * sizeof(double)) {
+    result_.rows = rows_;
+  }
+
+  // Runs the pipeline with at most `tokens` columns in flight.
+  void run(unsigned tokens) {
+    tbb::parallel_pipeline(
+        tokens, tbb::make_filter<void, column_work*>(
+                    tbb::filter_mode::serial_in_order,
+                    [this](tbb::flow_control& fc) { return read_next(fc); }) &
+                    tbb::make_filter<column_work*, column_work*>(tbb::filter_mode::parallel,
+                                                                 [this](column_work* w) {
+                                                                   encode(*w);
+                                                                   return w;
+                                                                 }) &
+                    tbb::make_filter<column_work*, void>(tbb::filter_mode::serial_in_order,
+                                                         [this](column_work* w) { append(w); }));
+  }
+
+  // Completes the store and returns what the pass did.
+  convert_result finish() {
+    writer_.finish();
+    result_.columns = columns_;
+    result_.input_bytes = columns_ * input_per_column_;
+    result_.seconds = std::chrono::duration<double>(clock::now() - start_).count();
+    return result_;
+  }
+
+ private:
+  column_source& source_;
+  const convert_options& options_;
+  const conversion_plan& plan_;
+  store_writer& writer_;
+  const std::function<void(const convert_progress&)>& progress_;
+  const clock::time_point start_;
+  const std::uint64_t rows_, columns_, input_per_column_;
+  std::uint64_t next_ = 0;  // the next column to read
+  convert_result result_;
+
+  // Work items circulate through a pool that owns them: a pipeline ended by an exception (a
+  // stop request, a write error) drops its in-flight items without destroying them, so the
+  // items themselves must not own memory. At most `tokens` items ever exist.
+  std::vector<std::unique_ptr<column_work>> owned_;
+  std::vector<column_work*> free_items_;
+  std::mutex pool_mutex_;
+
+  column_work* acquire() {
+    std::lock_guard lock(pool_mutex_);
+    if (free_items_.empty()) {
+      owned_.push_back(std::make_unique<column_work>());
+      free_items_.push_back(owned_.back().get());
+    }
+    column_work* w = free_items_.back();
+    free_items_.pop_back();
+    return w;
+  }
+  void release(column_work* w) {
+    std::lock_guard lock(pool_mutex_);
+    free_items_.push_back(w);
+  }
+
+  // The serial first stage: the next column read, or fetched for the parallel stage to decode.
+  column_work* read_next(tbb::flow_control& fc) {
+    if (next_ == columns_) {
+      fc.stop();
+      return nullptr;
+    }
+    // Between columns: a stop request ends the pipeline here, and the store writer, unwinding,
+    // removes the partial store.
+    throw_if_stop_requested();
+    column_work* w = acquire();
+    w->index = next_;
+    w->info = source_.column(next_);
+    w->info.chrom = normalize_chromosome(w->info.chrom);
+    if (plan_.genotype_input) {
+      w->codes.resize(genotype_column_bytes(rows_));
+      w->raw = source_.fetch(next_);
+      if (!w->raw) source_.read_genotypes(next_, w->codes);
+    } else if (plan_.dosage_input) {
+      w->dosages.resize(rows_);
+      w->raw = source_.fetch(next_);
+      if (!w->raw) source_.read_dosages(next_, w->dosages);
+    } else {
+      w->values.resize(rows_);
+      source_.read_values(next_, w->values);
+    }
+    ++next_;
+    return w;
+  }
+
+  // The parallel stage: decodes what was fetched, then encodes the column as the store keeps it.
+  void encode(column_work& w) const {
+    if (w.raw) {  // the decoding half of a two-step read (column_source.hpp)
+      if (plan_.genotype_input)
+        source_.decode_genotypes(*w.raw, w.codes);
+      else
+        source_.decode_dosages(*w.raw, w.dosages);
+      w.raw.reset();
+    }
+    if (plan_.keeps_dosages) {
+      w.encoded = encode_dosages(w);
+      return;
+    }
+    if (plan_.dosage_input && plan_.keeps_codes) {
+      w.codes.resize(genotype_column_bytes(rows_));
+      dosages_to_hard_calls(w.dosages, options_.hard_call_threshold, w.codes);
+    }
+    if (plan_.keeps_codes) {
+      const auto enc = [&](const column_encoding& e) {
+        return encode_genotype_column(w.codes, rows_, e);
+      };
+      w.encoded =
+          plan_.choice == codec_choice::auto_select ? smallest_of(enc, false) : enc(plan_.fixed);
+      return;
+    }
+    w.encoded = encode_values(w);
+  }
+
+  encoded_column encode_dosages(const column_work& w) const {
+    // zstd compresses the split layout best (dosage-zstd), which is not shuffled.
+    const auto enc = [&](column_encoding e) {
+      if (options_.split_dosages && e.codec == codec_id::zstd) {
+        e.codec = codec_id::dosage_zstd;
+        e.shuffle = false;
+      }
+      return encode_dosage_column(w.dosages, e);
+    };
+    return plan_.choice == codec_choice::auto_select ? smallest_of(enc, options_.shuffle)
+                                                     : enc(plan_.fixed);
+  }
+
+  // A float store's column: the values decoded (and standardised) from the input, with their
+  // statistics.
+  encoded_column encode_values(column_work& w) const {
+    column_stats stats;
+    std::uint16_t flags = 0;
+    if (plan_.genotype_input) {
+      // Standardised values come from the same table the genotype codec decodes through,
+      // so a float64 store and a genotype store of one .bed decode to identical bits.
+      stats = genotype_stats(count_genotypes(w.codes, rows_), rows_);
+      w.values.resize(rows_);
+      decode_genotypes(w.codes, options_.standardize ? standardized_lut(stats) : dosage_lut(),
+                       w.values);
+      if (options_.standardize) flags = column_flag::standardized;
+    } else if (plan_.dosage_input) {
+      stats = dosage_stats(w.dosages);
+      w.values.resize(rows_);
+      decode_dosages(w.dosages, stats, options_.standardize, w.values);
+      if (options_.standardize) flags = column_flag::standardized;
+    } else {
+      stats = dense_stats(w.values);
+      if (options_.standardize) {
+        for (double& v : w.values)
+          v = (std::isnan(v) || !(stats.sd > 0)) ? 0.0 : (v - stats.mean) / stats.sd;
+        flags = column_flag::standardized;
+      }
+    }
+    const auto enc = [&](const column_encoding& e) {
+      return encode_float_column(w.values, plan_.store_type, stats, flags, e);
+    };
+    return plan_.choice == codec_choice::auto_select ? smallest_of(enc, options_.shuffle)
+                                                     : enc(plan_.fixed);
+  }
+
+  // The serial last stage: the column appended to the store, in column order, and counted.
+  void append(column_work* w) {
+    try {
+      writer_.append(w->encoded, w->info);
+    } catch (const error& e) {
+      throw error(e.kind(),
+                  "column " + std::to_string(w->index) + " (" + w->info.id + "): " + e.message());
+    }
+    ++result_.columns_per_codec[static_cast<std::uint8_t>(w->encoded.codec)];
+    result_.frame_bytes += w->encoded.frame.size();
+    if (progress_) {
+      convert_progress p;
+      p.columns_done = w->index + 1;
+      p.columns_total = columns_;
+      p.input_bytes_done = (w->index + 1) * input_per_column_;
+      p.seconds = std::chrono::duration<double>(clock::now() - start_).count();
+      progress_(p);
+    }
+    release(w);
+  }
+};
+
 }  // namespace
 
 std::optional<codec_choice> codec_choice_from_name(const std::string& name) {
@@ -107,219 +379,26 @@ const char* codec_choice_name(codec_choice c) {
 
 convert_result convert(column_source& source, const convert_options& options,
                        const std::function<void(const convert_progress&)>& progress) {
-  using clock = std::chrono::steady_clock;
   const auto start = clock::now();
-  const value_type input = source.kind();
-  const bool genotype_input = input == value_type::genotype;
-  const bool dosage_input = input == value_type::dosage;
-  const codec_choice choice = options.codec;
-  const bool keeps_codes = choice == codec_choice::genotype ||
-                           choice == codec_choice::genotype_zstd ||
-                           (choice == codec_choice::auto_select && genotype_input);
-  const bool keeps_dosages = dosage_input && !keeps_codes && options.keep_dosages;
-  if (keeps_codes && !genotype_input && !dosage_input)
-    throw error(errc::invalid_argument,
-                std::string("codec '") + codec_choice_name(choice) +
-                    "' keeps PLINK genotype codes and needs .bed or BGEN input");
-  if (!keeps_codes && !keeps_dosages &&
-      !(options.dtype == value_type::float64 || options.dtype == value_type::float32))
-    throw error(errc::invalid_argument, "--dtype must be f64 or f32 for a float store");
-  if (!(options.hard_call_threshold >= 0 && options.hard_call_threshold <= 0.5))
-    throw error(errc::invalid_argument, "the hard-call threshold must be within 0..0.5, got " +
-                                            std::to_string(options.hard_call_threshold));
-  const value_type store_type = keeps_codes     ? value_type::genotype
-                                : keeps_dosages ? value_type::dosage
-                                                : options.dtype;
 
-  // The codec and level of fixed choices, checked before anything is written.
-  column_encoding fixed{codec_id::none, 0, options.shuffle};
-  if (choice == codec_choice::genotype_zstd) fixed.codec = codec_id::zstd;
-  if (!keeps_codes && choice != codec_choice::auto_select) fixed.codec = float_codec(choice);
-  fixed.level = options.level.value_or(traits_of(fixed.codec).default_level);
-  if (choice != codec_choice::auto_select) {
-    const codec_traits& t = traits_of(fixed.codec);
-    if (fixed.level < t.min_level || fixed.level > t.max_level)
-      throw error(errc::invalid_argument,
-                  std::string(t.name) + " level " + std::to_string(fixed.level) + " is outside " +
-                      std::to_string(t.min_level) + ".." + std::to_string(t.max_level));
-  } else if (options.level) {
-    throw error(errc::invalid_argument, "--level does not apply to --codec auto");
-  }
-
+  // Set up: the plan and the store, checked and created before any column is read.
+  const conversion_plan plan = plan_conversion(source.kind(), options);
   const std::uint64_t rows = source.rows(), columns = source.columns();
-  std::vector<sample_info> samples = source.samples();
-  refuse_duplicate_samples(samples, source.description());
-  if (!options.sex_file.empty()) {
-    // Only the samples whose sex changes are rewritten: an unknown sex keeps its spelling.
-    const std::vector<sample_sex> before = sexes_of(samples),
-                                  after = read_sex_file(options.sex_file, samples, before);
-    for (std::size_t i = 0; i < samples.size(); ++i)
-      if (after[i] != before[i]) samples[i].sex = std::to_string(static_cast<int>(after[i]));
-  }
+  std::vector<sample_info> samples = store_samples(source, options);
   writer_options wo;
-  wo.type = store_type;
+  wo.type = plan.store_type;
   wo.rows = rows;
   wo.overwrite = options.overwrite;
   wo.source = source.description();
   store_writer writer(options.out, wo, std::move(samples));
 
-  const std::uint64_t input_per_column = genotype_input ? genotype_column_bytes(rows)
-                                         : dosage_input ? rows * sizeof(std::uint16_t)
-                                                        : rows * sizeof(double);
+  // The pass, then its summary.
+  conversion pass(source, options, plan, writer, progress, start, rows, columns);
   const unsigned tokens = options.tokens
                               ? options.tokens
                               : 4u * static_cast<unsigned>(tbb::this_task_arena::max_concurrency());
-  std::uint64_t next = 0;
-  convert_result result;
-  result.rows = rows;
-
-  const auto encode = [&](column_work& w) {
-    if (w.raw) {  // the decoding half of a two-step read (column_source.hpp)
-      if (genotype_input)
-        source.decode_genotypes(*w.raw, w.codes);
-      else
-        source.decode_dosages(*w.raw, w.dosages);
-      w.raw.reset();
-    }
-    if (keeps_dosages) {
-      // zstd compresses the split layout best (dosage-zstd), which is not shuffled.
-      const auto enc = [&](column_encoding e) {
-        if (options.split_dosages && e.codec == codec_id::zstd) {
-          e.codec = codec_id::dosage_zstd;
-          e.shuffle = false;
-        }
-        return encode_dosage_column(w.dosages, e);
-      };
-      w.encoded =
-          choice == codec_choice::auto_select ? smallest_of(enc, options.shuffle) : enc(fixed);
-      return;
-    }
-    if (dosage_input && keeps_codes) {
-      w.codes.resize(genotype_column_bytes(rows));
-      dosages_to_hard_calls(w.dosages, options.hard_call_threshold, w.codes);
-    }
-    if (keeps_codes) {
-      const auto enc = [&](const column_encoding& e) {
-        return encode_genotype_column(w.codes, rows, e);
-      };
-      w.encoded = choice == codec_choice::auto_select ? smallest_of(enc, false) : enc(fixed);
-      return;
-    }
-    column_stats stats;
-    std::uint16_t flags = 0;
-    if (genotype_input) {
-      // Standardised values come from the same table the genotype codec decodes through,
-      // so a float64 store and a genotype store of one .bed decode to identical bits.
-      stats = genotype_stats(count_genotypes(w.codes, rows), rows);
-      w.values.resize(rows);
-      decode_genotypes(w.codes, options.standardize ? standardized_lut(stats) : dosage_lut(),
-                       w.values);
-      if (options.standardize) flags = column_flag::standardized;
-    } else if (dosage_input) {
-      stats = dosage_stats(w.dosages);
-      w.values.resize(rows);
-      decode_dosages(w.dosages, stats, options.standardize, w.values);
-      if (options.standardize) flags = column_flag::standardized;
-    } else {
-      stats = dense_stats(w.values);
-      if (options.standardize) {
-        for (double& v : w.values)
-          v = (std::isnan(v) || !(stats.sd > 0)) ? 0.0 : (v - stats.mean) / stats.sd;
-        flags = column_flag::standardized;
-      }
-    }
-    const auto enc = [&](const column_encoding& e) {
-      return encode_float_column(w.values, store_type, stats, flags, e);
-    };
-    w.encoded =
-        choice == codec_choice::auto_select ? smallest_of(enc, options.shuffle) : enc(fixed);
-  };
-
-  // Work items circulate through a pool that owns them: a pipeline ended by an exception (a
-  // stop request, a write error) drops its in-flight items without destroying them, so the
-  // items themselves must not own memory. At most `tokens` items ever exist.
-  std::vector<std::unique_ptr<column_work>> owned;
-  std::vector<column_work*> free_items;
-  std::mutex pool_mutex;
-  const auto acquire = [&]() -> column_work* {
-    std::lock_guard lock(pool_mutex);
-    if (free_items.empty()) {
-      owned.push_back(std::make_unique<column_work>());
-      free_items.push_back(owned.back().get());
-    }
-    column_work* w = free_items.back();
-    free_items.pop_back();
-    return w;
-  };
-  const auto release = [&](column_work* w) {
-    std::lock_guard lock(pool_mutex);
-    free_items.push_back(w);
-  };
-
-  tbb::parallel_pipeline(
-      tokens, tbb::make_filter<void, column_work*>(tbb::filter_mode::serial_in_order,
-                                                   [&](tbb::flow_control& fc) -> column_work* {
-                                                     if (next == columns) {
-                                                       fc.stop();
-                                                       return nullptr;
-                                                     }
-                                                     // Between columns: a stop request ends the
-                                                     // pipeline here, and the store writer,
-                                                     // unwinding, removes the partial store.
-                                                     throw_if_stop_requested();
-                                                     column_work* w = acquire();
-                                                     w->index = next;
-                                                     w->info = source.column(next);
-                                                     w->info.chrom =
-                                                         normalize_chromosome(w->info.chrom);
-                                                     if (genotype_input) {
-                                                       w->codes.resize(genotype_column_bytes(rows));
-                                                       w->raw = source.fetch(next);
-                                                       if (!w->raw)
-                                                         source.read_genotypes(next, w->codes);
-                                                     } else if (dosage_input) {
-                                                       w->dosages.resize(rows);
-                                                       w->raw = source.fetch(next);
-                                                       if (!w->raw)
-                                                         source.read_dosages(next, w->dosages);
-                                                     } else {
-                                                       w->values.resize(rows);
-                                                       source.read_values(next, w->values);
-                                                     }
-                                                     ++next;
-                                                     return w;
-                                                   }) &
-                  tbb::make_filter<column_work*, column_work*>(tbb::filter_mode::parallel,
-                                                               [&](column_work* w) {
-                                                                 encode(*w);
-                                                                 return w;
-                                                               }) &
-                  tbb::make_filter<column_work*, void>(
-                      tbb::filter_mode::serial_in_order, [&](column_work* w) {
-                        try {
-                          writer.append(w->encoded, w->info);
-                        } catch (const error& e) {
-                          throw error(e.kind(), "column " + std::to_string(w->index) + " (" +
-                                                    w->info.id + "): " + e.message());
-                        }
-                        ++result.columns_per_codec[static_cast<std::uint8_t>(w->encoded.codec)];
-                        result.frame_bytes += w->encoded.frame.size();
-                        if (progress) {
-                          convert_progress p;
-                          p.columns_done = w->index + 1;
-                          p.columns_total = columns;
-                          p.input_bytes_done = (w->index + 1) * input_per_column;
-                          p.seconds = std::chrono::duration<double>(clock::now() - start).count();
-                          progress(p);
-                        }
-                        release(w);
-                      }));
-  writer.finish();
-  result.columns = columns;
-  result.input_bytes = columns * input_per_column;
-  result.seconds = std::chrono::duration<double>(clock::now() - start).count();
-
-  return result;
+  pass.run(tokens);
+  return pass.finish();
 }
 
 }  // namespace colflow::preprocess

@@ -307,6 +307,245 @@ void check_range(bool ok, const std::string& what) {
   if (!ok) throw error(errc::invalid_argument, "simulate: " + what);
 }
 
+// The truth, drawn before any genotype: which variants are causal (their indices, sorted) and
+// their effects, into result.causal.
+std::vector<std::uint64_t> draw_truth(const generator& gen, const simulate_options& o,
+                                      simulate_result& result) {
+  std::vector<std::uint64_t> causal_index = choose_causal(gen, o.variants, causal_count(o));
+  result.causal.reserve(causal_index.size());
+  for (std::uint64_t j : causal_index) {
+    causal_variant c;
+    c.variant = draw_variant(gen, o, j);
+    const auto r = gen(0, static_cast<std::uint32_t>(j), stream_effect);
+    c.std_effect = r123::boxmuller(join(r[0], r[1]), join(r[2], r[3])).x;
+    const double p = c.variant.a1_freq;
+    c.beta = o.h2 > 0 ? c.std_effect / std::sqrt(2 * p * (1 - p)) : 0;
+    result.causal.push_back(std::move(c));
+  }
+  return causal_index;
+}
+
+// Writes text to f in pieces of about 1 MiB, one line from line(i) for each i < n.
+template <typename Line>
+void write_lines(output_file& f, std::uint64_t n, std::size_t reserve, const Line& line) {
+  std::string text;
+  text.reserve(reserve);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    line(i, text);
+    if (text.size() >= (1u << 20)) f.write(text), text.clear();
+  }
+  f.write(text);
+}
+
+// The variants, generated in blocks by a pipeline: serial input (next block, pooled buffer) ->
+// parallel generate -> serial in-order write of .bed and .bim, which also adds the causal
+// variants' contributions to the genetic values g.
+class variant_pass {
+ public:
+  variant_pass(const generator& gen, const simulate_options& o,
+               const std::vector<std::uint64_t>& causal_index, output_file& bed, output_file& bim,
+               simulate_result& result, const simulate_progress_callback& progress,
+               std::chrono::steady_clock::time_point start, std::uint64_t bytes_written)
+      : gen_(gen),
+        o_(o),
+        causal_index_(causal_index),
+        bed_(bed),
+        bim_(bim),
+        result_(result),
+        progress_(progress),
+        start_(start),
+        n_(o.samples),
+        m_(o.variants),
+        bytes_per_variant_((n_ + 3) / 4),
+        // Blocks of about block_bytes of .bed. The output does not depend on their size: each
+        // variant's codes depend only on (seed, variant) and g is summed in variant order.
+        per_block_(std::max<std::uint64_t>(1, o.block_bytes / bytes_per_variant_)),
+        num_blocks_((m_ + per_block_ - 1) / per_block_),
+        bytes_written_(bytes_written),
+        g_(n_, 0.0) {}
+
+  // Runs the pipeline in the current task arena.
+  void run() {
+    const int concurrency = tbb::this_task_arena::max_concurrency();
+    const std::size_t tokens = static_cast<std::size_t>(std::max(2, 2 * concurrency));
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, block*>(tbb::filter_mode::serial_in_order,
+                                       [this](tbb::flow_control& fc) { return next_block(fc); }) &
+            tbb::make_filter<block*, block*>(tbb::filter_mode::parallel,
+                                             [this](block* b) {
+                                               generate(*b);
+                                               return b;
+                                             }) &
+            tbb::make_filter<block*, void>(tbb::filter_mode::serial_in_order,
+                                           [this](block* b) { write(b); }));
+  }
+
+  // The genetic values, complete once run returns.
+  const std::vector<double>& genetic_values() const noexcept { return g_; }
+  std::uint64_t bytes_written() const noexcept { return bytes_written_; }
+
+ private:
+  const generator& gen_;
+  const simulate_options& o_;
+  const std::vector<std::uint64_t>& causal_index_;
+  output_file &bed_, &bim_;
+  simulate_result& result_;
+  const simulate_progress_callback& progress_;
+  const std::chrono::steady_clock::time_point start_;
+  const std::uint64_t n_, m_, bytes_per_variant_, per_block_, num_blocks_;
+  std::uint64_t next_block_ = 0;
+  std::uint64_t bytes_written_;
+  std::uint64_t variants_done_ = 0;
+  std::vector<double> g_;
+
+  // Buffers circulate through a pool: at most `tokens` blocks are ever in flight. The pool
+  // owns them all, so a cancelled pipeline (which drops its in-flight items) leaks nothing.
+  std::vector<std::unique_ptr<block>> owned_;
+  std::vector<block*> free_blocks_;
+  std::mutex pool_mutex_;
+
+  block* next_block(tbb::flow_control& fc) {
+    if (next_block_ == num_blocks_) {
+      fc.stop();
+      return nullptr;
+    }
+    throw_if_stop_requested();
+    block* b = nullptr;
+    {
+      std::lock_guard lock(pool_mutex_);
+      if (free_blocks_.empty()) {
+        owned_.push_back(std::make_unique<block>());
+        free_blocks_.push_back(owned_.back().get());
+      }
+      b = free_blocks_.back();
+      free_blocks_.pop_back();
+    }
+    b->first = next_block_ * per_block_;
+    b->count = std::min(per_block_, m_ - b->first);
+    ++next_block_;
+    return b;
+  }
+
+  // The codes and .bim lines of a block's variants, and its missing calls.
+  void generate(block& b) const {
+    b.bed.resize(b.count * bytes_per_variant_);
+    b.bim.clear();
+    const std::uint64_t step = position_step(m_);
+    for (std::uint64_t v = 0; v < b.count; ++v) {
+      // Between variants (columns): a stop request ends the run; the staged files remove
+      // themselves.
+      throw_if_stop_requested();
+      const std::uint64_t j = b.first + v;
+      const simulated_variant var = draw_variant(gen_, o_, j);
+      generate_codes(gen_, static_cast<std::uint32_t>(j), n_,
+                     thresholds(var.a1_freq, o_.missing_rate),
+                     b.bed.data() + v * bytes_per_variant_);
+      b.bim += "1\t" + var.id + "\t0\t" + std::to_string(step * j + 1) + '\t' + var.a1 + '\t' +
+               var.a2 + '\n';
+    }
+    b.missing = o_.missing_rate > 0 ? count_missing(b.bed) : 0;
+  }
+
+  void write(block* b) {
+    bed_.write(b->bed.data(), b->bed.size());
+    bim_.write(b->bim);
+    add_causal_values(*b);
+    result_.missing_calls += b->missing;
+    bytes_written_ += b->bed.size();
+    variants_done_ += b->count;
+    {
+      std::lock_guard lock(pool_mutex_);
+      free_blocks_.push_back(b);
+    }
+    if (progress_)
+      progress_({variants_done_, m_, bytes_written_,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()});
+  }
+
+  // Genetic values from this block's causal variants, in variant order for each sample
+  // (parallel over samples only, so the sums are reproducible).
+  void add_causal_values(const block& b) {
+    const auto lo = std::lower_bound(causal_index_.begin(), causal_index_.end(), b.first) -
+                    causal_index_.begin();
+    const auto hi =
+        std::lower_bound(causal_index_.begin(), causal_index_.end(), b.first + b.count) -
+        causal_index_.begin();
+    for (auto c = lo; c < hi; ++c) {
+      causal_variant& cv = result_.causal[static_cast<std::size_t>(c)];
+      cv.a1_freq_observed =
+          add_genetic_values(b.bed.data() + (cv.variant.index - b.first) * bytes_per_variant_,
+                             cv.beta, cv.variant.a1_freq, g_);
+    }
+  }
+};
+
+// The phenotype y = g + e, the noise scaled so that var_g / (var_g + var_e) = h2 with the
+// realised var_g; the variances into result.
+std::vector<double> draw_phenotype(const generator& gen, const simulate_options& o,
+                                   const std::vector<double>& g, simulate_result& result) {
+  const std::uint64_t n = o.samples;
+  result.var_g = sample_variance(g);
+  if (o.h2 == 0) {
+    result.var_e = 1;
+  } else if (result.var_g > 0) {
+    result.var_e = result.var_g * (1 - o.h2) / o.h2;
+  } else {
+    result.var_e = 1;
+    result.warnings.push_back(
+        n < 2 ? "one sample: the genetic variance is undefined; the phenotype is pure noise"
+              : "the genetic values are constant (every causal variant is monomorphic in the "
+                "sample): the phenotype is pure noise with variance 1, realised h2 = 0");
+  }
+  const double sd_e = std::sqrt(result.var_e);
+  std::vector<double> y(n);
+  for (std::uint64_t i = 0; i < n; i += 2) {
+    const auto r = gen(static_cast<std::uint32_t>(i / 2), 0, stream_noise);
+    const r123::double2 z = r123::boxmuller(join(r[0], r[1]), join(r[2], r[3]));
+    y[i] = g[i] + sd_e * z.x;
+    if (i + 1 < n) y[i + 1] = g[i + 1] + sd_e * z.y;
+  }
+  result.var_y = sample_variance(y);
+  result.h2_realised =
+      result.var_y > 0 ? result.var_g / result.var_y : std::numeric_limits<double>::quiet_NaN();
+  return y;
+}
+
+// The .truth.tsv file: the run's parameters and realised values as comments, then one line
+// per causal variant.
+void write_truth(output_file& truth, const simulate_options& o, const simulate_result& result) {
+  const std::uint64_t n = o.samples, m = o.variants;
+  const double calls = static_cast<double>(n) * static_cast<double>(m);
+  std::string t;
+  t += "# colflow_simulate_truth 1\n";
+  t += "# colflow_version " + std::string(version()) + "\n";
+  t += "# samples " + std::to_string(n) + "\n";
+  t += "# variants " + std::to_string(m) + "\n";
+  t += "# causal " + std::to_string(result.causal.size()) + "\n";
+  t += "# seed " + std::to_string(o.seed) + "\n";
+  t += "# maf_model log-uniform\n";
+  t += "# maf_min " + format_double(o.maf_min) + "\n";
+  t += "# maf_max " + format_double(o.maf_max) + "\n";
+  t += "# missing_rate " + format_double(o.missing_rate) + "\n";
+  t += "# missing_rate_observed " +
+       format_double(static_cast<double>(result.missing_calls) / calls) + "\n";
+  t += "# model y = g + e; g_i = sum_j BETA_j * (x_ij - 2 * A1_FREQ_j), x_ij = count of A1 "
+       "(missing: 2 * A1_FREQ_j); e ~ N(0, var_e)\n";
+  t += "# h2_target " + format_double(o.h2) + "\n";
+  t += "# h2_realised " + format_double(result.h2_realised) + "\n";
+  t += "# var_g " + format_double(result.var_g, 12) + "\n";
+  t += "# var_e " + format_double(result.var_e, 12) + "\n";
+  t += "# var_y " + format_double(result.var_y, 12) + "\n";
+  t += "ID\tA1\tBETA\tA1_FREQ\tA2\tSTD_BETA\tA1_FREQ_OBSERVED\n";
+  for (const causal_variant& c : result.causal) {
+    t += c.variant.id + '\t' + c.variant.a1 + '\t' + format_double(c.beta, 12) + '\t' +
+         format_double(c.variant.a1_freq, 12) + '\t' + c.variant.a2 + '\t' +
+         format_double(c.std_effect, 12) + '\t' + format_double(c.a1_freq_observed, 10) + '\n';
+    if (t.size() >= (1u << 20)) truth.write(t), t.clear();
+  }
+  truth.write(t);
+}
+
 }  // namespace
 
 void validate(const simulate_options& o) {
@@ -343,208 +582,41 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
   const auto start = clock::now();
   const generator gen(o.seed);
   const std::uint64_t n = o.samples;
-  const std::uint64_t m = o.variants;
-  const std::uint64_t bytes_per_variant = (n + 3) / 4;
 
+  // Set up: the truth, then the files (staged, published at the end) and the .fam.
   simulate_result result;
   result.samples = n;
-  result.variants = m;
+  result.variants = o.variants;
   result.h2_target = o.h2;
-
-  // The truth: which variants are causal and their effects, drawn before any genotype.
-  const std::vector<std::uint64_t> causal_index = choose_causal(gen, m, causal_count(o));
-  result.causal.reserve(causal_index.size());
-  for (std::uint64_t j : causal_index) {
-    causal_variant c;
-    c.variant = draw_variant(gen, o, j);
-    const auto r = gen(0, static_cast<std::uint32_t>(j), stream_effect);
-    c.std_effect = r123::boxmuller(join(r[0], r[1]), join(r[2], r[3])).x;
-    const double p = c.variant.a1_freq;
-    c.beta = o.h2 > 0 ? c.std_effect / std::sqrt(2 * p * (1 - p)) : 0;
-    result.causal.push_back(std::move(c));
-  }
+  const std::vector<std::uint64_t> causal_index = draw_truth(gen, o, result);
 
   const std::string prefix = o.out.string();
   output_file bed(prefix + ".bed"), bim(prefix + ".bim"), fam(prefix + ".fam"),
       phen(prefix + ".phen"), truth(prefix + ".truth.tsv");
-
-  {
-    std::string text;
-    text.reserve(std::min<std::uint64_t>(n, 1 << 20) * 24);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::string id = sample_id(i);
-      text += id + '\t' + id + "\t0\t0\t0\t-9\n";
-      if (text.size() >= (1u << 20)) fam.write(text), text.clear();
-    }
-    fam.write(text);
-  }
+  write_lines(fam, n, std::min<std::uint64_t>(n, 1 << 20) * 24,
+              [](std::uint64_t i, std::string& text) {
+                const std::string id = sample_id(i);
+                text += id + '\t' + id + "\t0\t0\t0\t-9\n";
+              });
   static constexpr std::uint8_t magic[3] = {0x6c, 0x1b, 0x01};
   bed.write(magic, sizeof magic);
 
-  // Blocks of about block_bytes of .bed. The output does not depend on their size: each
-  // variant's codes depend only on (seed, variant) and g is summed in variant order.
-  const std::uint64_t per_block = std::max<std::uint64_t>(1, o.block_bytes / bytes_per_variant);
-  const std::uint64_t num_blocks = (m + per_block - 1) / per_block;
-
-  std::vector<double> g(n, 0.0);
-  std::uint64_t bytes_written = sizeof magic;
-  std::uint64_t variants_done = 0;
-
-  const auto run = [&] {
-    const int concurrency = tbb::this_task_arena::max_concurrency();
-    const std::size_t tokens = static_cast<std::size_t>(std::max(2, 2 * concurrency));
-    // Buffers circulate through a pool: at most `tokens` blocks are ever in flight. The pool
-    // owns them all, so a cancelled pipeline (which drops its in-flight items) leaks nothing.
-    std::vector<std::unique_ptr<block>> owned;
-    std::vector<block*> free_blocks;
-    std::mutex pool_mutex;
-    std::uint64_t next_block = 0;
-
-    tbb::parallel_pipeline(
-        tokens,
-        tbb::make_filter<void, block*>(tbb::filter_mode::serial_in_order,
-                                       [&](tbb::flow_control& fc) -> block* {
-                                         if (next_block == num_blocks) {
-                                           fc.stop();
-                                           return nullptr;
-                                         }
-                                         throw_if_stop_requested();
-                                         block* b = nullptr;
-                                         {
-                                           std::lock_guard lock(pool_mutex);
-                                           if (free_blocks.empty()) {
-                                             owned.push_back(std::make_unique<block>());
-                                             free_blocks.push_back(owned.back().get());
-                                           }
-                                           b = free_blocks.back();
-                                           free_blocks.pop_back();
-                                         }
-                                         b->first = next_block * per_block;
-                                         b->count = std::min(per_block, m - b->first);
-                                         ++next_block;
-                                         return b;
-                                       }) &
-            tbb::make_filter<block*, block*>(
-                tbb::filter_mode::parallel,
-                [&](block* b) -> block* {
-                  b->bed.resize(b->count * bytes_per_variant);
-                  b->bim.clear();
-                  const std::uint64_t step = position_step(m);
-                  for (std::uint64_t v = 0; v < b->count; ++v) {
-                    // Between variants (columns): a stop request ends the run; the staged
-                    // files remove themselves.
-                    throw_if_stop_requested();
-                    const std::uint64_t j = b->first + v;
-                    const simulated_variant var = draw_variant(gen, o, j);
-                    generate_codes(gen, static_cast<std::uint32_t>(j), n,
-                                   thresholds(var.a1_freq, o.missing_rate),
-                                   b->bed.data() + v * bytes_per_variant);
-                    b->bim += "1\t" + var.id + "\t0\t" + std::to_string(step * j + 1) + '\t' +
-                              var.a1 + '\t' + var.a2 + '\n';
-                  }
-                  b->missing = o.missing_rate > 0 ? count_missing(b->bed) : 0;
-                  return b;
-                }) &
-            tbb::make_filter<block*, void>(tbb::filter_mode::serial_in_order, [&](block* b) {
-              bed.write(b->bed.data(), b->bed.size());
-              bim.write(b->bim);
-              // Genetic values from this block's causal variants, in variant order for
-              // each sample (parallel over samples only, so the sums are reproducible).
-              const auto lo = std::lower_bound(causal_index.begin(), causal_index.end(), b->first) -
-                              causal_index.begin();
-              const auto hi =
-                  std::lower_bound(causal_index.begin(), causal_index.end(), b->first + b->count) -
-                  causal_index.begin();
-              for (auto c = lo; c < hi; ++c) {
-                causal_variant& cv = result.causal[static_cast<std::size_t>(c)];
-                cv.a1_freq_observed = add_genetic_values(
-                    b->bed.data() + (cv.variant.index - b->first) * bytes_per_variant, cv.beta,
-                    cv.variant.a1_freq, g);
-              }
-              result.missing_calls += b->missing;
-              bytes_written += b->bed.size();
-              variants_done += b->count;
-              {
-                std::lock_guard lock(pool_mutex);
-                free_blocks.push_back(b);
-              }
-              if (progress)
-                progress({variants_done, m, bytes_written,
-                          std::chrono::duration<double>(clock::now() - start).count()});
-            }));
-  };
+  // The pass over the variants.
+  variant_pass pass(gen, o, causal_index, bed, bim, result, progress, start, sizeof magic);
   if (o.threads > 0) {
     tbb::task_arena arena(static_cast<int>(o.threads));
-    arena.execute(run);
+    arena.execute([&] { pass.run(); });
   } else {
-    run();
+    pass.run();
   }
 
-  // Phenotype: noise scaled so that var_g / (var_g + var_e) = h2 with the realised var_g.
-  result.var_g = sample_variance(g);
-  if (o.h2 == 0) {
-    result.var_e = 1;
-  } else if (result.var_g > 0) {
-    result.var_e = result.var_g * (1 - o.h2) / o.h2;
-  } else {
-    result.var_e = 1;
-    result.warnings.push_back(
-        n < 2 ? "one sample: the genetic variance is undefined; the phenotype is pure noise"
-              : "the genetic values are constant (every causal variant is monomorphic in the "
-                "sample): the phenotype is pure noise with variance 1, realised h2 = 0");
-  }
-  const double sd_e = std::sqrt(result.var_e);
-  std::vector<double> y(n);
-  for (std::uint64_t i = 0; i < n; i += 2) {
-    const auto r = gen(static_cast<std::uint32_t>(i / 2), 0, stream_noise);
-    const r123::double2 z = r123::boxmuller(join(r[0], r[1]), join(r[2], r[3]));
-    y[i] = g[i] + sd_e * z.x;
-    if (i + 1 < n) y[i + 1] = g[i + 1] + sd_e * z.y;
-  }
-  result.var_y = sample_variance(y);
-  result.h2_realised =
-      result.var_y > 0 ? result.var_g / result.var_y : std::numeric_limits<double>::quiet_NaN();
-
-  {
-    std::string text;
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::string id = sample_id(i);
-      text += id + '\t' + id + '\t' + format_double(y[i]) + '\n';
-      if (text.size() >= (1u << 20)) phen.write(text), text.clear();
-    }
-    phen.write(text);
-  }
-  {
-    const double calls = static_cast<double>(n) * static_cast<double>(m);
-    std::string t;
-    t += "# colflow_simulate_truth 1\n";
-    t += "# colflow_version " + std::string(version()) + "\n";
-    t += "# samples " + std::to_string(n) + "\n";
-    t += "# variants " + std::to_string(m) + "\n";
-    t += "# causal " + std::to_string(result.causal.size()) + "\n";
-    t += "# seed " + std::to_string(o.seed) + "\n";
-    t += "# maf_model log-uniform\n";
-    t += "# maf_min " + format_double(o.maf_min) + "\n";
-    t += "# maf_max " + format_double(o.maf_max) + "\n";
-    t += "# missing_rate " + format_double(o.missing_rate) + "\n";
-    t += "# missing_rate_observed " +
-         format_double(static_cast<double>(result.missing_calls) / calls) + "\n";
-    t += "# model y = g + e; g_i = sum_j BETA_j * (x_ij - 2 * A1_FREQ_j), x_ij = count of A1 "
-         "(missing: 2 * A1_FREQ_j); e ~ N(0, var_e)\n";
-    t += "# h2_target " + format_double(o.h2) + "\n";
-    t += "# h2_realised " + format_double(result.h2_realised) + "\n";
-    t += "# var_g " + format_double(result.var_g, 12) + "\n";
-    t += "# var_e " + format_double(result.var_e, 12) + "\n";
-    t += "# var_y " + format_double(result.var_y, 12) + "\n";
-    t += "ID\tA1\tBETA\tA1_FREQ\tA2\tSTD_BETA\tA1_FREQ_OBSERVED\n";
-    for (const causal_variant& c : result.causal) {
-      t += c.variant.id + '\t' + c.variant.a1 + '\t' + format_double(c.beta, 12) + '\t' +
-           format_double(c.variant.a1_freq, 12) + '\t' + c.variant.a2 + '\t' +
-           format_double(c.std_effect, 12) + '\t' + format_double(c.a1_freq_observed, 10) + '\n';
-      if (t.size() >= (1u << 20)) truth.write(t), t.clear();
-    }
-    truth.write(t);
-  }
+  // Summarise: the phenotype and the truth, then publish.
+  const std::vector<double> y = draw_phenotype(gen, o, pass.genetic_values(), result);
+  write_lines(phen, n, 0, [&](std::uint64_t i, std::string& text) {
+    const std::string id = sample_id(i);
+    text += id + '\t' + id + '\t' + format_double(y[i]) + '\n';
+  });
+  write_truth(truth, o, result);
 
   throw_if_stop_requested();  // the last chance to stop before the old files are replaced
 
@@ -556,7 +628,7 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
     throw_system_error(errno, "cannot replace", bed.path().string());
   for (output_file* f : {&fam, &bim, &phen, &truth, &bed}) f->commit();
 
-  result.bed_bytes = bytes_written;
+  result.bed_bytes = pass.bytes_written();
   result.seconds = std::chrono::duration<double>(clock::now() - start).count();
   return result;
 }

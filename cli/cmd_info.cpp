@@ -42,7 +42,7 @@ command add_info(CLI::App& app) {
       nlohmann::ordered_json j;
       j["path"] = o->store;
       j["format_version"] =
-          std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
+          std::to_string(format_version_major) + "." + std::to_string(s.version_minor());
       j["store_id"] = s.store_id_text();
       j["rows"] = sum.rows;
       j["columns"] = sum.columns;

@@ -16,9 +16,10 @@ command add_verify(CLI::App& app) {
   app.add_option("STORE", o->store, "The store directory")->required();
   app.add_flag("--quiet", o->quiet, "No progress display and no summary line");
   app.footer(
-      "Validates the headers and every index entry, reads the sample and column lists, then\n"
-      "checks each frame's XXH3-64 checksum and decodes it. Exit status 0 when the store is\n"
-      "sound; otherwise 1, with a message naming the first bad column.");
+      "Validates the headers and every index entry, checks the sample and column lists\n"
+      "against the manifest's checksums (format 1.3 and later) and reads them, then checks\n"
+      "each frame's XXH3-64 checksum and decodes it. Exit status 0 when the store is sound;\n"
+      "otherwise 1, with a message naming the first bad column or file.");
   return [o] {
     const store s = store::open(o->store);
     progress_line line("verify", !o->quiet);
@@ -27,6 +28,10 @@ command add_verify(CLI::App& app) {
                   p.seconds);
     });
     line.finish();
+    if (!o->quiet && !report.list_checksums)
+      std::cout << "note: format 1." << s.version_minor()
+                << " store: it carries no list checksums (samples.tsv and columns.tsv were "
+                   "parsed, not checksummed)\n";
     if (!o->quiet)
       std::cout << "ok: " << report.columns << " columns, " << report.rows << " rows, "
                 << human_bytes(static_cast<double>(report.frame_bytes)) << " of frames verified in "

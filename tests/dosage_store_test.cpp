@@ -199,15 +199,17 @@ TEST(DosageStoreTest, EveryEncodingDecodesToTheDosages) {
     }
 }
 
-TEST(DosageStoreTest, ADosageStoreIsFormatVersion1Point2AndOthersStay1Point0) {
+// Since 1.3 (list checksums in the manifest) every store is written as 1.3; dosage stores were
+// 1.2 (the dosage-zstd codec) and the others 1.0 before.
+TEST(DosageStoreTest, ADosageStoreIsFormatVersion1Point3AsEveryStore) {
   test::temp_dir dir;
   convert(random_dosages(40, 2, 2), dir / "d", preprocess::codec_choice::zstd);
   const auto bytes = test::read_file(dir / "d" / "columns.dat");
   EXPECT_EQ(bytes[8], 1);
-  EXPECT_EQ(bytes[10], 2) << "minor version 2: the dosage-zstd codec";
+  EXPECT_EQ(bytes[10], 3) << "minor version 3: list checksums (the dosage-zstd codec since 1.2)";
   EXPECT_EQ(bytes[48], 4) << "Value_Type dosage";
   test::write_genotype_store(dir / "g", 40, 2, {codec_id::none, 0, false});
-  EXPECT_EQ(test::read_file(dir / "g" / "columns.dat")[10], 0);
+  EXPECT_EQ(test::read_file(dir / "g" / "columns.dat")[10], 3);
 }
 
 TEST(DosageStoreTest, AValuePastTwoCopiesIsRefusedAsCorrupt) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "colflow/error.hpp"
@@ -53,6 +54,21 @@ struct store::impl {
   detail::file_header header;
   std::uint64_t data_size = 0, index_size = 0;
   std::string source;
+  // From the manifest (stores of version 1.3 and later): checked at open, and again on the
+  // bytes parsed at first use.
+  std::optional<std::uint64_t> samples_checksum, columns_checksum;
+
+  // Hashes each list that has a recorded checksum and compares.
+  void check_lists() const {
+    if (samples_checksum) {
+      const auto file = path / detail::samples_file_name;
+      detail::check_list_checksum(file, *samples_checksum, detail::checksum_file(file));
+    }
+    if (columns_checksum) {
+      const auto file = path / detail::columns_file_name;
+      detail::check_list_checksum(file, *columns_checksum, detail::checksum_file(file));
+    }
+  }
 
   mutable std::once_flag samples_once, columns_once;
   mutable std::vector<sample_info> samples;
@@ -277,6 +293,18 @@ store store::open(const std::filesystem::path& path, const open_options& options
         errc::mismatched_store,
         "manifest.json belongs to another store (Store_Id differs) (" + path.string() + ")");
   s->source = m.source;
+  // Since 1.3 the lists are covered by checksums: a store of that version without them lost
+  // them, and would otherwise relabel results silently.
+  if (s->header.minor >= detail::list_checksums_minor &&
+      (!m.samples_checksum || !m.columns_checksum))
+    throw error(errc::corrupt_header,
+                std::string("manifest.json records no checksum of ") +
+                    (m.samples_checksum ? detail::columns_file_name : detail::samples_file_name) +
+                    ", which a store of format version 1." + std::to_string(s->header.minor) +
+                    " carries (" + (path / detail::manifest_file_name).string() + ")");
+  s->samples_checksum = m.samples_checksum;
+  s->columns_checksum = m.columns_checksum;
+  s->check_lists();
   return store(std::move(s));
 }
 
@@ -296,18 +324,25 @@ std::string store::store_id_text() const {
   return text;
 }
 access_mode store::access() const noexcept { return impl_->options.access; }
+std::uint16_t store::version_minor() const noexcept { return impl_->header.minor; }
+bool store::has_list_checksums() const noexcept {
+  return impl_->samples_checksum && impl_->columns_checksum;
+}
+void store::verify_list_checksums() const { impl_->check_lists(); }
 column_entry store::entry(std::size_t j) const noexcept { return impl_->entry(j); }
 
 const std::vector<sample_info>& store::samples() const {
   std::call_once(impl_->samples_once, [&] {
-    impl_->samples = detail::read_samples(impl_->path / detail::samples_file_name, num_rows());
+    impl_->samples = detail::read_samples(impl_->path / detail::samples_file_name, num_rows(),
+                                          impl_->samples_checksum);
   });
   return impl_->samples;
 }
 
 const std::vector<column_info>& store::columns() const {
   std::call_once(impl_->columns_once, [&] {
-    impl_->columns = detail::read_columns(impl_->path / detail::columns_file_name, num_columns());
+    impl_->columns = detail::read_columns(impl_->path / detail::columns_file_name, num_columns(),
+                                          impl_->columns_checksum);
   });
   return impl_->columns;
 }

@@ -1,11 +1,17 @@
 // The text parts of a store, written and parsed: samples.tsv, columns.tsv, manifest.json.
+#include <xxhash.h>
+
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
 #include "colflow/version.hpp"
+#include "store/format_internal.hpp"
 #include "store/store_text_internal.hpp"
 
 namespace colflow::detail {
@@ -25,8 +31,10 @@ void append_field(std::string& line, const std::string& field, bool first) {
 // first column). Record: an aggregate of six strings (sample_info, column_info).
 template <typename Record>
 std::vector<Record> parse_table(const std::filesystem::path& file, std::string_view expected_header,
-                                std::uint64_t expected_records, const char* what_counted) {
+                                std::uint64_t expected_records, const char* what_counted,
+                                std::optional<std::uint64_t> checksum) {
   const std::string text = read_text_file(file);
+  if (checksum) check_list_checksum(file, *checksum, checksum64(std::as_bytes(std::span(text))));
   std::vector<Record> records;
   records.reserve(expected_records);
   std::array<std::string_view, 6> fields;
@@ -95,12 +103,68 @@ std::string format_column_line(const column_info& c) {
   return line;
 }
 
-std::vector<sample_info> read_samples(const std::filesystem::path& file, std::uint64_t rows) {
-  return parse_table<sample_info>(file, samples_header, rows, "samples");
+std::vector<sample_info> read_samples(const std::filesystem::path& file, std::uint64_t rows,
+                                      std::optional<std::uint64_t> checksum) {
+  return parse_table<sample_info>(file, samples_header, rows, "samples", checksum);
 }
 
-std::vector<column_info> read_columns(const std::filesystem::path& file, std::uint64_t columns) {
-  return parse_table<column_info>(file, columns_header, columns, "columns");
+std::vector<column_info> read_columns(const std::filesystem::path& file, std::uint64_t columns,
+                                      std::optional<std::uint64_t> checksum) {
+  return parse_table<column_info>(file, columns_header, columns, "columns", checksum);
+}
+
+checksum_stream::checksum_stream() : state_(XXH3_createState()) {
+  if (!state_) throw std::bad_alloc();
+  XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_));
+}
+
+checksum_stream::~checksum_stream() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
+
+void checksum_stream::update(std::span<const std::byte> bytes) noexcept {
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), bytes.data(), bytes.size());
+}
+
+void checksum_stream::update(std::string_view text) noexcept {
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), text.data(), text.size());
+}
+
+std::uint64_t checksum_stream::digest() const noexcept {
+  return XXH3_64bits_digest(static_cast<const XXH3_state_t*>(state_));
+}
+
+std::uint64_t checksum_file(const std::filesystem::path& file) {
+  const file_descriptor fd = open_read(file);
+  const std::uint64_t size = fd.size();
+  // Small lists hash in one piece; a long columns.tsv in pieces of bounded memory.
+  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(size, 1 << 20)));
+  checksum_stream hash;
+  for (std::uint64_t done = 0; done < size;) {
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(size - done, buffer.size()));
+    fd.pread_exact(std::span(buffer).first(n), done);
+    hash.update(std::span<const std::byte>(buffer).first(n));
+    done += n;
+  }
+  return hash.digest();
+}
+
+namespace {
+
+std::string checksum_hex(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+}  // namespace
+
+void check_list_checksum(const std::filesystem::path& file, std::uint64_t recorded,
+                         std::uint64_t computed) {
+  if (recorded == computed) return;
+  throw error(errc::checksum_mismatch, "checksum mismatch: " + file.filename().string() + " (" +
+                                           file.string() + "): recorded 0x" +
+                                           checksum_hex(recorded) + ", computed 0x" +
+                                           checksum_hex(computed));
 }
 
 std::string store_id_hex(const std::array<std::uint8_t, 16>& id) {
@@ -113,7 +177,8 @@ std::string store_id_hex(const std::array<std::uint8_t, 16>& id) {
   return s;
 }
 
-std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_summary& sum) {
+std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_summary& sum,
+                            const list_checksums& checksums) {
   nlohmann::ordered_json j;
   j["format"] = "colflow store";
   j["format_version"] =
@@ -130,6 +195,10 @@ std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_
   j["data_bytes"] = sum.data_bytes;
   j["index_bytes"] = sum.index_bytes;
   j["decoded_bytes"] = sum.decoded_bytes;
+  nlohmann::ordered_json sums = nlohmann::ordered_json::object();
+  sums[samples_file_name] = checksum_hex(checksums.samples);
+  sums[columns_file_name] = checksum_hex(checksums.columns);
+  j["checksums"] = sums;
   j["source"] = sum.source;
   j["created_by"] = "colflow " + std::string(version());
   return j.dump(2) + "\n";
@@ -155,6 +224,30 @@ manifest read_manifest(const std::filesystem::path& file) {
     m.store_id[i] = static_cast<std::uint8_t>(nibble(hex[2 * i]) * 16 + nibble(hex[2 * i + 1]));
   }
   if (source != j.end() && source->is_string()) m.source = source->get<std::string>();
+  // The list checksums (since 1.3): damage here must not pass for an absent checksum.
+  const auto sums = j.find("checksums");
+  if (sums == j.end()) return m;
+  if (!sums->is_object())
+    throw error(errc::corrupt_header,
+                "manifest key \"checksums\" is not an object (" + file.string() + ")");
+  const auto recorded = [&](const char* name) -> std::optional<std::uint64_t> {
+    const auto it = sums->find(name);
+    if (it == sums->end()) return std::nullopt;
+    const std::string digits = it->is_string() ? it->get<std::string>() : std::string();
+    const bool hex16 = digits.size() == 16 && std::all_of(digits.begin(), digits.end(), [](char c) {
+                         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                       });
+    if (!hex16)
+      throw error(errc::corrupt_header, "manifest checksum of " + std::string(name) +
+                                            " is not 16 lowercase hex digits (" + file.string() +
+                                            ")");
+    std::uint64_t value = 0;
+    for (const char c : digits)
+      value = (value << 4) | static_cast<std::uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+    return value;
+  };
+  m.samples_checksum = recorded(samples_file_name);
+  m.columns_checksum = recorded(columns_file_name);
   return m;
 }
 

@@ -56,6 +56,9 @@ struct store_writer::impl {
   // what is open, then the staged directory removes the partial store.
   std::optional<staged_output> staging;
   std::optional<buffered_writer> data, index, columns_text;
+  // The list checksums the manifest records, of the bytes as they are handed to the files.
+  std::uint64_t samples_checksum = 0;
+  detail::checksum_stream columns_checksum;
   store_summary summary;
   bool finished = false;
 
@@ -116,13 +119,17 @@ store_writer::store_writer(const std::filesystem::path& path, const writer_optio
   w.staging.emplace(path, staged_output::kind::directory);
   w.temp = w.staging->path();
 
-  write_text_file(w.temp / detail::samples_file_name, detail::format_samples(samples));
+  const std::string samples_text = detail::format_samples(samples);
+  w.samples_checksum = checksum64(std::as_bytes(std::span(samples_text)));
+  write_text_file(w.temp / detail::samples_file_name, samples_text);
   w.data.emplace(create_file(w.temp / detail::data_file_name));
   w.data->write(detail::encode_data_header(w.header));  // completed by finish()
   w.index.emplace(create_file(w.temp / partial_index_name));
   w.index->write(std::array<std::byte, detail::index_header_size>{});
   w.columns_text.emplace(create_file(w.temp / detail::columns_file_name));
-  w.columns_text->write(std::string(detail::columns_header) + "\n");
+  const std::string columns_header = std::string(detail::columns_header) + "\n";
+  w.columns_text->write(columns_header);
+  w.columns_checksum.update(columns_header);
 }
 
 store_writer::store_writer(store_writer&&) noexcept = default;
@@ -159,6 +166,7 @@ void store_writer::append(const encoded_column& column, const column_info& info)
   w.data->write(column.frame);
   w.index->write(detail::encode_entry(e));
   w.columns_text->write(line);
+  w.columns_checksum.update(line);
   ++w.header.columns;
   ++w.summary.columns_per_codec[static_cast<std::uint8_t>(column.codec)];
 }
@@ -178,7 +186,8 @@ void store_writer::finish() {
   w.summary.index_bytes = detail::index_header_size + w.header.columns * detail::index_entry_size;
   w.summary.decoded_bytes = decoded_column_bytes(w.header.type, w.header.rows) * w.header.columns;
   write_text_file(w.temp / detail::manifest_file_name,
-                  detail::format_manifest(w.header.store_id, w.summary));
+                  detail::format_manifest(w.header.store_id, w.summary,
+                                          {w.samples_checksum, w.columns_checksum.digest()}));
 
   // The index last: until it has its final name, the directory does not open as a store.
   w.compute_index_checksum_and_write_header();

@@ -14,10 +14,13 @@ verify_report verify(const store& s, const std::function<void(const verify_progr
     return std::chrono::duration<double>(t - start).count();
   };
   // The lists are parsed lazily by the store: a damaged samples.tsv or columns.tsv would
-  // otherwise go unnoticed until an analysis needs them.
+  // otherwise go unnoticed until an analysis needs them. Their checksums are checked again
+  // on the bytes as they are now (they may have been parsed before, or changed since open).
+  verify_report report;
+  s.verify_list_checksums();
+  report.list_checksums = s.has_list_checksums();
   s.samples();
   s.columns();
-  verify_report report;
   report.columns = s.num_columns();
   report.rows = s.num_rows();
   std::vector<double> values(s.num_rows());

@@ -5,8 +5,9 @@
 /// store::open validates the headers, the version, the store id and every index entry against
 /// the real file sizes before anything else is read, so a damaged store is refused up front
 /// with a message naming the file and the entry. Opening costs one pass over the index (no
-/// frame is read) and a read of the small manifest; samples.tsv and columns.tsv are parsed
-/// (and their record counts checked) only when first asked for.
+/// frame is read), a read of the small manifest and, for a store of version 1.3 or later, one
+/// checksum pass over samples.tsv and columns.tsv; they are parsed (and their record counts
+/// checked) only when first asked for.
 #pragma once
 
 #include <array>
@@ -29,7 +30,7 @@ namespace colflow {
 /// is written at the oldest version that can hold it (format_minor_for), so that older readers
 /// open every store they could read.
 inline constexpr std::uint16_t format_version_major = 1;
-inline constexpr std::uint16_t format_version_minor = 2;
+inline constexpr std::uint16_t format_version_minor = 3;
 
 /// What a column's decoded payload holds (docs/FORMAT.md, Value_Type).
 enum class value_type : std::uint8_t {
@@ -45,11 +46,11 @@ constexpr bool holds_variants(value_type type) noexcept {
   return type == value_type::genotype || type == value_type::dosage;
 }
 
-/// The minor version a store of `type` is written at: 2 for dosage stores (added in 1.1, their
-/// dosage-zstd codec in 1.2), else 0.
-constexpr std::uint16_t format_minor_for(value_type type) noexcept {
-  return type == value_type::dosage ? 2 : 0;
-}
+/// The minor version a store of `type` is written at: 3 for every type, the version whose
+/// manifest records the checksums of samples.tsv and columns.tsv (docs/FORMAT.md §9.3). Older
+/// readers open these stores as before (they ignore the new manifest key); dosage stores were
+/// 1.1 and 1.2 before, the others 1.0.
+constexpr std::uint16_t format_minor_for(value_type) noexcept { return 3; }
 
 /// "float64", "float32", "genotype" or "dosage".
 std::string_view value_type_name(value_type type) noexcept;
@@ -130,8 +131,10 @@ struct store_summary {
 /// many threads at once.
 class store {
  public:
-  /// Opens and validates the store directory `path`. Throws colflow::error: not_found,
-  /// bad_magic, unsupported_version, corrupt_header, corrupt_index, mismatched_store, io_error.
+  /// Opens and validates the store directory `path`, checking samples.tsv and columns.tsv
+  /// against the checksums of the manifest (version 1.3 and later). Throws colflow::error:
+  /// not_found, bad_magic, unsupported_version, corrupt_header, corrupt_index,
+  /// mismatched_store, checksum_mismatch, io_error.
   static store open(const std::filesystem::path& path, const open_options& options = {});
 
   store(store&&) noexcept;
@@ -146,13 +149,24 @@ class store {
   /// store_id() as 32 lowercase hex digits, as `colflow info` prints it.
   std::string store_id_text() const;
   access_mode access() const noexcept;
+  /// Version_Minor of the store's headers: the format version it was written at (1.x).
+  std::uint16_t version_minor() const noexcept;
+  /// True when the manifest records the checksums of samples.tsv and columns.tsv (stores of
+  /// version 1.3 and later); open() checked both files against them.
+  bool has_list_checksums() const noexcept;
+
+  /// Reads samples.tsv and columns.tsv again and checks them against the checksums the
+  /// manifest records (nothing to check when has_list_checksums() is false). Throws
+  /// errc::checksum_mismatch naming the file, not_found or io_error.
+  void verify_list_checksums() const;
 
   /// Entry `j` of the index (j < num_columns(), unchecked).
   column_entry entry(std::size_t j) const noexcept;
 
-  /// The samples (rows), parsed from samples.tsv on first use.
+  /// The samples (rows), parsed from samples.tsv on first use; the bytes parsed are checked
+  /// against the manifest's checksum first (errc::checksum_mismatch), when it records one.
   const std::vector<sample_info>& samples() const;
-  /// The column descriptions, parsed from columns.tsv on first use.
+  /// The column descriptions, parsed from columns.tsv on first use; checked as samples() is.
   const std::vector<column_info>& columns() const;
   /// Shape, sizes, codec counts and source.
   store_summary summary() const;

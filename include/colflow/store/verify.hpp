@@ -21,13 +21,17 @@ struct verify_report {
   std::uint64_t columns = 0, rows = 0;
   std::uint64_t frame_bytes = 0;  ///< bytes of every frame, all checked
   double seconds = 0;             ///< wall time of the checks (the store was open before)
+  /// samples.tsv and columns.tsv were checked against the manifest's checksums; false for a
+  /// store older than format 1.3, which records none (its lists were only parsed).
+  bool list_checksums = false;
 };
 
-/// Checks an open store: reads its sample and column lists, then for every column in order
-/// checks the frame's XXH3-64 checksum and decodes it (the stored values). Headers and index
+/// Checks an open store: checks samples.tsv and columns.tsv against the manifest's checksums
+/// (format 1.3 and later) and parses them, then for every column in order checks the frame's
+/// XXH3-64 checksum and decodes it (the stored values). Headers and index
 /// entries were validated by store::open. `progress`, when set, is called on the calling
 /// thread about ten times a second and after the last column. Throws colflow::error for the
-/// first problem, naming the column and file: checksum_mismatch, corrupt_frame, io_error, and
+/// first problem, naming the column or the file: checksum_mismatch, corrupt_frame, io_error, and
 /// the sample and column lists' parse errors.
 verify_report verify(const store& s,
                      const std::function<void(const verify_progress&)>& progress = {});

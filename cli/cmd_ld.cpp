@@ -20,7 +20,7 @@ void apply_modifiers(const std::string& flag, const std::vector<std::string>& mo
     const auto shape = [&](ld_shape s) {
       if (shaped)
         throw error(errc::invalid_argument,
-                    flag + ": give one of square, square0 and triangle, not several");
+                    flag + ": give one of square, square0, triangle and band, not several");
       shaped = true;
       o.shape = s;
     };
@@ -30,6 +30,8 @@ void apply_modifiers(const std::string& flag, const std::vector<std::string>& mo
       shape(ld_shape::square0);
     else if (m == "triangle")
       shape(ld_shape::triangle);
+    else if (m == "band")
+      shape(ld_shape::band);
     else if (m == "inter-chr")
       o.inter_chr = true;
     else if (m == "bin")
@@ -43,7 +45,7 @@ void apply_modifiers(const std::string& flag, const std::vector<std::string>& mo
     else
       throw error(errc::invalid_argument,
                   flag + ": unknown modifier '" + m +
-                      "' (colflow takes square, square0, triangle, inter-chr, bin, bin4 and "
+                      "' (colflow takes square, square0, triangle, band, inter-chr, bin, bin4 and "
                       "with-freqs; D' is not computed)");
   }
   // PLINK 1.9: a binary report without a shape is the square matrix.
@@ -87,6 +89,9 @@ command add_ld(CLI::App& app) {
       "square / square0 / triangle: the matrix of every pair of selected variants, PREFIX.ld\n"
       "tab-separated (square0: upper triangle 0; triangle: lower triangle only), or\n"
       "PREFIX.ld.bin with bin (float64) or bin4 (float32), row by row.\n"
+      "band (colflow's): every pair in the table's window, no threshold, as the banded\n"
+      "matrix PREFIX.ldband (docs/FORMAT.md; float32 with bin4) and its variants\n"
+      "PREFIX.ldband.vars.\n"
       "Dosage stores: the same over the decoded dosages.");
   return [o, r, r2] {
     if (r->count() == 0 && r2->count() == 0)

@@ -420,6 +420,61 @@ TEST(ld, dosage_stores_match_the_genotype_store_and_a_plain_computation) {
     }
 }
 
+// The band: the square matrix's values in the window of each row, in the documented file.
+TEST(ld, band_holds_the_window_of_the_square_matrix) {
+  test::temp_dir dir;
+  column_encoding enc;
+  test::write_genotype_store(dir / "g.cf", 157, 41, enc, 9);
+  const store s = store::open(dir / "g.cf");
+  const selection sel = selection::all(s);
+  ld_options sq;
+  sq.shape = ld_shape::square;
+  sq.statistic = ld_statistic::r;
+  const ld_result square = ld(s, sel, sq);
+  ld_options o = sq;
+  o.shape = ld_shape::band;
+  o.window = 6;
+  o.window_kb = 0.003;  // positions 1 bp apart (numbered_column): 3 bp limit before 6 variants
+  const ld_result band = ld(s, sel, o);
+  const std::size_t m = sel.columns.size();
+  ASSERT_EQ(band.band_end.size(), m);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    EXPECT_EQ(band.band_end[i], std::min(m, i + 4)) << i;  // 3 bp: three further variants
+    for (std::size_t j = i; j < band.band_end[i]; ++j, ++k) {
+      const double a = band.matrix[k], b = square.matrix[i * m + j];
+      EXPECT_TRUE(std::memcmp(&a, &b, sizeof a) == 0) << i << "," << j;
+    }
+  }
+  ASSERT_EQ(k, band.matrix.size());
+  o.encoding = ld_encoding::bin4;
+  ld_result as_float = band;
+  as_float.options.encoding = ld_encoding::bin4;
+  EXPECT_EQ(write_ld(s, sel, as_float, dir / "x"), dir / "x.ldband");
+  const auto bytes = test::read_file(dir / "x.ldband");
+  ASSERT_EQ(bytes.size(), 40 + 8 * m + 4 * k);
+  EXPECT_EQ(std::string(bytes.data(), 8), "CFLDBAND");
+  std::uint32_t version, width, statistic;
+  std::uint64_t n, values, end0;
+  std::memcpy(&version, bytes.data() + 8, 4);
+  std::memcpy(&width, bytes.data() + 12, 4);
+  std::memcpy(&n, bytes.data() + 16, 8);
+  std::memcpy(&values, bytes.data() + 24, 8);
+  std::memcpy(&statistic, bytes.data() + 32, 4);
+  std::memcpy(&end0, bytes.data() + 40, 8);
+  EXPECT_EQ(version, 1u);
+  EXPECT_EQ(width, 4u);
+  EXPECT_EQ(n, m);
+  EXPECT_EQ(values, k);
+  EXPECT_EQ(statistic, 0u);
+  EXPECT_EQ(end0, 4u);
+  float second;
+  std::memcpy(&second, bytes.data() + 40 + 8 * m + 4, 4);
+  const float want = static_cast<float>(band.matrix[1]);
+  EXPECT_TRUE(std::memcmp(&second, &want, 4) == 0 || (std::isnan(second) && std::isnan(want)));
+  EXPECT_EQ(test::read_table(dir / "x.ldband.vars").rows.size(), m);
+}
+
 TEST(ld, errors_name_the_option_and_write_nothing) {
   test::temp_dir dir;
   column_encoding enc;

@@ -191,10 +191,10 @@ void check_ld_options(const ld_options& o) {
                 "--ld-window-r2: must be in [0, 1], not " + std::to_string(o.min_r2));
   if (o.inter_chr && o.shape != ld_shape::table)
     throw error(errc::invalid_argument,
-                "inter-chr: applies to the table only, not to square, square0 or triangle");
+                "inter-chr: applies to the table only, not to square, square0, triangle or band");
   if (o.with_freqs && o.shape != ld_shape::table)
     throw error(errc::invalid_argument,
-                "with-freqs: applies to the table only, not to square, square0 or triangle");
+                "with-freqs: applies to the table only, not to square, square0, triangle or band");
   if (o.encoding != ld_encoding::text && o.shape == ld_shape::table)
     throw error(errc::invalid_argument,
                 "bin/bin4: a binary report is a matrix; give square, square0 or triangle");
@@ -215,7 +215,9 @@ ld_result ld(const store& s, const selection& sel, const ld_options& options,
 
   // Positions and chromosomes before the pass, so that a bad position fails first.
   std::vector<std::int64_t> pos;
-  if (options.shape == ld_shape::table && !options.inter_chr) {
+  const bool windowed =
+      (options.shape == ld_shape::table && !options.inter_chr) || options.shape == ld_shape::band;
+  if (windowed) {
     pos.resize(m);
     for (std::size_t k = 0; k < m; ++k) pos[k] = position_of(info[sel.columns[k]]);
   }
@@ -226,23 +228,46 @@ ld_result ld(const store& s, const selection& sel, const ld_options& options,
     for (std::size_t k = 0; k < m; ++k) result.a1_freq[k] = set.a1_freq(k);
   }
 
+  // The end of row i's window: the columns after it on its chromosome, at most window − 1
+  // variants and window_kb kb further.
+  const auto limit = static_cast<std::int64_t>(std::llround(options.window_kb * 1000));
+  const auto window_end = [&](std::size_t i) {
+    const std::string& chrom = info[sel.columns[i]].chrom;
+    const std::size_t count_end = static_cast<std::uint64_t>(options.window) > m - i
+                                      ? m
+                                      : i + static_cast<std::size_t>(options.window);
+    std::size_t end = i + 1;
+    while (end < count_end && info[sel.columns[end]].chrom == chrom && pos[end] - pos[i] <= limit)
+      ++end;
+    return end;
+  };
+  const bool squared = options.statistic == ld_statistic::r2;
+
+  if (options.shape == ld_shape::band) {
+    // Row i: column i itself, then its window; rows stored one after another.
+    result.band_end.resize(m);
+    std::vector<std::size_t> offset(m + 1, 0);
+    for (std::size_t i = 0; i < m; ++i) {
+      result.band_end[i] = window_end(i);
+      offset[i + 1] = offset[i] + (result.band_end[i] - i);
+    }
+    result.matrix.assign(offset[m], nan);
+    for_rows(m, analysis, [&](std::size_t i) {
+      const std::size_t count = result.band_end[i] - i;
+      std::vector<correlation> c(count);
+      set.row(i, i, count, c.data());
+      double* out = result.matrix.data() + offset[i];
+      out[0] = std::isnan(c[0].r) ? nan : 1;
+      for (std::size_t j = 1; j < count; ++j) out[j] = squared ? c[j].r2 : c[j].r;
+    });
+    return result;
+  }
+
   if (options.shape == ld_shape::table) {
-    // Each row i: the columns after it within the window (same chromosome, at most window − 1
-    // variants and window_kb kb further), or every later column with inter-chr.
-    const auto limit = static_cast<std::int64_t>(std::llround(options.window_kb * 1000));
+    // Each row i: the columns after it within the window, or every later column with inter-chr.
     std::vector<std::vector<ld_pair>> rows(m);
     for_rows(m, analysis, [&](std::size_t i) {
-      std::size_t end = m;
-      if (!options.inter_chr) {
-        const std::string& chrom = info[sel.columns[i]].chrom;
-        const std::size_t count_end = static_cast<std::uint64_t>(options.window) > m - i
-                                          ? m
-                                          : i + static_cast<std::size_t>(options.window);
-        end = i + 1;
-        while (end < count_end && info[sel.columns[end]].chrom == chrom &&
-               pos[end] - pos[i] <= limit)
-          ++end;
-      }
+      const std::size_t end = options.inter_chr ? m : window_end(i);
       const std::size_t count = end - i - 1;
       std::vector<correlation> c(count);
       if (count > 0) set.row(i, i + 1, count, c.data());
@@ -258,7 +283,6 @@ ld_result ld(const store& s, const selection& sel, const ld_options& options,
 
   // The matrix: the upper triangle computed, mirrored below.
   result.matrix.assign(m * m, nan);
-  const bool squared = options.statistic == ld_statistic::r2;
   for_rows(m, analysis, [&](std::size_t i) {
     const std::size_t count = m - i - 1;
     std::vector<correlation> c(count);

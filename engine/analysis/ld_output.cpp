@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/result_table_internal.hpp"
@@ -17,6 +19,9 @@
 
 namespace colflow {
 namespace {
+
+constexpr char band_magic[9] = "CFLDBAND";
+constexpr std::uint32_t band_version = 1;
 
 // A number as PLINK 1.9 prints it: %g, nan for NaN.
 void put(tsv_writer& out, double v) {
@@ -93,6 +98,29 @@ void write_binary_matrix(const ld_result& result, const std::filesystem::path& f
   staged.commit();
 }
 
+// The banded matrix (docs/FORMAT.md, "Banded LD matrix"): header, band ends, values.
+template <typename T>
+void write_band(const ld_result& result, const std::filesystem::path& file) {
+  static_assert(std::endian::native == std::endian::little, "the band format is little-endian");
+  staged_output staged(file);
+  const int fd = ::open(staged.path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw_system_error(errno, "cannot open", staged.path().string());
+  buffered_writer out(file_descriptor(fd, staged.path().string()));
+  const auto put = [&](const auto& v) { out.write(std::as_bytes(std::span(&v, 1))); };
+  out.write(std::string_view(band_magic, 8));
+  put(std::uint32_t{band_version});
+  put(static_cast<std::uint32_t>(sizeof(T)));
+  put(static_cast<std::uint64_t>(result.columns));
+  put(static_cast<std::uint64_t>(result.matrix.size()));
+  put(static_cast<std::uint32_t>(result.options.statistic == ld_statistic::r2 ? 1 : 0));
+  put(std::uint32_t{0});
+  for (std::size_t e : result.band_end) put(static_cast<std::uint64_t>(e));
+  std::vector<T> values(result.matrix.begin(), result.matrix.end());
+  out.write(std::as_bytes(std::span(values)));
+  out.finish();
+  staged.commit(staged_output::directory_sync::by_caller);
+}
+
 }  // namespace
 
 std::filesystem::path write_ld(const store& s, const selection& sel, const ld_result& result,
@@ -105,6 +133,25 @@ std::filesystem::path write_ld(const store& s, const selection& sel, const ld_re
   if (result.options.shape == ld_shape::table) {
     const auto file = detail::prefixed(prefix, ".ld");
     write_table(s, sel, result, file, digits);
+    return file;
+  }
+  if (result.options.shape == ld_shape::band) {
+    const auto file = detail::prefixed(prefix, ".ldband");
+    const auto vars = detail::prefixed(prefix, ".ldband.vars");
+    tsv_writer list(vars, digits);
+    for (const char* name : {"CHR", "BP", "SNP", "A1", "A2"}) list.text(name);
+    list.end_line();
+    for (std::size_t k : sel.columns) {
+      const column_info& c = s.columns()[k];
+      list.text(c.chrom).text(c.pos).text(c.id).text(c.a1).text(c.a2);
+      list.end_line();
+    }
+    if (result.options.encoding == ld_encoding::bin4)
+      write_band<float>(result, file);
+    else
+      write_band<double>(result, file);
+    list.commit(staged_output::directory_sync::by_caller);
+    sync_directory(directory_of(file));
     return file;
   }
   if (result.options.encoding == ld_encoding::text) {

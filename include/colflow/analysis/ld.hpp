@@ -31,11 +31,14 @@ enum class ld_statistic { r, r2 };
 
 /// The shape of the report (PLINK 1.9's modifiers): a table of the pairs in a window
 /// (default), or the matrix of every pair of selected columns: `square` (full), `square0` (the
-/// upper triangle written as 0) or `triangle` (the lower triangle and the diagonal alone).
-enum class ld_shape { table, square, square0, triangle };
+/// upper triangle written as 0) or `triangle` (the lower triangle and the diagonal alone); or
+/// `band`, colflow's banded matrix for summary-statistics methods: every pair in the table's
+/// window, without a threshold, in the binary format of docs/FORMAT.md, "Banded LD matrix".
+enum class ld_shape { table, square, square0, triangle, band };
 
 /// How a matrix is written: text (`PREFIX.ld`), or binary `PREFIX.ld.bin` with float64
 /// values (`bin`) or float32 values (`bin4`), native byte order, row by row, as PLINK 1.9.
+/// A band is always binary: float32 with bin4, else float64.
 enum class ld_encoding { text, bin, bin4 };
 
 struct ld_options {
@@ -45,9 +48,9 @@ struct ld_options {
   /// Table: pairs on different chromosomes too, every pair i < j, filtered by min_r2 alone
   /// (PLINK's `inter-chr`); window and window_kb are then not used.
   bool inter_chr = false;
-  /// Table: pairs at most window − 1 selected variants apart (`--ld-window`, ≥ 1).
+  /// Table and band: pairs at most window − 1 selected variants apart (`--ld-window`, ≥ 1).
   std::int64_t window = 10;
-  /// Table: pairs at most window_kb × 1000 bp apart, positions from the store's POS
+  /// Table and band: pairs at most window_kb × 1000 bp apart, positions from the store's POS
   /// (`--ld-window-kb`, > 0).
   double window_kb = 1000;
   /// Table: pairs with r² ≥ min_r2 (`--ld-window-r2`, in [0, 1]); pairs whose r is NaN are
@@ -73,6 +76,9 @@ struct ld_result {
   /// writes it.
   std::vector<double> matrix;
   std::vector<double> a1_freq;  ///< with_freqs: per selected column
+  /// Band: row i holds r or r² of column i with columns [i, band_end[i]) (the diagonal first),
+  /// the rows one after another in `matrix`.
+  std::vector<std::size_t> band_end;
 };
 
 /// Throws colflow::error invalid_argument naming the option (`--ld-window`, `--ld-window-kb`,
@@ -89,8 +95,9 @@ ld_result ld(const store& s, const selection& sel, const ld_options& options,
 
 /// Writes the report: the table `PREFIX.ld` (CHR_A BP_A SNP_A [MAF_A] CHR_B BP_B SNP_B [MAF_B]
 /// R or R2, tab-separated, `digits` significant digits, nan for NaN), the matrix `PREFIX.ld`
-/// (tab-separated rows) or `PREFIX.ld.bin`. Staged outputs (io/staged_output.hpp): a file
-/// appears under its name only complete. Returns the path written.
+/// (tab-separated rows), `PREFIX.ld.bin`, or the band `PREFIX.ldband` with its variants
+/// `PREFIX.ldband.vars` (CHR BP SNP A1 A2, one line a row). Staged outputs (io/staged_output.hpp):
+/// a file appears under its name only complete. Returns the path written.
 std::filesystem::path write_ld(const store& s, const selection& sel, const ld_result& result,
                                const std::filesystem::path& prefix, int digits = 6);
 

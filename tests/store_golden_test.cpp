@@ -1,11 +1,15 @@
-// The golden stores in tests/golden/ were written by make_golden with format 1.0. Reading them
-// must keep giving the same values: any accidental change of the format fails here.
+// The golden stores in tests/golden/ were written by make_golden, six with format 1.0 and one
+// with format 1.3 (golden_cases.hpp). Reading them must keep giving the same values: any
+// accidental change of the format fails here.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "golden_cases.hpp"
@@ -107,8 +111,9 @@ TEST_P(GoldenStoreTest, HeadersHoldTheVersion1Layout) {
   const unsigned char index_magic[] = {0x89, 'C', 'F', 'I', 0x0D, 0x0A, 0x1A, 0x0A};
   EXPECT_EQ(std::memcmp(data.data(), data_magic, 8), 0);
   EXPECT_EQ(std::memcmp(index.data(), index_magic, 8), 0);
-  EXPECT_EQ(data[8], 1);                                               // Version_Major
-  EXPECT_EQ(data[10], 0);                                              // Version_Minor
+  EXPECT_EQ(data[8], 1);                  // Version_Major
+  EXPECT_EQ(data[10], GetParam().minor);  // Version_Minor
+  EXPECT_EQ(index[10], GetParam().minor);
   EXPECT_EQ(std::memcmp(data.data() + 16, index.data() + 16, 16), 0);  // Store_Id
   EXPECT_EQ(data[32], 7);                                              // Num_Rows
   EXPECT_EQ(index[40], 3);                                             // Num_Columns
@@ -118,11 +123,67 @@ TEST_P(GoldenStoreTest, HeadersHoldTheVersion1Layout) {
   EXPECT_EQ(index[64 + 64], static_cast<char>(GetParam().encoding.codec));  // Codec_Id
 }
 
+// The lists as text, made from the definition of the golden stores (docs/FORMAT.md §9).
+std::string expected_text(bool samples) {
+  std::string text =
+      samples ? "#FID\tIID\tPAT\tMAT\tSEX\tPHENOTYPE\n" : "#CHR\tID\tCM\tPOS\tA1\tA2\n";
+  if (samples) {
+    for (const sample_info& i : golden::samples())
+      text += i.fid + '\t' + i.iid + '\t' + i.father + '\t' + i.mother + '\t' + i.sex + '\t' +
+              i.phenotype + '\n';
+  } else {
+    for (std::uint64_t j = 0; j < golden::columns; ++j) {
+      const column_info c = golden::column(j);
+      text += c.chrom + '\t' + c.id + '\t' + c.cm + '\t' + c.pos + '\t' + c.a1 + '\t' + c.a2 + '\n';
+    }
+  }
+  return text;
+}
+
+std::string hex16(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// Since 1.3 the manifest records the XXH3-64 of both lists; the stores of 1.0 record none and
+// open and verify as before.
+TEST_P(GoldenStoreTest, ManifestRecordsTheListChecksumsFromVersion1Point3) {
+  const golden::golden_case& g = GetParam();
+  const auto path = golden_dir / (g.name + ".cf");
+  const std::string samples = expected_text(true), columns = expected_text(false);
+  const auto file_text = [&](const char* name) {
+    const auto bytes = test::read_file(path / name);
+    return std::string(bytes.begin(), bytes.end());
+  };
+  ASSERT_EQ(file_text("samples.tsv"), samples);
+  ASSERT_EQ(file_text("columns.tsv"), columns);
+  const auto manifest = nlohmann::json::parse(file_text("manifest.json"));
+  EXPECT_EQ(manifest["format_version"], "1." + std::to_string(g.minor));
+  const store s = store::open(path);
+  EXPECT_EQ(s.version_minor(), g.minor);
+  const verify_report report = verify(s);
+  EXPECT_EQ(report.columns, golden::columns);
+  if (g.minor < 3) {
+    EXPECT_FALSE(manifest.contains("checksums"));
+    EXPECT_FALSE(s.has_list_checksums());
+    EXPECT_FALSE(report.list_checksums);
+    return;
+  }
+  EXPECT_TRUE(s.has_list_checksums());
+  EXPECT_TRUE(report.list_checksums);
+  // XXH3-64 of the text made above, as 16 lowercase hex digits.
+  EXPECT_EQ(manifest["checksums"]["samples.tsv"],
+            hex16(checksum64(std::as_bytes(std::span(samples)))));
+  EXPECT_EQ(manifest["checksums"]["columns.tsv"],
+            hex16(checksum64(std::as_bytes(std::span(columns)))));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllGolden, GoldenStoreTest, ::testing::ValuesIn(golden::cases()),
                          [](const auto& param_info) {
                            std::string n = param_info.param.name;
                            for (char& c : n)
-                             if (c == '-') c = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
 

@@ -16,17 +16,36 @@ struct golden_case {
   std::string name;
   value_type type;
   column_encoding encoding;
+  // The format minor version the committed store was written at. make_golden rewrites only
+  // the cases of the version this build writes (format_minor_for): the older ones stay as the
+  // earlier writer made them, so that stores of every earlier version keep being read.
+  std::uint16_t minor = 0;
 };
 
 inline std::vector<golden_case> cases() {
   return {
+      // Format 1.0: no list checksums in the manifest.
       {"genotype-none", value_type::genotype, {codec_id::none, 0, false}},
       {"genotype-zstd", value_type::genotype, {codec_id::zstd, 3, false}},
       {"float64-none", value_type::float64, {codec_id::none, 0, false}},
       {"float64-zlib", value_type::float64, {codec_id::zlib, 6, false}},
       {"float64-lz4-shuffle", value_type::float64, {codec_id::lz4, 1, true}},
       {"float32-zstd-shuffle", value_type::float32, {codec_id::zstd, 3, true}},
+      // Format 1.3: the manifest records the checksums of samples.tsv and columns.tsv.
+      {"v1.3-genotype-zstd", value_type::genotype, {codec_id::zstd, 3, false}, 3},
   };
+}
+
+// The lists every golden store holds, as text (docs/FORMAT.md §9.1, §9.2).
+inline std::vector<sample_info> samples() {
+  std::vector<sample_info> s;
+  for (std::uint64_t i = 0; i < rows; ++i)
+    s.push_back({"F" + std::to_string(i), "I" + std::to_string(i), "0", "0", "1", "-9"});
+  return s;
+}
+
+inline column_info column(std::uint64_t j) {
+  return {"1", "v" + std::to_string(j), "0", std::to_string(100 * (j + 1)), "A", "G"};
 }
 
 // Column j's codes: sample i gets code (i + j) % 4 (so every code appears, missing included);

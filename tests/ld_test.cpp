@@ -55,7 +55,8 @@ TEST(ld_kernel, pair_sums_equal_a_naive_decode_on_every_path) {
     constexpr std::size_t cols = 7;
     std::vector<std::vector<std::uint8_t>> codes;
     for (std::size_t j = 0; j < cols; ++j) {
-      codes.push_back(test::random_genotype_codes(n, 0.1 + 0.12 * j, j % 3 == 0 ? 0 : 0.1, rng));
+      codes.push_back(test::random_genotype_codes(n, 0.1 + 0.12 * static_cast<double>(j),
+                                                  j % 3 == 0 ? 0 : 0.1, rng));
       // Non-zero padding must not count.
       if (n % 4 != 0) codes.back().back() |= static_cast<std::uint8_t>(0xff << (2 * (n % 4)));
     }
@@ -295,7 +296,7 @@ INSTANTIATE_TEST_SUITE_P(
                       dataset_case{"some_missing_keep", "bed-reader/some_missing", true, 0},
                       dataset_case{"hapmap_yri", "hapmap-yri/plinkhapmap", false, 400},
                       dataset_case{"hapmap3_slice", "hapmap3/HapMap3", true, 300}),
-    [](const auto& info) { return info.param.name; });
+    [](const auto& p) { return p.param.name; });
 
 // The same bits at 1 and 2 threads and at any in-flight depth, table and matrix, on a store
 // with missing calls and a sample subset.

@@ -61,6 +61,56 @@ TEST(CliTest, VerifyAcceptsASoundStoreAndNamesTheFirstBadColumn) {
   EXPECT_NE(out.find("columns.dat"), std::string::npos) << out;
 }
 
+// One changed byte in a sample ID (IID S3 -> S4) or a variant ID (rs2 -> rs3): the lists stay
+// well formed, so only their checksums (format 1.3) can tell. verify names the file; an
+// analysis refuses at open, before it writes anything.
+TEST(CliTest, VerifyAndAnalysesNameAChangedListFile) {
+  const struct {
+    const char* file;
+    std::string id;
+    std::size_t byte;
+  } damages[] = {{"samples.tsv", "\tS3\t", 2}, {"columns.tsv", "\trs2\t", 3}};
+  for (const auto& d : damages) {
+    test::temp_dir dir;
+    const auto path = dir / "g.cf";
+    test::write_genotype_store(path, 9, 5, {codec_id::zstd, 3, false});
+    std::string out;
+    ASSERT_EQ(run("verify " + path.string(), out), 0) << out;
+    EXPECT_EQ(out.find("no list checksums"), std::string::npos) << out;
+    auto bytes = test::read_file(path / d.file);
+    const std::size_t at = std::string_view(bytes.data(), bytes.size()).find(d.id);
+    ASSERT_NE(at, std::string_view::npos);
+    ++bytes[at + d.byte];
+    test::write_file(path / d.file, bytes);
+    const std::string named =
+        std::string("checksum mismatch: ") + d.file + " (" + (path / d.file).string() + ")";
+    EXPECT_EQ(run("verify " + path.string(), out), 1);
+    EXPECT_NE(out.find(named), std::string::npos) << out;
+    EXPECT_NE(out.find("recorded 0x"), std::string::npos) << out;
+    const auto result = dir / "stats.tsv";
+    EXPECT_EQ(run("stats " + path.string() + " --quiet --out " + result.string(), out), 1);
+    EXPECT_NE(out.find(named), std::string::npos) << out;
+    std::set<std::string> left;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      left.insert(e.path().filename().string());
+    EXPECT_EQ(left, std::set<std::string>{"g.cf"}) << "stats wrote something";
+  }
+}
+
+// A store written before format 1.3 (the committed golden stores) verifies, with a line saying
+// that its lists carry no checksums.
+TEST(CliTest, VerifySaysAnOlderStoreCarriesNoListChecksums) {
+  const auto golden =
+      std::filesystem::path(COLFLOW_TEST_SOURCE_DIR) / "golden" / "genotype-zstd.cf";
+  std::string out;
+  ASSERT_EQ(run("verify " + golden.string(), out), 0) << out;
+  EXPECT_NE(out.find("note: format 1.0 store: it carries no list checksums"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("ok: 3 columns"), std::string::npos) << out;
+  ASSERT_EQ(run("info --json " + golden.string(), out), 0) << out;
+  EXPECT_EQ(nlohmann::json::parse(out)["format_version"], "1.0");
+}
+
 TEST(CliTest, BenchReportsEveryModeAsJson) {
   test::temp_dir dir;
   test::write_genotype_store(dir / "g.cf", 300, 40, {codec_id::zstd, 1, false});

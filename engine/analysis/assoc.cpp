@@ -1,3 +1,5 @@
+// The quantitative scan of `colflow assoc`: least squares per column and phenotype, with the
+// covariates projected out once per group of phenotypes that share their samples.
 #include "colflow/analysis/assoc.hpp"
 
 #include <tbb/blocked_range.h>
@@ -9,7 +11,9 @@
 #include <cmath>
 #include <optional>
 
+#include "analysis/analysis_stream_internal.hpp"
 #include "analysis/assoc_internal.hpp"
+#include "analysis/column_blocks_internal.hpp"
 #include "analysis/column_share_internal.hpp"
 #include "colflow/analysis/case_control.hpp"
 #include "colflow/error.hpp"
@@ -155,8 +159,8 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
 }
 
 // Two-sided p of t with df degrees of freedom: the regularised incomplete beta
-// I_{df/(df+t²)}(df/2, 1/2), evaluated in double (Boost's default promotes to long double,
-// which made p-values a third of a scan's time) to about 1e-15 relative.
+// I_{df/(df+t²)}(df/2, 1/2), evaluated in double to about 1e-15 relative: Boost's default
+// promotes to long double, x87 arithmetic far slower than double's, for digits no table prints.
 double two_sided_p(double t, double df) {
   if (!std::isfinite(t)) return 0.0;
   using double_precision =
@@ -263,6 +267,111 @@ void test_column(const sample_group& g, const column_sums& s, assoc_result* out)
   }
 }
 
+// Dense columns, one at a time: the sums over the values, then Wᵀx for each group.
+pass_stats scan_dense(column_stream<double>& stream, const selection& sel,
+                      const std::vector<sample_group>& groups, std::size_t np,
+                      const assoc_sink& sink) {
+  const std::size_t rows = sel.row_kept.size();
+  std::vector<assoc_result> results(np);
+  std::vector<std::size_t> missing;
+  std::vector<double> dots;
+  Eigen::VectorXd x0(static_cast<Eigen::Index>(rows));
+  return stream.run(sel.columns, [&](const column_view<double>& v) {
+    for (const sample_group& g : groups) {
+      column_sums cs;
+      missing.clear();
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      for (std::size_t i = 0; i < rows; ++i) {
+        const double x = v.values[static_cast<Eigen::Index>(i)];
+        const bool call = !std::isnan(x);
+        x0[static_cast<Eigen::Index>(i)] = call ? x : 0.0;
+        if (!g.in[i]) continue;
+        if (!call) {
+          missing.push_back(i);
+          continue;
+        }
+        ++cs.n_obs;
+        cs.sx += x;
+        cs.sxx += x * x;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      cs.constant = !(lo < hi);
+      dots.resize(static_cast<std::size_t>(g.w.cols()));
+      Eigen::Map<Eigen::VectorXd>(dots.data(), g.w.cols()).noalias() = g.w.transpose() * x0;
+      cs.missing = &missing;
+      cs.dots = dots.data();
+      test_column(g, cs, results.data());
+    }
+    sink(v.position, v.column, results);
+    return true;
+  });
+}
+
+// A task's share of a block of genotype columns: `task` columns share each chunk of the
+// phenotypes while it sits in cache, and tiles of them each load of it.
+constexpr std::size_t task = 20;  // four tiles of the widest product kernel
+
+// What a task of a genotype block reuses from block to block.
+struct task_scratch {
+  std::vector<double> dots;
+  std::vector<std::size_t> missing[task];
+};
+
+// Every group's sums and dot products for columns [c0, c0 + count) of a block (count ≤ task),
+// then their tests, into results (phenotypes per column, from the block's first).
+void test_genotype_task(const std::vector<sample_group>& groups, const detail::column_block& block,
+                        std::size_t c0, std::size_t count, task_scratch& sc, std::size_t np,
+                        assoc_result* results) {
+  const std::size_t rows = block.rows();
+  const std::uint8_t* columns[task];
+  for (std::size_t c = 0; c < count; ++c) columns[c] = block.codes(c0 + c).data();
+  for (const sample_group& g : groups) {
+    const auto m = static_cast<std::size_t>(g.w.cols());
+    sc.dots.resize(count * m);
+    dosage_dots(columns, count, *g.products, sc.dots.data());
+    for (std::size_t c = 0; c < count; ++c) {
+      const std::span<const std::uint8_t> col = block.codes(c0 + c);
+      const genotype_counts gc = count_genotypes(col, rows, g.mask);
+      column_sums cs;
+      cs.n_obs = g.n - gc.missing;
+      cs.sx = static_cast<double>(2 * gc.hom_a1 + gc.het);
+      cs.sxx = static_cast<double>(4 * gc.hom_a1 + gc.het);
+      cs.constant = (gc.hom_a1 > 0) + (gc.het > 0) + (gc.hom_a2 > 0) <= 1;
+      sc.missing[c].clear();
+      if (gc.missing > 0) missing_rows(col, rows, g.mask, sc.missing[c]);
+      cs.missing = &sc.missing[c];
+      cs.dots = sc.dots.data() + c * m;
+      test_column(g, cs, results + (c0 + c) * np);
+    }
+  }
+}
+
+// Genotype columns travel in blocks (column_blocks_internal.hpp): every group's sums and dot
+// products are computed for a whole block, `task` columns per task across the threads.
+pass_stats scan_genotypes(column_stream<double>& stream, const selection& sel,
+                          std::vector<sample_group>& groups, std::size_t np,
+                          const assoc_sink& sink) {
+  const std::size_t rows = sel.row_kept.size();
+  // Each group's vectors are laid out for the product kernel once, for every block.
+  for (sample_group& g : groups)
+    g.products.emplace(g.w.data(), rows, rows, static_cast<std::size_t>(g.w.cols()));
+  // About 4 MiB of codes per block (16 to 256 columns): large enough that the threads'
+  // share of a block dwarfs the cost of meeting at its end.
+  const std::size_t block_columns =
+      std::clamp<std::size_t>((std::size_t{4} << 20) / genotype_column_bytes(rows), 16, 256) /
+      task * task;
+  detail::column_block block(block_columns, rows, true);
+  std::vector<task_scratch> scratch(block_columns / task);
+  const auto tests = [&](const detail::column_block& b, std::span<assoc_result> results) {
+    tbb::parallel_for(std::size_t{0}, (b.size() + task - 1) / task, [&](std::size_t t) {
+      test_genotype_task(groups, b, t * task, std::min(task, b.size() - t * task), scratch[t], np,
+                         results.data());
+    });
+  };
+  return detail::scan_in_blocks(stream, sel.columns, block, np, tests, sink);
+}
+
 }  // namespace
 
 namespace detail {
@@ -339,7 +448,6 @@ assoc_summary linear_association(const store& s, const selection& sel,
                                  const phenotype_table* covariates, const assoc_sink& sink,
                                  const analysis_options& options, std::span<const sample_sex> sex) {
   detail::check_association_inputs(s, sel, phenotypes, covariates);
-  const std::size_t rows = s.num_rows();
   if (!sex.empty() && detail::selects_sex_chromosomes(s, sel))
     return detail::scan_with_sex_chromosomes(
         s, sel, covariates, sex, static_cast<std::size_t>(phenotypes.values.cols()), sink,
@@ -365,119 +473,10 @@ assoc_summary linear_association(const store& s, const selection& sel,
     for (std::size_t p : g.phenotypes) summary.samples_used[p] = g.n;
 
   const bool genotype = s.type() == value_type::genotype;
-  stream_options so = options.stream;
-  so.values = decode_as::stored;
-  so.decode_values = !genotype;
-  column_stream<double> stream(s, so);
-  if (options.progress)
-    stream.on_progress([&](const pass_progress& p) { options.progress("assoc", p); });
-
+  detail::analysis_stream stream(s, options, !genotype, "assoc");
   const std::size_t np = summary.samples_used.size();
-  if (!genotype) {
-    // Dense columns, one at a time: the sums over the values, then Wᵀx for each group.
-    std::vector<assoc_result> results(np);
-    std::vector<std::size_t> missing;
-    std::vector<double> dots;
-    Eigen::VectorXd x0(static_cast<Eigen::Index>(rows));
-    summary.pass = stream.run(sel.columns, [&](const column_view<double>& v) {
-      for (const sample_group& g : groups) {
-        column_sums cs;
-        missing.clear();
-        double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-        for (std::size_t i = 0; i < rows; ++i) {
-          const double x = v.values[static_cast<Eigen::Index>(i)];
-          const bool call = !std::isnan(x);
-          x0[static_cast<Eigen::Index>(i)] = call ? x : 0.0;
-          if (!g.in[i]) continue;
-          if (!call) {
-            missing.push_back(i);
-            continue;
-          }
-          ++cs.n_obs;
-          cs.sx += x;
-          cs.sxx += x * x;
-          lo = std::min(lo, x);
-          hi = std::max(hi, x);
-        }
-        cs.constant = !(lo < hi);
-        dots.resize(static_cast<std::size_t>(g.w.cols()));
-        Eigen::Map<Eigen::VectorXd>(dots.data(), g.w.cols()).noalias() = g.w.transpose() * x0;
-        cs.missing = &missing;
-        cs.dots = dots.data();
-        test_column(g, cs, results.data());
-      }
-      sink(v.position, v.column, results);
-      return true;
-    });
-    return summary;
-  }
-
-  // Each group's vectors are laid out for the product kernel once, for every block.
-  for (sample_group& g : groups)
-    g.products.emplace(g.w.data(), rows, rows, static_cast<std::size_t>(g.w.cols()));
-
-  // Genotype columns travel in blocks: the packed codes of up to `block` columns are kept,
-  // then every group's sums and dot products are computed for the whole block (a task's
-  // columns share each chunk of the phenotypes while it sits in cache, tiles of columns share
-  // each load), the tests run across threads, and the results go to the sink in order. The
-  // split across threads never changes a result.
-  // About 4 MiB of codes per block (16 to 256 columns): large enough that the threads'
-  // share of a block dwarfs the cost of meeting at its end.
-  constexpr std::size_t task = 20;  // four tiles of the widest product kernel
-  const std::size_t bytes = genotype_column_bytes(rows);
-  const std::size_t block =
-      std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256) / task * task;
-  std::vector<std::uint8_t> codes(block * bytes);
-  std::vector<std::size_t> block_columns(block), block_positions(block);
-  std::vector<assoc_result> results(block * np);
-  struct task_scratch {
-    std::vector<double> dots;
-    std::vector<std::size_t> missing[task];
-  };
-  std::vector<task_scratch> scratch(block / task);
-  std::size_t filled = 0;
-
-  const auto run_block = [&] {
-    const std::size_t tasks = (filled + task - 1) / task;
-    tbb::parallel_for(std::size_t{0}, tasks, [&](std::size_t t) {
-      const std::size_t c0 = t * task, count = std::min(task, filled - c0);
-      const std::uint8_t* columns[task];
-      for (std::size_t c = 0; c < count; ++c) columns[c] = codes.data() + (c0 + c) * bytes;
-      task_scratch& sc = scratch[t];
-      for (const sample_group& g : groups) {
-        const auto m = static_cast<std::size_t>(g.w.cols());
-        sc.dots.resize(count * m);
-        dosage_dots(columns, count, *g.products, sc.dots.data());
-        for (std::size_t c = 0; c < count; ++c) {
-          const std::span<const std::uint8_t> col(columns[c], bytes);
-          const genotype_counts gc = count_genotypes(col, rows, g.mask);
-          column_sums cs;
-          cs.n_obs = g.n - gc.missing;
-          cs.sx = static_cast<double>(2 * gc.hom_a1 + gc.het);
-          cs.sxx = static_cast<double>(4 * gc.hom_a1 + gc.het);
-          cs.constant = (gc.hom_a1 > 0) + (gc.het > 0) + (gc.hom_a2 > 0) <= 1;
-          sc.missing[c].clear();
-          if (gc.missing > 0) missing_rows(col, rows, g.mask, sc.missing[c]);
-          cs.missing = &sc.missing[c];
-          cs.dots = sc.dots.data() + c * m;
-          test_column(g, cs, results.data() + (c0 + c) * np);
-        }
-      }
-    });
-    for (std::size_t c = 0; c < filled; ++c)
-      sink(block_positions[c], block_columns[c],
-           std::span<const assoc_result>(results.data() + c * np, np));
-    filled = 0;
-  };
-
-  summary.pass = stream.run(sel.columns, [&](const column_view<double>& v) {
-    std::copy(v.codes.begin(), v.codes.begin() + static_cast<std::ptrdiff_t>(bytes),
-              codes.begin() + static_cast<std::ptrdiff_t>(filled * bytes));
-    block_columns[filled] = v.column;
-    block_positions[filled] = v.position;
-    if (++filled == block || v.position + 1 == sel.columns.size()) run_block();
-    return true;
-  });
+  summary.pass = genotype ? scan_genotypes(stream.columns, sel, groups, np, sink)
+                          : scan_dense(stream.columns, sel, groups, np, sink);
   return summary;
 }
 

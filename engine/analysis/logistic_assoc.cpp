@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/analysis_stream_internal.hpp"
 #include "analysis/assoc_internal.hpp"
+#include "analysis/column_blocks_internal.hpp"
 #include "analysis/logistic_regression_internal.hpp"
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/case_control.hpp"
@@ -238,6 +240,31 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
   fit_column({x.topRows(n), y.head(n), ones}, t.start, zero, mode, r);
 }
 
+// The tests of column c of a block for every trait, into out[0, traits).
+void test_block_column(const std::vector<binary_trait>& traits, const detail::column_block& block,
+                       std::size_t c, bool variants, firth_mode firth, assoc_result* out) {
+  const std::size_t rows = block.rows();
+  for (std::size_t q = 0; q < traits.size(); ++q) {
+    assoc_result& r = out[q];
+    r = assoc_result{};
+    const binary_trait& t = traits[q];
+    if (block.codes_only()) {
+      const std::span<const std::uint8_t> col = block.codes(c);
+      if (t.covariates.cols() == 0) {
+        test_genotype_counts(t, col, rows, firth, r);
+        continue;
+      }
+      test_samples(
+          t, [&](std::size_t row) { return code_dosage[(col[row / 4] >> (2 * (row % 4))) & 3]; },
+          true, firth, r);
+    } else {
+      const double* x = block.values(c);
+      test_samples(
+          t, [&](std::size_t row) { return x[row]; }, variants, firth, r);
+    }
+  }
+}
+
 }  // namespace
 
 assoc_summary logistic_association(const store& s, const selection& sel,
@@ -272,65 +299,18 @@ assoc_summary logistic_association(const store& s, const selection& sel,
 
   const bool genotype = s.type() == value_type::genotype;
   const bool variants = holds_variants(s.type());
-  stream_options so = options.stream;
-  so.values = decode_as::stored;
-  so.decode_values = !genotype;
-  column_stream<double> stream(s, so);
-  if (options.progress)
-    stream.on_progress([&](const pass_progress& p) { options.progress("assoc", p); });
-
-  // Columns travel in blocks (about 4 MiB of codes or values) whose fits run across threads,
-  // one column per task; results reach the sink in order. A fit depends on its column alone,
-  // so the split never changes a result.
+  detail::analysis_stream stream(s, options, !genotype, "assoc");
+  // Columns travel in blocks (about 4 MiB of codes or values, column_blocks_internal.hpp)
+  // whose fits run across threads, one column per task.
   const std::size_t bytes = genotype ? genotype_column_bytes(rows) : rows * sizeof(double);
-  const std::size_t block = std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256);
-  std::vector<std::uint8_t> codes(genotype ? block * bytes : 0);
-  std::vector<double> values(genotype ? 0 : block * rows);
-  std::vector<std::size_t> block_columns(block), block_positions(block);
-  std::vector<assoc_result> results(block * np);
-  std::size_t filled = 0;
-
-  const auto run_block = [&] {
-    tbb::parallel_for(std::size_t{0}, filled, [&](std::size_t c) {
-      for (std::size_t q = 0; q < np; ++q) {
-        assoc_result& r = results[c * np + q];
-        r = assoc_result{};
-        const binary_trait& t = traits[q];
-        if (genotype) {
-          const std::span<const std::uint8_t> col(codes.data() + c * bytes, bytes);
-          if (t.covariates.cols() == 0) {
-            test_genotype_counts(t, col, rows, firth, r);
-            continue;
-          }
-          test_samples(
-              t,
-              [&](std::size_t row) { return code_dosage[(col[row / 4] >> (2 * (row % 4))) & 3]; },
-              true, firth, r);
-        } else {
-          const double* x = values.data() + c * rows;
-          test_samples(
-              t, [&](std::size_t row) { return x[row]; }, variants, firth, r);
-        }
-      }
+  detail::column_block block(std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 16, 256), rows,
+                             genotype);
+  const auto tests = [&](const detail::column_block& b, std::span<assoc_result> results) {
+    tbb::parallel_for(std::size_t{0}, b.size(), [&](std::size_t c) {
+      test_block_column(traits, b, c, variants, firth, results.data() + c * np);
     });
-    for (std::size_t c = 0; c < filled; ++c)
-      sink(block_positions[c], block_columns[c],
-           std::span<const assoc_result>(results.data() + c * np, np));
-    filled = 0;
   };
-
-  summary.pass = stream.run(sel.columns, [&](const column_view<double>& v) {
-    if (genotype)
-      std::copy(v.codes.begin(), v.codes.begin() + static_cast<std::ptrdiff_t>(bytes),
-                codes.begin() + static_cast<std::ptrdiff_t>(filled * bytes));
-    else
-      std::copy(v.values.begin(), v.values.end(),
-                values.begin() + static_cast<std::ptrdiff_t>(filled * rows));
-    block_columns[filled] = v.column;
-    block_positions[filled] = v.position;
-    if (++filled == block || v.position + 1 == sel.columns.size()) run_block();
-    return true;
-  });
+  summary.pass = detail::scan_in_blocks(stream.columns, sel.columns, block, np, tests, sink);
   return summary;
 }
 

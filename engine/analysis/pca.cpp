@@ -1,3 +1,5 @@
+// The principal components of `colflow pca`: a randomised SVD of the standardised selection,
+// streamed in blocks of columns.
 #include "colflow/analysis/pca.hpp"
 
 #include <Random123/philox.h>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "analysis/analysis_stream_internal.hpp"
 #include "analysis/selected_stats_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/sample_blocks.hpp"
@@ -140,10 +143,92 @@ void parallel_chunks(Eigen::Index n, Eigen::Index grain, F&& f) {
       tbb::simple_partitioner{});
 }
 
-}  // namespace
+// The sums over columns (Y = Σ Z_b B_b, C = Σ B_bᵀ B_b) are added in a fixed grouping: the
+// blocks of columns form at most `max_segments` consecutive segments, each segment's blocks
+// are added up from zero, and the segments' sums are added in segment order. The grouping
+// depends on the selection and the block size only, so MPI ranks that each take whole
+// segments (docs/DESIGN.md §4.9) and exchange their segments' sums add exactly what one
+// process adds.
+class column_segments {
+ public:
+  static constexpr std::size_t max_segments = 16;
 
-pca_result principal_components(const store& s, const selection& sel, const pca_options& pca,
-                                const analysis_options& options) {
+  // `m` selected columns in blocks of `block`; `processes` null for this process alone.
+  column_segments(std::size_t m, std::size_t block, communicator* processes)
+      : m_(m), block_(block), processes_(processes) {
+    const std::size_t blocks_total = (m + block - 1) / block;
+    per_segment_ = (blocks_total + max_segments - 1) / max_segments;
+    segments_ = (blocks_total + per_segment_ - 1) / per_segment_;
+    own_end_ = segments_;
+    if (processes) {
+      own_first_ = share(static_cast<std::size_t>(processes->rank()));
+      own_end_ = share(static_cast<std::size_t>(processes->rank()) + 1);
+    }
+  }
+
+  // The selection position of segment g's first column (m from the last segment on).
+  std::size_t first_column(std::size_t g) const { return std::min(m_, g * per_segment_ * block_); }
+  // This process's segments: [own_first(), own_end()).
+  std::size_t own_first() const noexcept { return own_first_; }
+  std::size_t own_end() const noexcept { return own_end_; }
+
+  // A running segment of a sum is complete: added to `total` in one process, kept in `done`
+  // for the exchange on several. Zeroed for the next.
+  void end(matrix& total, matrix& running, std::vector<matrix>& done) const {
+    if (processes_)
+      done.push_back(running);
+    else
+      total += running;
+    running.setZero();
+  }
+
+  // On several processes: every process's segments of a sum, added in segment order.
+  void exchange(matrix& total, std::vector<matrix>& done) const {
+    if (!processes_) return;
+    const auto cells = static_cast<std::size_t>(total.size());
+    std::vector<std::size_t> counts;
+    for (std::size_t r = 0; r < ranks(); ++r) counts.push_back(cells * (share(r + 1) - share(r)));
+    std::vector<double> mine;
+    for (const matrix& d : done) mine.insert(mine.end(), d.data(), d.data() + d.size());
+    std::vector<double> all(cells * segments_);
+    processes_->all_gather(mine, all, counts);
+    total.setZero();
+    for (std::size_t g = 0; g < segments_; ++g)
+      total += Eigen::Map<const matrix>(all.data() + g * cells, total.rows(), total.cols());
+    done.clear();
+  }
+
+  // On several processes: the rows of `b` (one per selected column) of each process's
+  // segments, to every process.
+  void gather_rows(matrix& b) const {
+    if (!processes_) return;
+    const std::size_t first = first_column(own_first_);
+    const matrix rows_mine =  // column-major: one column of it per selected column
+        b.middleRows(static_cast<Eigen::Index>(first),
+                     static_cast<Eigen::Index>(first_column(own_end_) - first))
+            .transpose();
+    const auto l = static_cast<std::size_t>(b.cols());
+    std::vector<std::size_t> counts;
+    for (std::size_t r = 0; r < ranks(); ++r)
+      counts.push_back(l * (first_column(share(r + 1)) - first_column(share(r))));
+    matrix all(b.cols(), static_cast<Eigen::Index>(m_));
+    processes_->all_gather(std::span<const double>(rows_mine.data(), rows_mine.size()),
+                           std::span<double>(all.data(), all.size()), counts);
+    b = all.transpose();
+  }
+
+ private:
+  std::size_t ranks() const { return static_cast<std::size_t>(processes_->size()); }
+  // The first segment of process r.
+  std::size_t share(std::size_t r) const {
+    return even_share(segments_, r, static_cast<std::size_t>(processes_->size()));
+  }
+
+  std::size_t m_, block_, per_segment_ = 0, segments_ = 0, own_first_ = 0, own_end_ = 0;
+  communicator* processes_;
+};
+
+void check_pca_request(const store& s, const selection& sel, const pca_options& pca) {
   const std::size_t n = sel.rows.size(), m = sel.columns.size(), k = pca.components;
   if (k == 0)
     throw error(errc::invalid_argument, "pca: the number of components must be at least 1");
@@ -155,213 +240,204 @@ pca_result principal_components(const store& s, const selection& sel, const pca_
     throw error(errc::invalid_argument,
                 s.path().string() + ": hwe scaling needs a genotype or dosage store (it is " +
                     std::string(value_type_name(s.type())) + ")");
-  const auto l = static_cast<Eigen::Index>(std::min({k + pca.oversampling, n, m}));
-  const auto nn = static_cast<Eigen::Index>(n);
-  const auto block = static_cast<Eigen::Index>(std::max<std::size_t>(1, pca.block_columns));
+}
 
-  stream_options so = options.stream;
-  so.values = decode_as::stored;
-  so.decode_values = s.type() != value_type::genotype;
-  column_stream<double> stream(s, so);
-  standardizer standardize(s, sel, pca.scaling);
-  const sketch_entries sketch(pca.seed);
-
-  pca_result result;
-  const std::size_t total_passes = 2 + pca.power_iterations;
-  matrix zb(nn, block);  // a block of standardised columns
-  matrix y = matrix::Zero(nn, l);
-  matrix q, bb(block, l), c = matrix::Zero(l, l), b_all;
-  if (pca.loadings) b_all.setZero(static_cast<Eigen::Index>(m), l);
-  std::size_t used = 0;
-
-  // The sums over columns (Y = Σ Z_b B_b, C = Σ B_bᵀ B_b) are added in a fixed grouping: the
-  // blocks of columns form at most `max_segments` consecutive segments, each segment's blocks
-  // are added up from zero, and the segments' sums are added in segment order. The grouping
-  // depends on the selection and the block size only, so MPI ranks that each take whole
-  // segments (docs/DESIGN.md §4.9) and exchange their segments' sums add exactly what one
-  // process adds.
-  constexpr std::size_t max_segments = 16;
-  const std::size_t blocks_total = (m + static_cast<std::size_t>(block) - 1) / block;
-  const std::size_t blocks_per_segment = (blocks_total + max_segments - 1) / max_segments;
-  const std::size_t segments = (blocks_total + blocks_per_segment - 1) / blocks_per_segment;
-  const auto segment_columns = [&](std::size_t g) {  // the first column of segment g
-    return std::min(m, g * blocks_per_segment * static_cast<std::size_t>(block));
-  };
-  communicator* const processes = distributed(options.processes) ? options.processes : nullptr;
-  std::size_t own_first = 0, own_end = segments;  // this process's segments
-  if (processes) {
-    const auto size = static_cast<std::size_t>(processes->size());
-    const auto rank = static_cast<std::size_t>(processes->rank());
-    own_first = even_share(segments, rank, size);
-    own_end = even_share(segments, rank + 1, size);
+// The randomised SVD of the standardised selection Z (samples x columns): a sketch Y = ZΩ,
+// power iterations Y = ZZᵀQ, then the Rayleigh-Ritz step on the range of Q. Each phase is one
+// pass over this process's columns, standardised into blocks of columns.
+class randomized_pca {
+ public:
+  randomized_pca(const store& s, const selection& sel, const pca_options& pca,
+                 const analysis_options& options)
+      : sel_(sel),
+        pca_(pca),
+        m_(sel.columns.size()),
+        nn_(static_cast<Eigen::Index>(sel.rows.size())),
+        l_(static_cast<Eigen::Index>(
+            std::min({pca.components + pca.oversampling, sel.rows.size(), m_}))),
+        block_(static_cast<Eigen::Index>(std::max<std::size_t>(1, pca.block_columns))),
+        stream_(s, options, s.type() != value_type::genotype, ""),
+        standardize_(s, sel, pca.scaling),
+        entries_(pca.seed),
+        total_passes_(2 + pca.power_iterations),
+        zb_(nn_, block_),
+        y_(matrix::Zero(nn_, l_)),
+        bb_(block_, l_),
+        c_(matrix::Zero(l_, l_)),
+        processes_(distributed(options.processes) ? options.processes : nullptr),
+        segments_(m_, static_cast<std::size_t>(block_), processes_),
+        first_column_(segments_.first_column(segments_.own_first())),
+        own_columns_(std::span(sel.columns)
+                         .subspan(first_column_,
+                                  segments_.first_column(segments_.own_end()) - first_column_)) {
+    if (pca.loadings) b_all_.setZero(static_cast<Eigen::Index>(m_), l_);
   }
-  const std::size_t first_column = segment_columns(own_first);
-  const std::span<const std::size_t> own_columns =
-      std::span(sel.columns).subspan(first_column, segment_columns(own_end) - first_column);
-  // A sum's running segment, and on several processes this process's finished segments.
-  matrix y_segment, c_segment;
-  std::vector<matrix> y_done, c_done;
-  const auto end_segment = [&](matrix& total, matrix& segment, std::vector<matrix>& done) {
-    if (processes)
-      done.push_back(segment);
-    else
-      total += segment;
-    segment.setZero();
-  };
-  // On several processes: every process's segments, added in segment order.
-  const auto exchange = [&](matrix& total, std::vector<matrix>& done) {
-    if (!processes) return;
-    const auto size = static_cast<std::size_t>(processes->size());
-    const auto cells = static_cast<std::size_t>(total.size());
-    std::vector<std::size_t> counts;
-    for (std::size_t r = 0; r < size; ++r)
-      counts.push_back(cells * (even_share(segments, r + 1, size) - even_share(segments, r, size)));
-    std::vector<double> mine;
-    for (const matrix& d : done) mine.insert(mine.end(), d.data(), d.data() + d.size());
-    std::vector<double> all(cells * segments);
-    processes->all_gather(mine, all, counts);
-    total.setZero();
-    for (std::size_t g = 0; g < segments; ++g)
-      total += Eigen::Map<const matrix>(all.data() + g * cells, total.rows(), total.cols());
-    done.clear();
-  };
 
+  // The sketch Y = ZΩ, and the count of columns that vary (every process's).
+  void sketch() {
+    y_segment_ = matrix::Zero(nn_, l_);
+    matrix omega(block_, l_);
+    pass(
+        [&](Eigen::Index cols, std::size_t first) {
+          for (Eigen::Index i = 0; i < cols; ++i)
+            entries_.fill(sel_.columns[first + static_cast<std::size_t>(i)], omega.row(i));
+          add_product(cols, omega);
+        },
+        [&] { segments_.end(y_, y_segment_, y_done_); });
+    segments_.exchange(y_, y_done_);
+    if (processes_) {  // the columns that vary, counted by each process over its own
+      const std::vector<double> all = all_gather_one(*processes_, static_cast<double>(used_));
+      used_ = 0;
+      for (double u : all) used_ += static_cast<std::size_t>(u);
+    }
+    if (used_ < pca_.components)
+      throw error(errc::invalid_argument,
+                  "pca: " + std::to_string(pca_.components) + " components asked, but only " +
+                      std::to_string(used_) + " selected columns are not constant");
+  }
+
+  // A power iteration: Y = Z Zᵀ Q, Q an orthonormal basis of the previous Y.
+  void power_iteration() {
+    q_ = orthonormalize(y_);
+    y_.setZero();
+    pass(
+        [&](Eigen::Index cols, std::size_t) {
+          project(cols);
+          add_product(cols, bb_);
+        },
+        [&] { segments_.end(y_, y_segment_, y_done_); });
+    segments_.exchange(y_, y_done_);
+  }
+
+  // Rayleigh-Ritz: C = Qᵀ Z Zᵀ Q, whose eigenpairs give those of ZZᵀ on the range of Q; with
+  // loadings, B = ZᵀQ whole on every process.
+  void rayleigh_ritz() {
+    q_ = orthonormalize(y_);
+    c_segment_ = matrix::Zero(l_, l_);
+    pass(
+        [&](Eigen::Index cols, std::size_t first) {
+          project(cols);
+          c_segment_.noalias() += bb_.topRows(cols).transpose() * bb_.topRows(cols);
+          if (pca_.loadings)
+            b_all_.middleRows(static_cast<Eigen::Index>(first), cols) = bb_.topRows(cols);
+        },
+        [&] { segments_.end(c_, c_segment_, c_done_); });
+    segments_.exchange(c_, c_done_);
+    if (pca_.loadings) segments_.gather_rows(b_all_);
+  }
+
+  // The top components from C's eigenpairs: eigenvalues, sample eigenvectors (each signed so
+  // that its largest entry is positive), loadings.
+  pca_result result() {
+    Eigen::SelfAdjointEigenSolver<matrix> eig(c_);
+    const auto kk = static_cast<Eigen::Index>(pca_.components);
+    result_.columns_used = used_;
+    result_.eigenvalues.resize(kk);
+    matrix v(l_, kk);
+    for (Eigen::Index i = 0; i < kk; ++i) {  // eigen() is increasing
+      result_.eigenvalues[i] =
+          std::max(eig.eigenvalues()[l_ - 1 - i], 0.0) / static_cast<double>(used_);
+      v.col(i) = eig.eigenvectors().col(l_ - 1 - i);
+    }
+    result_.eigenvectors = q_ * v;
+    for (Eigen::Index i = 0; i < kk; ++i) {
+      Eigen::Index at = 0;
+      result_.eigenvectors.col(i).cwiseAbs().maxCoeff(&at);
+      if (result_.eigenvectors(at, i) < 0) {
+        result_.eigenvectors.col(i) *= -1.0;
+        v.col(i) *= -1.0;
+      }
+    }
+    if (pca_.loadings) {
+      result_.loadings = b_all_ * v;
+      for (Eigen::Index i = 0; i < kk; ++i) {
+        const double sigma = std::sqrt(result_.eigenvalues[i] * static_cast<double>(used_));
+        if (sigma > 0) result_.loadings.col(i) /= sigma;
+      }
+    }
+    return std::move(result_);
+  }
+
+ private:
   // One pass over this process's columns: standardises them into blocks and hands each full
-  // block to `product`, and calls `segment_done` after the last block of each segment.
-  const auto pass = [&](auto&& product, auto&& segment_done) {
-    ++result.passes;
-    const std::string label =
-        "pca pass " + std::to_string(result.passes) + "/" + std::to_string(total_passes);
-    stream.on_progress(options.progress
-                           ? std::function<void(const pass_progress&)>(
-                                 [&](const pass_progress& p) { options.progress(label, p); })
-                           : nullptr);
+  // block to `product(columns, first selection position)`, and calls `segment_done` after the
+  // last block of each segment.
+  template <typename Product, typename SegmentDone>
+  void pass(Product&& product, SegmentDone&& segment_done) {
+    ++result_.passes;
+    stream_.label =
+        "pca pass " + std::to_string(result_.passes) + "/" + std::to_string(total_passes_);
     Eigen::Index filled = 0;
-    std::size_t first = first_column;  // selection position of the block's first column
-    std::size_t segment = own_first;
-    stream.run(own_columns, [&](const column_view<double>& v) {
-      const std::size_t position = first_column + v.position;
-      const bool varies = standardize(v, zb.col(filled).data());
-      if (result.passes == 1 && varies) ++used;
-      if (++filled == block || position + 1 == m) {
+    std::size_t first = first_column_;  // selection position of the block's first column
+    std::size_t segment = segments_.own_first();
+    stream_.columns.run(own_columns_, [&](const column_view<double>& v) {
+      const std::size_t position = first_column_ + v.position;
+      const bool varies = standardize_(v, zb_.col(filled).data());
+      if (result_.passes == 1 && varies) ++used_;
+      if (++filled == block_ || position + 1 == m_) {
         product(filled, first);
         first = position + 1;
         filled = 0;
-        if (first == segment_columns(segment + 1)) {
+        if (first == segments_.first_column(segment + 1)) {
           segment_done();
           ++segment;
         }
       }
       return true;
     });
-  };
+  }
 
   // Y += Zb · B for this block (rows split across threads), into the running segment.
-  const auto add_product = [&](Eigen::Index cols, const matrix& b) {
-    parallel_chunks(nn, 1024, [&](Eigen::Index r0, Eigen::Index rn) {
-      detail::multiply_add(zb.data() + r0, static_cast<std::size_t>(nn),
+  void add_product(Eigen::Index cols, const matrix& b) {
+    parallel_chunks(nn_, 1024, [&](Eigen::Index r0, Eigen::Index rn) {
+      detail::multiply_add(zb_.data() + r0, static_cast<std::size_t>(nn_),
                            static_cast<std::size_t>(rn), static_cast<std::size_t>(cols), b.data(),
-                           static_cast<std::size_t>(b.rows()), static_cast<std::size_t>(l),
-                           y_segment.data() + r0, static_cast<std::size_t>(nn));
+                           static_cast<std::size_t>(b.rows()), static_cast<std::size_t>(l_),
+                           y_segment_.data() + r0, static_cast<std::size_t>(nn_));
     });
-  };
+  }
+
   // Bb = Zbᵀ · Q (block columns split across threads).
-  const auto project = [&](Eigen::Index cols) {
+  void project(Eigen::Index cols) {
     parallel_chunks(cols, 8, [&](Eigen::Index c0, Eigen::Index cn) {
       detail::transpose_multiply(
-          zb.data() + c0 * nn, static_cast<std::size_t>(nn), static_cast<std::size_t>(nn),
-          static_cast<std::size_t>(cn), q.data(), static_cast<std::size_t>(nn),
-          static_cast<std::size_t>(l), bb.data() + c0, static_cast<std::size_t>(bb.rows()));
+          zb_.data() + c0 * nn_, static_cast<std::size_t>(nn_), static_cast<std::size_t>(nn_),
+          static_cast<std::size_t>(cn), q_.data(), static_cast<std::size_t>(nn_),
+          static_cast<std::size_t>(l_), bb_.data() + c0, static_cast<std::size_t>(bb_.rows()));
     });
-  };
+  }
 
-  const auto y_segment_done = [&] { end_segment(y, y_segment, y_done); };
-  y_segment = matrix::Zero(nn, l);
-  // The sketch: Y = Z Ω.
-  matrix omega(block, l);
-  pass(
-      [&](Eigen::Index cols, std::size_t first) {
-        for (Eigen::Index i = 0; i < cols; ++i)
-          sketch.fill(sel.columns[first + static_cast<std::size_t>(i)], omega.row(i));
-        add_product(cols, omega);
-      },
-      y_segment_done);
-  exchange(y, y_done);
-  if (processes) {  // the columns that vary, counted by each process over its own
-    const std::vector<double> all = all_gather_one(*processes, static_cast<double>(used));
-    used = 0;
-    for (double u : all) used += static_cast<std::size_t>(u);
-  }
-  if (used < k)
-    throw error(errc::invalid_argument, "pca: " + std::to_string(k) +
-                                            " components asked, but only " + std::to_string(used) +
-                                            " selected columns are not constant");
-  // Power iterations: Y = Z Zᵀ Q.
-  for (std::size_t it = 0; it < pca.power_iterations; ++it) {
-    q = orthonormalize(y);
-    y.setZero();
-    pass(
-        [&](Eigen::Index cols, std::size_t) {
-          project(cols);
-          add_product(cols, bb);
-        },
-        y_segment_done);
-    exchange(y, y_done);
-  }
-  // Rayleigh-Ritz: C = Qᵀ Z Zᵀ Q, whose eigenpairs give those of ZZᵀ on the range of Q.
-  q = orthonormalize(y);
-  c_segment = matrix::Zero(l, l);
-  pass(
-      [&](Eigen::Index cols, std::size_t first) {
-        project(cols);
-        c_segment.noalias() += bb.topRows(cols).transpose() * bb.topRows(cols);
-        if (pca.loadings)
-          b_all.middleRows(static_cast<Eigen::Index>(first), cols) = bb.topRows(cols);
-      },
-      [&] { end_segment(c, c_segment, c_done); });
-  exchange(c, c_done);
-  if (pca.loadings && processes) {  // each process's rows of B, to every process
-    matrix rows_mine = b_all
-                           .middleRows(static_cast<Eigen::Index>(first_column),
-                                       static_cast<Eigen::Index>(own_columns.size()))
-                           .transpose();  // column-major: one column of it per selected column
-    const auto size = static_cast<std::size_t>(processes->size());
-    std::vector<std::size_t> counts;
-    for (std::size_t r = 0; r < size; ++r)
-      counts.push_back(static_cast<std::size_t>(l) *
-                       (segment_columns(even_share(segments, r + 1, size)) -
-                        segment_columns(even_share(segments, r, size))));
-    matrix all(l, static_cast<Eigen::Index>(m));
-    processes->all_gather(std::span<const double>(rows_mine.data(), rows_mine.size()),
-                          std::span<double>(all.data(), all.size()), counts);
-    b_all = all.transpose();
-  }
-  Eigen::SelfAdjointEigenSolver<matrix> eig(c);
-  const auto kk = static_cast<Eigen::Index>(k);
-  result.columns_used = used;
-  result.eigenvalues.resize(kk);
-  matrix v(l, kk);
-  for (Eigen::Index i = 0; i < kk; ++i) {  // eigen() is increasing
-    result.eigenvalues[i] = std::max(eig.eigenvalues()[l - 1 - i], 0.0) / static_cast<double>(used);
-    v.col(i) = eig.eigenvectors().col(l - 1 - i);
-  }
-  result.eigenvectors = q * v;
-  for (Eigen::Index i = 0; i < kk; ++i) {
-    Eigen::Index at = 0;
-    result.eigenvectors.col(i).cwiseAbs().maxCoeff(&at);
-    if (result.eigenvectors(at, i) < 0) {
-      result.eigenvectors.col(i) *= -1.0;
-      v.col(i) *= -1.0;
-    }
-  }
-  if (pca.loadings) {
-    result.loadings = b_all * v;
-    for (Eigen::Index i = 0; i < kk; ++i) {
-      const double sigma = std::sqrt(result.eigenvalues[i] * static_cast<double>(used));
-      if (sigma > 0) result.loadings.col(i) /= sigma;
-    }
-  }
-  return result;
+  const selection& sel_;
+  const pca_options& pca_;
+  std::size_t m_;
+  Eigen::Index nn_, l_, block_;  // samples, sketch width, columns per block
+  detail::analysis_stream stream_;
+  standardizer standardize_;
+  const sketch_entries entries_;  // of Ω
+  std::size_t total_passes_;
+  pca_result result_;
+  matrix zb_;  // a block of standardised columns
+  matrix y_, q_, bb_, c_, b_all_;
+  std::size_t used_ = 0;     // columns that vary
+  communicator* processes_;  // null: this process alone
+  column_segments segments_;
+  std::size_t first_column_;                  // selection position of this process's first
+  std::span<const std::size_t> own_columns_;  // this process's columns
+  // A sum's running segment, and on several processes this process's finished segments.
+  matrix y_segment_, c_segment_;
+  std::vector<matrix> y_done_, c_done_;
+};
+
+}  // namespace
+
+pca_result principal_components(const store& s, const selection& sel, const pca_options& pca,
+                                const analysis_options& options) {
+  check_pca_request(s, sel, pca);
+  randomized_pca svd(s, sel, pca, options);
+  svd.sketch();
+  for (std::size_t it = 0; it < pca.power_iterations; ++it) svd.power_iteration();
+  svd.rayleigh_ritz();
+  return svd.result();
 }
 
 }  // namespace colflow

@@ -1,12 +1,17 @@
+// The BayesR Gibbs sampler: a chain's updates, its set-up or resumption from a checkpoint,
+// and its iterations, streamed, in memory, or with the columns split among processes.
 #include "colflow/analysis/bayesr.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 
+#include "analysis/analysis_stream_internal.hpp"
 #include "analysis/bayesr_checkpoint_internal.hpp"
 #include "analysis/column_share_internal.hpp"
 #include "analysis/random_draws_internal.hpp"
@@ -172,31 +177,7 @@ class sampler {
       beta_squares += st_.beta[p] * st_.beta[p];
     }
     const double nonzero = static_cast<double>(visited.size()) - counts[0];
-    const double* residual = st_.residual.data();
-    const std::uint8_t* used = used_.data();
-    const double mu = st_.mu;
-    // e'e, and the sum and sum of squares of the genetic values g = y − μ − e.
-    auto [ee, g_sum, g_squares] =
-        blocks_.sums<3>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
-          double e2 = 0, gs = 0, g2 = 0;
-          for (std::size_t i = first; i < first + n; ++i)
-            if (used[i]) {
-              const double e = residual[i], g = y_[i] - mu - e;
-              e2 += e * e;
-              gs += g;
-              g2 += g * g;
-            }
-          out[0] = e2;
-          out[1] = gs;
-          out[2] = g2;
-        });
-    if (agree_) {
-      double sums[3] = {ee, g_sum, g_squares};
-      agree_(sums);
-      ee = sums[0];
-      g_sum = sums[1];
-      g_squares = sums[2];
-    }
+    const auto [ee, g_sum, g_squares] = residual_sums();
     detail::random_draws d(o_.seed, variances, t_, 0);
     const double g_df = o_.sigma2_g_df + nonzero, e_df = o_.sigma2_e_df + n_;
     st_.sigma2_g = d.scaled_inverse_chi_square(
@@ -212,32 +193,56 @@ class sampler {
     // h² as GCTB reports it: the variance of the genetic values Zβ over the phenotype's.
     genetic_variance = (g_squares - g_sum * g_sum / n_) / (n_ - 1.0);
     h2 = genetic_variance / (genetic_variance + st_.sigma2_e);
-
-    const bool kept = t_ % o_.thin == 0;
-    if (kept) {
-      bayesr_sample s;
-      s.iteration = t_;
-      s.mu = st_.mu;
-      s.sigma2_g = st_.sigma2_g;
-      s.sigma2_e = st_.sigma2_e;
-      s.genetic_variance = genetic_variance;
-      s.h2 = genetic_variance / (genetic_variance + st_.sigma2_e);
-      s.nonzero = static_cast<std::size_t>(nonzero);
-      s.pi = st_.pi;
-      st_.trace.push_back(std::move(s));
-    }
-    if (kept && t_ > o_.burnin) {
-      ++st_.posterior_samples;
-      for (std::size_t p : visited)
-        if (st_.beta[p] != 0.0) {
-          ++st_.included[p];
-          st_.beta_sum[p] += st_.beta[p];
-          st_.beta_square_sum[p] += st_.beta[p] * st_.beta[p];
-        }
-    }
+    if (t_ % o_.thin == 0) keep(static_cast<std::size_t>(nonzero), visited);
   }
 
  private:
+  // e'e, and the sum and sum of squares of the genetic values g = y − μ − e, over the used
+  // samples.
+  std::array<double, 3> residual_sums() {
+    const double* residual = st_.residual.data();
+    const std::uint8_t* used = used_.data();
+    const double mu = st_.mu;
+    std::array<double, 3> sums =
+        blocks_.sums<3>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+          double e2 = 0, gs = 0, g2 = 0;
+          for (std::size_t i = first; i < first + n; ++i)
+            if (used[i]) {
+              const double e = residual[i], g = y_[i] - mu - e;
+              e2 += e * e;
+              gs += g;
+              g2 += g * g;
+            }
+          out[0] = e2;
+          out[1] = gs;
+          out[2] = g2;
+        });
+    if (agree_) agree_(sums);
+    return sums;
+  }
+
+  // A kept iteration: its line of the trace and, after the burn-in, its posterior sums.
+  void keep(std::size_t nonzero, const std::vector<std::size_t>& visited) {
+    bayesr_sample s;
+    s.iteration = t_;
+    s.mu = st_.mu;
+    s.sigma2_g = st_.sigma2_g;
+    s.sigma2_e = st_.sigma2_e;
+    s.genetic_variance = genetic_variance;
+    s.h2 = genetic_variance / (genetic_variance + st_.sigma2_e);
+    s.nonzero = nonzero;
+    s.pi = st_.pi;
+    st_.trace.push_back(std::move(s));
+    if (t_ <= o_.burnin) return;
+    ++st_.posterior_samples;
+    for (std::size_t p : visited)
+      if (st_.beta[p] != 0.0) {
+        ++st_.included[p];
+        st_.beta_sum[p] += st_.beta[p];
+        st_.beta_square_sum[p] += st_.beta[p] * st_.beta[p];
+      }
+  }
+
   std::function<void(std::span<double>)> agree_;
   detail::bayesr_state& st_;
   sample_blocks& blocks_;
@@ -255,277 +260,386 @@ class sampler {
   std::vector<double> log_const_, quad_, shrink_, spread_, weight_;
 };
 
+// hydra's scheme (--sync-every on several processes): each process samples its own columns
+// against a whole residual of its own, and the processes exchange the changes they made every
+// `sync_every` of their columns (docs/DESIGN.md §4.9).
+class change_exchange {
+ public:
+  // This process's columns are selection positions [own_begin, own_end), shares balanced by
+  // stored bytes; `visited` the positions of the columns a chain samples.
+  change_exchange(const store& s, const selection& sel, const std::vector<std::size_t>& visited,
+                  communicator& processes, detail::standardized_columns& z)
+      : s_(s), sel_(sel), processes_(processes), z_(z) {
+    const detail::column_share share = detail::share_columns(s, sel.columns, processes);
+    own_begin_ = share.begin;
+    own_end_ = share.end;
+    std::size_t first = 0;
+    for (std::size_t c : share.counts) {
+      std::size_t visited_here = 0;
+      for (std::size_t p : visited) visited_here += p >= first && p < first + c;
+      most_own_ = std::max(most_own_, visited_here);
+      first += c;
+    }
+    if (z.genotype())
+      payload_.resize(genotype_column_bytes(s.num_rows()));
+    else
+      dense_values_.resize(s.num_rows());
+  }
+
+  bool owns(std::size_t p) const noexcept { return p >= own_begin_ && p < own_end_; }
+  // The exchanges of an iteration: as many as the process with the most columns makes.
+  std::size_t rounds(std::size_t sync_every) const {
+    return (most_own_ + sync_every - 1) / sync_every;
+  }
+  // Column p moved by `delta` to its state's effect and class.
+  void record(std::size_t p, const detail::bayesr_state& state, double delta) {
+    changes_.push_back({p, state.beta[p], static_cast<double>(state.component[p]), delta});
+  }
+
+  // One exchange: every process's changes to every process; each applies the others' (their
+  // effects, and their columns' updates of its own residual), in rank order.
+  void exchange(detail::bayesr_state& state) {
+    const auto size = static_cast<std::size_t>(processes_.size());
+    const auto me = static_cast<std::size_t>(processes_.rank());
+    std::vector<double> mine;
+    for (const change& c : changes_)
+      mine.insert(mine.end(), {static_cast<double>(c.position), c.beta, c.component, c.delta});
+    changes_.clear();
+    std::vector<std::size_t> counts;
+    std::size_t total = 0;
+    for (double c : all_gather_one(processes_, static_cast<double>(mine.size())))
+      total += counts.emplace_back(static_cast<std::size_t>(c));
+    std::vector<double> all(total);
+    processes_.all_gather(mine, all, counts);
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < size; ++r) {
+      const std::size_t end = at + counts[r];
+      for (; r != me && at < end; at += 4) apply(all.data() + at, state);
+      at = end;
+    }
+  }
+
+ private:
+  struct change {
+    std::size_t position;
+    double beta, component, delta;
+  };
+
+  // Another process's change (position, effect, class, Δβ): its column read from the store.
+  void apply(const double* c, detail::bayesr_state& state) {
+    const auto p = static_cast<std::size_t>(c[0]);
+    state.beta[p] = c[1];
+    state.component[p] = static_cast<std::uint8_t>(c[2]);
+    column_view<double> v;
+    v.column = sel_.columns[p];
+    v.position = p;
+    if (z_.genotype()) {
+      s_.read_payload(v.column, std::as_writable_bytes(std::span(payload_)));
+      v.codes = payload_;
+    } else {
+      s_.read_column(v.column, dense_values_, decode_as::stored);
+      // Eigen's way to point a Map elsewhere: construct it again in place.
+      new (&v.values) Eigen::Map<const Eigen::VectorXd>(
+          dense_values_.data(), static_cast<Eigen::Index>(dense_values_.size()));
+    }
+    z_.subtract(p, v, c[3], state.residual);
+  }
+
+  const store& s_;
+  const selection& sel_;
+  communicator& processes_;
+  detail::standardized_columns& z_;
+  std::size_t own_begin_ = 0, own_end_ = 0, most_own_ = 0;
+  std::vector<change> changes_;  // made since the last exchange
+  std::vector<std::uint8_t> payload_;
+  std::vector<double> dense_values_;
+};
+
+// One run of a chain: its data and state, set up or resumed from a checkpoint, then the
+// statistics pass, the iterations and the posterior summary.
+class chain_run {
+ public:
+  chain_run(const store& s, const selection& sel, std::span<const double> phenotype,
+            const bayesr_options& o, const analysis_options& analysis)
+      : s_(s),
+        sel_(sel),
+        o_(o),
+        analysis_(analysis),
+        rows_(s.num_rows()),
+        m_(sel.columns.size()),
+        classes_(o.mixture.size() + 1),
+        fit_(detail::used_samples(s, sel, phenotype, 3, "bayesr: ")),
+        y_(standardized_phenotype(phenotype, fit_)),
+        state_(start_or_resume()),
+        processes_(distributed(analysis.processes) ? analysis.processes : nullptr),
+        hydra_(processes_ != nullptr && o.sync_every > 0),
+        writer_(processes_ == nullptr || processes_->rank() == 0),
+        z_(s, sel, fit_.used, hydra_ ? nullptr : processes_),
+        stream_(s, analysis, !z_.genotype(), "statistics"),
+        chain_(state_, o, fit_.used, y_, fit_.count, z_.blocks(), agreement()) {
+    result_.samples = fit_.count;
+    result_.phenotype_mean = fit_.mean;
+    result_.phenotype_sd = fit_.sd;
+    result_.burnin = o.burnin;
+    result_.classes = classes_;
+    if (o.resume) result_.resumed_from = state_.iteration;
+    result_.execution = execution();
+    in_memory_ = result_.execution == bayesr_execution::in_memory;
+    if (hydra_ && in_memory_)
+      throw error(errc::invalid_argument, "bayesr: --sync-every runs pipelined or sequential");
+    if (in_memory_) matrix_.resize(static_cast<Eigen::Index>(rows_), static_cast<Eigen::Index>(m_));
+  }
+
+  // First pass: each column's statistics over the used samples (and, in memory, its values).
+  void learn_columns() {
+    stream_.columns.run(sel_.columns, [&](const column_view<double>& v) {
+      z_.learn(v.position, v);
+      if (in_memory_)
+        z_.values(v.position, v, matrix_.col(static_cast<Eigen::Index>(v.position)).data());
+      return true;
+    });
+    result_.columns = z_.stats();
+    for (std::size_t p = 0; p < m_; ++p)
+      if (!z_.constant(p)) visited_.push_back(p);
+    if (hydra_) exchange_.emplace(s_, sel_, visited_, *processes_, z_);
+    order_columns_.resize(visited_.size());
+  }
+
+  // The iterations from the state's to o.iterations, each ended by its callbacks and, when
+  // due, a checkpoint.
+  void run_chain() {
+    const auto chain_start = std::chrono::steady_clock::now();
+    while (state_.iteration < o_.iterations) {
+      const std::uint64_t t = state_.iteration + 1;
+      iterate(t);
+      ++result_.iterations_run;
+      if (o_.on_iteration) o_.on_iteration(t, o_.iterations, chain_.h2);
+      if (!hydra_ && ((o_.checkpoint_every > 0 && t % o_.checkpoint_every == 0) ||
+                      (!o_.checkpoint.empty() && t == o_.iterations))) {
+        // On several processes each holds the residual of its own blocks: made whole first.
+        z_.blocks().gather(state_.residual);
+        if (writer_) detail::write_bayesr_checkpoint(o_.checkpoint, state_);
+      }
+      if (analysis_.on_step)
+        analysis_.on_step("chain", loop_progress{t, o_.iterations, result_.resumed_from,
+                                                 std::chrono::duration<double>(
+                                                     std::chrono::steady_clock::now() - chain_start)
+                                                     .count()});
+    }
+  }
+
+  // The trace and the posterior means, SDs and inclusion probabilities of the effects.
+  bayesr_result summarise() {
+    result_.trace = std::move(state_.trace);
+    result_.posterior_samples = state_.posterior_samples;
+    const double ps = static_cast<double>(state_.posterior_samples);
+    result_.inclusion.assign(m_, 0.0);
+    result_.beta_mean.assign(m_, 0.0);
+    result_.beta_sd.assign(m_, 0.0);
+    if (ps > 0)
+      for (std::size_t p = 0; p < m_; ++p) {
+        result_.inclusion[p] = static_cast<double>(state_.included[p]) / ps;
+        const double mean = state_.beta_sum[p] / ps;
+        result_.beta_mean[p] = mean;
+        if (ps > 1)
+          result_.beta_sd[p] =
+              std::sqrt(std::max(0.0, (state_.beta_square_sum[p] - ps * mean * mean) / (ps - 1.0)));
+      }
+    return std::move(result_);
+  }
+
+ private:
+  // The phenotype standardised over the used samples, 0 elsewhere.
+  static std::vector<double> standardized_phenotype(std::span<const double> phenotype,
+                                                    const detail::phenotype_samples& fit) {
+    std::vector<double> y(phenotype.size(), 0.0);
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (fit.used[i]) y[i] = (phenotype[i] - fit.mean) / fit.sd;
+    return y;
+  }
+
+  // The state of iteration 0, or that of the checkpoint to resume.
+  detail::bayesr_state start_or_resume() const {
+    const std::uint64_t fingerprint = fingerprint_of(sel_, fit_.used, y_, o_);
+    if (o_.resume) {
+      detail::bayesr_state state =
+          detail::read_bayesr_checkpoint(o_.checkpoint, fingerprint, rows_, m_, classes_);
+      if (state.iteration > o_.iterations)
+        throw error(errc::invalid_argument,
+                    o_.checkpoint.string() + ": the checkpoint is at iteration " +
+                        std::to_string(state.iteration) + ", past --iterations " +
+                        std::to_string(o_.iterations));
+      return state;
+    }
+    detail::bayesr_state state;
+    state.fingerprint = fingerprint;
+    state.sigma2_g = state.sigma2_e = 0.5;  // y has variance 1: start at h² = 0.5
+    // A sparse start (GCTB's 0.95 for the zero class): from π₀ = 0.5 the first sweeps admit
+    // half the columns and the chain takes hundreds of iterations to shed them when m > n.
+    state.pi.assign(classes_, 0.05 / static_cast<double>(classes_ - 1));
+    state.pi[0] = 0.95;
+    state.beta.assign(m_, 0.0);
+    state.component.assign(m_, 0);
+    state.residual.assign(y_.begin(), y_.end());
+    state.included.assign(m_, 0);
+    state.beta_sum.assign(m_, 0.0);
+    state.beta_square_sum.assign(m_, 0.0);
+    return state;
+  }
+
+  // hydra's scheme: every process takes process 0's values of the sums over its residual.
+  std::function<void(std::span<double>)> agreement() const {
+    if (!hydra_) return nullptr;
+    return
+        [processes = processes_](std::span<double> values) { take_from_first(*processes, values); };
+  }
+
+  // Automatic: sequential when no column needs decoding (a genotype store whose selected
+  // columns are stored plain), pipelined otherwise.
+  bayesr_execution execution() const {
+    if (o_.execution != bayesr_execution::automatic) return o_.execution;
+    bool nothing_to_decode = z_.genotype();
+    for (std::size_t j : sel_.columns)
+      if (nothing_to_decode && s_.entry(j).codec != codec_id::none) nothing_to_decode = false;
+    return nothing_to_decode ? bayesr_execution::sequential : bayesr_execution::pipelined;
+  }
+
+  // Iteration t: μ and the classes' constants, every visited column in a fresh order, then
+  // the variances and weights.
+  void iterate(std::uint64_t t) {
+    chain_.begin(t);
+    // A fresh visiting order: Fisher-Yates driven by this iteration's draws.
+    order_ = visited_;
+    detail::random_draws shuffle(o_.seed, visit_order, t, 0);
+    for (std::size_t i = order_.size(); i > 1; --i)
+      std::swap(order_[i - 1], order_[shuffle.below(static_cast<std::uint32_t>(i))]);
+    // The residual's sum over the used samples, for the products (column updates keep it).
+    const double* residual = state_.residual.data();
+    const double residual_sum =
+        z_.blocks().sum([&](std::size_t, std::size_t first, std::size_t count) {
+          return std::accumulate(residual + first, residual + first + count, 0.0);
+        });
+    stream_.label = "iteration " + std::to_string(t) + "/" + std::to_string(o_.iterations);
+    if (hydra_)
+      own_columns_pass(residual_sum);
+    else if (in_memory_)
+      in_memory_pass();
+    else
+      streamed_pass(residual_sum);
+    chain_.end(visited_);
+  }
+
+  // Every visited column, streamed in the iteration's order.
+  void streamed_pass(double residual_sum) {
+    for (std::size_t i = 0; i < order_.size(); ++i) order_columns_[i] = sel_.columns[order_[i]];
+    run_pass([&](const column_view<double>& v) {
+      const std::size_t p = order_[v.position];
+      const double delta = chain_.update(p, z_.dot(p, v, state_.residual, residual_sum));
+      if (delta != 0.0) z_.subtract(p, v, delta, state_.residual);
+      return true;
+    });
+  }
+
+  // hydra's scheme: this process's columns in the iteration's order, an exchange every
+  // sync_every of them, and as many exchanges as the process with the most columns makes.
+  void own_columns_pass(double residual_sum) {
+    own_order_.clear();
+    for (std::size_t p : order_)
+      if (exchange_->owns(p)) own_order_.push_back(p);
+    order_columns_.resize(own_order_.size());
+    for (std::size_t i = 0; i < own_order_.size(); ++i)
+      order_columns_[i] = sel_.columns[own_order_[i]];
+    std::size_t done = 0, exchanges = 0;
+    run_pass([&](const column_view<double>& v) {
+      const std::size_t p = own_order_[v.position];
+      const double delta = chain_.update(p, z_.dot(p, v, state_.residual, residual_sum));
+      if (delta != 0.0) {
+        z_.subtract(p, v, delta, state_.residual);
+        exchange_->record(p, state_, delta);
+      }
+      if (++done % o_.sync_every == 0) {
+        exchange_->exchange(state_);
+        ++exchanges;
+      }
+      return true;
+    });
+    for (const std::size_t rounds = exchange_->rounds(o_.sync_every); exchanges < rounds;
+         ++exchanges)
+      exchange_->exchange(state_);
+  }
+
+  // One pass of `kernel` over order_columns_, pipelined or sequential; its time counted.
+  void run_pass(const column_kernel<double>& kernel) {
+    const pass_stats ps = result_.execution == bayesr_execution::sequential
+                              ? stream_.columns.run_sequential(order_columns_, kernel)
+                              : stream_.columns.run(order_columns_, kernel);
+    result_.seconds += ps.wall_seconds;
+    result_.compute_busy_seconds += ps.compute_busy_seconds;
+  }
+
+  // Every visited column from the matrix in memory, products by Eigen on the sample blocks.
+  void in_memory_pass() {
+    // No stream here to honour a stop request between columns: one check per iteration.
+    throw_if_stop_requested();
+    const auto start = std::chrono::steady_clock::now();
+    Eigen::Map<Eigen::VectorXd> e(state_.residual.data(), static_cast<Eigen::Index>(rows_));
+    sample_blocks& blocks = z_.blocks();
+    for (std::size_t p : order_) {
+      const auto col = matrix_.col(static_cast<Eigen::Index>(p));
+      const double delta =
+          chain_.update(p, blocks.sum([&](std::size_t, std::size_t first, std::size_t count) {
+            const auto at = static_cast<Eigen::Index>(first);
+            const auto len = static_cast<Eigen::Index>(count);
+            return col.segment(at, len).dot(e.segment(at, len));
+          }));
+      if (delta != 0.0)
+        blocks.for_each([&](std::size_t, std::size_t first, std::size_t count) {
+          const auto at = static_cast<Eigen::Index>(first);
+          const auto len = static_cast<Eigen::Index>(count);
+          e.segment(at, len) -= delta * col.segment(at, len);
+        });
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result_.seconds += secs;
+    result_.compute_busy_seconds += secs;
+    if (analysis_.progress)
+      analysis_.progress(stream_.label, pass_progress{order_.size(), order_.size(), 0, secs});
+  }
+
+  const store& s_;
+  const selection& sel_;
+  const bayesr_options& o_;
+  const analysis_options& analysis_;
+  std::size_t rows_, m_, classes_;
+  detail::phenotype_samples fit_;
+  std::vector<double> y_;  // standardised over the used samples, 0 elsewhere
+  detail::bayesr_state state_;
+  communicator* processes_;  // null: this process alone
+  bool hydra_;               // the columns split, every process with a whole residual of its own
+  bool writer_;              // writes the checkpoints
+  detail::standardized_columns z_;
+  detail::analysis_stream stream_;
+  sampler chain_;
+  bayesr_result result_;
+  bool in_memory_ = false;
+  Eigen::MatrixXd matrix_;                  // in memory: every selected column's z
+  std::vector<std::size_t> visited_;        // selection positions of the non-constant columns
+  std::vector<std::size_t> order_;          // visited_ in this iteration's order
+  std::vector<std::size_t> own_order_;      // hydra's scheme: this process's of them
+  std::vector<std::size_t> order_columns_;  // the store columns of the pass
+  std::optional<change_exchange> exchange_;
+};
+
 }  // namespace
 
 bayesr_result bayesr(const store& s, const selection& sel, std::span<const double> phenotype,
                      const bayesr_options& o, const analysis_options& analysis) {
   check_bayesr_options(o);
-  const std::size_t rows = s.num_rows(), m = sel.columns.size(), classes = o.mixture.size() + 1;
-  const detail::phenotype_samples fit = detail::used_samples(s, sel, phenotype, 3, "bayesr: ");
-  const std::vector<std::uint8_t>& used = fit.used;
-  const std::size_t n = fit.count;
-  bayesr_result result;
-  result.samples = n;
-  result.phenotype_mean = fit.mean;
-  result.phenotype_sd = fit.sd;
-  result.burnin = o.burnin;
-  result.classes = classes;
-  std::vector<double> y(rows, 0.0);  // standardised over the used samples, 0 elsewhere
-  for (std::size_t i = 0; i < rows; ++i)
-    if (used[i]) y[i] = (phenotype[i] - result.phenotype_mean) / result.phenotype_sd;
-
-  detail::bayesr_state state;
-  const std::uint64_t fingerprint = fingerprint_of(sel, used, y, o);
-  if (o.resume) {
-    state = detail::read_bayesr_checkpoint(o.checkpoint, fingerprint, rows, m, classes);
-    if (state.iteration > o.iterations)
-      throw error(errc::invalid_argument,
-                  o.checkpoint.string() + ": the checkpoint is at iteration " +
-                      std::to_string(state.iteration) + ", past --iterations " +
-                      std::to_string(o.iterations));
-    result.resumed_from = state.iteration;
-  } else {
-    state.fingerprint = fingerprint;
-    state.sigma2_g = state.sigma2_e = 0.5;  // y has variance 1: start at h² = 0.5
-    // A sparse start (GCTB's 0.95 for the zero class): from π₀ = 0.5 the first sweeps admit
-    // half the columns and the chain takes hundreds of iterations to shed them when m > n.
-    state.pi.assign(classes, 0.05 / static_cast<double>(classes - 1));
-    state.pi[0] = 0.95;
-    state.beta.assign(m, 0.0);
-    state.component.assign(m, 0);
-    state.residual.assign(y.begin(), y.end());
-    state.included.assign(m, 0);
-    state.beta_sum.assign(m, 0.0);
-    state.beta_square_sum.assign(m, 0.0);
-  }
-
-  // First pass: each column's statistics over the used samples (and, in memory, its values).
-  communicator* const processes = distributed(analysis.processes) ? analysis.processes : nullptr;
-  // hydra's scheme: the columns split, every process with a whole residual of its own.
-  const bool hydra = processes != nullptr && o.sync_every > 0;
-  detail::standardized_columns z(s, sel, used, hydra ? nullptr : processes);
-  const bool writer = processes == nullptr || processes->rank() == 0;
-  stream_options so = analysis.stream;
-  so.values = decode_as::stored;
-  so.decode_values = !z.genotype();
-  column_stream<double> stream(s, so);
-  std::string label = "statistics";
-  if (analysis.progress)
-    stream.on_progress([&](const pass_progress& p) { analysis.progress(label, p); });
-  result.execution = o.execution;
-  if (o.execution == bayesr_execution::automatic) {
-    bool nothing_to_decode = z.genotype();
-    for (std::size_t j : sel.columns)
-      if (nothing_to_decode && s.entry(j).codec != codec_id::none) nothing_to_decode = false;
-    result.execution =
-        nothing_to_decode ? bayesr_execution::sequential : bayesr_execution::pipelined;
-  }
-  const bool in_memory = result.execution == bayesr_execution::in_memory;
-  if (hydra && in_memory)
-    throw error(errc::invalid_argument, "bayesr: --sync-every runs pipelined or sequential");
-  Eigen::MatrixXd matrix;
-  if (in_memory) matrix.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(m));
-  stream.run(sel.columns, [&](const column_view<double>& v) {
-    z.learn(v.position, v);
-    if (in_memory)
-      z.values(v.position, v, matrix.col(static_cast<Eigen::Index>(v.position)).data());
-    return true;
-  });
-  result.columns = z.stats();
-  std::vector<std::size_t> visited;  // selection positions of the non-constant columns
-  for (std::size_t p = 0; p < m; ++p)
-    if (!z.constant(p)) visited.push_back(p);
-
-  // Every process takes process 0's values of the sums over its residual (hydra's scheme).
-  const auto agree = [processes](std::span<double> values) { take_from_first(*processes, values); };
-  sampler chain(state, o, used, y, n, z.blocks(),
-                hydra ? std::function<void(std::span<double>)>(agree) : nullptr);
-  // hydra's scheme: this process's columns (selection positions [own_begin, own_end), shares
-  // balanced by stored bytes), the most any process has among the visited ones, and the
-  // changes made since the last exchange.
-  std::size_t own_begin = 0, own_end = m, most_own = 0;
-  struct change {
-    std::size_t position;
-    double beta, component, delta;
-  };
-  std::vector<change> changes;
-  std::vector<std::size_t> own_order;
-  if (hydra) {
-    const detail::column_share share = detail::share_columns(s, sel.columns, *processes);
-    own_begin = share.begin;
-    own_end = share.end;
-    std::size_t first = 0;
-    for (std::size_t c : share.counts) {
-      std::size_t visited_here = 0;
-      for (std::size_t p : visited) visited_here += p >= first && p < first + c;
-      most_own = std::max(most_own, visited_here);
-      first += c;
-    }
-  }
-  std::vector<std::uint8_t> payload(hydra && z.genotype() ? genotype_column_bytes(rows) : 0);
-  std::vector<double> dense_values(hydra && !z.genotype() ? rows : 0);
-  // One exchange: every process's changes to every process; each applies the others' (their
-  // effects, and their columns' updates of its own residual), in rank order.
-  const auto exchange_changes = [&] {
-    const auto size = static_cast<std::size_t>(processes->size());
-    const auto me = static_cast<std::size_t>(processes->rank());
-    std::vector<double> mine;
-    for (const change& c : changes)
-      mine.insert(mine.end(), {static_cast<double>(c.position), c.beta, c.component, c.delta});
-    changes.clear();
-    std::vector<std::size_t> counts;
-    std::size_t total = 0;
-    for (double c : all_gather_one(*processes, static_cast<double>(mine.size())))
-      total += counts.emplace_back(static_cast<std::size_t>(c));
-    std::vector<double> all(total);
-    processes->all_gather(mine, all, counts);
-    std::size_t at = 0;
-    for (std::size_t r = 0; r < size; ++r) {
-      const std::size_t end = at + counts[r];
-      for (; r != me && at < end; at += 4) {
-        const auto p = static_cast<std::size_t>(all[at]);
-        state.beta[p] = all[at + 1];
-        state.component[p] = static_cast<std::uint8_t>(all[at + 2]);
-        column_view<double> v;
-        v.column = sel.columns[p];
-        v.position = p;
-        if (z.genotype()) {
-          s.read_payload(v.column, std::as_writable_bytes(std::span(payload)));
-          v.codes = payload;
-        } else {
-          s.read_column(v.column, dense_values, decode_as::stored);
-          // Eigen's way to point a Map elsewhere: construct it again in place.
-          new (&v.values) Eigen::Map<const Eigen::VectorXd>(
-              dense_values.data(), static_cast<Eigen::Index>(dense_values.size()));
-        }
-        z.subtract(p, v, all[at + 3], state.residual);
-      }
-      at = end;
-    }
-  };
-  std::vector<std::size_t> order(visited.size()), order_columns(visited.size());
-  const auto e_map = [&] {
-    return Eigen::Map<Eigen::VectorXd>(state.residual.data(), static_cast<Eigen::Index>(rows));
-  };
-  const auto chain_start = std::chrono::steady_clock::now();
-  while (state.iteration < o.iterations) {
-    const std::uint64_t t = state.iteration + 1;
-    chain.begin(t);
-    // A fresh visiting order: Fisher-Yates driven by this iteration's draws.
-    order = visited;
-    detail::random_draws shuffle(o.seed, visit_order, t, 0);
-    for (std::size_t i = order.size(); i > 1; --i)
-      std::swap(order[i - 1], order[shuffle.below(static_cast<std::uint32_t>(i))]);
-    // The residual's sum over the used samples, for the products (column updates keep it).
-    const double* residual = state.residual.data();
-    const double residual_sum =
-        z.blocks().sum([&](std::size_t, std::size_t first, std::size_t count) {
-          return std::accumulate(residual + first, residual + first + count, 0.0);
-        });
-    label = "iteration " + std::to_string(t) + "/" + std::to_string(o.iterations);
-    if (hydra) {
-      // This process's columns in this iteration's order, an exchange every sync_every of
-      // them, and as many exchanges as the process with the most columns makes.
-      own_order.clear();
-      for (std::size_t p : order)
-        if (p >= own_begin && p < own_end) own_order.push_back(p);
-      order_columns.resize(own_order.size());
-      for (std::size_t i = 0; i < own_order.size(); ++i)
-        order_columns[i] = sel.columns[own_order[i]];
-      const std::size_t rounds = (most_own + o.sync_every - 1) / o.sync_every;
-      std::size_t done = 0, exchanges = 0;
-      const column_kernel<double> kernel = [&](const column_view<double>& v) {
-        const std::size_t p = own_order[v.position];
-        const double delta = chain.update(p, z.dot(p, v, state.residual, residual_sum));
-        if (delta != 0.0) {
-          z.subtract(p, v, delta, state.residual);
-          changes.push_back({p, state.beta[p], static_cast<double>(state.component[p]), delta});
-        }
-        if (++done % o.sync_every == 0) {
-          exchange_changes();
-          ++exchanges;
-        }
-        return true;
-      };
-      const pass_stats ps = result.execution == bayesr_execution::sequential
-                                ? stream.run_sequential(order_columns, kernel)
-                                : stream.run(order_columns, kernel);
-      for (; exchanges < rounds; ++exchanges) exchange_changes();
-      result.seconds += ps.wall_seconds;
-      result.compute_busy_seconds += ps.compute_busy_seconds;
-    } else if (in_memory) {
-      // No stream here to honour a stop request between columns: one check per iteration.
-      throw_if_stop_requested();
-      const auto start = std::chrono::steady_clock::now();
-      auto e = e_map();
-      sample_blocks& blocks = z.blocks();
-      for (std::size_t p : order) {
-        const auto col = matrix.col(static_cast<Eigen::Index>(p));
-        const double delta =
-            chain.update(p, blocks.sum([&](std::size_t, std::size_t first, std::size_t count) {
-              const auto at = static_cast<Eigen::Index>(first);
-              const auto len = static_cast<Eigen::Index>(count);
-              return col.segment(at, len).dot(e.segment(at, len));
-            }));
-        if (delta != 0.0)
-          blocks.for_each([&](std::size_t, std::size_t first, std::size_t count) {
-            const auto at = static_cast<Eigen::Index>(first);
-            const auto len = static_cast<Eigen::Index>(count);
-            e.segment(at, len) -= delta * col.segment(at, len);
-          });
-      }
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      result.seconds += secs;
-      result.compute_busy_seconds += secs;
-      if (analysis.progress)
-        analysis.progress(label, pass_progress{order.size(), order.size(), 0, secs});
-    } else {
-      for (std::size_t i = 0; i < order.size(); ++i) order_columns[i] = sel.columns[order[i]];
-      const column_kernel<double> kernel = [&](const column_view<double>& v) {
-        const std::size_t p = order[v.position];
-        const double delta = chain.update(p, z.dot(p, v, state.residual, residual_sum));
-        if (delta != 0.0) z.subtract(p, v, delta, state.residual);
-        return true;
-      };
-      const pass_stats ps = result.execution == bayesr_execution::sequential
-                                ? stream.run_sequential(order_columns, kernel)
-                                : stream.run(order_columns, kernel);
-      result.seconds += ps.wall_seconds;
-      result.compute_busy_seconds += ps.compute_busy_seconds;
-    }
-    chain.end(visited);
-    ++result.iterations_run;
-    if (o.on_iteration) o.on_iteration(t, o.iterations, chain.h2);
-    if (!hydra && ((o.checkpoint_every > 0 && t % o.checkpoint_every == 0) ||
-                   (!o.checkpoint.empty() && t == o.iterations))) {
-      // On several processes each holds the residual of its own blocks: made whole first.
-      z.blocks().gather(state.residual);
-      if (writer) detail::write_bayesr_checkpoint(o.checkpoint, state);
-    }
-    if (analysis.on_step)
-      analysis.on_step("chain", loop_progress{t, o.iterations, result.resumed_from,
-                                              std::chrono::duration<double>(
-                                                  std::chrono::steady_clock::now() - chain_start)
-                                                  .count()});
-  }
-
-  result.trace = std::move(state.trace);
-  result.posterior_samples = state.posterior_samples;
-  const double ps = static_cast<double>(state.posterior_samples);
-  result.inclusion.assign(m, 0.0);
-  result.beta_mean.assign(m, 0.0);
-  result.beta_sd.assign(m, 0.0);
-  if (ps > 0)
-    for (std::size_t p = 0; p < m; ++p) {
-      result.inclusion[p] = static_cast<double>(state.included[p]) / ps;
-      const double mean = state.beta_sum[p] / ps;
-      result.beta_mean[p] = mean;
-      if (ps > 1)
-        result.beta_sd[p] =
-            std::sqrt(std::max(0.0, (state.beta_square_sum[p] - ps * mean * mean) / (ps - 1.0)));
-    }
-  return result;
+  chain_run run(s, sel, phenotype, o, analysis);
+  run.learn_columns();
+  run.run_chain();
+  return run.summarise();
 }
 
 }  // namespace colflow

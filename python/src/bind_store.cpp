@@ -77,7 +77,7 @@ nb::dict info(const py_store& ps) {
   nb::dict d;
   d["path"] = ps.path();
   d["format_version"] =
-      std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
+      std::to_string(format_version_major) + "." + std::to_string(s->version_minor());
   d["store_id"] = s->store_id_text();
   d["rows"] = sum.rows;
   d["columns"] = sum.columns;

@@ -49,7 +49,7 @@ bool operator==(const genotype_pair_sums& x, const genotype_pair_sums& y) {
          x.sum_bb == y.sum_bb && x.sum_ab == y.sum_ab;
 }
 
-TEST(ld_kernel, pair_sums_equal_a_naive_decode_on_every_path) {
+TEST(LdKernelTest, PairSumsEqualANaiveDecodeOnEveryPath) {
   std::mt19937_64 rng(7);
   for (std::size_t n : {1u, 3u, 31u, 32u, 33u, 64u, 65u, 127u, 255u, 256u, 257u, 1000u, 2049u}) {
     constexpr std::size_t cols = 7;
@@ -94,32 +94,6 @@ TEST(ld_kernel, pair_sums_equal_a_naive_decode_on_every_path) {
   }
 }
 
-// The measured rate of the kernel on this CPU (reported, not asserted).
-TEST(ld_kernel, throughput) {
-  std::mt19937_64 rng(3);
-  const std::size_t n = 10000, cols = 64, words = genotype_plane_words(n);
-  std::vector<std::uint64_t> planes(cols * 3 * words);
-  std::vector<const std::uint64_t*> p(cols);
-  for (std::size_t j = 0; j < cols; ++j) {
-    const auto c = test::random_genotype_codes(n, 0.3, 0.01, rng);
-    make_genotype_planes(c, n, {}, planes.data() + j * 3 * words);
-    p[j] = planes.data() + j * 3 * words;
-  }
-  std::vector<genotype_pair_sums> out(cols * cols);
-  const auto start = std::chrono::steady_clock::now();
-  int reps = 0;
-  double seconds = 0;
-  do {
-    genotype_pair_products(p.data(), cols, p.data(), cols, words, out.data());
-    ++reps;
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  } while (seconds < 0.2);
-  const double pairs = static_cast<double>(reps) * cols * cols;
-  std::cout << "pair products (" << genotype_pair_products_path() << "): " << pairs / seconds
-            << " pairs/s of " << n << " samples, " << pairs * n / seconds / 1e9
-            << " G sample-pairs/s\n";
-}
-
 // plink1.9 with `args` (and --keep-allele-order, so that A1 is the .bim's, as colflow's).
 void run_plink19(const std::string& args) {
   std::string out;
@@ -149,9 +123,9 @@ struct dataset_case {
   std::size_t columns = 0;  // 0: all; else the first `columns` variants
 };
 
-class ld_vs_plink : public ::testing::TestWithParam<dataset_case> {};
+class LdVsPlinkTest : public ::testing::TestWithParam<dataset_case> {};
 
-TEST_P(ld_vs_plink, table_square_triangle_and_bin_match_plink19) {
+TEST_P(LdVsPlinkTest, TableSquareTriangleAndBinMatchPlink19) {
   REQUIRE_PLINK19();
   const dataset_case& c = GetParam();
   test::temp_dir dir;
@@ -291,16 +265,16 @@ TEST_P(ld_vs_plink, table_square_triangle_and_bin_match_plink19) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    datasets, ld_vs_plink,
-    ::testing::Values(dataset_case{"some_missing", "bed-reader/some_missing", false, 0},
-                      dataset_case{"some_missing_keep", "bed-reader/some_missing", true, 0},
-                      dataset_case{"hapmap_yri", "hapmap-yri/plinkhapmap", false, 400},
-                      dataset_case{"hapmap3_slice", "hapmap3/HapMap3", true, 300}),
+    Datasets, LdVsPlinkTest,
+    ::testing::Values(dataset_case{"SomeMissing", "bed-reader/some_missing", false, 0},
+                      dataset_case{"SomeMissingKeep", "bed-reader/some_missing", true, 0},
+                      dataset_case{"HapmapYri", "hapmap-yri/plinkhapmap", false, 400},
+                      dataset_case{"Hapmap3Slice", "hapmap3/HapMap3", true, 300}),
     [](const auto& p) { return p.param.name; });
 
 // The same bits at 1 and 2 threads and at any in-flight depth, table and matrix, on a store
 // with missing calls and a sample subset.
-TEST(ld, same_bits_at_any_thread_count) {
+TEST(LdTest, SameBitsAtAnyThreadCount) {
   test::temp_dir dir;
   column_encoding enc;
   test::write_genotype_store(dir / "g.cf", 301, 97, enc, 11);
@@ -345,7 +319,7 @@ TEST(ld, same_bits_at_any_thread_count) {
 
 // A dosage store of the same hard calls gives the genotype store's correlations; fractional
 // dosages give the correlation over the samples with a dosage in both, computed plainly.
-TEST(ld, dosage_stores_match_the_genotype_store_and_a_plain_computation) {
+TEST(LdTest, DosageStoresMatchTheGenotypeStoreAndAPlainComputation) {
   test::temp_dir dir;
   const std::size_t n = 203, m = 23;
   std::mt19937_64 rng(5);
@@ -422,7 +396,7 @@ TEST(ld, dosage_stores_match_the_genotype_store_and_a_plain_computation) {
 }
 
 // The band: the square matrix's values in the window of each row, in the documented file.
-TEST(ld, band_holds_the_window_of_the_square_matrix) {
+TEST(LdTest, BandHoldsTheWindowOfTheSquareMatrix) {
   test::temp_dir dir;
   column_encoding enc;
   test::write_genotype_store(dir / "g.cf", 157, 41, enc, 9);
@@ -476,7 +450,7 @@ TEST(ld, band_holds_the_window_of_the_square_matrix) {
   EXPECT_EQ(test::read_table(dir / "x.ldband.vars").rows.size(), m);
 }
 
-TEST(ld, errors_name_the_option_and_write_nothing) {
+TEST(LdTest, ErrorsNameTheOptionAndWriteNothing) {
   test::temp_dir dir;
   column_encoding enc;
   test::write_genotype_store(dir / "g.cf", 40, 10, enc, 3);

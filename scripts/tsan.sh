@@ -57,9 +57,28 @@ targets=(
   store_golden_test store_malformed_test
   # staged outputs and cancellation, the result writers, verify, the stream benchmark
   staged_output_test analysis_output_test verify_test stream_benchmark_test
+  # the products of the genotype matrix (score, LD, GRM) and the scans' column blocks
+  score_test ld_test grm_test column_blocks_test
   # run by the tests above
   colflow_cli
 )
+
+# Test programs the "tsan" test preset leaves out by name (kills a child process mid-write).
+untargeted=(crash_safety_test)
+
+# Every test program of tests/CMakeLists.txt is either built here or left out above: ctest
+# reports an unbuilt one as a failure, so a new suite missing here would fail the run only
+# after the whole instrumented build.
+check_targets_cover_tests() {
+  local name missing=()
+  for name in $(sed -n 's/^ *colflow_add_test(\([a-z0-9_]*\) .*/\1/p' tests/CMakeLists.txt); do
+    [[ " ${targets[*]} ${untargeted[*]} " == *" $name "* ]] || missing+=("$name")
+  done
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "tsan: tests/CMakeLists.txt has test programs that scripts/tsan.sh neither builds nor leaves out: ${missing[*]}" >&2
+    exit 1
+  fi
+}
 
 # The Debian archive that apt installs this release's packages from: the URI of the first entry
 # (deb822 .sources stanza or one-line sources.list) whose suites include CODENAME.
@@ -124,6 +143,7 @@ for arg in "$@"; do
   esac
 done
 
+check_targets_cover_tests
 start=$SECONDS
 if [[ $build -eq 1 ]]; then
   bash scripts/install-deps.sh

@@ -5,7 +5,7 @@
 #   bench/run.sh --quick          every comparison on small data, 2 rounds (a few minutes)
 #   bench/run.sh                  the full run (under an hour on 2 cores); regenerates the
 #                                 generated section of docs/PERFORMANCE.md
-#   bench/run.sh --only codecs,streaming,analyses,models,scaling,inputs,python
+#   bench/run.sh --only codecs,streaming,analyses,products,models,scaling,inputs,python
 #   bench/run.sh --only scaling --baseline-colflow "$(bench/compare_builds.sh REV --build-only)"
 #                                 1 against 2 threads; uk10k BayesR of this build against REV's
 #   bench/run.sh --report bench/results/FILE.tsv [--page]     plots and page from a results file

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "colflow/colflow.hpp"
+#include "kernels/dense_kernels_internal.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
 
@@ -204,6 +205,34 @@ TEST_F(GrmStoreTest, WriterRefusesASquareFromLowerBands) {
     EXPECT_THROW(colflow::grm(s, sel, {}, {}, [&](const grm_band& b) { w.write(b); }), error);
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "sq.rel"));
+}
+
+// The tile product of this CPU's path (AVX-512, AVX2 or portable) against each entry's chain of
+// std::fma written out, on sizes that leave remainders of every vector width; and A·Aᵀ exactly
+// symmetric.
+TEST(GrmKernelTest, EveryEntryIsOneFusedChainOnEveryPath) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  for (const std::size_t n : {1, 7, 16, 23, 64}) {
+    const std::size_t lda = 70, b = 37, l = n + 3;
+    std::vector<double> a(lda * b), bt(lda * b), y(n * l), expected(n * l);
+    for (double& v : a) v = normal(rng);
+    for (double& v : bt) v = normal(rng);
+    for (double& v : y) v = normal(rng);
+    for (std::size_t c = 0; c < l; ++c)
+      for (std::size_t i = 0; i < n; ++i) {
+        double acc = y[i + c * n];
+        for (std::size_t k = 0; k < b; ++k) acc = std::fma(a[i + k * lda], bt[c + k * lda], acc);
+        expected[i + c * n] = acc;
+      }
+    detail::multiply_add_transposed(a.data(), lda, n, b, bt.data(), lda, l, y.data(), n);
+    EXPECT_EQ(0, std::memcmp(y.data(), expected.data(), y.size() * sizeof(double))) << "n " << n;
+
+    std::vector<double> square(n * n, 0.0);
+    detail::multiply_add_transposed(a.data(), lda, n, b, a.data(), lda, n, square.data(), n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < i; ++j) ASSERT_EQ(square[i + j * n], square[j + i * n]);
+  }
 }
 
 TEST(GrmDosageTest, DosageStoreMatchesTheExplicitDefinition) {

@@ -99,6 +99,8 @@ class Comparison:
         self.suite, self.data, self.task = suite, data, task
         self.contenders: dict[str, Contender] = {}
         self.pairs: list[tuple[str, str]] = []
+        self.work: int | None = None
+        self.peak: tuple[str, float] | None = None
 
     def add(self, name: str, measure: Callable[[], Run], threads: int | None = None,
             compression: float | None = None) -> None:
@@ -107,6 +109,14 @@ class Comparison:
     def ratio(self, a: str, b: str) -> None:
         """Report time(a) / time(b), the median over rounds (below 1: a is faster)."""
         self.pairs.append((a, b))
+
+    def throughput(self, work: int | None, peak_label: str | None = None,
+                   peak_per_s: float | None = None) -> None:
+        """Report work / median time per contender (column pairs_per_s: `work` is the units of
+        one run, e.g. sample-pairs summed) and, when given, the machine's bound on that rate as a
+        row of kind "peak" named peak_label."""
+        self.work = work
+        self.peak = (peak_label, peak_per_s) if peak_label else None
 
     def run(self, rounds: int, log=print) -> "Comparison":
         order = list(self.contenders.values())
@@ -137,7 +147,11 @@ class Comparison:
                          "seconds_max": max(r.seconds for r in c.runs),
                          "peak_rss_mb": median(r.peak_rss_mb for r in c.runs),
                          "gb_per_s": median(r.gb_per_s for r in c.runs),
-                         "busy": median(r.busy for r in c.runs), "compression": c.compression})
+                         "busy": median(r.busy for r in c.runs), "compression": c.compression,
+                         "pairs_per_s": self.work / median(r.seconds for r in c.runs)
+                         if self.work else None})
+        if self.peak and rows:
+            rows.append({**base, "kind": "peak", "contender": self.peak[0], "pairs_per_s": self.peak[1]})
         for a, b in self.pairs:
             if self.contenders[a].runs and self.contenders[b].runs:
                 rows.append({**base, "kind": "ratio", "contender": a, "versus": b,
@@ -147,7 +161,7 @@ class Comparison:
 
 COLUMNS = ["kind", "suite", "data", "task", "contender", "threads", "runs", "seconds",
            "seconds_min", "seconds_max", "peak_rss_mb", "gb_per_s", "compression", "busy",
-           "versus", "ratio"]
+           "versus", "ratio", "pairs_per_s"]
 
 
 def format_cell(value) -> str:
@@ -183,7 +197,7 @@ def read_tsv(path: str) -> tuple[dict[str, str], list[dict]]:
         else:
             row = dict(zip(columns, line.split("\t")))
             for k in ("seconds", "seconds_min", "seconds_max", "peak_rss_mb", "gb_per_s",
-                      "compression", "busy", "ratio"):
+                      "compression", "busy", "ratio", "pairs_per_s"):
                 row[k] = float(row[k]) if row.get(k) else None
             for k in ("threads", "runs"):
                 row[k] = int(row[k]) if row.get(k) else None

@@ -161,6 +161,13 @@ def analysis_goals(rows, goals: Goals) -> None:
                   "not installable here)", f"{uk['seconds'] * 1e3:.1f} ms", uk["seconds"] < 0.0134)
 
 
+def product_goals(rows, goals: Goals) -> None:
+    """Every product (score, LD, GRM) at most half PLINK's time on the same data and threads."""
+    for r in find(rows, suite="products", kind="ratio"):
+        goals.add(f"{r['data']}: {r['task'].split(' (')[0]} ≤ 0.5x {r['versus']}",
+                  f"{r['ratio']:.3f}x", r["ratio"] <= 0.5)
+
+
 def scaling_goals(rows, goals: Goals) -> None:
     for r in find(rows, suite="scaling", kind="ratio"):
         if r["versus"].startswith(BASELINE) and not r["contender"].startswith(BASELINE):
@@ -205,6 +212,7 @@ def goals_of(header, rows) -> Goals:
     zlib_goals(rows, goals)
     streaming_goals(rows, goals, int(header.get("threads", "2")))
     analysis_goals(rows, goals)
+    product_goals(rows, goals)
     scaling_goals(rows, goals)
     input_goals(rows, goals)
     python_goals(rows, goals)
@@ -345,6 +353,21 @@ def input_tables(rows) -> list[str]:
     return out
 
 
+def throughput_table(rows) -> list[str]:
+    """Sample-pairs per second of each contender of the LD matrix and the GRM, and the share of
+    the machine's bound (kind "peak") it reaches."""
+    body = []
+    for r in find(rows, suite="products"):
+        peak = next(find(rows, suite="products", data=r["data"], task=r["task"], kind="peak"), None)
+        if r["pairs_per_s"] is None or peak is None:
+            continue
+        body.append([r["data"], r["task"], r["contender"], f"{r['pairs_per_s'] / 1e9:.3g}",
+                     f"{peak['pairs_per_s'] / 1e9:.3g}", f"{100 * r['pairs_per_s'] / peak['pairs_per_s']:.1f}%",
+                     peak["contender"]])
+    return table(["data", "task", "contender", "10⁹ sample-pairs/s", "bound, 10⁹/s", "of bound", "bound"],
+                 body) if body else []
+
+
 def peer_table(rows, suites) -> list[str]:
     body = []
     shown = [r for r in rows if r["kind"] == "measure" and r["suite"] in suites]
@@ -422,6 +445,18 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
               "process. `preprocess` against `--make-bed` is a reference for I/O speed: each reads the "
               ".bed and writes a file set of about its size.", ""]
     lines += peer_table(rows, ("analyses",))
+    if any(find(rows, suite="products")):
+        lines += ["### Scores, LD and relationship matrices (`bench/run.sh --only products`)", "",
+                  "colflow's `score`, `ld` and `grm` on its genotype store against plink2 `--score` "
+                  "and `--make-rel`, PLINK 1.9 `--r2` and `--make-grm-bin` on the .bed it was made from, "
+                  "same flags; wall time of each process. The square LD matrix and the GRM run on the "
+                  "first columns of the main simulation.", ""]
+        lines += peer_table(rows, ("products",))
+        lines += ["Throughput: distinct entries times what each sums over (LD: column pairs x "
+                  "samples; GRM: sample pairs x variants) per second of the whole run, beside the "
+                  "machine's bound for the kernel: LD's nine AND + POPCNT + ADD per pair of 64-sample "
+                  "words, the GRM's one double multiply-add per sample pair and variant.", ""]
+        lines += throughput_table(rows)
     lines += ["### Penalised regression and BayesR (`bench/run.sh --only models`)", "",
               "Lasso/elastic net: colflow's whole run streaming its store (`--extract` of the first "
               "columns) against scikit-learn's fit alone on the same standardised matrix in memory, "

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
+#include "kernels/dense_kernels_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -69,12 +71,10 @@ class band_pass {
         width_(full_rows ? n : first_row + rows),
         full_(full_rows),
         pairwise_(pairwise),
+        block_(static_cast<std::size_t>(block)),
         sums_(matrix::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(width_))),
-        z_(static_cast<Eigen::Index>(n), block) {
-    if (pairwise_) {
-      both_.setZero(sums_.rows(), sums_.cols());
-      w_.resize(static_cast<Eigen::Index>(n), block);
-    }
+        z_(((n + tile - 1) / tile) * tile * block_, 0.0) {
+    if (pairwise_) both_.setZero(sums_.rows(), sums_.cols());
     // The tiles of the band: (I, J) with I a tile of its rows and J any tile of its width.
     const std::size_t first_tile = first_ / tile, end_tile = (first_ + rows_ + tile - 1) / tile;
     const std::size_t width_tiles = (width_ + tile - 1) / tile;
@@ -82,22 +82,35 @@ class band_pass {
       for (std::size_t j = 0; j < (full_ ? width_tiles : i + 1); ++j) tiles_.push_back({i, j});
   }
 
-  double* z_column(Eigen::Index k) { return z_.col(k).data(); }
-  double* w_column(Eigen::Index k) { return pairwise_ ? w_.col(k).data() : nullptr; }
+  // Sets the value of sample i at the block's k-th variant.
+  void set_value(Eigen::Index k, std::size_t i, double value) {
+    z_[(i / tile) * tile * block_ + static_cast<std::size_t>(k) * tile + i % tile] = value;
+  }
 
-  // Adds the products of the block's first `k` variants, tile by tile across the threads; each
-  // tile is one task, so each entry is summed by one thread in a fixed order.
-  void add_block(Eigen::Index k, bool any_missing) {
-    const bool with_missing = pairwise_ && any_missing;
+  // Sample i has no call at the block's k-th variant (pairwise divisors only); called in
+  // order of k, then of i.
+  void mark_missing(Eigen::Index k, std::size_t i) {
+    if (!pairwise_) return;
+    close_lists(k);
+    missing_.push_back(static_cast<std::uint32_t>(i));
+  }
+
+  // Adds the products of the block's first `k` variants, tile by tile across the threads. Each
+  // entry is one chain of fused multiply-adds over the variants in order (dense_kernels), so
+  // neither the tiles, the threads nor the bands change its bits.
+  void add_block(Eigen::Index k) {
     tbb::parallel_for(
         tbb::blocked_range<std::size_t>(0, tiles_.size(), 1),
         [&](const tbb::blocked_range<std::size_t>& r) {
-          matrix product, counts;
-          for (std::size_t t = r.begin(); t != r.end(); ++t) {
-            add_tile(tiles_[t].first, tiles_[t].second, k, with_missing, product, counts);
-          }
+          for (std::size_t t = r.begin(); t != r.end(); ++t)
+            add_tile(tiles_[t].first, tiles_[t].second, k);
         },
         tbb::simple_partitioner());
+    if (!pairwise_ || missing_.empty()) return;
+    close_lists(k);
+    count_both_missing(k);
+    missing_.clear();
+    list_start_.clear();
   }
 
   // The band's entries and divisors: sums / (M − m_i − m_j + both_ij), or × 1/M.
@@ -105,7 +118,6 @@ class band_pass {
     grm_band band;
     band.first_row = first_;
     band.full = full_;
-    mirror_diagonal_tiles();
     const auto m = static_cast<double>(variants);
     band.variants.resize(sums_.rows(), sums_.cols());
     for (Eigen::Index c = 0; c < sums_.cols(); ++c)
@@ -136,56 +148,58 @@ class band_pass {
   }
 
  private:
-  // Tile (i, j) of the whole matrix, restricted to the band's rows. The product is always
-  // taken as Z_a Z_bᵀ with a ≥ b, the transposed tile mirrored, so (i, j) and (j, i) agree.
-  void add_tile(std::size_t i, std::size_t j, Eigen::Index k, bool with_missing, matrix& product,
-                matrix& counts) {
-    const std::size_t a = std::max(i, j), b = std::min(i, j);
-    const auto a0 = static_cast<Eigen::Index>(a * tile), b0 = static_cast<Eigen::Index>(b * tile);
-    const auto an = static_cast<Eigen::Index>(std::min(tile, n_ - a * tile));
-    const auto bn = static_cast<Eigen::Index>(std::min(tile, n_ - b * tile));
-    product.noalias() = z_.block(a0, 0, an, k) * z_.block(b0, 0, bn, k).transpose();
-    if (with_missing)
-      counts.noalias() = w_.block(a0, 0, an, k) * w_.block(b0, 0, bn, k).transpose();
-    // The tile's rows inside the band.
-    const std::size_t row0 = i * tile, rown = std::min(tile, n_ - row0);
-    const std::size_t from = std::max(row0, first_), to = std::min(row0 + rown, first_ + rows_);
-    const auto col0 = static_cast<Eigen::Index>(j * tile);
-    for (std::size_t row = from; row < to; ++row) {
-      const auto br = static_cast<Eigen::Index>(row - first_);
-      const auto tr = static_cast<Eigen::Index>(row - row0);
-      const Eigen::Index cols = i >= j ? bn : an;
-      if (i >= j) {
-        sums_.row(br).segment(col0, cols) += product.row(tr);
-        if (with_missing) both_.row(br).segment(col0, cols) += counts.row(tr);
-      } else {
-        sums_.row(br).segment(col0, cols) += product.col(tr).transpose();
-        if (with_missing) both_.row(br).segment(col0, cols) += counts.col(tr).transpose();
-      }
-    }
+  // Tile (i, j) of the whole matrix, restricted to the band's rows: its entries accumulate in
+  // place.
+  void add_tile(std::size_t i, std::size_t j, Eigen::Index k) {
+    const std::size_t row0 = i * tile, to = std::min({row0 + tile, n_, first_ + rows_});
+    const std::size_t from = std::max(row0, first_);
+    const std::size_t col0 = j * tile, cols = std::min(tile, n_ - col0);
+    const auto ldy = static_cast<std::size_t>(sums_.rows());
+    double* y = sums_.data() + (from - first_) + col0 * ldy;
+    detail::multiply_add_transposed(tile_values(i) + (from - row0), tile, to - from,
+                                    static_cast<std::size_t>(k), tile_values(j), tile, cols, y,
+                                    ldy);
   }
 
-  // Within a diagonal tile only the lower triangle is used: copy it above the diagonal.
-  void mirror_diagonal_tiles() {
-    if (!full_) return;
-    for (std::size_t row = first_; row < first_ + rows_; ++row) {
-      const std::size_t end = std::min(n_, (row / tile + 1) * tile);
-      const auto br = static_cast<Eigen::Index>(row - first_);
-      for (std::size_t col = row + 1; col < end; ++col) {
-        const auto other = static_cast<Eigen::Index>(col) - static_cast<Eigen::Index>(first_);
-        const auto c = static_cast<Eigen::Index>(col), r = static_cast<Eigen::Index>(row);
-        // The transposed entry sits in this band when its row does, else in the tile itself.
-        if (col < first_ + rows_) {
-          sums_(br, c) = sums_(other, r);
-          if (pairwise_) both_(br, c) = both_(other, r);
-        }
-      }
+  // The block's values of tile t's samples: 64 × block, column-major (leading dimension 64),
+  // so that a tile's product reads both operands in order.
+  const double* tile_values(std::size_t t) const { return z_.data() + t * tile * block_; }
+
+  // Ends the missing-sample lists of the variants before the block's k-th.
+  void close_lists(Eigen::Index k) {
+    while (list_start_.size() <= static_cast<std::size_t>(k))
+      list_start_.push_back(missing_.size());
+  }
+
+  // Adds 1 to both_(i, j) for every pair of the band's rows and its columns missing at the same
+  // variant of the block's first k: work in the square of each variant's missing calls, which
+  // are few where a GRM is meaningful. Each task owns a range of rows; the counts are exact.
+  void count_both_missing(Eigen::Index k) {
+    list_start_.push_back(missing_.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(first_, first_ + rows_, tile),
+                      [&](const tbb::blocked_range<std::size_t>& rows) {
+                        for (Eigen::Index t = 0; t < k; ++t) count_variant(t, rows);
+                      });
+  }
+
+  void count_variant(Eigen::Index t, const tbb::blocked_range<std::size_t>& rows) {
+    const auto begin = missing_.begin() + static_cast<std::ptrdiff_t>(list_start_[t]);
+    const auto end = missing_.begin() + static_cast<std::ptrdiff_t>(list_start_[t + 1]);
+    for (auto a = std::lower_bound(begin, end, rows.begin()); a != end && *a < rows.end(); ++a) {
+      const auto r = static_cast<Eigen::Index>(*a - first_);
+      for (auto b = begin; b != end && (full_ || *b <= *a); ++b) both_(r, *b) += 1;
     }
   }
 
   std::size_t n_, first_, rows_, width_;
   bool full_, pairwise_;
-  matrix sums_, both_, z_, w_;
+  // The block's missing calls: the samples of variant t are missing_[list_start_[t] …
+  // list_start_[t + 1]), ascending.
+  std::vector<std::uint32_t> missing_;
+  std::vector<std::size_t> list_start_;
+  std::size_t block_;
+  matrix sums_, both_;
+  std::vector<double> z_;  // the block's values, tile by tile (tile_values)
   std::vector<std::pair<std::size_t, std::size_t>> tiles_;
 };
 
@@ -213,7 +227,10 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
   const std::uint64_t n = plan.samples;
   const bool pairwise = grm.missing == grm_missing::pairwise;
   const std::uint64_t per_cell = pairwise ? 16 : 8;  // sums (and both-missing counts)
-  plan.block_bytes = per_cell * n * std::min<std::uint64_t>(grm.block_columns, plan.variants);
+  // The block: its values, and with pairwise divisors the missing calls (4 bytes each, at most
+  // every call).
+  const std::uint64_t block = std::min<std::uint64_t>(grm.block_columns, plan.variants);
+  plan.block_bytes = (pairwise ? 12 : 8) * n * block;
   plan.stream_bytes = resolved_in_flight(options) *
                       std::max<std::uint64_t>(options.stream.block_bytes, 8 * s.num_rows());
   // A band of b rows holds b × n entries at most (its result, and the divisors while written).
@@ -268,7 +285,6 @@ grm_plan grm(const store& s, const selection& sel, const grm_options& grm,
                                  [&](const pass_progress& p) { options.progress(label, p); })
                            : nullptr);
     Eigen::Index filled = 0;
-    bool block_missing = false;
     stream.run(used.columns, [&](const column_view<double>& v) {
       // The selected samples' dosages (NaN: missing), their count and sum.
       std::uint64_t observed = 0;
@@ -292,21 +308,17 @@ grm_plan grm(const store& s, const selection& sel, const grm_options& grm,
       const double variance = 2.0 * p * (1.0 - p);
       const bool zero = variance < variance_floor;
       const double scale = standardized && !zero ? 1.0 / std::sqrt(variance) : 1.0;
-      double* z = pass.z_column(filled);
-      double* w = pass.w_column(filled);
       for (std::size_t i = 0; i < n; ++i) {
         const bool absent = std::isnan(x[i]);
-        z[i] = absent || zero ? 0.0 : (x[i] - 2.0 * p) * scale;
-        if (w != nullptr) w[i] = absent ? 1.0 : 0.0;
+        pass.set_value(filled, i, absent || zero ? 0.0 : (x[i] - 2.0 * p) * scale);
         if (absent) {
-          block_missing = true;
+          pass.mark_missing(filled, i);
           if (b == 0) ++missing[i];
         }
       }
       if (++filled == block || v.position + 1 == m) {
-        pass.add_block(filled, block_missing);
+        pass.add_block(filled);
         filled = 0;
-        block_missing = false;
       }
       return true;
     });

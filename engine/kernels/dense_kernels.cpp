@@ -1,4 +1,5 @@
-// The dense matrix products of the randomised SVD's passes (dense_kernels_internal.hpp).
+// Dense matrix products on column-major blocks: the randomised SVD's passes and the
+// relationship matrix's tiles (dense_kernels_internal.hpp).
 #include <cmath>
 
 #include "kernels/dense_kernels_internal.hpp"
@@ -16,6 +17,18 @@ void multiply_add_portable(const double* z, std::size_t ldz, std::size_t n, std:
       const double* zk = z + k * ldz;
       double* yc = y + c * ldy;
       for (std::size_t i = 0; i < n; ++i) yc[i] += zk[i] * f;
+    }
+}
+
+// Entry (i, c): its fused multiply-adds over k in order, as every vector path does them.
+void multiply_add_transposed_rows(const double* a, std::size_t lda, std::size_t from, std::size_t n,
+                                  std::size_t b, const double* bt, std::size_t ldb, std::size_t l,
+                                  double* y, std::size_t ldy) noexcept {
+  for (std::size_t c = 0; c < l; ++c)
+    for (std::size_t i = from; i < n; ++i) {
+      double acc = y[i + c * ldy];
+      for (std::size_t k = 0; k < b; ++k) acc = std::fma(a[i + k * lda], bt[c + k * ldb], acc);
+      y[i + c * ldy] = acc;
     }
 }
 
@@ -144,9 +157,96 @@ COLFLOW_AVX2 void transpose_multiply_avx2(const double* z, std::size_t ldz, std:
   if (k < b) transpose_columns<1>(z + k * ldz, ldz, n, q, ldq, l, c + k, ldc);
 }
 
+// Rows [i, i+8) x NC columns of Y += A Bᵀ: 2·NC accumulators, fed by two loads of A and NC
+// broadcasts of B per step of k.
+template <int NC>
+COLFLOW_AVX2 void transposed_tile_avx2(const double* a, std::size_t lda, std::size_t i,
+                                       std::size_t b, const double* bt, std::size_t ldb, double* y,
+                                       std::size_t ldy) noexcept {
+  __m256d lo[NC], hi[NC];
+  for (int c = 0; c < NC; ++c) {
+    lo[c] = _mm256_loadu_pd(y + c * ldy + i);
+    hi[c] = _mm256_loadu_pd(y + c * ldy + i + 4);
+  }
+  for (std::size_t k = 0; k < b; ++k) {
+    const __m256d a0 = _mm256_loadu_pd(a + k * lda + i), a1 = _mm256_loadu_pd(a + k * lda + i + 4);
+    for (int c = 0; c < NC; ++c) {
+      const __m256d f = _mm256_broadcast_sd(bt + c + k * ldb);
+      lo[c] = _mm256_fmadd_pd(a0, f, lo[c]);
+      hi[c] = _mm256_fmadd_pd(a1, f, hi[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) {
+    _mm256_storeu_pd(y + c * ldy + i, lo[c]);
+    _mm256_storeu_pd(y + c * ldy + i + 4, hi[c]);
+  }
+}
+
+COLFLOW_AVX2 void multiply_add_transposed_avx2(const double* a, std::size_t lda, std::size_t n,
+                                               std::size_t b, const double* bt, std::size_t ldb,
+                                               std::size_t l, double* y, std::size_t ldy) noexcept {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::size_t c = 0;
+    for (; c + 6 <= l; c += 6) transposed_tile_avx2<6>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
+    for (; c < l; ++c) transposed_tile_avx2<1>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
+  }
+  multiply_add_transposed_rows(a, lda, i, n, b, bt, ldb, l, y, ldy);
+}
+
+#define COLFLOW_AVX512 __attribute__((target("avx512f,avx2,fma")))
+
+// Rows [i, i+16) x NC columns: 2·NC accumulators of 8 doubles.
+template <int NC>
+COLFLOW_AVX512 void transposed_tile_avx512(const double* a, std::size_t lda, std::size_t i,
+                                           std::size_t b, const double* bt, std::size_t ldb,
+                                           double* y, std::size_t ldy) noexcept {
+  __m512d lo[NC], hi[NC];
+  for (int c = 0; c < NC; ++c) {
+    lo[c] = _mm512_loadu_pd(y + c * ldy + i);
+    hi[c] = _mm512_loadu_pd(y + c * ldy + i + 8);
+  }
+  for (std::size_t k = 0; k < b; ++k) {
+    const __m512d a0 = _mm512_loadu_pd(a + k * lda + i), a1 = _mm512_loadu_pd(a + k * lda + i + 8);
+    for (int c = 0; c < NC; ++c) {
+      const __m512d f = _mm512_set1_pd(bt[c + k * ldb]);
+      lo[c] = _mm512_fmadd_pd(a0, f, lo[c]);
+      hi[c] = _mm512_fmadd_pd(a1, f, hi[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) {
+    _mm512_storeu_pd(y + c * ldy + i, lo[c]);
+    _mm512_storeu_pd(y + c * ldy + i + 8, hi[c]);
+  }
+}
+
+COLFLOW_AVX512 void multiply_add_transposed_avx512(const double* a, std::size_t lda, std::size_t n,
+                                                   std::size_t b, const double* bt, std::size_t ldb,
+                                                   std::size_t l, double* y,
+                                                   std::size_t ldy) noexcept {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    std::size_t c = 0;
+    for (; c + 8 <= l; c += 8)
+      transposed_tile_avx512<8>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
+    for (; c < l; ++c) transposed_tile_avx512<1>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
+  }
+  multiply_add_transposed_rows(a, lda, i, n, b, bt, ldb, l, y, ldy);
+}
+
 #endif
 
 }  // namespace
+
+void multiply_add_transposed(const double* a, std::size_t lda, std::size_t n, std::size_t b,
+                             const double* bt, std::size_t ldb, std::size_t l, double* y,
+                             std::size_t ldy) noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (cpu_has_avx512f()) return multiply_add_transposed_avx512(a, lda, n, b, bt, ldb, l, y, ldy);
+  if (cpu_has_avx2_fma()) return multiply_add_transposed_avx2(a, lda, n, b, bt, ldb, l, y, ldy);
+#endif
+  multiply_add_transposed_rows(a, lda, 0, n, b, bt, ldb, l, y, ldy);
+}
 
 void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b, const double* bm,
                   std::size_t ldb, std::size_t l, double* y, std::size_t ldy) noexcept {

@@ -20,12 +20,10 @@
 /// for each of its rows the entries of every column at or below the band's last row (the lower
 /// triangle), or of every column (`full_rows`, what a square output needs).
 ///
-/// Reproducibility: the products are taken on fixed tiles of 64 samples × 64 samples × a block
-/// of `block_columns` variants, in binary64, each tile by one task, blocks added in column
-/// order; the tiles and blocks do not depend on the threads, the in-flight depth or the bands,
-/// so the result is the same bits at any thread count and any memory limit (on one CPU,
-/// docs/DESIGN.md §7). Entry (j, i) is entry (i, j): the upper triangle is the lower one
-/// mirrored. The pair counts are exact.
+/// Reproducibility: each entry is one chain of binary64 fused multiply-adds over the variants in
+/// column order, whichever tile, thread, band or vector unit (AVX-512, AVX2, portable) computes
+/// it, so the result is the same bits at any thread count, any memory limit and on any CPU
+/// (docs/DESIGN.md §7). Entry (j, i) equals entry (i, j) to the bit. The pair counts are exact.
 #pragma once
 
 #include <Eigen/Core>
@@ -59,8 +57,8 @@ struct grm_options {
   grm_missing missing = grm_missing::pairwise;
   /// Compute every column of a band's rows, not only the lower triangle (square outputs).
   bool full_rows = false;
-  /// Variants decoded into one dense block before its products. The sums are grouped by
-  /// block: the same value gives the same bits.
+  /// Variants decoded into one dense block before its products (memory and cache only: the
+  /// bits do not depend on it).
   std::size_t block_columns = 256;
   /// Bytes the computation may hold (the bands, the decoded block, the stream's buffers);
   /// 0: no limit, one band.

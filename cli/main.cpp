@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
   const auto run_command = [&]() -> int {
     try {
       colflow::cli::join_processes(argc, argv);
+      colflow::check_vector_path();  // COLFLOW_SIMD, before any work
       for (const auto& [sub, run] : commands)
         if (sub->parsed()) {
           colflow::cli::check_runs_on_ranks(sub->get_name());

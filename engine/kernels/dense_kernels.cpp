@@ -8,6 +8,10 @@
 namespace colflow::detail {
 namespace {
 
+// The portable loops take the vector kernels' fused multiply-adds in the same order (std::fma:
+// one instruction where the CPU has FMA, a correctly rounded library routine where it does
+// not), so every path gives the same bits (simd/vector_path.hpp).
+
 void multiply_add_portable(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
                            const double* bm, std::size_t ldb, std::size_t l, double* y,
                            std::size_t ldy) noexcept {
@@ -16,7 +20,7 @@ void multiply_add_portable(const double* z, std::size_t ldz, std::size_t n, std:
       const double f = bm[k + c * ldb];
       const double* zk = z + k * ldz;
       double* yc = y + c * ldy;
-      for (std::size_t i = 0; i < n; ++i) yc[i] += zk[i] * f;
+      for (std::size_t i = 0; i < n; ++i) yc[i] = std::fma(zk[i], f, yc[i]);
     }
 }
 
@@ -32,15 +36,21 @@ void multiply_add_transposed_rows(const double* a, std::size_t lda, std::size_t 
     }
 }
 
+// Four lanes over the rows (row i into lane i mod 4), added (0 + 1) + (2 + 3), then the last
+// rows: transpose_tile's order.
 void transpose_multiply_portable(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
                                  const double* q, std::size_t ldq, std::size_t l, double* c,
                                  std::size_t ldc) noexcept {
+  const std::size_t full = n / 4 * 4;
   for (std::size_t k = 0; k < b; ++k)
     for (std::size_t j = 0; j < l; ++j) {
       const double* zk = z + k * ldz;
       const double* qj = q + j * ldq;
-      double s = 0;
-      for (std::size_t i = 0; i < n; ++i) s += zk[i] * qj[i];
+      double lane[4] = {0, 0, 0, 0};
+      for (std::size_t i = 0; i < full; i += 4)
+        for (std::size_t r = 0; r < 4; ++r) lane[r] = std::fma(zk[i + r], qj[i + r], lane[r]);
+      double s = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+      for (std::size_t i = full; i < n; ++i) s = std::fma(zk[i], qj[i], s);
       c[k + j * ldc] = s;
     }
 }

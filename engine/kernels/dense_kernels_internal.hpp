@@ -3,13 +3,13 @@
 //   transpose_multiply:       C (b x l)  = Zᵀ (b x n) · Q (n x l)
 //   multiply_add_transposed:  Y (n x l) += A (n x b) · Bᵀ (b x l), B being l x b
 // the first two for the randomised SVD's passes (l small: k + oversampling; b a block of
-// streamed columns), the third for the relationship matrix's tiles of samples. Built for AVX2 with
-// FMA when the CPU has them (chosen at run time: the library is compiled for plain x86-64, where
-// Eigen's products would be SSE2 only), portable loops otherwise.
+// streamed columns), the third for the relationship matrix's tiles of samples. Built for AVX-512 or
+// AVX2 with FMA when the CPU has them (chosen at run time: the library is compiled for plain
+// x86-64, where Eigen's products would be SSE2 only), portable loops on std::fma otherwise.
 //
-// Every output element is accumulated in a fixed order that does not depend on which tile,
-// call or thread computes it, so splitting the rows or columns across threads never changes a
-// result.
+// Every output element is accumulated by the same fused multiply-adds in a fixed order that
+// depends neither on the code path nor on which tile, call or thread computes it, so neither
+// the CPU nor splitting the rows or columns across threads changes a result.
 #pragma once
 
 #include <cstddef>

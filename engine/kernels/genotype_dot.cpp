@@ -332,17 +332,34 @@ void dots_avx512(const std::uint8_t* const* columns, std::size_t count, const do
 
 namespace {
 
+// The portable kernels add in the order of the AVX2 ones, lane by lane: a dosage or call
+// weight (0, 1 or 2) times a double is exact, so a plain product and sum round as the fused one
+// does, and every path gives the same bits (simd/vector_path.hpp).
+
+// Bytes [0, full) into four accumulators of four lanes, byte b into accumulator b mod 4 while
+// four remain and the rest into accumulator 0; the result is ((a0 + a1) + (a2 + a3)) lane by
+// lane, then (lane 0 + lane 1) + (lane 2 + lane 3), as sums_avx2 and dot_avx2 add them.
+template <typename Term>
+double four_by_four(std::size_t full, Term term) noexcept {
+  double acc[4][4] = {};
+  std::size_t b = 0;
+  for (; b + 4 <= full; b += 4)
+    for (std::size_t k = 0; k < 4; ++k)
+      for (std::size_t l = 0; l < 4; ++l) acc[k][l] += term(b + k, l);
+  for (; b < full; ++b)
+    for (std::size_t l = 0; l < 4; ++l) acc[0][l] += term(b, l);
+  double lane[4];
+  for (std::size_t l = 0; l < 4; ++l) lane[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+  return (lane[0] + lane[1]) + (lane[2] + lane[3]);
+}
+
 void sums_portable(const std::uint8_t* codes, std::size_t n, const double* w, double& dot,
                    double& called) noexcept {
   const std::size_t full = n / 4;
-  double d[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0};
-  for (std::size_t b = 0; b < full; ++b)
-    for (std::size_t k = 0; k < 4; ++k) {
-      d[k] += table.four[codes[b]][k] * w[4 * b + k];
-      c[k] += calls.four[codes[b]][k] * w[4 * b + k];
-    }
-  dot = (d[0] + d[1]) + (d[2] + d[3]);
-  called = (c[0] + c[1]) + (c[2] + c[3]);
+  dot = four_by_four(
+      full, [&](std::size_t b, std::size_t l) { return table.four[codes[b]][l] * w[4 * b + l]; });
+  called = four_by_four(
+      full, [&](std::size_t b, std::size_t l) { return calls.four[codes[b]][l] * w[4 * b + l]; });
   for (std::size_t i = 4 * full; i < n; ++i) {
     const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
     dot += code_dosage(code) * w[i];
@@ -352,27 +369,26 @@ void sums_portable(const std::uint8_t* codes, std::size_t n, const double* w, do
 
 double dot_portable(const std::uint8_t* codes, std::size_t n, const double* w) noexcept {
   const std::size_t full = n / 4;
-  double d[4] = {0, 0, 0, 0};
-  for (std::size_t b = 0; b < full; ++b)
-    for (std::size_t k = 0; k < 4; ++k) d[k] += table.four[codes[b]][k] * w[4 * b + k];
-  double dot = (d[0] + d[1]) + (d[2] + d[3]);
+  double dot = four_by_four(
+      full, [&](std::size_t b, std::size_t l) { return table.four[codes[b]][l] * w[4 * b + l]; });
   for (std::size_t i = 4 * full; i < n; ++i)
     dot += code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u) * w[i];
   return dot;
 }
 
+// r + a·x, then + c·call, as axpy_avx2's two fused steps (both products are exact).
 void axpy_portable(const std::uint8_t* codes, std::size_t n, const std::uint8_t* mask, double a,
                    double c, double* r) noexcept {
   const std::size_t full = n / 4;
   for (std::size_t b = 0; b < full; ++b) {
     const std::uint8_t byte = mask ? masked_byte(codes[b], mask[b]) : codes[b];
     for (std::size_t k = 0; k < 4; ++k)
-      r[4 * b + k] += a * table.four[byte][k] + c * calls.four[byte][k];
+      r[4 * b + k] = (r[4 * b + k] + a * table.four[byte][k]) + c * calls.four[byte][k];
   }
   for (std::size_t i = 4 * full; i < n; ++i) {
     const std::uint8_t byte = mask ? masked_byte(codes[i / 4], mask[i / 4]) : codes[i / 4];
     const unsigned code = (byte >> (2 * (i % 4))) & 3u;
-    if (code != 1u) r[i] += a * code_dosage(code) + c;
+    if (code != 1u) r[i] = (r[i] + a * code_dosage(code)) + c;
   }
 }
 

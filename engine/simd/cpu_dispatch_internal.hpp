@@ -1,8 +1,11 @@
 // Run-time choice of x86-64 vector code. The library is built for plain x86-64; kernels that
 // gain from AVX2, FMA, AVX-512 or POPCNT carry a target attribute and are called only when the
-// CPU has the feature. Builds with -DCOLFLOW_X86_DISPATCH=0 keep just the portable code, to test it
-// on a machine that would otherwise always take the vector paths.
+// CPU has the feature and the environment variable COLFLOW_SIMD (portable, avx2 or avx512; see
+// colflow/simd/vector_path.hpp) allows it. Builds with -DCOLFLOW_X86_DISPATCH=0 keep just
+// the portable code.
 #pragma once
+
+#include "colflow/simd/vector_path.hpp"
 
 #ifndef COLFLOW_X86_DISPATCH
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -17,10 +20,22 @@
 
 namespace colflow::detail {
 
+// The paths COLFLOW_SIMD allows: "portable" none of the features below, "avx2" all but
+// AVX-512 (POPCNT, AVX2 and FMA: what every AVX2 CPU has).
+inline bool simd_allows_avx2() noexcept {
+  static const bool allows = vector_path_cap() != vector_path::portable;
+  return allows;
+}
+
+inline bool simd_allows_avx512() noexcept {
+  static const bool allows = vector_path_cap() == vector_path::avx512;
+  return allows;
+}
+
 inline bool cpu_has_avx2() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
+    return simd_allows_avx2() && __builtin_cpu_supports("avx2") != 0;
   }();
   return has;
 }
@@ -28,7 +43,7 @@ inline bool cpu_has_avx2() noexcept {
 inline bool cpu_has_avx2_fma() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
+    return cpu_has_avx2() && __builtin_cpu_supports("fma") != 0;
   }();
   return has;
 }
@@ -38,8 +53,8 @@ inline bool cpu_has_avx2_fma() noexcept {
 inline bool cpu_has_avx512f() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx2") != 0 &&
-           __builtin_cpu_supports("fma") != 0;
+    return simd_allows_avx512() && __builtin_cpu_supports("avx512f") != 0 &&
+           __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
   }();
   return has;
 }
@@ -56,7 +71,7 @@ inline bool cpu_has_avx512_popcnt() noexcept {
 inline bool cpu_has_popcnt() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("popcnt") != 0;
+    return simd_allows_avx2() && __builtin_cpu_supports("popcnt") != 0;
   }();
   return has;
 }

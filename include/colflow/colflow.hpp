@@ -12,6 +12,8 @@
 #include "colflow/io/file_io.hpp"
 #include "colflow/io/staged_output.hpp"
 #include "colflow/io/tsv_writer.hpp"
+// simd
+#include "colflow/simd/vector_path.hpp"
 // codec
 #include "colflow/codec/codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"

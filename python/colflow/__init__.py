@@ -55,6 +55,10 @@ __all__ = [
 
 __version__: str = _core.library_version
 
+# COLFLOW_SIMD (portable, avx2, avx512) caps the vector code for the process: a value that names
+# no path, or one this CPU lacks, fails the import rather than a later call.
+_core.check_vector_path()
+
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int8))
 
 

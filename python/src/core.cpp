@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "colflow/simd/vector_path.hpp"
 #include "colflow/version.hpp"
 
 NB_MODULE(_core, m) {
@@ -15,6 +16,11 @@ NB_MODULE(_core, m) {
   m.doc() = "The native half of the colflow package (see colflow/__init__.py).";
   m.attr("library_version") = std::string(colflow::version());
   bind_errors(m);
+  m.def("check_vector_path", &colflow::check_vector_path,
+        "Raises InvalidArgumentError when COLFLOW_SIMD names no path or one this CPU lacks.");
+  m.def(
+      "vector_path", [] { return colflow::vector_path_name(colflow::vector_path_taken()); },
+      "The vector code the kernels take in this process: portable, avx2 or avx512.");
   bind_store(m);
   bind_stream(m);
   bind_stats(m);

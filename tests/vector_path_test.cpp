@@ -1,0 +1,192 @@
+// COLFLOW_SIMD (simd/vector_path.hpp): the switch refuses what is not a path or what the CPU
+// cannot take, and every command gives the same bytes on every path this CPU has, on a
+// genotype store and on a dosage store; a BayesR checkpoint written on one path resumes on
+// another to the chain of one uninterrupted run.
+#include "colflow/simd/vector_path.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+constexpr int samples = 240;
+
+int run_on_path(const std::string& path, const std::string& args, std::string& out) {
+  return test::run_command("COLFLOW_SIMD=" + path + " " + COLFLOW_CLI_PATH + " " + args, out);
+}
+
+const std::string golden_store =
+    std::string(COLFLOW_TEST_SOURCE_DIR) + "/golden/v1.3-genotype-zstd.cf";
+
+// The paths this CPU can take, narrowest first: those the command line does not refuse.
+std::vector<std::string> available_paths() {
+  std::vector<std::string> paths;
+  for (const vector_path p : {vector_path::portable, vector_path::avx2, vector_path::avx512}) {
+    std::string out;
+    if (run_on_path(vector_path_name(p), "info " + golden_store, out) == 0)
+      paths.push_back(vector_path_name(p));
+  }
+  return paths;
+}
+
+// A VCF of dosages (DS) for the samples of `fam`, 5% missing, some variants rare.
+void write_dosage_vcf(const std::filesystem::path& vcf_path, const std::vector<std::string>& ids) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::ofstream vcf(vcf_path);
+  vcf << "##fileformat=VCFv4.2\n"
+      << "##FORMAT=<ID=DS,Number=A,Type=Float,Description=\"dosage\">\n"
+      << "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT";
+  for (const std::string& id : ids) vcf << "\t" << id;
+  vcf << "\n";
+  for (int j = 0; j < 90; ++j) {
+    vcf << (j < 60 ? "1" : "2") << "\t" << 1000 * (j + 1) << "\tv" << j << "\tA\tC\t.\tPASS\t.\tDS";
+    const double p = 0.02 + 0.9 * j / 90.0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (u(rng) < 0.05)
+        vcf << "\t.";
+      else
+        vcf << "\t" << std::round(std::min(2.0, 4 * p * u(rng)) * 1000) / 1000;
+    }
+    vcf << "\n";
+  }
+}
+
+// The simulation's samples, a quantitative and a case/control phenotype (#IID headers), two
+// covariates; a genotype store of the simulation and a dosage store of a VCF of the same
+// samples.
+struct inputs {
+  test::temp_dir dir;
+  std::string d = dir.path().string();
+
+  inputs() {
+    std::string out;
+    EXPECT_EQ(
+        test::run_cli("simulate --quiet --samples " + std::to_string(samples) +
+                          " --variants 150 --causal 10 --missing 0.02 --seed 4 --out " + d + "/sim",
+                      out),
+        0)
+        << out;
+    EXPECT_EQ(test::run_cli("preprocess --quiet --bed " + d + "/sim --out " + d + "/g.cf", out), 0)
+        << out;
+    std::vector<std::string> ids;
+    std::ifstream fam(d + "/sim.fam");
+    for (std::string fid, iid, rest; fam >> fid >> iid && std::getline(fam, rest);)
+      ids.push_back(iid);
+    write_dosage_vcf(d + "/d.vcf", ids);
+    EXPECT_EQ(test::run_cli(
+                  "preprocess --quiet --vcf " + d + "/d.vcf --dosage DS --out " + d + "/d.cf", out),
+              0)
+        << out;
+    std::mt19937_64 rng(2);
+    std::normal_distribution<double> normal;
+    std::ofstream q(d + "/q.phen"), cc(d + "/cc.phen"), cov(d + "/cov.txt");
+    q << "#IID Q\n";
+    cc << "#IID CC\n";
+    cov << "#IID C1 C2\n";
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const double y = normal(rng);
+      q << ids[i] << " " << y << "\n";
+      cc << ids[i] << " " << (y + normal(rng) > 0.3 ? 2 : 1) << "\n";
+      cov << ids[i] << " " << normal(rng) << " " << (i % 3 == 0) << "\n";
+    }
+  }
+};
+
+// Each command's files: its arguments after the store, and the suffixes of its outputs.
+struct command {
+  std::string args;
+  std::vector<std::string> files;
+};
+
+std::vector<command> commands(const std::string& d) {
+  const std::string q = " --pheno " + d + "/q.phen", cov = " --covar " + d + "/cov.txt";
+  return {
+      {"stats", {""}},
+      {"assoc" + q + cov, {".Q.assoc.tsv"}},
+      {"assoc --pheno " + d + "/cc.phen" + cov, {".CC.logistic.tsv"}},
+      {"lasso" + q + " --nlambda 4 --lambda-min-ratio 0.2", {".path.tsv", ".coef.tsv"}},
+      {"bayesr" + q + " --iterations 8 --burnin 2", {".trace.tsv", ".effects.tsv"}},
+      {"pca --k 3", {".eigenval", ".eigenvec"}},
+      {"grm --make-rel square bin", {".rel.bin"}},
+      {"ld --r2 --ld-window-r2 0", {".ld"}},
+  };
+}
+
+TEST(VectorPathTest, SwitchRefusesWhatIsNotAPathOrBeyondTheCpu) {
+  std::string out;
+  EXPECT_EQ(run_on_path("sse4", "--version", out), 0) << "--version does no work";
+  EXPECT_EQ(run_on_path("sse4", "info " + golden_store, out), 1);
+  EXPECT_NE(out.find("COLFLOW_SIMD=sse4: not a vector path (portable, avx2 or avx512)"),
+            std::string::npos)
+      << out;
+  const std::vector<std::string> paths = available_paths();
+  ASSERT_FALSE(paths.empty());
+  EXPECT_EQ(paths.front(), "portable");
+  if (paths.back() != "avx512") {
+    EXPECT_EQ(run_on_path("avx512", "info " + golden_store, out), 1);
+    EXPECT_NE(out.find("COLFLOW_SIMD=avx512: this CPU cannot take it (its widest path is " +
+                       paths.back() + ")"),
+              std::string::npos)
+        << out;
+  }
+}
+
+TEST(VectorPathTest, EveryCommandGivesTheSameBytesOnEveryPath) {
+  inputs in;
+  const std::vector<std::string> paths = available_paths();
+  ASSERT_FALSE(paths.empty());
+  std::string out;
+  for (const std::string store : {"g", "d"})
+    for (const command& c : commands(in.d)) {
+      std::vector<std::vector<std::vector<char>>> outputs;
+      for (const std::string& path : paths) {
+        const std::string prefix = in.d + "/" + store + "-" + path;
+        ASSERT_EQ(run_on_path(path,
+                              c.args.substr(0, c.args.find(' ')) + " " + in.d + "/" + store +
+                                  ".cf --quiet --digits 17 --threads 2" +
+                                  c.args.substr(std::min(c.args.size(), c.args.find(' '))) +
+                                  " --out " + prefix,
+                              out),
+                  0)
+            << path << ": " << c.args << "\n"
+            << out;
+        outputs.emplace_back();
+        for (const std::string& f : c.files) outputs.back().push_back(test::read_file(prefix + f));
+      }
+      for (std::size_t p = 1; p < paths.size(); ++p)
+        for (std::size_t k = 0; k < c.files.size(); ++k) {
+          EXPECT_FALSE(outputs[0][k].empty()) << store << " " << c.args << c.files[k];
+          EXPECT_EQ(outputs[0][k], outputs[p][k])
+              << store << " store, " << c.args << ": " << c.files[k] << " differs between "
+              << paths[0] << " and " << paths[p];
+        }
+    }
+}
+
+TEST(VectorPathTest, CheckpointResumesOnAnotherPathToTheSameChain) {
+  inputs in;
+  const std::vector<std::string> paths = available_paths();
+  const std::string first = paths.back(), second = paths.front();  // widest, then portable
+  std::string out;
+  const std::string bayesr = "bayesr " + in.d + "/g.cf --quiet --digits 17 --pheno " + in.d +
+                             "/q.phen --burnin 2 --seed 5 --checkpoint-every 3";
+  ASSERT_EQ(run_on_path(first, bayesr + " --iterations 6 --out " + in.d + "/c", out), 0) << out;
+  ASSERT_EQ(run_on_path(second, bayesr + " --iterations 12 --resume --out " + in.d + "/c", out), 0)
+      << out;
+  ASSERT_EQ(run_on_path(first, bayesr + " --iterations 12 --out " + in.d + "/whole", out), 0)
+      << out;
+  for (const std::string f : {".trace.tsv", ".effects.tsv"})
+    EXPECT_EQ(test::read_file(in.d + "/c" + f), test::read_file(in.d + "/whole" + f))
+        << f << ": written on " << first << ", resumed on " << second;
+}
+
+}  // namespace
+}  // namespace colflow

@@ -5,6 +5,7 @@
 #include "colflow/preprocess/exporter.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 
@@ -31,7 +32,7 @@ command add_export(CLI::App& app) {
   app.add_option("--hard-call-threshold", o->hard_call_threshold,
                  "--bed of a dosage store: a dosage within this distance of 0, 1 or 2 becomes\n"
                  "that call, others missing (default 0.1, as PLINK 2)")
-      ->check(CLI::Range(0.0, 0.5))
+      ->check(number_range(0.0, 0.5))
       ->needs(bed);
   app.add_option("--dtype", o->dtype, "Element type of --npy: f64 (default) or f32")
       ->check(CLI::IsMember({"f64", "f32"}));

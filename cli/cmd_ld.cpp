@@ -1,4 +1,6 @@
 // colflow ld: LD between variants, PLINK 1.9's --r and --r2 with their modifiers.
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -7,6 +9,7 @@
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 namespace {
@@ -72,11 +75,14 @@ command add_ld(CLI::App& app) {
       app.add_option("--r2", o->r2, "Report r squared, with the modifiers of --r")->expected(0, -1);
   r->excludes(r2);
   app.add_option("--ld-window", o->window,
-                 "Table: pairs at most this many variants apart, minus one (default 10)");
+                 "Table: pairs at most this many variants apart, minus one (default 10)")
+      ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
   app.add_option("--ld-window-kb", o->window_kb,
-                 "Table: pairs at most this many kb apart (default 1000)");
+                 "Table: pairs at most this many kb apart (default 1000)")
+      ->check(positive_number());
   app.add_option("--ld-window-r2", o->window_r2,
-                 "Table: pairs with r squared at least this (default 0.2; 0 lists every pair)");
+                 "Table: pairs with r squared at least this (default 0.2; 0 lists every pair)")
+      ->check(number_range(0, 1));
   app.add_option("--out", o->out, "Output prefix: PREFIX.ld or PREFIX.ld.bin")->required();
   app.footer(
       "As plink --r/--r2 (PLINK 1.9): r is the correlation of the A1 dosages over the\n"

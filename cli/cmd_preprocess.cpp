@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "input_sources.hpp"
 #include "progress.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 
@@ -39,7 +40,7 @@ command add_preprocess(CLI::App& app) {
                  "Dosage input: store hard calls (genotype codec), a dosage within this\n"
                  "distance of 0, 1 or 2 becoming that call, others missing (PLINK 2's\n"
                  "rule; 0.1 with --codec genotype when not given)")
-      ->check(CLI::Range(0.0, 0.5));
+      ->check(number_range(0.0, 0.5));
   auto* shuffle = app.add_flag("--shuffle", o->shuffle,
                                "Byte-shuffle float columns before compressing (dosage stores\n"
                                "with --no-split are shuffled by default)");

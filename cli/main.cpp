@@ -11,6 +11,7 @@
 #include "colflow/cancellation.hpp"
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
+#include "option_errors.hpp"
 #include "processes.hpp"
 
 namespace {
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
                                         std::to_string(colflow::format_version_major) + "." +
                                         std::to_string(colflow::format_version_minor) + ")");
   app.require_subcommand(1);
+  colflow::cli::use_option_error_messages(app);
   app.footer("Run 'colflow COMMAND --help' for the options of a command.");
 
   std::map<CLI::App*, colflow::cli::command> commands;
@@ -93,7 +95,7 @@ int main(int argc, char** argv) {
         app.add_subcommand("verify", "Check every checksum and decode every column of a store");
     add(verify, colflow::cli::add_verify(*verify));
     auto* preprocess = app.add_subcommand(
-        "preprocess", "Convert PLINK .bed/.bim/.fam (or a dense matrix) into a store");
+        "preprocess", "Convert PLINK .bed/.bim/.fam, BGEN, VCF/BCF or a dense matrix into a store");
     add(preprocess, colflow::cli::add_preprocess(*preprocess));
     auto* simulate = app.add_subcommand(
         "simulate", "Write simulated PLINK genotypes, a phenotype and the true effects");
@@ -109,7 +111,8 @@ int main(int argc, char** argv) {
     auto* ld = app.add_subcommand("ld", "LD between variants: r or r2 as plink --r/--r2");
     add(ld, colflow::cli::add_ld(*ld));
     auto* assoc = app.add_subcommand(
-        "assoc", "Association scan: least squares of phenotypes on each column (+ covariates)");
+        "assoc",
+        "Association scan: linear or logistic (Firth) regression on each column, as plink2 --glm");
     add(assoc, colflow::cli::add_assoc(*assoc));
     auto* pca =
         app.add_subcommand("pca", "Principal components by randomised SVD over streaming passes");

@@ -26,9 +26,11 @@ std::string shown(const std::string& value) {
 
 CLI::Validator integer_range(std::uint64_t lo, std::uint64_t hi) {
   constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
-  // Unsigned options hold the largest values of their type: naming them in the rule would
+  // Options that hold the largest values of their integer type: naming those in the rule would
   // only add noise ("from 1 to 4294967295").
-  const bool open = hi == unbounded || hi == std::numeric_limits<unsigned>::max();
+  const bool open = hi == unbounded || hi == std::numeric_limits<unsigned>::max() ||
+                    hi == static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+                    hi == static_cast<std::uint64_t>(std::numeric_limits<int>::max());
   const std::string rule =
       open && lo == 1   ? "a positive integer"
       : open && lo == 0 ? "a non-negative integer"

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "test_support.hpp"
 
@@ -136,6 +138,66 @@ TEST(CliTest, BenchReportsEveryModeAsJson) {
       << out;
   EXPECT_NE(out.find("sequential"), std::string::npos) << out;
   EXPECT_NE(run("bench " + (dir / "g.cf").string() + " --mode warp", out), 0);
+}
+
+// Every numeric option of every command, as its --help lists it, given a value that is not a
+// number, one outside the range its help states, and one value too few: each refused with a
+// message that starts with the option's name and is colflow's, not the parser's defaults.
+TEST(CliTest, EveryNumericOptionIsRefusedInColflowsWords) {
+  std::string out;
+  ASSERT_EQ(run("--help", out), 0);
+  std::vector<std::string> commands;
+  {
+    std::istringstream help(out.substr(out.find("Subcommands:")));
+    std::string line;
+    std::getline(help, line);
+    while (std::getline(help, line) && line.rfind("  ", 0) == 0) {
+      std::istringstream words(line);
+      commands.emplace_back();
+      words >> commands.back();
+    }
+  }
+  ASSERT_GE(commands.size(), 16u) << out;
+  // "  --name TYPE[:RULE] [x N | ...]": the option, its type, its rule and its count.
+  const std::regex option(
+      R"(^\s+(--[a-z0-9-]+) ((?:UINT|INT|FLOAT)(?::(POSITIVE|NONNEGATIVE|in \[[-0-9.e]+ - ([-0-9.e]+)\]))?)(?: x (\d+))?)");
+  std::size_t checked = 0;
+  for (const std::string& command : commands) {
+    ASSERT_EQ(run(command + " --help", out), 0) << command;
+    std::istringstream help(out);
+    for (std::string line; std::getline(help, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, option)) continue;
+      const std::string name = m[1], rule = m[3], hi = m[4];
+      const int count = m[5].matched ? std::stoi(m[5]) : 1;
+      std::vector<std::string> bad = {"x"};
+      if (rule == "POSITIVE") bad.push_back("0");
+      if (rule == "NONNEGATIVE") bad.push_back("-1");
+      if (!hi.empty())
+        bad.push_back(hi.find('.') == std::string::npos ? std::to_string(std::stoll(hi) + 1)
+                                                        : std::to_string(std::stod(hi) * 2 + 1));
+      std::vector<std::string> given;
+      for (const std::string& value : bad) {
+        std::string args = command + " " + name;
+        for (int k = 0; k < count; ++k) args += " " + value;
+        given.push_back(args);
+      }
+      if (count > 1) {
+        std::string args = command + " " + name;
+        for (int k = 0; k < count - 1; ++k) args += " 1";
+        given.push_back(args);
+      }
+      for (const std::string& args : given) {
+        EXPECT_NE(run(args, out), 0) << args;
+        EXPECT_EQ(out.rfind(name + ": ", 0), 0u) << args << "\n" << out;
+        for (const char* parser : {"Could not convert", "At least", "At Most", "required but",
+                                   "not in range", "1797693134862315708"})
+          EXPECT_EQ(out.find(parser), std::string::npos) << args << "\n" << out;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 100u);
 }
 
 TEST(CliTest, OptionMessagesNameTheRuleAndTheValue) {

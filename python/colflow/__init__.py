@@ -583,11 +583,18 @@ def _positions_of_names(selection: Any, names: pd.Series, what: str) -> Optional
     return np.flatnonzero(names.isin(wanted).to_numpy()).astype(np.int64)
 
 
+def _is_path(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
 def _selected_rows(store: Store, keep: Any) -> np.ndarray:
-    # keep: None (every sample), IIDs (strings: a pandas Index or a list), or a row index of
-    # Store.read (integers, a slice, booleans).
+    # keep: None (every sample), a path to a sample list read as the command's --keep, IIDs
+    # (strings: a pandas Index or a list), or a row index of Store.read (integers, a slice,
+    # booleans).
     if keep is None:
         return store._resolve((None, [0]))[0]
+    if _is_path(keep):
+        return _core.keep_rows(store._core, os.fspath(keep))
     by_iid = _positions_of_names(keep, store.samples.iid, "samples")
     return by_iid if by_iid is not None else store._resolve((keep, [0]))[0]
 
@@ -626,8 +633,10 @@ def stats(
 ) -> pd.DataFrame:
     """Per-column statistics of the selected samples: ``colflow stats`` as a DataFrame.
 
-    ``store`` is an open Store or a path. ``keep`` selects samples: None (all), IIDs (strings,
-    e.g. a pandas Index) or a row index of ``Store.read`` (integers, slice, booleans);
+    ``store`` is an open Store or a path. ``keep`` selects samples: None (all), the path of a
+    sample list (read as ``--keep``: FID IID per line, a .fam works, one field is an IID), IIDs
+    (a list or pandas Index of strings) or a row index of ``Store.read`` (integers, slice,
+    booleans);
     ``columns`` selects columns the same way, by variant ID or index. Each selected sample and
     column counts once, and rows come in the store's column order, as the command's.
 
@@ -679,11 +688,25 @@ def stats(
     return pd.DataFrame(frame)
 
 
+_TABLE_FORMS = (
+    "a pandas DataFrame or Series indexed by IID, a numpy array with one row per sample, or "
+    "the path of a PLINK phenotype file (str or os.PathLike)"
+)
+
+
 def _table(store: Store, values: Any, default_name: str) -> tuple[np.ndarray, list[str]]:
     # Store rows x variables of float64 (NaN missing), matched by IID for pandas objects: a
     # Series or DataFrame indexed by IID (samples it lacks are missing, samples the store lacks
-    # ignored, as for the command's files); a numpy array has one row per store sample.
+    # ignored, as for the command's files); a numpy array has one row per store sample; a path
+    # is read by the library as the command reads --pheno and --covar.
     n = store.shape[0]
+    what = "pheno" if default_name == "PHENO" else "covar"
+    if _is_path(values):
+        r = _core.read_table(store._core, os.fspath(values), default_name)
+        table = np.asarray(r["values"]).reshape((len(r["names"]), n)).T
+        return np.asfortranarray(table), list(r["names"])
+    if not isinstance(values, (pd.Series, pd.DataFrame, np.ndarray, list, tuple)):
+        raise TypeError(f"{what} must be {_TABLE_FORMS}; got {type(values).__name__}")
     if isinstance(values, pd.Series):
         values = values.to_frame(values.name if values.name is not None else f"{default_name}1")
     if isinstance(values, pd.DataFrame):
@@ -697,7 +720,10 @@ def _table(store: Store, values: Any, default_name: str) -> tuple[np.ndarray, li
         aligned = values.reindex(store.samples.iid.to_numpy())
         table = aligned.apply(pd.to_numeric, errors="raise").to_numpy(dtype=np.float64)
     else:
-        table = np.asarray(values, dtype=np.float64)
+        try:
+            table = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{what} must be {_TABLE_FORMS}: {e}") from None
         if table.ndim == 1:
             table = table[:, None]
         if table.ndim != 2 or table.shape[0] != n:
@@ -730,6 +756,8 @@ def _sex_codes(store: Store, sex: Any) -> list[str]:
         return str(value) or "0"
 
     iids = store.samples.iid.to_numpy()
+    if _is_path(sex):
+        return list(_core.read_sexes(store._core, os.fspath(sex)))
     if isinstance(sex, pd.Series):
         index = sex.index.map(str)
         if not index.is_unique:
@@ -764,9 +792,11 @@ def assoc(
     """Association scans: ``colflow assoc``, one DataFrame per phenotype (a dict by name).
 
     ``pheno`` and ``covar`` are a pandas DataFrame or Series indexed by IID (store samples it
-    lacks are missing, others ignored) or a numpy array with one row per store sample (columns
-    named PHENO1, ... and COVAR1, ...); NaN and -9 are missing. ``keep`` and ``columns`` select
-    as in ``stats``. Each phenotype is tested as the command does: case/control when its
+    lacks are missing, others ignored), a numpy array with one row per store sample (columns
+    named PHENO1, ... and COVAR1, ...), or the path of a phenotype file, read as the command
+    reads ``--pheno`` and ``--covar`` (every PLINK 2 form: docs/ANALYSES.md); NaN and -9 are
+    missing, and anything else raises TypeError. ``keep`` and ``columns`` select as in
+    ``stats``. Each phenotype is tested as the command does: case/control when its
     values on the selected samples are all PLINK codes (1 control, 2 case, 0 missing; 0 and 1
     with ``zero_one=True``), else quantitative; ``binary`` True or False forces every one, a
     list of names the named ones to case/control (the rest quantitative).
@@ -780,8 +810,8 @@ def assoc(
     normal transform over the selected samples with a value (``--pheno-quantile-normalize``);
     ``covar_variance_standardize=True`` centres each covariate and scales it to variance 1 over
     them (``--covar-variance-standardize``). Sex chromosomes as PLINK 2 --glm, with the store's
-    sexes, or ``sex`` (``--sex FILE``): a Series indexed by IID (store samples it lacks keep
-    the store's sex) or one value per store sample, each 1 or "M" male, 2 or "F" female, 0,
+    sexes, or ``sex``: the path of a sex file (``--sex FILE``), a Series indexed by IID (store
+    samples it lacks keep the store's sex) or one value per store sample, each 1 or "M" male, 2 or "F" female, 0,
     NaN or "NA" unknown (a SEX field of plink2 --update-sex, read by its first character).
     Numbers are full binary64. Raises InvalidArgumentError when a phenotype has no usable
     sample, the covariates are collinear or a covariate to standardise is constant,

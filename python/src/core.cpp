@@ -27,4 +27,5 @@ NB_MODULE(_core, m) {
   bind_assoc(m);
   bind_regression(m);
   bind_preprocess(m);
+  bind_inputs(m);
 }

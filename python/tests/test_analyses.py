@@ -245,6 +245,62 @@ def test_assoc_inputs_and_detection(make_store):
             colflow.assoc(store, np.full(n, np.nan))
 
 
+def test_inputs_given_as_file_paths_equal_the_tables(make_store, tmp_path):
+    """pheno=, covar=, keep= and sex= as paths (str and PathLike) read by the library's own
+    readers: the same results as the DataFrame calls; anything else is a TypeError."""
+    with colflow.open(make_store("hapmap3/HapMap3")) as store:
+        y, cc, age = phenotypes(store, seed=11)
+        samples = store.samples
+        iid = samples.iid.to_numpy()
+        n = store.shape[0]
+        chrom = store.columns.chrom.to_numpy()
+        cols = np.concatenate([np.flatnonzero(chrom == "X")[:20], np.arange(0, 400, 20)])
+    with open(tmp_path / "pheno.txt", "w") as f:
+        f.write("#FID IID y cc\n")
+        for fid, i, a, b in zip(samples.fid, iid, y, cc):
+            f.write(f"{fid} {i} {'NA' if np.isnan(a) else repr(float(a))} {b:g}\n")
+    with open(tmp_path / "covar.txt", "w") as f:  # no header: PLINK 1's form
+        f.write("".join(f"{a} {b} {float(c)!r}\n" for a, b, c in zip(samples.fid, iid, age)))
+    kept = iid[::3]
+    (tmp_path / "keep.txt").write_text("".join(f"{i}\n" for i in kept))
+    sex = pd.Series(np.where(np.arange(n) % 2 == 0, "1", "2"), index=iid)
+    (tmp_path / "sex.txt").write_text("#IID SEX\n" + "".join(f"{i} {c}\n" for i, c in sex.items()))
+
+    tables = colflow.assoc(
+        store.path,
+        pd.DataFrame({"y": y, "cc": cc}, index=iid),
+        pd.DataFrame({"COVAR1": age}, index=iid),
+        keep=pd.Index(kept),
+        columns=cols,
+        sex=sex,
+    )
+    files = colflow.assoc(
+        store.path,
+        str(tmp_path / "pheno.txt"),
+        tmp_path / "covar.txt",
+        keep=tmp_path / "keep.txt",
+        columns=cols,
+        sex=str(tmp_path / "sex.txt"),
+    )
+    assert list(files) == ["y", "cc"]
+    for name in files:
+        pd.testing.assert_frame_equal(files[name], tables[name])
+    lasso_files = colflow.lasso(store.path, tmp_path / "pheno.txt", keep=str(tmp_path / "keep.txt"),
+                                columns=cols, nlambda=3)
+    lasso_tables = colflow.lasso(store.path, pd.Series(y, index=iid, name="y"),
+                                 keep=pd.Index(kept), columns=cols, nlambda=3)
+    pd.testing.assert_frame_equal(lasso_files.coefficients, lasso_tables.coefficients)
+
+    with pytest.raises(TypeError, match="pheno must be a pandas DataFrame or Series indexed by "
+                       "IID, a numpy array with one row per sample, or the path of a PLINK "
+                       "phenotype file"):
+        colflow.assoc(store.path, {"y": y})
+    with pytest.raises(TypeError, match="covar must be"):
+        colflow.assoc(store.path, y, covar=42)
+    with pytest.raises(colflow.NotFoundError, match="no-such.phen"):
+        colflow.assoc(store.path, tmp_path / "no-such.phen")
+
+
 # -- pca -----------------------------------------------------------------------------------------
 
 

@@ -70,16 +70,19 @@ class band_pass {
         rows_(rows),
         width_(full_rows ? n : first_row + rows),
         full_(full_rows),
+        mirror_(full_rows && first_row == 0 && rows == n),
         pairwise_(pairwise),
         block_(static_cast<std::size_t>(block)),
         sums_(matrix::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(width_))),
         z_(((n + tile - 1) / tile) * tile * block_, 0.0) {
     if (pairwise_) both_.setZero(sums_.rows(), sums_.cols());
-    // The tiles of the band: (I, J) with I a tile of its rows and J any tile of its width.
+    // The tiles of the band: (I, J) with I a tile of its rows and J any tile of its width, or
+    // J ≤ I where the upper triangle is the mirror of the lower.
     const std::size_t first_tile = first_ / tile, end_tile = (first_ + rows_ + tile - 1) / tile;
     const std::size_t width_tiles = (width_ + tile - 1) / tile;
     for (std::size_t i = first_tile; i < end_tile; ++i)
-      for (std::size_t j = 0; j < (full_ ? width_tiles : i + 1); ++j) tiles_.push_back({i, j});
+      for (std::size_t j = 0; j < (upper_computed() ? width_tiles : i + 1); ++j)
+        tiles_.push_back({i, j});
   }
 
   // Sets the value of sample i at the block's k-th variant.
@@ -115,6 +118,7 @@ class band_pass {
 
   // The band's entries and divisors: sums / (M − m_i − m_j + both_ij), or × 1/M.
   grm_band finish(std::size_t variants, const std::vector<std::uint32_t>& missing) {
+    if (mirror_) mirror_lower_triangle();
     grm_band band;
     band.first_row = first_;
     band.full = full_;
@@ -187,12 +191,28 @@ class band_pass {
     const auto end = missing_.begin() + static_cast<std::ptrdiff_t>(list_start_[t + 1]);
     for (auto a = std::lower_bound(begin, end, rows.begin()); a != end && *a < rows.end(); ++a) {
       const auto r = static_cast<Eigen::Index>(*a - first_);
-      for (auto b = begin; b != end && (full_ || *b <= *a); ++b) both_(r, *b) += 1;
+      for (auto b = begin; b != end && (upper_computed() || *b <= *a); ++b) both_(r, *b) += 1;
     }
   }
 
+  // Whether the entries above the diagonal are computed rather than mirrored: a square band
+  // that is not the whole matrix needs entries of rows outside it.
+  bool upper_computed() const { return full_ && !mirror_; }
+
+  // The whole square from its lower triangle: entry (j, i) is entry (i, j) to the bit (each is
+  // one chain of the same fused products, a·b = b·a).
+  void mirror_lower_triangle() {
+    for (Eigen::Index c = 1; c < sums_.cols(); ++c)
+      for (Eigen::Index r = 0; r < c; ++r) {
+        sums_(r, c) = sums_(c, r);
+        if (pairwise_) both_(r, c) = both_(c, r);
+      }
+  }
+
   std::size_t n_, first_, rows_, width_;
-  bool full_, pairwise_;
+  bool full_;
+  bool mirror_;  // a square band holding the whole matrix: the lower triangle, then mirrored
+  bool pairwise_;
   // The block's missing calls: the samples of variant t are missing_[list_start_[t] …
   // list_start_[t + 1]), ascending.
   std::vector<std::uint32_t> missing_;

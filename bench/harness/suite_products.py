@@ -83,7 +83,7 @@ def run(ctx: Context) -> list[Comparison]:
     store = ctx.ws.store(data, "genotype", "--codec", "genotype")
     square = first_columns(ctx.ws, data, 2_000 if quick else 5_000)
     square_store = ctx.ws.store(square, "genotype", "--codec", "genotype")
-    grm_data = first_columns(ctx.ws, data, 2_000 if quick else 10_000)
+    grm_data = first_columns(ctx.ws, data, 2_000 if quick else 4_000)
     grm_store = ctx.ws.store(grm_data, "genotype", "--codec", "genotype")
     weights = weights_file(ctx, data, 10)
 

@@ -37,6 +37,7 @@ __all__ = [
     "BlockStream",
     "Error",
     "FormatError",
+    "GRM",
     "InvalidArgumentError",
     "NotFoundError",
     "Store",
@@ -45,11 +46,15 @@ __all__ = [
     "assoc",
     "bayesr",
     "enet",
+    "grm",
     "lasso",
+    "ld",
+    "ld_matrix",
     "open",
     "pca",
     "preprocess",
     "ridge",
+    "score",
     "stats",
 ]
 
@@ -1305,3 +1310,7 @@ def bayesr(
     return BayesR(trace, effects, name, r["samples"], r["h2_mean"], r["h2_sd"],
                   r["nonzero_mean"], r["posterior_samples"], r["resumed_from"],
                   r["iterations_run"], r["mode"], r["seconds"], r["compute_busy_seconds"])
+
+
+# The products of the genotype matrix live in their own module, which uses the helpers above.
+from ._products import GRM, grm, ld, ld_matrix, score  # noqa: E402

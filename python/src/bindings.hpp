@@ -35,6 +35,7 @@ void bind_assoc(nb::module_& m);       // assoc
 void bind_regression(nb::module_& m);  // penalized (ridge, lasso, enet), bayesr
 void bind_preprocess(nb::module_& m);  // input_format, preprocess_files, preprocess_array
 void bind_inputs(nb::module_& m);      // the command's phenotype, keep and sex files, for a store
+void bind_products(nb::module_& m);    // score, ld, grm
 
 // Indices Python resolved with numpy: in range, in any order, with repeats.
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;

@@ -28,4 +28,5 @@ NB_MODULE(_core, m) {
   bind_regression(m);
   bind_preprocess(m);
   bind_inputs(m);
+  bind_products(m);
 }

@@ -1,0 +1,240 @@
+"""Products of the genotype matrix: polygenic scores, LD and relationship matrices.
+
+The commands ``colflow score``, ``colflow ld`` and ``colflow grm`` as functions returning pandas
+DataFrames, numpy arrays and scipy.sparse matrices (docs/PYTHON.md). Imported into the package
+by colflow/__init__.py, whose store and selection helpers it uses.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _as_store, _column_fields, _core, _progress, _selected_columns, _selected_rows
+from . import _threads, Store
+
+_SCALINGS = {None: "none", "center": "center", "variance-standardize": "variance-standardize"}
+
+
+def _selection(store: Store, keep: Any, columns: Any) -> tuple[np.ndarray, np.ndarray]:
+    return _selected_rows(store, keep), _selected_columns(store, columns)
+
+
+def _score_weights(weights: pd.DataFrame) -> tuple[list[str], list[str], np.ndarray, list[str]]:
+    # ID, allele and one float64 column per score: the first two columns and the rest.
+    if weights.shape[1] < 3:
+        raise ValueError("score weights need a variant ID, an allele and at least one weight "
+                         f"column; got columns {list(weights.columns)}")
+    ids = weights.iloc[:, 0].astype(str).tolist()
+    alleles = weights.iloc[:, 1].astype(str).tolist()
+    values = weights.iloc[:, 2:].apply(pd.to_numeric, errors="raise").to_numpy(np.float64)
+    return ids, alleles, np.ascontiguousarray(values), [str(c) for c in weights.columns[2:]]
+
+
+def score(
+    store: Store | str | os.PathLike[str],
+    weights: Any,
+    *,
+    id_col: int = 1,
+    allele_col: int = 2,
+    score_cols: Any = None,
+    header: bool | str = False,
+    keep: Any = None,
+    columns: Any = None,
+    mean_impute: bool = True,
+    scaling: str | None = None,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> pd.DataFrame:
+    """Polygenic scores: ``colflow score``, plink2's ``--score``, as a DataFrame.
+
+    ``weights`` is a score file's path, read as ``--score FILE id_col allele_col score_cols``
+    reads it (1-based columns; ``score_cols`` one number or a list, default the column after
+    the allele; ``header=True`` skips a first line, ``header="read"`` takes the scores' names
+    from it; colflow's ``bayesr`` .effects.tsv and ``lasso``/``ridge``/``enet`` .coef.tsv and
+    PGS Catalog files are recognised by their headers), or a DataFrame whose first two columns
+    are the variant ID and the named allele and whose other columns are weights, one score
+    each. Variants match by ID, then allele: the store's A1, or A2 with the dosage counted as
+    2 − d; entries the selected columns lack, or with another allele, are skipped and counted
+    in ``attrs``. Missing calls add 2f (f the named allele's frequency over the selected
+    samples) unless ``mean_impute=False`` (plink2's ``no-mean-imputation``); ``scaling`` is
+    None, "center" or "variance-standardize" (plink2's modifiers). ``keep`` and ``columns``
+    select as in ``stats``.
+
+    Returns one row per selected sample: ``#FID IID ALLELE_CT DENOM NAMED_ALLELE_DOSAGE_SUM``
+    and, per score, ``NAME_AVG`` (sum / DENOM, as the .sscore file's default) and ``NAME_SUM``,
+    full binary64. ``attrs``: ``format`` (what was read), ``entries_used``, ``missing_ids``,
+    ``allele_mismatches`` and ``columns_used``.
+    """
+    store = _as_store(store)
+    rows, cols = _selection(store, keep, columns)
+    scale = _SCALINGS.get(scaling)
+    if scale is None:
+        raise ValueError(f"scaling must be None, 'center' or 'variance-standardize', not {scaling!r}")
+    threads = _threads(num_threads)
+    with _progress(progress, "score") as report:
+        if isinstance(weights, (str, os.PathLike)):
+            picked = [] if score_cols is None else (
+                [int(score_cols)] if np.isscalar(score_cols) else [int(c) for c in score_cols])
+            head = "read" if header == "read" else "skip" if header else "none"
+            r = _core.score_from_file(store._core, rows, cols, os.fspath(weights), int(id_col),
+                                      int(allele_col), picked, head, scale, not mean_impute,
+                                      threads, report)
+        elif isinstance(weights, pd.DataFrame):
+            ids, alleles, values, names = _score_weights(weights)
+            r = _core.score_from_table(store._core, rows, cols, ids, alleles, values, names,
+                                       scale, not mean_impute, threads, report)
+        else:
+            raise TypeError("weights must be a score file's path (str or os.PathLike) or a "
+                            f"DataFrame of ID, allele and weights; got {type(weights).__name__}")
+    names = list(r["names"])
+    sums = np.asarray(r["sums"]).reshape(len(r["rows"]), len(names))
+    denominators = np.asarray(r["denominators"]).astype(np.int64)
+    samples = store.samples.iloc[r["rows"]]
+    frame = {
+        "#FID": samples.fid.to_numpy(),
+        "IID": samples.iid.to_numpy(),
+        "ALLELE_CT": np.asarray(r["allele_counts"]).astype(np.int64),
+        "DENOM": denominators,
+        "NAMED_ALLELE_DOSAGE_SUM": r["dosage_sums"],
+    }
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k, name in enumerate(names):
+            frame[f"{name}_AVG"] = np.where(denominators > 0, sums[:, k] / denominators, np.nan)
+        for k, name in enumerate(names):
+            frame[f"{name}_SUM"] = sums[:, k]
+    out = pd.DataFrame(frame)
+    out.attrs.update(format=r["format"], entries_used=int(r["entries_used"]),
+                     missing_ids=int(r["missing_ids"]),
+                     allele_mismatches=int(r["allele_mismatches"]),
+                     columns_used=int(len(r["columns"])))
+    return out
+
+
+def ld(
+    store: Store | str | os.PathLike[str],
+    *,
+    r2: bool = True,
+    window: int = 10,
+    window_kb: float = 1000,
+    min_r2: float = 0.2,
+    inter_chr: bool = False,
+    with_freqs: bool = False,
+    keep: Any = None,
+    columns: Any = None,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> pd.DataFrame:
+    """LD between variants: ``colflow ld --r2`` (or ``--r`` with ``r2=False``), PLINK 1.9's
+    table, as a DataFrame.
+
+    The pairs on one chromosome at most ``window`` − 1 selected variants and ``window_kb`` kb
+    apart (``--ld-window``, ``--ld-window-kb``) with r² ≥ ``min_r2`` (``--ld-window-r2``; 0
+    lists every pair of the window); ``inter_chr=True`` every pair, filtered by ``min_r2``
+    alone. r is the correlation of the A1 dosages over the samples called in both, exact on a
+    genotype store. Columns ``CHR_A BP_A SNP_A CHR_B BP_B SNP_B`` and ``R2`` or ``R``, with
+    ``MAF_A``/``MAF_B`` (the A1 frequencies) when ``with_freqs``.
+    """
+    store = _as_store(store)
+    rows, cols = _selection(store, keep, columns)
+    with _progress(progress, "ld") as report:
+        r = _core.ld(store._core, rows, cols, r2, "table", inter_chr, int(window),
+                     float(window_kb), float(min_r2), with_freqs, _threads(num_threads), report)
+    selected = np.asarray(r["columns"])
+    a, b = selected[np.asarray(r["a"], dtype=np.int64)], selected[np.asarray(r["b"], dtype=np.int64)]
+    fa, fb = _column_fields(store, a), _column_fields(store, b)
+    frame = {"CHR_A": fa["#CHR"], "BP_A": fa["POS"], "SNP_A": fa["ID"]}
+    if with_freqs:
+        freq = np.asarray(r["a1_freq"])
+        frame["MAF_A"] = freq[np.asarray(r["a"], dtype=np.int64)]
+    frame.update({"CHR_B": fb["#CHR"], "BP_B": fb["POS"], "SNP_B": fb["ID"]})
+    if with_freqs:
+        frame["MAF_B"] = freq[np.asarray(r["b"], dtype=np.int64)]
+    frame["R2" if r2 else "R"] = r["r2"] if r2 else r["r"]
+    return pd.DataFrame(frame)
+
+
+def ld_matrix(
+    store: Store | str | os.PathLike[str],
+    *,
+    r2: bool = False,
+    band: bool = False,
+    window: int = 10,
+    window_kb: float = 1000,
+    keep: Any = None,
+    columns: Any = None,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> Any:
+    """The LD matrix of the selected columns, r (or r² with ``r2=True``).
+
+    By default every pair: a dense numpy array (``--r square``; the diagonal 1, NaN where a
+    variant is constant over the samples with a call). ``band=True``: only the pairs within
+    ``window``/``window_kb`` (the table's window, no threshold), as a symmetric
+    ``scipy.sparse.csr_matrix``, the matrix summary-statistics methods take (``--r band``,
+    docs/FORMAT.md). Needs scipy for ``band=True``.
+    """
+    store = _as_store(store)
+    rows, cols = _selection(store, keep, columns)
+    shape = "band" if band else "square"
+    with _progress(progress, "ld") as report:
+        r = _core.ld(store._core, rows, cols, r2, shape, False, int(window), float(window_kb),
+                     0.0, False, _threads(num_threads), report)
+    m = len(r["columns"])
+    values = np.asarray(r["matrix"])
+    if not band:
+        return values.reshape(m, m)
+    import scipy.sparse  # only this form needs it
+
+    ends = np.asarray(r["band_end"], dtype=np.int64)
+    starts = np.arange(m, dtype=np.int64)
+    counts = ends - starts
+    row = np.repeat(starts, counts)
+    col = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)]) if m else row
+    upper = scipy.sparse.coo_matrix((values, (row, col)), shape=(m, m))
+    off = row != col
+    lower = scipy.sparse.coo_matrix((values[off], (col[off], row[off])), shape=(m, m))
+    return (upper + lower).tocsr()
+
+
+@dataclasses.dataclass(frozen=True)
+class GRM:
+    """A relationship matrix: ``matrix`` (samples x samples, numpy), ``variants`` (per entry,
+    the variants it was divided by), ``samples`` (``#FID IID`` of its rows) and
+    ``variants_used`` (autosomal variants in the sums)."""
+
+    matrix: np.ndarray
+    variants: np.ndarray
+    samples: pd.DataFrame
+    variants_used: int
+
+
+def grm(
+    store: Store | str | os.PathLike[str],
+    *,
+    cov: bool = False,
+    meanimpute: bool = False,
+    keep: Any = None,
+    columns: Any = None,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> GRM:
+    """The genomic relationship matrix: ``colflow grm --make-rel`` (plink2), as numpy.
+
+    Entry (i, j): the sum over the selected autosomal variants of z_i z_j, z = (x − 2p) /
+    sqrt(2p(1 − p)) (``cov=True``: x − 2p), missing calls 0, divided by the variants where both
+    samples have a call (``meanimpute=True``: by all of them); p over the selected samples. The
+    same bits as the command's matrix at any thread count.
+    """
+    store = _as_store(store)
+    rows, cols = _selection(store, keep, columns)
+    with _progress(progress, "grm") as report:
+        r = _core.grm(store._core, rows, cols, cov, meanimpute, _threads(num_threads), report)
+    n = len(r["rows"])
+    samples = store.samples.iloc[r["rows"]]
+    ids = pd.DataFrame({"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()})
+    return GRM(np.asarray(r["values"]).reshape(n, n, order="F"),
+               np.asarray(r["variants"]).reshape(n, n, order="F"), ids, int(r["variants_used"]))

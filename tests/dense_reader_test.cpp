@@ -483,7 +483,8 @@ TEST_F(NpyMalformedTest, RefusesBadOrderAndShape) {
 
 TEST_F(NpyMalformedTest, RefusesDataOfTheWrongSize) {
   auto data = matrix_bytes(100, 100, 8, false);
-  data.resize(data.size() - 8);
+  // The last value dropped (erase: resize(size - 8) trips GCC 12's overflow check at -O1).
+  data.erase(data.end() - 8, data.end());
   EXPECT_TRUE(refused(npy_file(1, npy_dict("<f8", false, "(100, 100)"), data),
                       "expected 80000 bytes of float64 data for shape (100, 100), found 79992"));
   data = matrix_bytes(5, 1, 4, true);

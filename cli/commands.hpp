@@ -25,6 +25,7 @@ command add_pca(CLI::App& app);
 command add_grm(CLI::App& app);
 command add_bayesr(CLI::App& app);
 command add_score(CLI::App& app);
+command add_wgr(CLI::App& app);
 
 enum class penalty { ridge, lasso, elastic_net };
 command add_penalized(CLI::App& app, penalty kind);

@@ -133,6 +133,9 @@ int main(int argc, char** argv) {
     auto* score = app.add_subcommand(
         "score", "Polygenic scores: weighted allele counts per sample, as plink2 --score");
     add(score, colflow::cli::add_score(*score));
+    auto* wgr = app.add_subcommand(
+        "wgr", "Whole-genome regression, regenie's step 1: LOCO predictions for assoc --loco");
+    add(wgr, colflow::cli::add_wgr(*wgr));
   }
 
   try {

@@ -1,0 +1,156 @@
+// colflow wgr: whole-genome regression (regenie's step 1), LOCO predictions for assoc --loco.
+#include <cstdio>
+#include <thread>
+
+#include "analysis_setup.hpp"
+#include "colflow/analysis/case_control.hpp"
+#include "colflow/analysis/phenotype.hpp"
+#include "colflow/analysis/wgr.hpp"
+#include "colflow/error.hpp"
+#include "commands.hpp"
+#include "memory_usage.hpp"
+
+namespace colflow::cli {
+namespace {
+
+struct wgr_flags {
+  analysis_flags common;
+  std::string pheno, covar, out;
+  std::vector<std::string> pheno_names, covar_names;
+  bool quantile_normalize = false, quantitative = false;
+  std::size_t block_size = 1000, folds = 5, level0 = 5, level1 = 5;
+  std::uint64_t memory_mib = 0;
+};
+
+// regenie's grid of `count` heritabilities: 0.01, 1/(count − 1), …, (count − 2)/(count − 1), 0.99.
+std::vector<double> heritability_grid(std::size_t count) {
+  std::vector<double> h2{0.01};
+  for (std::size_t i = 1; i + 1 < count; ++i)
+    h2.push_back(static_cast<double>(i) / static_cast<double>(count - 1));
+  h2.push_back(0.99);
+  return h2;
+}
+
+std::string format(const char* pattern, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, pattern, v);
+  return buf;
+}
+
+// The run's sizes and memory, and the refusal of a run that would not fit.
+void check_memory(analysis_run& run, const wgr_plan& plan, std::uint64_t limit) {
+  const auto bytes = [](std::uint64_t b) { return human_bytes(static_cast<double>(b)); };
+  run.log(std::to_string(plan.samples) + " samples, " + std::to_string(plan.traits) +
+          " trait(s), " + std::to_string(plan.columns) + " columns in " +
+          std::to_string(plan.blocks) + " blocks, " + std::to_string(plan.predictors) +
+          " level-1 predictors; memory " + bytes(plan.peak_bytes()) + " (predictors " +
+          bytes(plan.predictor_bytes) + ", level 0 " + bytes(plan.level0_bytes) + ", level 1 " +
+          bytes(plan.level1_bytes) + ", other " + bytes(plan.fixed_bytes) + ")" +
+          (limit != 0 ? ", limit " + bytes(limit) : std::string()));
+  if (limit != 0 && plan.peak_bytes() > limit)
+    throw error(errc::invalid_argument,
+                "wgr needs " + bytes(plan.peak_bytes()) + ", more than the limit of " +
+                    bytes(limit) +
+                    " (--memory): the predictors take traits x samples x predictors x 8 bytes; "
+                    "run fewer traits at once, or raise --block-size to have fewer predictors");
+}
+
+}  // namespace
+
+command add_wgr(CLI::App& app) {
+  auto o = std::make_shared<wgr_flags>();
+  add_analysis_flags(app, o->common);
+  app.add_option("--pheno", o->pheno, "Trait file, as assoc reads it (docs/ANALYSES.md)")
+      ->required();
+  app.add_option("--pheno-name", o->pheno_names, "Trait columns to fit (default: all)");
+  app.add_option("--covar", o->covar, "Covariate file, same format");
+  app.add_option("--covar-name", o->covar_names, "Covariate columns to use (default: all)");
+  app.add_flag("--pheno-quantile-normalize", o->quantile_normalize,
+               "Replace each trait by its rank-based inverse normal transform, as assoc does");
+  app.add_flag("--quantitative", o->quantitative,
+               "Fit traits that look case/control (only 1, 2 and missing) as quantitative");
+  app.add_option("--block-size,--bsize", o->block_size,
+                 "Columns per level-0 block, within a chromosome")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
+  app.add_option("--folds,--cv", o->folds, "Folds of the cross-validation (consecutive samples)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{1000}))
+      ->capture_default_str();
+  app.add_option("--l0", o->level0, "Shrinkage values of level 0 (heritabilities 0.01 ... 0.99)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{100}))
+      ->capture_default_str();
+  app.add_option("--l1", o->level1, "Shrinkage values of level 1, likewise")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{100}))
+      ->capture_default_str();
+  app.add_option("--memory", o->memory_mib,
+                 "MiB the run may use (default: half the available memory); a run that needs "
+                 "more is refused before it starts");
+  app.add_option("--out", o->out,
+                 "Output prefix: PREFIX_<i>.loco per trait, PREFIX_pred.list, PREFIX.wgr.tsv")
+      ->required();
+  app.footer(
+      "Step 1 of regenie (Mbatchou et al. 2021), for quantitative traits: covariates projected\n"
+      "out of traits and columns; level 0, ridge regressions of blocks of columns within each\n"
+      "chromosome at shrinkages M(1 - h2)/h2, fitted on all folds but one and predicting that\n"
+      "one; level 1, a ridge regression of the trait on those predictions, its shrinkage chosen\n"
+      "by cross-validation; then, per chromosome, the prediction from every other chromosome.\n"
+      "Columns on chromosomes 1-22 and X are used (X counted as 23); others are left out.\n"
+      "PREFIX_<i>.loco and PREFIX_pred.list are regenie's files: give the list to\n"
+      "'colflow assoc --loco' or to regenie's step 2 (--pred). PREFIX.wgr.tsv lists each\n"
+      "trait's level-1 shrinkages with their cross-validated mean squared error.\n"
+      "With one trait, the samples without it are left out; with several, a missing value is\n"
+      "the trait's mean (as regenie does).");
+  return [o] {
+    analysis_run run("wgr", o->common);
+    const store& s = run.source();
+    phenotype_table traits = read_phenotypes(o->pheno, s.samples(), o->pheno_names, "PHENO");
+    run.log(o->pheno + ": " + std::to_string(traits.matched_samples) + " of " +
+            std::to_string(traits.file_samples) + " samples in the store, " +
+            std::to_string(traits.names.size()) + " trait(s)");
+    const auto& kept = run.selected().row_kept;
+    for (std::size_t p = 0; p < traits.names.size() && !o->quantitative; ++p)
+      if (is_case_control(traits, p, kept, case_control_codes::one_two))
+        throw error(errc::invalid_argument,
+                    traits.names[p] +
+                        " looks case/control (only 1, 2 and missing): wgr fits quantitative "
+                        "traits; --quantitative fits it as one");
+    if (o->quantile_normalize) quantile_normalize(traits, kept);
+    phenotype_table covar;
+    if (!o->covar.empty()) {
+      covar = read_phenotypes(o->covar, s.samples(), o->covar_names, "COVAR");
+      run.log(o->covar + ": " + std::to_string(covar.names.size()) + " covariate(s)");
+    } else if (!o->covar_names.empty()) {
+      throw error(errc::invalid_argument, "--covar-name needs --covar");
+    }
+    const phenotype_table* covariates = o->covar.empty() ? nullptr : &covar;
+    wgr_options options;
+    options.block_size = o->block_size;
+    options.folds = o->folds;
+    options.level0_h2 = heritability_grid(o->level0);
+    options.level1_h2 = heritability_grid(o->level1);
+    const std::size_t threads =
+        o->common.threads != 0 ? o->common.threads : std::thread::hardware_concurrency();
+    check_memory(run,
+                 plan_wgr(s, run.selected(), traits, covariates, options, std::max<std::size_t>(
+                                                                               threads, 1)),
+                 o->memory_mib != 0 ? o->memory_mib << 20 : available_memory() / 2);
+    const wgr_result result =
+        whole_genome_regression(s, run.selected(), traits, covariates, options, run.options());
+    if (result.left_out_columns != 0)
+      run.log(std::to_string(result.left_out_columns) +
+              " selected columns are not on chromosomes 1-22 or X: left out");
+    if (result.constant_columns != 0)
+      run.log(std::to_string(result.constant_columns) +
+              " columns are constant once the covariates are projected out: they predict nothing");
+    for (const wgr_trait& t : result.traits)
+      run.log(t.name + ": level 1 h2 " + format("%g", options.level1_h2[t.chosen]) +
+              ", cross-validated R2 " + format("%.4f", t.cv_r2) + " (" +
+              std::to_string(t.values) + " values)");
+    const wgr_files files = write_wgr(s, result, o->out, o->common.digits);
+    run.log("wrote " + files.pred_list.string() + ", " + files.summary.string() + " and " +
+            std::to_string(files.loco.size()) + " .loco file(s)");
+    return 0;
+  };
+}
+
+}  // namespace colflow::cli

@@ -1,0 +1,221 @@
+// regenie's LOCO prediction files: PREFIX_<i>.loco and PREFIX_pred.list written from step 1,
+// read back for step 2 (whichever tool wrote them).
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/result_table_internal.hpp"
+#include "colflow/analysis/wgr.hpp"
+#include "colflow/error.hpp"
+#include "colflow/io/staged_output.hpp"
+
+namespace colflow {
+namespace {
+
+constexpr Eigen::Index loco_chromosomes = 23;
+
+std::string fid_iid(const sample_info& s) { return s.fid + "_" + s.iid; }
+
+// A text file written under a staged name, published by commit().
+class staged_text {
+ public:
+  explicit staged_text(std::filesystem::path target) : output_(std::move(target)) {
+    file_ = std::fopen(output_.path().c_str(), "wb");
+    if (!file_) fail();
+  }
+  ~staged_text() {
+    if (file_) std::fclose(file_);
+  }
+  staged_text(const staged_text&) = delete;
+  staged_text& operator=(const staged_text&) = delete;
+
+  void put(std::string_view s) {
+    if (std::fwrite(s.data(), 1, s.size(), file_) != s.size()) fail();
+  }
+  void close() {
+    std::FILE* f = std::exchange(file_, nullptr);
+    if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0) {
+      std::fclose(f);
+      fail();
+    }
+    if (std::fclose(f) != 0) fail();
+  }
+  void commit() { output_.commit(); }
+  const std::filesystem::path& target() const noexcept { return output_.target(); }
+
+ private:
+  [[noreturn]] void fail() const {
+    throw error(errc::io_error, output_.target().string() + ": cannot write");
+  }
+  staged_output output_;
+  std::FILE* file_ = nullptr;
+};
+
+// `v` with `digits` significant digits, %g style.
+void put_number(std::string& line, double v, int digits) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits);
+  line.append(buf, r.ptr);
+}
+
+void write_loco_file(staged_text& out, const store& s, const wgr_result& result,
+                     const wgr_trait& t, int digits) {
+  std::string line = "FID_IID";
+  for (const std::size_t r : result.rows) {
+    const sample_info& sample = s.samples()[r];
+    line.append(" ").append(sample.fid).append("_").append(sample.iid);
+  }
+  out.put(line + "\n");
+  for (Eigen::Index c = 0; c < loco_chromosomes; ++c) {
+    line = std::to_string(c + 1);
+    for (Eigen::Index i = 0; i < t.loco.cols(); ++i) {
+      line += ' ';
+      put_number(line, t.loco(c, i), digits);
+    }
+    out.put(line + "\n");
+  }
+  out.close();
+}
+
+void write_summary(staged_text& out, const wgr_result& result, int digits) {
+  out.put("TRAIT\tN\tVALUES\tLEVEL1_H2_INDEX\tTAU\tCV_MSE\tCHOSEN\n");
+  for (const wgr_trait& t : result.traits)
+    for (std::size_t j = 0; j < t.level1_tau.size(); ++j) {
+      std::string line = t.name + "\t" + std::to_string(result.rows.size()) + "\t" +
+                         std::to_string(t.values) + "\t" + std::to_string(j + 1) + "\t";
+      put_number(line, t.level1_tau[j], digits);
+      line += '\t';
+      put_number(line, t.level1_mse[j], digits);
+      line += j == t.chosen ? "\t1\n" : "\t0\n";
+      out.put(line);
+    }
+  out.close();
+}
+
+[[noreturn]] void bad_line(const std::filesystem::path& file, std::size_t line,
+                           const std::string& what) {
+  throw error(errc::bad_input, file.string() + ":" + std::to_string(line) + ": " + what);
+}
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> fields;
+  for (std::string f; in >> f;) fields.push_back(std::move(f));
+  return fields;
+}
+
+// Store rows by FID_IID; `ambiguous` for a key two samples share.
+constexpr std::size_t ambiguous = std::numeric_limits<std::size_t>::max();
+std::unordered_map<std::string, std::size_t> rows_by_key(const std::vector<sample_info>& samples) {
+  std::unordered_map<std::string, std::size_t> rows;
+  for (std::size_t r = 0; r < samples.size(); ++r) {
+    const auto [it, inserted] = rows.emplace(fid_iid(samples[r]), r);
+    if (!inserted) it->second = ambiguous;
+  }
+  return rows;
+}
+
+Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
+                               const std::vector<sample_info>& samples) {
+  std::ifstream in(file);
+  if (!in) throw error(errc::not_found, file.string() + ": cannot open the LOCO file");
+  std::string line;
+  if (!std::getline(in, line)) bad_line(file, 1, "empty, expected a header FID_IID ...");
+  const std::vector<std::string> header = fields_of(line);
+  if (header.empty() || header[0] != "FID_IID")
+    bad_line(file, 1, "the header must start with FID_IID");
+  const auto keys = rows_by_key(samples);
+  std::vector<std::size_t> row_of(header.size(), ambiguous);  // ambiguous: not in the store
+  std::vector<std::uint8_t> seen(samples.size(), 0);
+  for (std::size_t k = 1; k < header.size(); ++k) {
+    const auto it = keys.find(header[k]);
+    if (it == keys.end()) continue;
+    if (it->second == ambiguous)
+      bad_line(file, 1, header[k] + " names several samples of the store");
+    if (seen[it->second]++) bad_line(file, 1, header[k] + " is listed twice");
+    row_of[k] = it->second;
+  }
+  Eigen::MatrixXd values =
+      Eigen::MatrixXd::Constant(loco_chromosomes, static_cast<Eigen::Index>(samples.size()),
+                                std::numeric_limits<double>::quiet_NaN());
+  for (Eigen::Index c = 0; c < loco_chromosomes; ++c) {
+    const std::size_t number = static_cast<std::size_t>(c) + 2;
+    if (!std::getline(in, line))
+      bad_line(file, number, "missing: a line per chromosome 1-23 is expected");
+    const std::vector<std::string> fields = fields_of(line);
+    if (fields.empty() || fields[0] != std::to_string(c + 1))
+      bad_line(file, number, "expected the line of chromosome " + std::to_string(c + 1));
+    if (fields.size() != header.size())
+      bad_line(file, number, std::to_string(fields.size() - 1) + " values for " +
+                                 std::to_string(header.size() - 1) + " samples");
+    for (std::size_t k = 1; k < fields.size(); ++k) {
+      if (row_of[k] == ambiguous || fields[k] == "NA") continue;
+      double v = 0;
+      const char* end = fields[k].data() + fields[k].size();
+      const auto r = std::from_chars(fields[k].data(), end, v);
+      if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v))
+        bad_line(file, number, "'" + fields[k] + "' is not a number");
+      values(c, static_cast<Eigen::Index>(row_of[k])) = v;
+    }
+  }
+  return values;
+}
+
+}  // namespace
+
+wgr_files write_wgr(const store& s, const wgr_result& result, const std::filesystem::path& prefix,
+                    int digits) {
+  detail::check_digits(digits);
+  wgr_files files;
+  std::vector<std::unique_ptr<staged_text>> outputs;
+  std::string list;
+  for (std::size_t p = 0; p < result.traits.size(); ++p) {
+    files.loco.push_back(
+        detail::prefixed(prefix, std::string("_").append(std::to_string(p + 1)).append(".loco")));
+    outputs.push_back(std::make_unique<staged_text>(files.loco.back()));
+    write_loco_file(*outputs.back(), s, result, result.traits[p], digits);
+    list += result.traits[p].name + " " + std::filesystem::absolute(files.loco.back()).string() +
+            "\n";
+  }
+  files.summary = detail::prefixed(prefix, ".wgr.tsv");
+  outputs.push_back(std::make_unique<staged_text>(files.summary));
+  write_summary(*outputs.back(), result, digits);
+  files.pred_list = detail::prefixed(prefix, "_pred.list");
+  outputs.push_back(std::make_unique<staged_text>(files.pred_list));
+  outputs.back()->put(list);
+  outputs.back()->close();
+  for (auto& out : outputs) out->commit();
+  return files;
+}
+
+loco_predictions read_loco(const std::filesystem::path& pred_list,
+                           const std::vector<sample_info>& samples) {
+  std::ifstream in(pred_list);
+  if (!in) throw error(errc::not_found, pred_list.string() + ": cannot open the prediction list");
+  loco_predictions out;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    const std::vector<std::string> fields = fields_of(line);
+    if (fields.empty()) continue;
+    if (fields.size() != 2)
+      bad_line(pred_list, number, "expected two fields: the trait and its .loco file");
+    for (const std::string& t : out.traits)
+      if (t == fields[0]) bad_line(pred_list, number, fields[0] + " is listed twice");
+    std::filesystem::path file = fields[1];
+    if (file.is_relative()) file = pred_list.parent_path() / file;
+    out.traits.push_back(fields[0]);
+    out.values.push_back(read_loco_file(file, samples));
+  }
+  if (out.traits.empty()) throw error(errc::bad_input, pred_list.string() + ": no trait listed");
+  return out;
+}
+
+}  // namespace colflow

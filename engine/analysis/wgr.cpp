@@ -1,0 +1,318 @@
+// Whole-genome regression, `colflow wgr`: the samples and traits set up, one pass of level-0
+// blocks over the store, then level 1 and the LOCO predictions per trait.
+#include "colflow/analysis/wgr.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/analysis_stream_internal.hpp"
+#include "analysis/standardized_columns_internal.hpp"
+#include "analysis/wgr_ridge_internal.hpp"
+#include "colflow/error.hpp"
+
+namespace colflow {
+namespace {
+
+using matrix = Eigen::MatrixXd;
+constexpr int chromosomes = 23;
+
+void check_options(const wgr_options& o) {
+  if (o.block_size == 0) throw error(errc::invalid_argument, "wgr: the block size must be positive");
+  if (o.folds < 2) throw error(errc::invalid_argument, "wgr: at least 2 folds are needed");
+  for (const auto* grid : {&o.level0_h2, &o.level1_h2}) {
+    if (grid->empty()) throw error(errc::invalid_argument, "wgr: a heritability grid is empty");
+    for (const double h2 : *grid)
+      if (!(h2 > 0 && h2 < 1))
+        throw error(errc::invalid_argument,
+                    "wgr: heritabilities must lie in (0, 1), not " + std::to_string(h2));
+  }
+}
+
+// The shrinkage of each heritability for `count` predictors: count · (1 − h²) / h².
+std::vector<double> shrinkages(std::span<const double> h2, std::size_t count) {
+  std::vector<double> out;
+  for (const double h : h2) out.push_back(static_cast<double>(count) * (1 - h) / h);
+  return out;
+}
+
+// The samples used, the covariates' orthonormal basis and the scaled traits.
+struct wgr_samples {
+  std::vector<std::size_t> rows;
+  std::vector<std::uint8_t> used;  // per store row
+  matrix basis;                    // n × c, orthonormal, spanning the intercept and covariates
+  matrix y;                        // n × traits: adjusted and scaled
+};
+
+// Selected rows with every covariate and a value of some trait (of the trait, with one).
+std::vector<std::size_t> usable_rows(const selection& sel, const phenotype_table& traits,
+                                     const phenotype_table* covariates) {
+  std::vector<std::size_t> rows;
+  for (const std::size_t r : sel.rows) {
+    const auto i = static_cast<Eigen::Index>(r);
+    const bool covariates_known = !covariates || !covariates->values.row(i).hasNaN();
+    const bool some_trait = (traits.values.row(i).array() == traits.values.row(i).array()).any();
+    if (covariates_known && some_trait) rows.push_back(r);
+  }
+  return rows;
+}
+
+// An orthonormal basis of [1, covariates] over the rows; refuses covariates that are constant
+// or collinear there.
+matrix covariate_basis(const std::vector<std::size_t>& rows, const phenotype_table* covariates) {
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  const Eigen::Index c = 1 + (covariates ? covariates->values.cols() : 0);
+  matrix x(n, c);
+  x.col(0).setOnes();
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 1; j < c; ++j)
+      x(i, j) = covariates->values(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]),
+                                   j - 1);
+  const Eigen::ColPivHouseholderQR<matrix> qr(x);
+  if (qr.rank() < c)
+    throw error(errc::invalid_argument,
+                "wgr: the covariates are constant or collinear among the samples used");
+  return qr.householderQ() * matrix::Identity(n, c);
+}
+
+// v − Q Qᵀ v, then scaled to ‖v‖² = n − c; returns the scale (‖v‖ / √(n − c) before).
+double adjust_and_scale(const matrix& basis, Eigen::Ref<Eigen::VectorXd> v) {
+  v -= basis * (basis.transpose() * v);
+  const double scale = v.norm() / std::sqrt(static_cast<double>(basis.rows() - basis.cols()));
+  if (scale > 0) v /= scale;
+  return scale;
+}
+
+wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
+                           const phenotype_table* covariates, std::size_t folds,
+                           std::vector<wgr_trait>& out) {
+  wgr_samples s;
+  s.rows = usable_rows(sel, traits, covariates);
+  const std::size_t c = 1 + (covariates ? covariates->names.size() : 0);
+  if (s.rows.size() < std::max(2 * folds, c + 2))
+    throw error(errc::invalid_argument,
+                "wgr: " + std::to_string(s.rows.size()) +
+                    " samples have the covariates and a trait value: too few for " +
+                    std::to_string(folds) + " folds");
+  s.used.assign(sel.row_kept.size(), 0);
+  for (const std::size_t r : s.rows) s.used[r] = 1;
+  s.basis = covariate_basis(s.rows, covariates);
+  const auto n = static_cast<Eigen::Index>(s.rows.size());
+  s.y.resize(n, traits.values.cols());
+  for (Eigen::Index p = 0; p < traits.values.cols(); ++p) {
+    wgr_trait& t = out.emplace_back();
+    t.name = traits.names[static_cast<std::size_t>(p)];
+    double sum = 0;
+    for (const std::size_t r : s.rows)
+      if (const double v = traits.values(static_cast<Eigen::Index>(r), p); !std::isnan(v)) {
+        sum += v;
+        ++t.values;
+      }
+    if (t.values < 2 * folds)
+      throw error(errc::invalid_argument, "wgr: " + t.name + " has " + std::to_string(t.values) +
+                                              " values among the samples used: too few");
+    const double mean = sum / static_cast<double>(t.values);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double v = traits.values(static_cast<Eigen::Index>(s.rows[static_cast<std::size_t>(i)]), p);
+      s.y(i, p) = std::isnan(v) ? mean : v;
+    }
+    t.scale = adjust_and_scale(s.basis, s.y.col(p));
+    if (!(t.scale > 0))
+      throw error(errc::invalid_argument,
+                  "wgr: " + t.name + " is constant once the covariates are projected out");
+  }
+  return s;
+}
+
+// The columns of step 1 in chromosome order (store order within one), and each chromosome's
+// blocks.
+struct wgr_layout {
+  std::vector<std::size_t> order;     // selection positions
+  std::vector<std::size_t> columns;   // the store columns, same order
+  std::vector<std::size_t> block_end; // per block: one past its last entry of `order`
+  // Per chromosome 1-23: its blocks [first, end).
+  std::vector<std::pair<std::size_t, std::size_t>> chromosome_blocks;
+  std::size_t left_out = 0;
+};
+
+wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size) {
+  wgr_layout l;
+  std::vector<std::vector<std::size_t>> by_chromosome(chromosomes);
+  for (std::size_t p = 0; p < sel.columns.size(); ++p) {
+    const int c = wgr_chromosome(s.columns()[sel.columns[p]].chrom);
+    if (c == 0)
+      ++l.left_out;
+    else
+      by_chromosome[static_cast<std::size_t>(c - 1)].push_back(p);
+  }
+  for (const auto& positions : by_chromosome) {
+    const std::size_t first = l.block_end.size();
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      l.order.push_back(positions[i]);
+      l.columns.push_back(sel.columns[positions[i]]);
+      if ((i + 1) % block_size == 0 || i + 1 == positions.size())
+        l.block_end.push_back(l.order.size());
+    }
+    l.chromosome_blocks.emplace_back(first, l.block_end.size());
+  }
+  if (l.order.empty())
+    throw error(errc::invalid_argument,
+                "wgr: no selected column is on chromosomes 1-22 or X (" + s.path().string() + ")");
+  return l;
+}
+
+// Level 0 over the stream: each column standardised, adjusted and scaled into its block; each
+// full block's predictions into every trait's predictor matrix.
+class level0_pass {
+ public:
+  level0_pass(const store& s, const selection& sel, const wgr_samples& samples,
+              const wgr_layout& layout, const detail::sample_folds& folds,
+              const wgr_options& o, std::size_t columns)
+      : samples_(samples),
+        layout_(layout),
+        folds_(folds),
+        columns_(s, sel, samples.used),
+        lambdas_(shrinkages(o.level0_h2, columns)),
+        full_(s.num_rows()) {
+    const auto n = static_cast<Eigen::Index>(samples.rows.size());
+    const auto predictors = static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size());
+    w_.assign(static_cast<std::size_t>(samples.y.cols()), matrix(n, predictors));
+  }
+
+  // The kernel of the pass: column `v` is entry v.position of the layout's order.
+  bool add(const column_view<double>& v) {
+    const std::size_t entry = v.position;
+    const std::size_t block_first = block_ == 0 ? 0 : layout_.block_end[block_ - 1];
+    if (entry == block_first)
+      g_.resize(static_cast<Eigen::Index>(samples_.rows.size()),
+                static_cast<Eigen::Index>(layout_.block_end[block_] - block_first));
+    put(layout_.order[entry], v, g_.col(static_cast<Eigen::Index>(entry - block_first)));
+    if (entry + 1 == layout_.block_end[block_]) finish_block();
+    return true;
+  }
+
+  std::size_t constant_columns() const noexcept { return constant_; }
+  std::vector<matrix>& predictors() noexcept { return w_; }
+
+ private:
+  void put(std::size_t p, const column_view<double>& v, Eigen::Ref<Eigen::VectorXd> out) {
+    columns_.learn(p, v);
+    if (columns_.constant(p)) {
+      out.setZero();
+      ++constant_;
+      return;
+    }
+    columns_.values(p, v, full_.data());
+    for (std::size_t i = 0; i < samples_.rows.size(); ++i)
+      out[static_cast<Eigen::Index>(i)] = full_[samples_.rows[i]];
+    // z has SD 1 before the covariates are projected out: a relative test of what is left.
+    if (!(adjust_and_scale(samples_.basis, out) > 1e-6)) {
+      out.setZero();
+      ++constant_;
+    }
+  }
+
+  void finish_block() {
+    const auto traits = samples_.y.cols();
+    const auto r = static_cast<Eigen::Index>(lambdas_.size());
+    matrix predictions(g_.rows(), r * traits);
+    detail::level0_block(g_, samples_.y, folds_, lambdas_, predictions);
+    for (Eigen::Index p = 0; p < traits; ++p)
+      for (Eigen::Index j = 0; j < r; ++j) {
+        const Eigen::Index c = static_cast<Eigen::Index>(block_) * r + j;
+        w_[static_cast<std::size_t>(p)].col(c) = predictions.col(j * traits + p);
+        detail::standardize_predictor(w_[static_cast<std::size_t>(p)], c);
+      }
+    ++block_;
+  }
+
+  const wgr_samples& samples_;
+  const wgr_layout& layout_;
+  const detail::sample_folds& folds_;
+  detail::standardized_columns columns_;
+  std::vector<double> lambdas_;
+  std::vector<double> full_;
+  matrix g_;
+  std::size_t block_ = 0, constant_ = 0;
+  std::vector<matrix> w_;
+};
+
+}  // namespace
+
+int wgr_chromosome(const std::string& chrom) noexcept {
+  if (chrom == "X" || chrom == "x") return 23;
+  if (chrom.empty() || chrom.size() > 2) return 0;
+  int c = 0;
+  for (const char ch : chrom) {
+    if (ch < '0' || ch > '9') return 0;
+    c = c * 10 + (ch - '0');
+  }
+  return c >= 1 && c <= chromosomes ? c : 0;
+}
+
+wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& traits,
+                  const phenotype_table* covariates, const wgr_options& options,
+                  std::size_t threads) {
+  check_options(options);
+  const wgr_layout layout = lay_out(s, sel, options.block_size);
+  wgr_plan plan;
+  plan.samples = usable_rows(sel, traits, covariates).size();
+  plan.traits = traits.names.size();
+  plan.columns = layout.order.size();
+  plan.blocks = layout.block_end.size();
+  plan.predictors = plan.blocks * options.level0_h2.size();
+  const auto n = static_cast<std::uint64_t>(plan.samples), p = std::uint64_t{plan.traits},
+             c = std::uint64_t{plan.predictors}, k = std::uint64_t{options.folds},
+             b = std::uint64_t{std::min(options.block_size, plan.columns)},
+             r = std::uint64_t{options.level0_h2.size()};
+  plan.predictor_bytes = 8 * p * n * c;
+  plan.level0_bytes = 8 * (n * b + n * r * p + 2 * k * b * b);
+  plan.level1_bytes = 8 * (k * c * c + 2 * std::uint64_t{threads} * c * c);
+  const std::uint64_t covariate_count = 1 + (covariates ? covariates->names.size() : 0);
+  plan.fixed_bytes = 8 * (n * (covariate_count + p) + s.num_rows());
+  return plan;
+}
+
+wgr_result whole_genome_regression(const store& s, const selection& sel,
+                                   const phenotype_table& traits, const phenotype_table* covariates,
+                                   const wgr_options& options, const analysis_options& analysis) {
+  check_options(options);
+  if (traits.names.empty()) throw error(errc::invalid_argument, "wgr: no trait");
+  wgr_result result;
+  const wgr_samples samples = set_up_samples(sel, traits, covariates, options.folds, result.traits);
+  const wgr_layout layout = lay_out(s, sel, options.block_size);
+  const detail::sample_folds folds(samples.rows.size(), options.folds);
+  result.rows = samples.rows;
+  result.covariates = static_cast<std::size_t>(samples.basis.cols());
+  result.columns = layout.order.size();
+  result.left_out_columns = layout.left_out;
+  result.blocks = layout.block_end.size();
+  result.fold_starts = folds.starts();
+
+  level0_pass level0(s, sel, samples, layout, folds, options, result.columns);
+  detail::analysis_stream stream(s, analysis, s.type() != value_type::genotype, "wgr level 0");
+  result.pass = stream.columns.run(layout.columns,
+                                   [&](const column_view<double>& v) { return level0.add(v); });
+  result.constant_columns = level0.constant_columns();
+
+  const std::size_t r = options.level0_h2.size();
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> ranges;
+  for (const auto& [first, end] : layout.chromosome_blocks)
+    ranges.emplace_back(static_cast<Eigen::Index>(first * r), static_cast<Eigen::Index>(end * r));
+  const std::vector<double> taus = shrinkages(options.level1_h2, result.blocks * r);
+  for (std::size_t p = 0; p < result.traits.size(); ++p) {
+    wgr_trait& t = result.traits[p];
+    const Eigen::VectorXd y = samples.y.col(static_cast<Eigen::Index>(p));
+    detail::level1_fit fit =
+        detail::level1_ridge(level0.predictors()[p], y, folds, taus, ranges);
+    level0.predictors()[p] = matrix();  // freed as soon as its trait is done
+    t.level1_tau = taus;
+    t.level1_mse = std::move(fit.mse);
+    t.chosen = fit.chosen;
+    t.cv_r2 = 1 - t.level1_mse[t.chosen] * static_cast<double>(y.size()) / y.squaredNorm();
+    t.loco = std::move(fit.loco);
+  }
+  return result;
+}
+
+}  // namespace colflow

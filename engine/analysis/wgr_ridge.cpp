@@ -1,0 +1,140 @@
+// The ridge levels of whole-genome regression: cross-validated fits of a block of columns
+// (level 0) and of one trait's block predictions (level 1).
+#include <tbb/parallel_for.h>
+
+#include <Eigen/Cholesky>
+#include <cmath>
+
+#include "analysis/wgr_ridge_internal.hpp"
+#include "colflow/error.hpp"
+
+namespace colflow::detail {
+namespace {
+
+using matrix = Eigen::MatrixXd;
+
+// Per fold k, the lower triangle of X_kᵀX_k and X_kᵀY_k over its rows: one task per fold.
+void fold_products(const matrix& x, const matrix& y, const sample_folds& folds,
+                   std::vector<matrix>& gram, std::vector<matrix>& cross) {
+  const std::size_t k_count = folds.count();
+  gram.assign(k_count, matrix());
+  cross.assign(k_count, matrix());
+  tbb::parallel_for(std::size_t{0}, k_count, [&](std::size_t k) {
+    const auto first = static_cast<Eigen::Index>(folds.begin(k)),
+               rows = static_cast<Eigen::Index>(folds.size(k));
+    const auto xk = x.middleRows(first, rows);
+    gram[k] = matrix::Zero(x.cols(), x.cols());
+    gram[k].selfadjointView<Eigen::Lower>().rankUpdate(xk.transpose());
+    cross[k] = xk.transpose() * y.middleRows(first, rows);
+  });
+}
+
+// The sums over every fold but `k`, added in fold order.
+void other_folds(const std::vector<matrix>& parts, std::size_t k, matrix& sum) {
+  sum = matrix::Zero(parts[0].rows(), parts[0].cols());
+  for (std::size_t m = 0; m < parts.size(); ++m)
+    if (m != k) sum += parts[m];
+}
+
+// (A + shrinkage·I)⁻¹ r with A's lower triangle; A + shrinkage·I is positive definite for a
+// positive shrinkage, A being a Gram matrix.
+matrix ridge_solve(const matrix& a, double shrinkage, const matrix& r) {
+  matrix shifted = a;
+  shifted.diagonal().array() += shrinkage;
+  const Eigen::LLT<matrix, Eigen::Lower> llt(shifted);
+  if (llt.info() != Eigen::Success)
+    throw error(errc::invalid_argument, "ridge regression: the system is not positive definite");
+  return llt.solve(r);
+}
+
+}  // namespace
+
+sample_folds::sample_folds(std::size_t n, std::size_t k) {
+  if (k < 2 || n < k)
+    throw error(errc::invalid_argument, std::to_string(n) + " samples cannot form " +
+                                            std::to_string(k) + " folds (at least 2, and one "
+                                                                "sample each)");
+  const std::size_t each = n / k;
+  for (std::size_t f = 0; f < k; ++f) starts_.push_back(f * each);
+  starts_.push_back(n);
+}
+
+void level0_block(const matrix& g, const matrix& y, const sample_folds& folds,
+                  std::span<const double> lambdas, matrix& predictions) {
+  std::vector<matrix> gram, cross;
+  fold_products(g, y, folds, gram, cross);
+  const auto traits = y.cols();
+  tbb::parallel_for(std::size_t{0}, folds.count(), [&](std::size_t k) {
+    matrix a, r;
+    other_folds(gram, k, a);
+    other_folds(cross, k, r);
+    const auto first = static_cast<Eigen::Index>(folds.begin(k)),
+               rows = static_cast<Eigen::Index>(folds.size(k));
+    for (std::size_t j = 0; j < lambdas.size(); ++j)
+      predictions.block(first, static_cast<Eigen::Index>(j) * traits, rows, traits).noalias() =
+          g.middleRows(first, rows) * ridge_solve(a, lambdas[j], r);
+  });
+}
+
+void standardize_predictor(matrix& w, Eigen::Index c) {
+  auto col = w.col(c);
+  const auto n = static_cast<double>(w.rows());
+  const double mean = col.sum() / n;
+  col.array() -= mean;
+  const double sd = std::sqrt(col.squaredNorm() / (n - 1));
+  if (sd > 0)
+    col /= sd;
+  else
+    col.setZero();
+}
+
+level1_fit level1_ridge(const matrix& w, const Eigen::VectorXd& y, const sample_folds& folds,
+                        std::span<const double> taus,
+                        std::span<const std::pair<Eigen::Index, Eigen::Index>> chromosome_columns) {
+  std::vector<matrix> gram, cross;
+  fold_products(w, y, folds, gram, cross);
+  const std::size_t k_count = folds.count(), t_count = taus.size();
+  // Per fold: the coefficients at every τ (C × |τ|) and the held-out squared errors.
+  std::vector<matrix> beta(k_count);
+  std::vector<std::vector<double>> sse(k_count, std::vector<double>(t_count));
+  tbb::parallel_for(std::size_t{0}, k_count, [&](std::size_t k) {
+    matrix a, r;
+    other_folds(gram, k, a);
+    other_folds(cross, k, r);
+    beta[k].resize(w.cols(), static_cast<Eigen::Index>(t_count));
+    const auto first = static_cast<Eigen::Index>(folds.begin(k)),
+               rows = static_cast<Eigen::Index>(folds.size(k));
+    for (std::size_t t = 0; t < t_count; ++t) {
+      beta[k].col(static_cast<Eigen::Index>(t)) = ridge_solve(a, taus[t], r);
+      sse[k][t] = (y.segment(first, rows) -
+                   w.middleRows(first, rows) * beta[k].col(static_cast<Eigen::Index>(t)))
+                      .squaredNorm();
+    }
+  });
+  level1_fit fit;
+  fit.mse.assign(t_count, 0.0);
+  for (std::size_t t = 0; t < t_count; ++t) {
+    for (std::size_t k = 0; k < k_count; ++k) fit.mse[t] += sse[k][t];
+    fit.mse[t] /= static_cast<double>(w.rows());
+    if (fit.mse[t] < fit.mse[fit.chosen]) fit.chosen = t;
+  }
+  // Per fold, each chromosome's part of the held-out prediction; LOCO = total − part.
+  const auto chromosomes = static_cast<Eigen::Index>(chromosome_columns.size());
+  fit.loco.resize(chromosomes, w.rows());
+  tbb::parallel_for(std::size_t{0}, k_count, [&](std::size_t k) {
+    const auto first = static_cast<Eigen::Index>(folds.begin(k)),
+               rows = static_cast<Eigen::Index>(folds.size(k));
+    const auto b = beta[k].col(static_cast<Eigen::Index>(fit.chosen));
+    matrix parts(chromosomes, rows);
+    for (Eigen::Index c = 0; c < chromosomes; ++c) {
+      const auto [begin, end] = chromosome_columns[static_cast<std::size_t>(c)];
+      parts.row(c) = (w.block(first, begin, rows, end - begin) * b.segment(begin, end - begin))
+                         .transpose();
+    }
+    const Eigen::RowVectorXd total = parts.colwise().sum();
+    fit.loco.middleCols(first, rows) = (-parts).rowwise() + total;
+  });
+  return fit;
+}
+
+}  // namespace colflow::detail

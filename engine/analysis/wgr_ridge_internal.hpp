@@ -1,0 +1,53 @@
+// The two ridge levels of whole-genome regression (analysis/wgr.hpp) on matrices in memory:
+// a level-0 block of standardised columns, the level-1 predictors of one trait. Both fit on all
+// folds but one and predict that one, so that no sample's prediction comes from a model that
+// saw it. Each fold's products and solves are computed by one task, in a fixed order, so the
+// results do not depend on the thread count.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace colflow::detail {
+
+// K consecutive folds of n samples: ⌊n/K⌋ each, the last one taking the rest (regenie's).
+class sample_folds {
+ public:
+  sample_folds(std::size_t n, std::size_t k);
+  std::size_t count() const noexcept { return starts_.size() - 1; }
+  std::size_t begin(std::size_t k) const noexcept { return starts_[k]; }
+  std::size_t size(std::size_t k) const noexcept { return starts_[k + 1] - starts_[k]; }
+  // The first sample of each fold, then n.
+  const std::vector<std::size_t>& starts() const noexcept { return starts_; }
+
+ private:
+  std::vector<std::size_t> starts_;
+};
+
+// Level 0 of one block: g (n × b standardised columns), y (n × P scaled traits). For each fold k
+// and shrinkage λ_j, β = (Σ_{other folds} GᵀG + λ_j I)⁻¹ Σ_{other folds} Gᵀy predicts fold k's
+// rows; prediction (j, p) goes to column j·P + p of `predictions` (n × |λ|·P).
+void level0_block(const Eigen::MatrixXd& g, const Eigen::MatrixXd& y, const sample_folds& folds,
+                  std::span<const double> lambdas, Eigen::MatrixXd& predictions);
+
+// Centres column `c` of `w` and scales it to SD 1 (n − 1 in the denominator); a constant
+// column becomes zeros.
+void standardize_predictor(Eigen::MatrixXd& w, Eigen::Index c);
+
+// Level 1 of one trait: ridge regression of y on the columns of w, without intercept.
+struct level1_fit {
+  std::vector<double> mse;  // per τ: Σ over folds of ‖y_k − W_k β_k(τ)‖², divided by n
+  std::size_t chosen = 0;   // the τ of the smallest error
+  Eigen::MatrixXd loco;     // chromosomes × n: every fold's held-out prediction without c
+};
+
+// `chromosome_columns[c]` is the range [first, end) of w's columns on chromosome c + 1 (w's
+// columns are in chromosome order). Each sample's prediction uses the fit of the folds
+// without it, at the chosen τ.
+level1_fit level1_ridge(const Eigen::MatrixXd& w, const Eigen::VectorXd& y,
+                        const sample_folds& folds, std::span<const double> taus,
+                        std::span<const std::pair<Eigen::Index, Eigen::Index>> chromosome_columns);
+
+}  // namespace colflow::detail

@@ -1,0 +1,143 @@
+/// @file wgr.hpp
+/// Whole-genome regression with leave-one-chromosome-out (LOCO) predictions: regenie's step 1
+/// (Mbatchou et al., Nat Genet 2021), `colflow wgr`.
+///
+/// On the samples used (selected, with every covariate and, for each trait, a value; with
+/// several traits a missing value is the trait's mean over the others, as regenie does):
+/// - covariates (an intercept and the covariate file's columns) are projected out of the traits
+///   and of the genotype columns (a missing call is first the column's mean), and each is
+///   scaled to ‖v‖² = n − c (c the covariates' rank, the intercept included);
+/// - **level 0**: the columns of each chromosome, in store order, form blocks of
+///   `block_size`; the samples form `folds` consecutive folds of ⌊n/K⌋ (the last one takes the
+///   rest). For each block, fold k and shrinkage λ_j = M(1 − h²_j)/h²_j (M the columns of
+///   step 1), the ridge fit β = (GᵀG + λ_j I)⁻¹ Gᵀy on the other folds predicts fold k's
+///   samples: one predictor per block and λ_j, each then centred and scaled to SD 1;
+/// - **level 1**: ridge regression of the trait on those predictors, without intercept, at
+///   τ_j = C(1 − h²_j)/h²_j (C the predictors), fitted on all folds but k to predict fold k;
+///   the τ_j with the smallest cross-validated squared error wins;
+/// - the **LOCO prediction** of chromosome c for a sample of fold k is fold k's level-1 fit
+///   over the predictors of every other chromosome.
+/// The predictions are on the scale of the covariate-adjusted, scaled trait. Every product is
+/// computed in a fixed order on fixed ranges, so the results depend neither on the thread count
+/// nor on the in-flight depth.
+///
+/// Unlike regenie, a column constant among the samples (or a combination of the covariates)
+/// is kept at zero rather than refused: it counts in M and predicts nothing. Samples outside
+/// the analysis take no part at any level (regenie lets them into level 1 with the predictors'
+/// centred zeros), so the two agree when every sample of the store is analysed.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "colflow/analysis/analysis.hpp"
+#include "colflow/analysis/phenotype.hpp"
+#include "colflow/analysis/selection.hpp"
+#include "colflow/store/store.hpp"
+
+namespace colflow {
+
+struct wgr_options {
+  std::size_t block_size = 1000;  ///< columns per level-0 block (within a chromosome)
+  std::size_t folds = 5;          ///< K of the cross-validation, at least 2
+  /// The heritabilities that set the shrinkage of level 0 and of level 1, each in (0, 1).
+  std::vector<double> level0_h2 = {0.01, 0.25, 0.5, 0.75, 0.99};
+  std::vector<double> level1_h2 = {0.01, 0.25, 0.5, 0.75, 0.99};
+};
+
+/// The chromosome number of a store column as whole-genome regression counts them: 1-22, X
+/// (or 23) as 23; 0 for every other code (Y, XY, MT, contigs), which step 1 leaves out.
+int wgr_chromosome(const std::string& chrom) noexcept;
+
+/// The model of one trait.
+struct wgr_trait {
+  std::string name;
+  std::size_t values = 0;  ///< samples with a value (the others took the mean)
+  double scale = 0;        ///< the covariate-adjusted trait's ‖y‖ / √(n − c), before scaling
+  /// Per level-1 shrinkage: its τ and the cross-validated mean squared error, Σ (y − ŷ)² / n.
+  std::vector<double> level1_tau, level1_mse;
+  std::size_t chosen = 0;  ///< index of the τ with the smallest error
+  double cv_r2 = 0;        ///< 1 − that error's sum / Σ y², on the scaled trait
+  /// loco(c − 1, i): the prediction for sample i (of `wgr_result::rows`) without chromosome c,
+  /// c = 1 … 23.
+  Eigen::MatrixXd loco;
+};
+
+struct wgr_result {
+  std::vector<std::size_t> rows;  ///< the store rows used, increasing
+  std::size_t covariates = 0;     ///< c: the covariates' rank, the intercept included
+  std::size_t columns = 0;        ///< M: columns of step 1
+  std::size_t constant_columns = 0;  ///< of them, constant once the covariates are projected out
+  std::size_t left_out_columns = 0;  ///< selected columns on chromosomes step 1 does not use
+  std::size_t blocks = 0;
+  std::vector<std::size_t> fold_starts;  ///< first position in `rows` of each fold, and n
+  std::vector<wgr_trait> traits;
+  pass_stats pass;
+};
+
+/// What a run will use, known before it starts: its sizes and the memory of its largest
+/// parts, in bytes. With n samples, P traits, B blocks of at most b columns, R = |level0_h2|,
+/// K folds, C = B·R predictors and T threads:
+/// - predictors: P · n · C · 8 (every trait's level-0 predictions, held until its level 1);
+/// - level 0: n·b·8 (the block) + n·R·P·8 (its predictions) + 2·K·b²·8 (the folds' products);
+/// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve);
+/// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.
+/// The peak is predictors + max(level 0, level 1) + fixed.
+struct wgr_plan {
+  std::size_t samples = 0, traits = 0, columns = 0, blocks = 0, predictors = 0;
+  std::uint64_t predictor_bytes = 0, level0_bytes = 0, level1_bytes = 0, fixed_bytes = 0;
+  std::uint64_t peak_bytes() const noexcept {
+    return predictor_bytes + std::max(level0_bytes, level1_bytes) + fixed_bytes;
+  }
+};
+
+/// The plan of whole_genome_regression(s, sel, traits, covariates, options) on `threads`
+/// threads. Throws what that call throws for its options, samples and columns.
+wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& traits,
+                  const phenotype_table* covariates, const wgr_options& options,
+                  std::size_t threads);
+
+/// Runs step 1 for every trait of `traits` (quantitative) in one pass over the store.
+/// `covariates` may be null. Throws colflow::error invalid_argument for options out of range,
+/// a trait without values or constant, fewer samples than folds, collinear covariates, no
+/// column on chromosomes 1-23; the stream's errors otherwise.
+wgr_result whole_genome_regression(const store& s, const selection& sel,
+                                   const phenotype_table& traits, const phenotype_table* covariates,
+                                   const wgr_options& options = {},
+                                   const analysis_options& analysis = {});
+
+/// The files of `colflow wgr` for an output prefix (the prefix followed by the text): regenie's
+/// PREFIX_<i>.loco per trait (i from 1), PREFIX_pred.list, and PREFIX.wgr.tsv, a line per trait
+/// and level-1 shrinkage.
+struct wgr_files {
+  std::vector<std::filesystem::path> loco;
+  std::filesystem::path pred_list, summary;
+};
+
+/// Writes step 1's files. A .loco file is regenie's: a header `FID_IID` and the samples'
+/// FID_IID, then a line per chromosome 1-23, its number and the predictions; PREFIX_pred.list
+/// names each trait's file (absolute paths). Staged outputs, committed together. Throws
+/// colflow::error naming the file.
+wgr_files write_wgr(const store& s, const wgr_result& result, const std::filesystem::path& prefix,
+                    int digits = 6);
+
+/// LOCO predictions read for step 2, per trait: loco(c − 1, row) for store row `row`, NaN for a
+/// sample the file does not have.
+struct loco_predictions {
+  std::vector<std::string> traits;
+  std::vector<Eigen::MatrixXd> values;  ///< per trait: 23 × store rows
+};
+
+/// Reads a PREFIX_pred.list (regenie's or colflow's) and the .loco files it names (relative
+/// paths from the list's folder), matching samples by FID_IID to the store's. Throws
+/// colflow::error bad_input naming the file and line for a malformed list or file, a sample
+/// listed twice, a chromosome line out of order; not_found for a missing file.
+loco_predictions read_loco(const std::filesystem::path& pred_list,
+                           const std::vector<sample_info>& samples);
+
+}  // namespace colflow

@@ -8,6 +8,7 @@
 #include "colflow/analysis/case_control.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/sex_chromosomes.hpp"
+#include "colflow/analysis/wgr.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
@@ -22,7 +23,7 @@ bool listed(const std::vector<std::string>& list, const std::string& name) {
 
 struct assoc_options {
   analysis_flags common;
-  std::string pheno, covar, out, sex;
+  std::string pheno, covar, out, sex, loco;
   std::vector<std::string> pheno_names, covar_names, binary, quantitative;
   bool quantile_normalize = false, covar_standardize = false, zero_one = false, beta = false;
   std::string firth = "fallback";
@@ -64,6 +65,20 @@ void split_phenotypes(const assoc_options& o, const phenotype_table& all,
         b || (!q && (all_binary || (!all_quantitative && is_case_control(all, p, kept, codes))));
     (is_binary ? binary : quantitative).push_back(p);
   }
+}
+
+// Each quantitative phenotype's LOCO predictions from the list, in the table's order.
+std::vector<Eigen::MatrixXd> loco_of(const std::string& list, const phenotype_table& pheno,
+                                     const store& s) {
+  loco_predictions all = read_loco(list, s.samples());
+  std::vector<Eigen::MatrixXd> out;
+  for (const std::string& name : pheno.names) {
+    const auto it = std::find(all.traits.begin(), all.traits.end(), name);
+    if (it == all.traits.end())
+      throw error(errc::invalid_argument, "--loco " + list + ": no line for the phenotype " + name);
+    out.push_back(std::move(all.values[static_cast<std::size_t>(it - all.traits.begin())]));
+  }
+  return out;
 }
 
 }  // namespace
@@ -113,6 +128,10 @@ command add_assoc(CLI::App& app) {
       "Samples' sexes for X and Y tests, as plink2 --update-sex reads them: FID IID SEX\n"
       "lines, or a header #FID IID ... SEX ... / #IID ... SEX ...; SEX 1/M male, 2/F\n"
       "female, 0/NA unknown. Samples absent keep the store's sex (the .fam's)");
+  app.add_option("--loco,--pred", o->loco,
+                 "LOCO predictions of whole-genome regression (PREFIX_pred.list of colflow wgr\n"
+                 "or regenie's step 1): each column tested on the trait less its chromosome's\n"
+                 "prediction, as regenie's step 2; quantitative traits, chromosomes 1-22 and X");
   app.add_option("--out", o->out,
                  "Output prefix: writes PREFIX.<phenotype>.assoc.tsv (quantitative) or "
                  "PREFIX.<phenotype>.logistic.tsv (case/control)")
@@ -167,6 +186,11 @@ command add_assoc(CLI::App& app) {
               " needs --covar");
     }
     const phenotype_table* covariates = o->covar.empty() ? nullptr : &covar;
+    if (!o->loco.empty() && !cases.names.empty())
+      throw error(errc::invalid_argument,
+                  "--loco: " + cases.names[0] +
+                      " is case/control; LOCO predictions apply to quantitative traits "
+                      "(--quantitative tests it as one)");
     const std::vector<sample_sex> sexes =
         o->sex.empty() ? sexes_of(s.samples())
                        : read_sex_file(o->sex, s.samples(), sexes_of(s.samples()));
@@ -178,9 +202,18 @@ command add_assoc(CLI::App& app) {
     assoc_summary linear, logistic;
     if (!pheno.names.empty()) {
       if (is_writer()) linear_tables.emplace(s, pheno.names, o->out, o->common.digits);
-      linear =
-          linear_association(s, run.selected(), pheno, covariates,
-                             linear_tables ? linear_tables->sink() : discard, run.options(), sexes);
+      const assoc_sink sink = linear_tables ? linear_tables->sink() : assoc_sink(discard);
+      if (o->loco.empty()) {
+        linear = linear_association(s, run.selected(), pheno, covariates, sink, run.options(), sexes);
+      } else {
+        std::size_t untested = 0;
+        const std::vector<Eigen::MatrixXd> loco = loco_of(o->loco, pheno, s);
+        linear = linear_association_loco(s, run.selected(), pheno, covariates, loco, sink, untested,
+                                         run.options(), sexes);
+        if (untested != 0)
+          run.log(std::to_string(untested) +
+                  " columns are not on chromosomes 1-22 or X: not tested with --loco");
+      }
     }
     if (!cases.names.empty()) {
       if (is_writer())

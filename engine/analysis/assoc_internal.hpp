@@ -9,6 +9,9 @@
 
 namespace colflow::detail {
 
+// Adds the figures of pass `p` to `to`: one summary for a scan made of several passes.
+void add_pass(pass_stats& to, const pass_stats& p);
+
 // A scan of `sel` on this process alone, with these options, handing results to a sink.
 using local_association =
     std::function<assoc_summary(const selection&, const assoc_sink&, const analysis_options&)>;

@@ -6,6 +6,17 @@
 #include "colflow/error.hpp"
 
 namespace colflow::detail {
+
+void add_pass(pass_stats& to, const pass_stats& p) {
+  to.columns += p.columns;
+  to.bytes_read += p.bytes_read;
+  to.bytes_decoded += p.bytes_decoded;
+  to.wall_seconds += p.wall_seconds;
+  to.compute_busy_seconds += p.compute_busy_seconds;
+  to.compute_wait_seconds += p.compute_wait_seconds;
+  to.stopped_early = to.stopped_early || p.stopped_early;
+}
+
 namespace {
 
 enum class treatment { as_given, x, y, mt };
@@ -35,16 +46,6 @@ selection restricted(const selection& sel, std::vector<std::size_t> columns, con
       out.rows.push_back(i);
     }
   return out;
-}
-
-void add_pass(pass_stats& to, const pass_stats& p) {
-  to.columns += p.columns;
-  to.bytes_read += p.bytes_read;
-  to.bytes_decoded += p.bytes_decoded;
-  to.wall_seconds += p.wall_seconds;
-  to.compute_busy_seconds += p.compute_busy_seconds;
-  to.compute_wait_seconds += p.compute_wait_seconds;
-  to.stopped_early = to.stopped_early || p.stopped_early;
 }
 
 // Scans the phenotypes one at a time, those that cannot be tested among the run's samples

@@ -85,6 +85,22 @@ assoc_summary linear_association(const store& s, const selection& sel,
                                  const analysis_options& options = {},
                                  std::span<const sample_sex> sex = {});
 
+/// The scan of linear_association with whole-genome regression's LOCO predictions (regenie's
+/// step 2): a column on chromosome c (1-22, X as 23) is tested on each phenotype minus s·loco(c),
+/// s being the phenotype's covariate-adjusted scale (‖y − ŷ‖ / √(n − k) over its samples, k the
+/// covariates with the intercept), the scale whole_genome_regression() fitted its predictions
+/// on. `loco` holds one matrix per phenotype, 23 × store rows (read_loco(); NaN: a sample without
+/// a prediction, left out of that phenotype). Columns on other chromosomes are not tested; their
+/// count is returned in `untested`. Runs one scan per chromosome, in the order the selection
+/// first meets them, so results reach the sink in the selection's order for a store sorted by
+/// chromosome. Throws as linear_association, and invalid_argument for a `loco` of another shape.
+assoc_summary linear_association_loco(const store& s, const selection& sel,
+                                      const phenotype_table& phenotypes,
+                                      const phenotype_table* covariates,
+                                      std::span<const Eigen::MatrixXd> loco, const assoc_sink& sink,
+                                      std::size_t& untested, const analysis_options& options = {},
+                                      std::span<const sample_sex> sex = {});
+
 /// When logistic regression uses Firth's penalised likelihood.
 enum class firth_mode : std::uint8_t {
   fallback,  ///< when the plain fit cannot be trusted (PLINK 2's default): a zero count of

@@ -1,0 +1,92 @@
+// assoc --loco: the linear scan per chromosome, each phenotype less its LOCO prediction.
+#include <Eigen/QR>
+#include <cmath>
+#include <map>
+
+#include "analysis/assoc_internal.hpp"
+#include "colflow/analysis/assoc.hpp"
+#include "colflow/analysis/wgr.hpp"
+#include "colflow/error.hpp"
+
+namespace colflow {
+namespace {
+
+constexpr Eigen::Index loco_chromosomes = 23;
+
+// Phenotype p's covariate-adjusted scale over the rows with the phenotype, every covariate and
+// a prediction: ‖y − ŷ‖ / √(n − k), ŷ the least-squares fit on the intercept and covariates.
+double adjusted_scale(const phenotype_table& phenotypes, Eigen::Index p,
+                      const phenotype_table* covariates, const std::vector<std::uint8_t>& kept,
+                      const Eigen::MatrixXd& loco) {
+  std::vector<Eigen::Index> rows;
+  for (Eigen::Index r = 0; r < phenotypes.values.rows(); ++r)
+    if (kept[static_cast<std::size_t>(r)] && !std::isnan(phenotypes.values(r, p)) &&
+        !std::isnan(loco(0, r)) && !(covariates && covariates->values.row(r).hasNaN()))
+      rows.push_back(r);
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  const Eigen::Index k = 1 + (covariates ? covariates->values.cols() : 0);
+  if (n <= k)
+    throw error(errc::invalid_argument, phenotypes.names[static_cast<std::size_t>(p)] +
+                                            ": too few samples with a LOCO prediction");
+  Eigen::MatrixXd x(n, k);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    x(i, 0) = 1;
+    if (covariates) x.row(i).tail(k - 1) = covariates->values.row(rows[i]);
+    y[i] = phenotypes.values(rows[i], p);
+  }
+  const Eigen::VectorXd residual = y - x * x.colPivHouseholderQr().solve(y);
+  return residual.norm() / std::sqrt(static_cast<double>(n - k));
+}
+
+}  // namespace
+
+assoc_summary linear_association_loco(const store& s, const selection& sel,
+                                      const phenotype_table& phenotypes,
+                                      const phenotype_table* covariates,
+                                      std::span<const Eigen::MatrixXd> loco, const assoc_sink& sink,
+                                      std::size_t& untested, const analysis_options& options,
+                                      std::span<const sample_sex> sex) {
+  const Eigen::Index np = phenotypes.values.cols(), rows = phenotypes.values.rows();
+  if (static_cast<Eigen::Index>(loco.size()) != np)
+    throw error(errc::invalid_argument, "assoc --loco: one LOCO matrix per phenotype is needed");
+  for (const Eigen::MatrixXd& m : loco)
+    if (m.rows() != loco_chromosomes || m.cols() != rows)
+      throw error(errc::invalid_argument, "assoc --loco: a LOCO matrix is not 23 x store rows");
+  std::vector<double> scale(static_cast<std::size_t>(np));
+  for (Eigen::Index p = 0; p < np; ++p)
+    scale[static_cast<std::size_t>(p)] =
+        adjusted_scale(phenotypes, p, covariates, sel.row_kept, loco[static_cast<std::size_t>(p)]);
+
+  // The selected columns by chromosome, chromosomes in the order the selection meets them.
+  std::vector<int> order;
+  std::map<int, std::vector<std::size_t>> columns;
+  untested = 0;
+  for (const std::size_t c : sel.columns) {
+    const int chromosome = wgr_chromosome(s.columns()[c].chrom);
+    if (chromosome == 0) {
+      ++untested;
+      continue;
+    }
+    if (columns[chromosome].empty()) order.push_back(chromosome);
+    columns[chromosome].push_back(c);
+  }
+  assoc_summary summary;
+  summary.samples_used.assign(static_cast<std::size_t>(np), 0);
+  for (const int chromosome : order) {
+    selection part = sel;
+    part.columns = columns[chromosome];
+    phenotype_table adjusted = phenotypes;
+    for (Eigen::Index p = 0; p < np; ++p)
+      adjusted.values.col(p) -= scale[static_cast<std::size_t>(p)] *
+                                loco[static_cast<std::size_t>(p)].row(chromosome - 1).transpose();
+    const assoc_summary run =
+        linear_association(s, part, adjusted, covariates, sink, options, sex);
+    summary.covariates = run.covariates;
+    summary.samples_used = run.samples_used;
+    detail::add_pass(summary.pass, run.pass);
+  }
+  return summary;
+}
+
+}  // namespace colflow

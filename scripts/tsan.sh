@@ -47,7 +47,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 targets=(
   # the flow graph and the analyses on it
   column_stream_test stats_test assoc_test logistic_assoc_test pca_test penalized_test
-  bayesr_test scale_test score_test ld_test grm_test
+  bayesr_test scale_test score_test ld_test grm_test wgr_test
   # the sample blocks' team of threads, and the analyses on it at 1, 2 and 3 threads
   sample_blocks_test
   # parallel preprocessing, simulation and export, concurrent store reads, the CLI on top

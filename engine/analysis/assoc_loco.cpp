@@ -80,8 +80,7 @@ assoc_summary linear_association_loco(const store& s, const selection& sel,
     for (Eigen::Index p = 0; p < np; ++p)
       adjusted.values.col(p) -= scale[static_cast<std::size_t>(p)] *
                                 loco[static_cast<std::size_t>(p)].row(chromosome - 1).transpose();
-    const assoc_summary run =
-        linear_association(s, part, adjusted, covariates, sink, options, sex);
+    const assoc_summary run = linear_association(s, part, adjusted, covariates, sink, options, sex);
     summary.covariates = run.covariates;
     summary.samples_used = run.samples_used;
     detail::add_pass(summary.pass, run.pass);

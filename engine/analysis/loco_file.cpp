@@ -2,6 +2,7 @@
 // read back for step 2 (whichever tool wrote them).
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -66,8 +67,8 @@ void put_number(std::string& line, double v, int digits) {
   line.append(buf, r.ptr);
 }
 
-void write_loco_file(staged_text& out, const store& s, const wgr_result& result,
-                     const wgr_trait& t, int digits) {
+void write_loco_file(staged_text& out, const store& s, const wgr_result& result, const wgr_trait& t,
+                     int digits) {
   std::string line = "FID_IID";
   for (const std::size_t r : result.rows) {
     const sample_info& sample = s.samples()[r];
@@ -143,6 +144,10 @@ Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
     if (seen[it->second]++) bad_line(file, 1, header[k] + " is listed twice");
     row_of[k] = it->second;
   }
+  if (std::all_of(seen.begin(), seen.end(), [](std::uint8_t x) { return x == 0; }))
+    bad_line(file, 1,
+             "no sample of the store is in the header (IDs FID_IID, e.g. " +
+                 (samples.empty() ? std::string("none") : fid_iid(samples[0])) + ")");
   Eigen::MatrixXd values =
       Eigen::MatrixXd::Constant(loco_chromosomes, static_cast<Eigen::Index>(samples.size()),
                                 std::numeric_limits<double>::quiet_NaN());
@@ -154,8 +159,9 @@ Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
     if (fields.empty() || fields[0] != std::to_string(c + 1))
       bad_line(file, number, "expected the line of chromosome " + std::to_string(c + 1));
     if (fields.size() != header.size())
-      bad_line(file, number, std::to_string(fields.size() - 1) + " values for " +
-                                 std::to_string(header.size() - 1) + " samples");
+      bad_line(file, number,
+               std::to_string(fields.size() - 1) + " values for " +
+                   std::to_string(header.size() - 1) + " samples");
     for (std::size_t k = 1; k < fields.size(); ++k) {
       if (row_of[k] == ambiguous || fields[k] == "NA") continue;
       double v = 0;
@@ -182,8 +188,8 @@ wgr_files write_wgr(const store& s, const wgr_result& result, const std::filesys
         detail::prefixed(prefix, std::string("_").append(std::to_string(p + 1)).append(".loco")));
     outputs.push_back(std::make_unique<staged_text>(files.loco.back()));
     write_loco_file(*outputs.back(), s, result, result.traits[p], digits);
-    list += result.traits[p].name + " " + std::filesystem::absolute(files.loco.back()).string() +
-            "\n";
+    list +=
+        result.traits[p].name + " " + std::filesystem::absolute(files.loco.back()).string() + "\n";
   }
   files.summary = detail::prefixed(prefix, ".wgr.tsv");
   outputs.push_back(std::make_unique<staged_text>(files.summary));

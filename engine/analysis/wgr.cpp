@@ -5,6 +5,7 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "analysis/analysis_stream_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
@@ -18,7 +19,8 @@ using matrix = Eigen::MatrixXd;
 constexpr int chromosomes = 23;
 
 void check_options(const wgr_options& o) {
-  if (o.block_size == 0) throw error(errc::invalid_argument, "wgr: the block size must be positive");
+  if (o.block_size == 0)
+    throw error(errc::invalid_argument, "wgr: the block size must be positive");
   if (o.folds < 2) throw error(errc::invalid_argument, "wgr: at least 2 folds are needed");
   for (const auto* grid : {&o.level0_h2, &o.level1_h2}) {
     if (grid->empty()) throw error(errc::invalid_argument, "wgr: a heritability grid is empty");
@@ -66,8 +68,8 @@ matrix covariate_basis(const std::vector<std::size_t>& rows, const phenotype_tab
   x.col(0).setOnes();
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 1; j < c; ++j)
-      x(i, j) = covariates->values(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]),
-                                   j - 1);
+      x(i, j) =
+          covariates->values(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]), j - 1);
   const Eigen::ColPivHouseholderQR<matrix> qr(x);
   if (qr.rank() < c)
     throw error(errc::invalid_argument,
@@ -113,13 +115,17 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
                                               " values among the samples used: too few");
     const double mean = sum / static_cast<double>(t.values);
     for (Eigen::Index i = 0; i < n; ++i) {
-      const double v = traits.values(static_cast<Eigen::Index>(s.rows[static_cast<std::size_t>(i)]), p);
+      const double v =
+          traits.values(static_cast<Eigen::Index>(s.rows[static_cast<std::size_t>(i)]), p);
       s.y(i, p) = std::isnan(v) ? mean : v;
     }
+    const double spread = (s.y.col(p).array() - mean).matrix().norm();
     t.scale = adjust_and_scale(s.basis, s.y.col(p));
-    if (!(t.scale > 0))
-      throw error(errc::invalid_argument,
-                  "wgr: " + t.name + " is constant once the covariates are projected out");
+    // Relative to the trait's own spread: rounding leaves a residual of ~1e-16 of it.
+    if (!(t.scale * std::sqrt(static_cast<double>(n)) > 1e-9 * spread) || spread == 0)
+      throw error(errc::invalid_argument, "wgr: " + t.name +
+                                              " is constant once the covariates are projected "
+                                              "out (the intercept included)");
   }
   return s;
 }
@@ -127,9 +133,9 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
 // The columns of step 1 in chromosome order (store order within one), and each chromosome's
 // blocks.
 struct wgr_layout {
-  std::vector<std::size_t> order;     // selection positions
-  std::vector<std::size_t> columns;   // the store columns, same order
-  std::vector<std::size_t> block_end; // per block: one past its last entry of `order`
+  std::vector<std::size_t> order;      // selection positions
+  std::vector<std::size_t> columns;    // the store columns, same order
+  std::vector<std::size_t> block_end;  // per block: one past its last entry of `order`
   // Per chromosome 1-23: its blocks [first, end).
   std::vector<std::pair<std::size_t, std::size_t>> chromosome_blocks;
   std::size_t left_out = 0;
@@ -166,8 +172,8 @@ wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size)
 class level0_pass {
  public:
   level0_pass(const store& s, const selection& sel, const wgr_samples& samples,
-              const wgr_layout& layout, const detail::sample_folds& folds,
-              const wgr_options& o, std::size_t columns)
+              const wgr_layout& layout, const detail::sample_folds& folds, const wgr_options& o,
+              std::size_t columns)
       : samples_(samples),
         layout_(layout),
         folds_(folds),
@@ -239,7 +245,10 @@ class level0_pass {
 
 }  // namespace
 
-int wgr_chromosome(const std::string& chrom) noexcept {
+int wgr_chromosome(const std::string& code) noexcept {
+  std::string_view chrom = code;
+  if (chrom.size() > 3 && (chrom.starts_with("chr") || chrom.starts_with("CHR")))
+    chrom.remove_prefix(3);
   if (chrom == "X" || chrom == "x") return 23;
   if (chrom.empty() || chrom.size() > 2) return 0;
   int c = 0;
@@ -303,8 +312,7 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   for (std::size_t p = 0; p < result.traits.size(); ++p) {
     wgr_trait& t = result.traits[p];
     const Eigen::VectorXd y = samples.y.col(static_cast<Eigen::Index>(p));
-    detail::level1_fit fit =
-        detail::level1_ridge(level0.predictors()[p], y, folds, taus, ranges);
+    detail::level1_fit fit = detail::level1_ridge(level0.predictors()[p], y, folds, taus, ranges);
     level0.predictors()[p] = matrix();  // freed as soon as its trait is done
     t.level1_tau = taus;
     t.level1_mse = std::move(fit.mse);

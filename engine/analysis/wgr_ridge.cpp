@@ -52,8 +52,9 @@ matrix ridge_solve(const matrix& a, double shrinkage, const matrix& r) {
 sample_folds::sample_folds(std::size_t n, std::size_t k) {
   if (k < 2 || n < k)
     throw error(errc::invalid_argument, std::to_string(n) + " samples cannot form " +
-                                            std::to_string(k) + " folds (at least 2, and one "
-                                                                "sample each)");
+                                            std::to_string(k) +
+                                            " folds (at least 2, and one "
+                                            "sample each)");
   const std::size_t each = n / k;
   for (std::size_t f = 0; f < k; ++f) starts_.push_back(f * each);
   starts_.push_back(n);
@@ -128,8 +129,8 @@ level1_fit level1_ridge(const matrix& w, const Eigen::VectorXd& y, const sample_
     matrix parts(chromosomes, rows);
     for (Eigen::Index c = 0; c < chromosomes; ++c) {
       const auto [begin, end] = chromosome_columns[static_cast<std::size_t>(c)];
-      parts.row(c) = (w.block(first, begin, rows, end - begin) * b.segment(begin, end - begin))
-                         .transpose();
+      parts.row(c) =
+          (w.block(first, begin, rows, end - begin) * b.segment(begin, end - begin)).transpose();
     }
     const Eigen::RowVectorXd total = parts.colwise().sum();
     fit.loco.middleCols(first, rows) = (-parts).rowwise() + total;

@@ -7,6 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
+# The references' linear algebra on one thread: OpenBLAS's threads spin against the colflow
+# processes the tests start (a 300 x 300 solve took 0.1 s instead of 1 ms on 2 busy cores).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 import pandas as pd
 import pytest

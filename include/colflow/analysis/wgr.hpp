@@ -51,14 +51,15 @@ struct wgr_options {
 };
 
 /// The chromosome number of a store column as whole-genome regression counts them: 1-22, X
-/// (or 23) as 23; 0 for every other code (Y, XY, MT, contigs), which step 1 leaves out.
+/// (or 23) as 23, with or without a "chr" prefix; 0 for every other code (Y, XY, MT, contigs),
+/// which step 1 leaves out.
 int wgr_chromosome(const std::string& chrom) noexcept;
 
 /// The model of one trait.
 struct wgr_trait {
   std::string name;
   std::size_t values = 0;  ///< samples with a value (the others took the mean)
-  double scale = 0;        ///< the covariate-adjusted trait's ‖y‖ / √(n − c), before scaling
+  double scale = 0;  ///< the covariate-adjusted trait's ‖y‖ / √(n − c), before scaling
   /// Per level-1 shrinkage: its τ and the cross-validated mean squared error, Σ (y − ŷ)² / n.
   std::vector<double> level1_tau, level1_mse;
   std::size_t chosen = 0;  ///< index of the τ with the smallest error
@@ -69,9 +70,9 @@ struct wgr_trait {
 };
 
 struct wgr_result {
-  std::vector<std::size_t> rows;  ///< the store rows used, increasing
-  std::size_t covariates = 0;     ///< c: the covariates' rank, the intercept included
-  std::size_t columns = 0;        ///< M: columns of step 1
+  std::vector<std::size_t> rows;     ///< the store rows used, increasing
+  std::size_t covariates = 0;        ///< c: the covariates' rank, the intercept included
+  std::size_t columns = 0;           ///< M: columns of step 1
   std::size_t constant_columns = 0;  ///< of them, constant once the covariates are projected out
   std::size_t left_out_columns = 0;  ///< selected columns on chromosomes step 1 does not use
   std::size_t blocks = 0;

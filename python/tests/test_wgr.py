@@ -1,0 +1,231 @@
+"""colflow wgr (regenie's step 1) and assoc --loco (its step 2) against a numpy implementation of
+the same algorithm, and against regenie itself where ../shared/peers has it."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import colflow
+
+from conftest import REPOSITORY, dataset, read_tsv
+
+DATA = "bed-reader/toydata.5chrom"  # 500 samples, 10,000 variants on chromosomes 1-5
+REGENIE = REPOSITORY.parent / "shared" / "peers" / "bin" / "regenie"
+
+
+def grid(count: int) -> list[float]:
+    return [0.01, *[i / (count - 1) for i in range(1, count - 1)], 0.99]
+
+
+def adjust(v: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """v less its projection on q's columns, scaled to ||v||^2 = n - c; and the scales."""
+    v = v - q @ (q.T @ v)
+    scale = np.linalg.norm(v, axis=0) / np.sqrt(len(v) - q.shape[1])
+    return np.divide(v, scale, out=np.zeros_like(v), where=scale > 1e-6), scale
+
+
+def ridge_folds(x: np.ndarray, y: np.ndarray, starts: list[int], shrinkage: float) -> np.ndarray:
+    """Each fold's rows predicted by the ridge fit on the other folds."""
+    out = np.empty((len(x), y.shape[1]))
+    for k in range(len(starts) - 1):
+        test = np.arange(starts[k], starts[k + 1])
+        train = np.setdiff1d(np.arange(len(x)), test)
+        a = x[train].T @ x[train] + shrinkage * np.eye(x.shape[1])
+        out[test] = x[test] @ np.linalg.solve(a, x[train].T @ y[train])
+    return out
+
+
+def reference_wgr(x, y, covar, chrom, block, folds=5):
+    """regenie's step 1 on dense arrays: LOCO (23 x n per trait), chosen tau index, MSEs."""
+    n = len(x)
+    q, _ = np.linalg.qr(np.column_stack([np.ones(n), covar]))
+    g, _ = adjust(np.where(np.isnan(x), np.nanmean(x, axis=0), x), q)
+    ys, _ = adjust(y, q)
+    starts = [k * (n // folds) for k in range(folds)] + [n]
+    blocks = []
+    for c in range(1, 24):
+        cols = np.flatnonzero(chrom == c)
+        blocks += [(c, cols[i:i + block]) for i in range(0, len(cols), block)]
+    lambdas = [x.shape[1] * (1 - h) / h for h in grid(5)]
+    w = np.empty((y.shape[1], n, 5 * len(blocks)))
+    for b, (_, cols) in enumerate(blocks):
+        for j, lam in enumerate(lambdas):
+            w[:, :, 5 * b + j] = ridge_folds(g[:, cols], ys, starts, lam).T
+    w = (w - w.mean(axis=1, keepdims=True)) / w.std(axis=1, ddof=1, keepdims=True)
+    taus = [w.shape[2] * (1 - h) / h for h in grid(5)]
+    chrom_of = np.repeat([c for c, _ in blocks], 5)
+    out = []
+    for p in range(y.shape[1]):
+        errors, parts = [], []
+        for tau in taus:
+            pred = np.empty((n, 23))
+            for k in range(folds):
+                test = np.arange(starts[k], starts[k + 1])
+                train = np.setdiff1d(np.arange(n), test)
+                a = w[p, train].T @ w[p, train] + tau * np.eye(w.shape[2])
+                beta = np.linalg.solve(a, w[p, train].T @ ys[train, p])
+                for c in range(1, 24):
+                    on = chrom_of == c
+                    pred[test, c - 1] = w[p][np.ix_(test, on)] @ beta[on]
+            errors.append(((ys[:, p] - pred.sum(axis=1)) ** 2).sum() / n)
+            parts.append(pred)
+        best = int(np.argmin(errors))
+        loco = parts[best].sum(axis=1, keepdims=True) - parts[best]
+        out.append((loco.T, best, errors))
+    return out
+
+
+def read_loco(path) -> pd.DataFrame:
+    """A .loco file as chromosomes x samples (FID_IID columns)."""
+    return pd.read_csv(path, sep=r"\s+", index_col=0, na_values=["NA"])
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory, make_store):
+    """The store, two traits (the second with missing values) and two covariates (one sample
+    without them)."""
+    path = tmp_path_factory.mktemp("wgr")
+    store = make_store(DATA)
+    with colflow.open(store) as s:
+        x = s.read(dtype=np.float64)
+        samples, columns = s.samples, s.columns
+    rng = np.random.default_rng(7)
+    n = len(x)
+    covar = rng.normal(size=(n, 2))
+    effects = rng.normal(size=x.shape[1]) * (rng.random(x.shape[1]) < 0.05)
+    genetic = np.nan_to_num(x - np.nanmean(x, axis=0)) @ effects
+    y = np.column_stack([genetic / genetic.std() + rng.normal(size=n) + covar[:, 0],
+                         rng.normal(size=n) + 0.5 * covar[:, 1]])
+    y[rng.choice(n, 25, replace=False), 1] = np.nan
+    covar[3] = np.nan
+    ids = samples[["fid", "iid"]].rename(columns={"fid": "FID", "iid": "IID"})
+    pheno = pd.concat([ids, pd.DataFrame(y, columns=["T1", "T2"])], axis=1)
+    cov = pd.concat([ids, pd.DataFrame(covar, columns=["C1", "C2"])], axis=1)
+    pheno.to_csv(path / "pheno.txt", sep=" ", index=False, na_rep="NA")
+    cov.to_csv(path / "covar.txt", sep=" ", index=False, na_rep="NA")
+    chrom = columns.chrom.astype(int).to_numpy()
+    return dict(path=path, store=store, x=x, y=y, covar=covar, chrom=chrom,
+                keys=(samples.fid + "_" + samples.iid).to_numpy())
+
+
+def test_loco_predictions_equal_numpy(toy, colflow_cli):
+    out = toy["path"] / "step1"
+    colflow_cli("wgr", toy["store"], "--pheno", toy["path"] / "pheno.txt", "--covar",
+                toy["path"] / "covar.txt", "--block-size", 300, "--out", out)
+    used = ~np.isnan(toy["covar"]).any(axis=1)
+    x, y = toy["x"][used], toy["y"][used]
+    y = np.where(np.isnan(y), np.nanmean(y, axis=0), y)  # several traits: the mean
+    expected = reference_wgr(x, y, toy["covar"][used], toy["chrom"], block=300)
+    summary = read_tsv(f"{out}.wgr.tsv")
+    for p, (loco, best, errors) in enumerate(expected):
+        got = read_loco(f"{out}_{p + 1}.loco")
+        assert list(got.index) == list(range(1, 24))
+        assert list(got.columns) == list(toy["keys"][used])
+        np.testing.assert_allclose(got.to_numpy(), loco, rtol=1e-8, atol=1e-8 * np.abs(loco).max())
+        rows = summary[summary.TRAIT == f"T{p + 1}"]
+        np.testing.assert_allclose(rows.CV_MSE, errors, rtol=1e-8)
+        assert rows.CHOSEN.tolist() == [int(j == best) for j in range(5)]
+    listed = (toy["path"] / "step1_pred.list").read_text().split()
+    assert listed[0] == "T1" and Path(listed[1]).is_absolute()
+
+
+def test_assoc_loco_equals_least_squares_on_the_adjusted_trait(toy, colflow_cli):
+    prefix = toy["path"] / "step1"
+    if not Path(f"{prefix}_pred.list").exists():
+        colflow_cli("wgr", toy["store"], "--pheno", toy["path"] / "pheno.txt", "--covar",
+                    toy["path"] / "covar.txt", "--block-size", 300, "--out", prefix)
+    out = toy["path"] / "step2"
+    colflow_cli("assoc", toy["store"], "--pheno", toy["path"] / "pheno.txt", "--covar",
+                toy["path"] / "covar.txt", "--loco", f"{prefix}_pred.list", "--out", out)
+    keys = list(toy["keys"])
+    for p in range(2):
+        loco = read_loco(f"{prefix}_{p + 1}.loco").reindex(columns=keys).to_numpy()
+        y, covar, x = toy["y"][:, p], toy["covar"], toy["x"]
+        use = ~np.isnan(y) & ~np.isnan(covar).any(axis=1) & ~np.isnan(loco[0])
+        design = np.column_stack([np.ones(use.sum()), covar[use]])
+        fitted = design @ np.linalg.lstsq(design, y[use], rcond=None)[0]
+        scale = np.linalg.norm(y[use] - fitted) / np.sqrt(use.sum() - 3)
+        table = read_tsv(f"{out}.T{p + 1}.assoc.tsv")
+        for j in (0, 2841, 6463, 9999):  # a column of chromosomes 1, 2, 3 and 5
+            c = toy["chrom"][j]
+            rows = use & ~np.isnan(x[:, j])
+            a = np.column_stack([np.ones(rows.sum()), covar[rows], x[rows, j]])
+            target = y[rows] - scale * loco[c - 1, rows]
+            coef, residual = np.linalg.lstsq(a, target, rcond=None)[:2]
+            df = rows.sum() - 4
+            se = np.sqrt(residual[0] / df * np.linalg.inv(a.T @ a)[3, 3])
+            line = table.iloc[j]
+            np.testing.assert_allclose([line.BETA, line.SE], [coef[3], se], rtol=1e-8)
+            np.testing.assert_allclose(line.P, 2 * stats.t.sf(abs(coef[3] / se), df), rtol=1e-6)
+
+
+def run_regenie(*args, cwd) -> None:
+    done = subprocess.run([str(REGENIE), *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def read_regenie(path) -> pd.DataFrame:
+    return pd.read_csv(path, sep=" ").set_index("ID")
+
+
+def test_regenie_reads_colflows_predictions_and_colflow_reads_regenies(toy, colflow_cli, tmp_path):
+    if not REGENIE.is_file() or shutil.which("ldd") is None:
+        pytest.skip(f"regenie is not at {REGENIE}")
+    # Every sample analysed (no missing value), where regenie's step 1 and colflow's agree.
+    pheno = pd.read_csv(toy["path"] / "pheno.txt", sep=" ")[["FID", "IID", "T1"]]
+    pheno.to_csv(tmp_path / "pheno.txt", sep=" ", index=False)
+    prefix = dataset(DATA)
+    run_regenie("--step", 1, "--bed", prefix, "--phenoFile", "pheno.txt", "--qt", "--bsize", 300,
+                "--out", "rg", cwd=tmp_path)
+    colflow_cli("wgr", toy["store"], "--pheno", tmp_path / "pheno.txt", "--block-size", 300,
+                "--out", tmp_path / "cf")
+    ours, theirs = read_loco(tmp_path / "cf_1.loco"), read_loco(tmp_path / "rg_1.loco")
+    theirs = theirs[ours.columns]
+    np.testing.assert_allclose(ours.to_numpy(), theirs.to_numpy(), rtol=2e-5,
+                               atol=2e-5 * np.abs(theirs.to_numpy()).max())
+    # Step 2 across: regenie on colflow's predictions, colflow on regenie's.
+    run_regenie("--step", 2, "--bed", prefix, "--phenoFile", "pheno.txt", "--qt", "--bsize", 400,
+                "--pred", "cf_pred.list", "--out", "rg2", cwd=tmp_path)
+    colflow_cli("assoc", toy["store"], "--pheno", tmp_path / "pheno.txt", "--loco",
+                tmp_path / "rg_pred.list", "--out", tmp_path / "cf2")
+    regenie = read_regenie(tmp_path / "rg2_T1.regenie")
+    ours = read_tsv(tmp_path / "cf2.T1.assoc.tsv").set_index("ID").loc[regenie.index]
+    np.testing.assert_allclose(ours.BETA, regenie.BETA, rtol=0.02, atol=1e-3)
+    # A t test of the fitted column (colflow) against a score test (regenie): close, not equal.
+    np.testing.assert_allclose(-np.log10(ours.P), regenie.LOG10P, rtol=0.02, atol=0.02)
+
+
+def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path):
+    def refused(*args, message):
+        done = subprocess.run([colflow_binary, *map(str, args)], capture_output=True, text=True)
+        assert done.returncode != 0 and message in done.stderr, done.stderr
+        assert not list(tmp_path.glob("out*"))
+
+    pheno, store = toy["path"] / "pheno.txt", toy["store"]
+    few = pd.read_csv(pheno, sep=" ")
+    few.loc[5:, "T1"] = np.nan
+    few[["FID", "IID", "T1"]].to_csv(tmp_path / "few.txt", sep=" ", index=False, na_rep="NA")
+    refused("wgr", store, "--pheno", tmp_path / "few.txt", "--out", tmp_path / "out",
+            message="too few")
+    refused("wgr", store, "--pheno", pheno, "--folds", 1, "--out", tmp_path / "out",
+            message="--folds")
+    loco = tmp_path / "bad.loco"
+    lines = (toy["path"] / "step1_1.loco").read_text().splitlines() if (
+        toy["path"] / "step1_1.loco").exists() else None
+    if lines is None:
+        pytest.skip("needs the predictions of test_loco_predictions_equal_numpy")
+    loco.write_text("\n".join([lines[0], *lines[2:]]) + "\n")  # chromosome 1 missing
+    (tmp_path / "bad_pred.list").write_text(f"T1 {loco}\nT2 {loco}\n")
+    refused("assoc", store, "--pheno", pheno, "--loco", tmp_path / "bad_pred.list", "--out",
+            tmp_path / "out", message="expected the line of chromosome 1")
+    strangers = [lines[0].split()[0]] + [f"x_{i}" for i in range(len(lines[0].split()) - 1)]
+    loco.write_text("\n".join([" ".join(strangers), *lines[1:]]) + "\n")
+    refused("assoc", store, "--pheno", pheno, "--loco", tmp_path / "bad_pred.list", "--out",
+            tmp_path / "out", message="no sample of the store")

@@ -204,7 +204,8 @@ command add_assoc(CLI::App& app) {
       if (is_writer()) linear_tables.emplace(s, pheno.names, o->out, o->common.digits);
       const assoc_sink sink = linear_tables ? linear_tables->sink() : assoc_sink(discard);
       if (o->loco.empty()) {
-        linear = linear_association(s, run.selected(), pheno, covariates, sink, run.options(), sexes);
+        linear =
+            linear_association(s, run.selected(), pheno, covariates, sink, run.options(), sexes);
       } else {
         std::size_t untested = 0;
         const std::vector<Eigen::MatrixXd> loco = loco_of(o->loco, pheno, s);

@@ -130,10 +130,10 @@ command add_wgr(CLI::App& app) {
     options.level1_h2 = heritability_grid(o->level1);
     const std::size_t threads =
         o->common.threads != 0 ? o->common.threads : std::thread::hardware_concurrency();
-    check_memory(run,
-                 plan_wgr(s, run.selected(), traits, covariates, options, std::max<std::size_t>(
-                                                                               threads, 1)),
-                 o->memory_mib != 0 ? o->memory_mib << 20 : available_memory() / 2);
+    check_memory(
+        run,
+        plan_wgr(s, run.selected(), traits, covariates, options, std::max<std::size_t>(threads, 1)),
+        o->memory_mib != 0 ? o->memory_mib << 20 : available_memory() / 2);
     const wgr_result result =
         whole_genome_regression(s, run.selected(), traits, covariates, options, run.options());
     if (result.left_out_columns != 0)
@@ -144,8 +144,8 @@ command add_wgr(CLI::App& app) {
               " columns are constant once the covariates are projected out: they predict nothing");
     for (const wgr_trait& t : result.traits)
       run.log(t.name + ": level 1 h2 " + format("%g", options.level1_h2[t.chosen]) +
-              ", cross-validated R2 " + format("%.4f", t.cv_r2) + " (" +
-              std::to_string(t.values) + " values)");
+              ", cross-validated R2 " + format("%.4f", t.cv_r2) + " (" + std::to_string(t.values) +
+              " values)");
     const wgr_files files = write_wgr(s, result, o->out, o->common.digits);
     run.log("wrote " + files.pred_list.string() + ", " + files.summary.string() + " and " +
             std::to_string(files.loco.size()) + " .loco file(s)");

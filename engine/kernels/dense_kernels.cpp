@@ -8,31 +8,40 @@
 namespace colflow::detail {
 namespace {
 
-// The portable loops take the vector kernels' fused multiply-adds in the same order (std::fma:
-// one instruction where the CPU has FMA, a correctly rounded library routine where it does
-// not), so every path gives the same bits (simd/vector_path.hpp).
+// B's entry (k, c) lies at data[k · row_stride + c · col_stride]: multiply_add's B is
+// column-major ({1, ldb}); multiply_add_transposed's B is the transpose of its l x b block bt,
+// read in place ({ldb, 1}). The two products differ in nothing else.
+struct matrix_b {
+  const double* data;
+  std::size_t row_stride;  // from B(k, c) to B(k + 1, c)
+  std::size_t col_stride;  // from B(k, c) to B(k, c + 1)
 
-void multiply_add_portable(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
-                           const double* bm, std::size_t ldb, std::size_t l, double* y,
-                           std::size_t ldy) noexcept {
+  double operator()(std::size_t k, std::size_t c) const noexcept {
+    return data[k * row_stride + c * col_stride];
+  }
+  // B's columns from c on.
+  matrix_b from_column(std::size_t c) const noexcept {
+    return {data + c * col_stride, row_stride, col_stride};
+  }
+};
+
+// Rows [from, n) of Y (n x l) += Z (n x b) · B, Y overlapping neither Z nor B. Each entry is
+// one chain y(i, c) = fma(z(i, k), B(k, c), y(i, c)) for k = 0 … b − 1 in order, the chain every
+// vector tile below runs in its lanes; std::fma is one instruction where the CPU has FMA, a
+// correctly rounded library routine where it does not, so every path gives the same bits
+// (simd/vector_path.hpp). The portable path (from = 0) and the vector paths' last rows, inlined
+// there so that std::fma is the FMA instruction of their target.
+__attribute__((always_inline)) inline void multiply_add_rows(const double* z, std::size_t ldz,
+                                                             std::size_t from, std::size_t n,
+                                                             std::size_t b, matrix_b bmat,
+                                                             std::size_t l, double* y,
+                                                             std::size_t ldy) noexcept {
   for (std::size_t c = 0; c < l; ++c)
     for (std::size_t k = 0; k < b; ++k) {
-      const double f = bm[k + c * ldb];
+      const double f = bmat(k, c);
       const double* zk = z + k * ldz;
       double* yc = y + c * ldy;
-      for (std::size_t i = 0; i < n; ++i) yc[i] = std::fma(zk[i], f, yc[i]);
-    }
-}
-
-// Entry (i, c): its fused multiply-adds over k in order, as every vector path does them.
-void multiply_add_transposed_rows(const double* a, std::size_t lda, std::size_t from, std::size_t n,
-                                  std::size_t b, const double* bt, std::size_t ldb, std::size_t l,
-                                  double* y, std::size_t ldy) noexcept {
-  for (std::size_t c = 0; c < l; ++c)
-    for (std::size_t i = from; i < n; ++i) {
-      double acc = y[i + c * ldy];
-      for (std::size_t k = 0; k < b; ++k) acc = std::fma(a[i + k * lda], bt[c + k * ldb], acc);
-      y[i + c * ldy] = acc;
+      for (std::size_t i = from; i < n; ++i) yc[i] = std::fma(zk[i], f, yc[i]);
     }
 }
 
@@ -58,12 +67,12 @@ void transpose_multiply_portable(const double* z, std::size_t ldz, std::size_t n
 #if COLFLOW_X86_DISPATCH
 #define COLFLOW_AVX2 __attribute__((target("avx2,fma")))
 
-// Rows [i, i+8) x NC columns of Y: 2·NC accumulators, fed by two loads of Z and NC
-// broadcasts of B per step of k.
+// Rows [i, i+8) x NC columns of Y += Z·B: 2·NC accumulators, fed by two loads of Z and NC
+// broadcasts of B per step of k; each lane runs its entry's chain over k in order.
 template <int NC>
-COLFLOW_AVX2 void multiply_add_tile(const double* z, std::size_t ldz, std::size_t i, std::size_t b,
-                                    const double* bm, std::size_t ldb, double* y,
-                                    std::size_t ldy) noexcept {
+COLFLOW_AVX2 void multiply_add_tile_avx2(const double* z, std::size_t ldz, std::size_t i,
+                                         std::size_t b, matrix_b bmat, double* y,
+                                         std::size_t ldy) noexcept {
   __m256d lo[NC], hi[NC];
   for (int c = 0; c < NC; ++c) {
     lo[c] = _mm256_loadu_pd(y + c * ldy + i);
@@ -72,7 +81,7 @@ COLFLOW_AVX2 void multiply_add_tile(const double* z, std::size_t ldz, std::size_
   for (std::size_t k = 0; k < b; ++k) {
     const __m256d z0 = _mm256_loadu_pd(z + k * ldz + i), z1 = _mm256_loadu_pd(z + k * ldz + i + 4);
     for (int c = 0; c < NC; ++c) {
-      const __m256d f = _mm256_broadcast_sd(bm + k + c * ldb);
+      const __m256d f = _mm256_set1_pd(bmat(k, static_cast<std::size_t>(c)));
       lo[c] = _mm256_fmadd_pd(z0, f, lo[c]);
       hi[c] = _mm256_fmadd_pd(z1, f, hi[c]);
     }
@@ -83,35 +92,42 @@ COLFLOW_AVX2 void multiply_add_tile(const double* z, std::size_t ldz, std::size_
   }
 }
 
+// The `width` (at most NC) columns left after the wide tiles, as one tile of that width.
+template <int NC>
+COLFLOW_AVX2 void multiply_add_rest_avx2(const double* z, std::size_t ldz, std::size_t i,
+                                         std::size_t b, matrix_b bmat, std::size_t width, double* y,
+                                         std::size_t ldy) noexcept {
+  if constexpr (NC > 0) {
+    if (width == static_cast<std::size_t>(NC))
+      return multiply_add_tile_avx2<NC>(z, ldz, i, b, bmat, y, ldy);
+    multiply_add_rest_avx2<NC - 1>(z, ldz, i, b, bmat, width, y, ldy);
+  }
+}
+
+// What the AVX2 path does with the columns of a block of 8 rows that a tile of Wide leaves:
+// one narrower tile (multiply_add, whose l is the SVD's few k + oversampling), or one column
+// at a time (multiply_add_transposed).
+enum class rest_columns { one_tile, one_by_one };
+
+// Y += Z·B: blocks of 8 rows in tiles of Wide columns, then the rest as Rest says, then the
+// last rows by multiply_add_rows. Tiles only change which entries share registers, not any
+// entry's chain.
+template <int Wide, rest_columns Rest>
 COLFLOW_AVX2 void multiply_add_avx2(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
-                                    const double* bm, std::size_t ldb, std::size_t l, double* y,
+                                    matrix_b bmat, std::size_t l, double* y,
                                     std::size_t ldy) noexcept {
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     std::size_t c = 0;
-    for (; c + 4 <= l; c += 4)
-      multiply_add_tile<4>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
-    switch (l - c) {
-      case 3:
-        multiply_add_tile<3>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
-        break;
-      case 2:
-        multiply_add_tile<2>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
-        break;
-      case 1:
-        multiply_add_tile<1>(z, ldz, i, b, bm + c * ldb, ldb, y + c * ldy, ldy);
-        break;
-      default:
-        break;
-    }
+    for (; c + Wide <= l; c += Wide)
+      multiply_add_tile_avx2<Wide>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
+    if constexpr (Rest == rest_columns::one_tile)
+      multiply_add_rest_avx2<Wide - 1>(z, ldz, i, b, bmat.from_column(c), l - c, y + c * ldy, ldy);
+    else
+      for (; c < l; ++c)
+        multiply_add_tile_avx2<1>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
   }
-  // The last rows one by one, with the same fused multiply-adds in the same order.
-  for (; i < n; ++i)
-    for (std::size_t c = 0; c < l; ++c) {
-      double acc = y[i + c * ldy];
-      for (std::size_t k = 0; k < b; ++k) acc = std::fma(z[i + k * ldz], bm[k + c * ldb], acc);
-      y[i + c * ldy] = acc;
-    }
+  multiply_add_rows(z, ldz, i, n, b, bmat, l, y, ldy);
 }
 
 // NK columns of Z against NQ columns of Q: NK·NQ accumulators over the rows, 4 at a time.
@@ -167,61 +183,25 @@ COLFLOW_AVX2 void transpose_multiply_avx2(const double* z, std::size_t ldz, std:
   if (k < b) transpose_columns<1>(z + k * ldz, ldz, n, q, ldq, l, c + k, ldc);
 }
 
-// Rows [i, i+8) x NC columns of Y += A Bᵀ: 2·NC accumulators, fed by two loads of A and NC
-// broadcasts of B per step of k.
-template <int NC>
-COLFLOW_AVX2 void transposed_tile_avx2(const double* a, std::size_t lda, std::size_t i,
-                                       std::size_t b, const double* bt, std::size_t ldb, double* y,
-                                       std::size_t ldy) noexcept {
-  __m256d lo[NC], hi[NC];
-  for (int c = 0; c < NC; ++c) {
-    lo[c] = _mm256_loadu_pd(y + c * ldy + i);
-    hi[c] = _mm256_loadu_pd(y + c * ldy + i + 4);
-  }
-  for (std::size_t k = 0; k < b; ++k) {
-    const __m256d a0 = _mm256_loadu_pd(a + k * lda + i), a1 = _mm256_loadu_pd(a + k * lda + i + 4);
-    for (int c = 0; c < NC; ++c) {
-      const __m256d f = _mm256_broadcast_sd(bt + c + k * ldb);
-      lo[c] = _mm256_fmadd_pd(a0, f, lo[c]);
-      hi[c] = _mm256_fmadd_pd(a1, f, hi[c]);
-    }
-  }
-  for (int c = 0; c < NC; ++c) {
-    _mm256_storeu_pd(y + c * ldy + i, lo[c]);
-    _mm256_storeu_pd(y + c * ldy + i + 4, hi[c]);
-  }
-}
-
-COLFLOW_AVX2 void multiply_add_transposed_avx2(const double* a, std::size_t lda, std::size_t n,
-                                               std::size_t b, const double* bt, std::size_t ldb,
-                                               std::size_t l, double* y, std::size_t ldy) noexcept {
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::size_t c = 0;
-    for (; c + 6 <= l; c += 6) transposed_tile_avx2<6>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
-    for (; c < l; ++c) transposed_tile_avx2<1>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
-  }
-  multiply_add_transposed_rows(a, lda, i, n, b, bt, ldb, l, y, ldy);
-}
-
 #define COLFLOW_AVX512 __attribute__((target("avx512f,avx2,fma")))
 
-// Rows [i, i+16) x NC columns: 2·NC accumulators of 8 doubles.
+// Rows [i, i+16) x NC columns of Y += Z·B: 2·NC accumulators of 8 doubles, the lanes running
+// the same chains as the AVX2 tile's.
 template <int NC>
-COLFLOW_AVX512 void transposed_tile_avx512(const double* a, std::size_t lda, std::size_t i,
-                                           std::size_t b, const double* bt, std::size_t ldb,
-                                           double* y, std::size_t ldy) noexcept {
+COLFLOW_AVX512 void multiply_add_tile_avx512(const double* z, std::size_t ldz, std::size_t i,
+                                             std::size_t b, matrix_b bmat, double* y,
+                                             std::size_t ldy) noexcept {
   __m512d lo[NC], hi[NC];
   for (int c = 0; c < NC; ++c) {
     lo[c] = _mm512_loadu_pd(y + c * ldy + i);
     hi[c] = _mm512_loadu_pd(y + c * ldy + i + 8);
   }
   for (std::size_t k = 0; k < b; ++k) {
-    const __m512d a0 = _mm512_loadu_pd(a + k * lda + i), a1 = _mm512_loadu_pd(a + k * lda + i + 8);
+    const __m512d z0 = _mm512_loadu_pd(z + k * ldz + i), z1 = _mm512_loadu_pd(z + k * ldz + i + 8);
     for (int c = 0; c < NC; ++c) {
-      const __m512d f = _mm512_set1_pd(bt[c + k * ldb]);
-      lo[c] = _mm512_fmadd_pd(a0, f, lo[c]);
-      hi[c] = _mm512_fmadd_pd(a1, f, hi[c]);
+      const __m512d f = _mm512_set1_pd(bmat(k, static_cast<std::size_t>(c)));
+      lo[c] = _mm512_fmadd_pd(z0, f, lo[c]);
+      hi[c] = _mm512_fmadd_pd(z1, f, hi[c]);
     }
   }
   for (int c = 0; c < NC; ++c) {
@@ -230,18 +210,20 @@ COLFLOW_AVX512 void transposed_tile_avx512(const double* a, std::size_t lda, std
   }
 }
 
-COLFLOW_AVX512 void multiply_add_transposed_avx512(const double* a, std::size_t lda, std::size_t n,
-                                                   std::size_t b, const double* bt, std::size_t ldb,
-                                                   std::size_t l, double* y,
-                                                   std::size_t ldy) noexcept {
+// Y += Z·B: blocks of 16 rows in tiles of 8 columns, then one column at a time, then the last
+// rows by multiply_add_rows. Taken by multiply_add_transposed only.
+COLFLOW_AVX512 void multiply_add_avx512(const double* z, std::size_t ldz, std::size_t n,
+                                        std::size_t b, matrix_b bmat, std::size_t l, double* y,
+                                        std::size_t ldy) noexcept {
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     std::size_t c = 0;
     for (; c + 8 <= l; c += 8)
-      transposed_tile_avx512<8>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
-    for (; c < l; ++c) transposed_tile_avx512<1>(a, lda, i, b, bt + c, ldb, y + c * ldy, ldy);
+      multiply_add_tile_avx512<8>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
+    for (; c < l; ++c)
+      multiply_add_tile_avx512<1>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
   }
-  multiply_add_transposed_rows(a, lda, i, n, b, bt, ldb, l, y, ldy);
+  multiply_add_rows(z, ldz, i, n, b, bmat, l, y, ldy);
 }
 
 #endif
@@ -251,19 +233,23 @@ COLFLOW_AVX512 void multiply_add_transposed_avx512(const double* a, std::size_t 
 void multiply_add_transposed(const double* a, std::size_t lda, std::size_t n, std::size_t b,
                              const double* bt, std::size_t ldb, std::size_t l, double* y,
                              std::size_t ldy) noexcept {
+  const matrix_b bmat{bt, ldb, 1};  // B(k, c) = bt[c + k · ldb]
 #if COLFLOW_X86_DISPATCH
-  if (cpu_has_avx512f()) return multiply_add_transposed_avx512(a, lda, n, b, bt, ldb, l, y, ldy);
-  if (cpu_has_avx2_fma()) return multiply_add_transposed_avx2(a, lda, n, b, bt, ldb, l, y, ldy);
+  if (cpu_has_avx512f()) return multiply_add_avx512(a, lda, n, b, bmat, l, y, ldy);
+  if (cpu_has_avx2_fma())
+    return multiply_add_avx2<6, rest_columns::one_by_one>(a, lda, n, b, bmat, l, y, ldy);
 #endif
-  multiply_add_transposed_rows(a, lda, 0, n, b, bt, ldb, l, y, ldy);
+  multiply_add_rows(a, lda, 0, n, b, bmat, l, y, ldy);
 }
 
 void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b, const double* bm,
                   std::size_t ldb, std::size_t l, double* y, std::size_t ldy) noexcept {
+  const matrix_b bmat{bm, 1, ldb};  // B(k, c) = bm[k + c · ldb]
 #if COLFLOW_X86_DISPATCH
-  if (cpu_has_avx2_fma()) return multiply_add_avx2(z, ldz, n, b, bm, ldb, l, y, ldy);
+  if (cpu_has_avx2_fma())
+    return multiply_add_avx2<4, rest_columns::one_tile>(z, ldz, n, b, bmat, l, y, ldy);
 #endif
-  multiply_add_portable(z, ldz, n, b, bm, ldb, l, y, ldy);
+  multiply_add_rows(z, ldz, 0, n, b, bmat, l, y, ldy);
 }
 
 void transpose_multiply(const double* z, std::size_t ldz, std::size_t n, std::size_t b,

@@ -22,15 +22,6 @@ struct wgr_flags {
   std::uint64_t memory_mib = 0;
 };
 
-// regenie's grid of `count` heritabilities: 0.01, 1/(count − 1), …, (count − 2)/(count − 1), 0.99.
-std::vector<double> heritability_grid(std::size_t count) {
-  std::vector<double> h2{0.01};
-  for (std::size_t i = 1; i + 1 < count; ++i)
-    h2.push_back(static_cast<double>(i) / static_cast<double>(count - 1));
-  h2.push_back(0.99);
-  return h2;
-}
-
 std::string format(const char* pattern, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, pattern, v);

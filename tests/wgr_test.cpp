@@ -1,6 +1,8 @@
 // Whole-genome regression and its LOCO files: results independent of threads and in-flight
 // depth, the folds, the chromosome codes, and the refusals of bad options, traits and files.
 // (Its values against numpy and regenie: python/tests/test_wgr.py.)
+#include "colflow/analysis/wgr.hpp"
+
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -9,7 +11,6 @@
 
 #include "analysis/wgr_ridge_internal.hpp"
 #include "colflow/colflow.hpp"
-#include "colflow/analysis/wgr.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
 
@@ -30,8 +31,7 @@ class WgrTest : public ::testing::Test {
   }
 
   // Every 5th column (2,000 on chromosomes 1-5), two traits, one covariate.
-  void load(const store& s, selection& sel, phenotype_table& traits,
-            phenotype_table& covariates) {
+  void load(const store& s, selection& sel, phenotype_table& traits, phenotype_table& covariates) {
     sel = selection::all(s);
     std::vector<std::size_t> some;
     for (std::size_t c = 0; c < sel.columns.size(); c += 5) some.push_back(sel.columns[c]);
@@ -89,8 +89,8 @@ TEST_F(WgrTest, RefusesBadOptionsAndTraits) {
   selection sel;
   phenotype_table traits, covariates;
   load(s, sel, traits, covariates);
-  const auto refused = [&](const wgr_options& o, const phenotype_table& t,
-                           const phenotype_table* c, const std::string& message) {
+  const auto refused = [&](const wgr_options& o, const phenotype_table& t, const phenotype_table* c,
+                           const std::string& message) {
     try {
       whole_genome_regression(s, sel, t, c, o);
       ADD_FAILURE() << "accepted; expected " << message;

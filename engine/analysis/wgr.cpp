@@ -174,7 +174,8 @@ class level0_pass {
   level0_pass(const store& s, const selection& sel, const wgr_samples& samples,
               const wgr_layout& layout, const detail::sample_folds& folds, const wgr_options& o,
               std::size_t columns)
-      : samples_(samples),
+      : store_(s),
+        samples_(samples),
         layout_(layout),
         folds_(folds),
         columns_(s, sel, samples.used),
@@ -219,6 +220,9 @@ class level0_pass {
   }
 
   void finish_block() {
+    // The pass never returns to these columns: their frames leave the resident set.
+    const std::size_t first = block_ == 0 ? 0 : layout_.block_end[block_ - 1];
+    store_.drop_pages(layout_.columns[first], layout_.columns[layout_.block_end[block_] - 1]);
     const auto traits = samples_.y.cols();
     const auto r = static_cast<Eigen::Index>(lambdas_.size());
     matrix predictions(g_.rows(), r * traits);
@@ -232,6 +236,7 @@ class level0_pass {
     ++block_;
   }
 
+  const store& store_;
   const wgr_samples& samples_;
   const wgr_layout& layout_;
   const detail::sample_folds& folds_;
@@ -244,6 +249,15 @@ class level0_pass {
 };
 
 }  // namespace
+
+std::vector<double> heritability_grid(std::size_t count) {
+  if (count < 2) throw error(errc::invalid_argument, "wgr: a grid needs at least 2 values");
+  std::vector<double> h2{0.01};
+  for (std::size_t i = 1; i + 1 < count; ++i)
+    h2.push_back(static_cast<double>(i) / static_cast<double>(count - 1));
+  h2.push_back(0.99);
+  return h2;
+}
 
 int wgr_chromosome(const std::string& code) noexcept {
   std::string_view chrom = code;

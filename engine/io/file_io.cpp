@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "colflow/error.hpp"
@@ -152,6 +153,14 @@ void mapped_file::advise(access_hint hint) const noexcept {
   if (!data_ || hint == access_hint::normal) return;
   ::madvise(const_cast<std::byte*>(data_), size_,
             hint == access_hint::sequential ? MADV_SEQUENTIAL : MADV_WILLNEED);
+}
+
+void mapped_file::drop(std::uint64_t offset, std::uint64_t size) const noexcept {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t end = std::min<std::uint64_t>(offset + size, size_);
+  const std::uint64_t first = (offset + page - 1) / page * page, last = end / page * page;
+  if (!data_ || first >= last) return;
+  ::madvise(const_cast<std::byte*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
 bool mapped_file::damaged() const noexcept { return detail::mapping_damaged(guard_); }

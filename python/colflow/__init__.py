@@ -56,6 +56,8 @@ __all__ = [
     "ridge",
     "score",
     "stats",
+    "WGR",
+    "wgr",
 ]
 
 __version__: str = _core.library_version
@@ -1314,3 +1316,4 @@ def bayesr(
 
 # The products of the genotype matrix live in their own module, which uses the helpers above.
 from ._products import GRM, grm, ld, ld_matrix, score  # noqa: E402
+from ._wgr import WGR, wgr  # noqa: E402

@@ -169,3 +169,18 @@ def preprocess_array(
     threads: int,
     progress: Progress,
 ) -> dict[str, Any]: ...
+def wgr(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    pheno: npt.NDArray[np.float64],
+    names: list[str],
+    covar: npt.NDArray[np.float64] | None,
+    covar_names: list[str],
+    block_size: int,
+    folds: int,
+    level0: int,
+    level1: int,
+    threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...

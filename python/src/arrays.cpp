@@ -9,6 +9,18 @@
 
 namespace colflow::python {
 
+phenotype_table make_table(table_array values, const std::vector<std::string>& names,
+                           std::size_t n) {
+  if (values.shape(0) != n || values.shape(1) != names.size())
+    throw nb::value_error("a table of values must have one row per store sample");
+  phenotype_table t;
+  t.names = names;
+  t.values = Eigen::Map<const Eigen::MatrixXd>(values.data(), static_cast<Eigen::Index>(n),
+                                               static_cast<Eigen::Index>(names.size()));
+  t.file_samples = t.matched_samples = n;
+  return t;
+}
+
 selection make_selection(const store& s, std::span<const std::int64_t> rows,
                          std::span<const std::int64_t> cols) {
   selection sel;

@@ -22,22 +22,7 @@ using namespace nb::literals;
 namespace colflow::python {
 namespace {
 
-using table_array = nb::ndarray<const double, nb::ndim<2>, nb::f_contig, nb::device::cpu>;
-
 // ---- arguments --------------------------------------------------------------------------------
-
-// Store rows x names of values (NaN missing), as read_phenotypes makes them from a file.
-phenotype_table make_table(table_array values, const std::vector<std::string>& names,
-                           std::size_t n) {
-  if (values.shape(0) != n || values.shape(1) != names.size())
-    throw nb::value_error("a table of values must have one row per store sample");
-  phenotype_table t;
-  t.names = names;
-  t.values = Eigen::Map<const Eigen::MatrixXd>(values.data(), static_cast<Eigen::Index>(n),
-                                               static_cast<Eigen::Index>(names.size()));
-  t.file_samples = t.matched_samples = n;
-  return t;
-}
 
 // The samples' sexes: the store's, replaced where `codes` (one per store sample, or none) has
 // a code, read as plink2 --update-sex reads one (the command's --sex FILE).

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/store/store.hpp"
 
@@ -36,6 +37,7 @@ void bind_regression(nb::module_& m);  // penalized (ridge, lasso, enet), bayesr
 void bind_preprocess(nb::module_& m);  // input_format, preprocess_files, preprocess_array
 void bind_inputs(nb::module_& m);      // the command's phenotype, keep and sex files, for a store
 void bind_products(nb::module_& m);    // score, ld, grm
+void bind_wgr(nb::module_& m);         // wgr (whole-genome regression, LOCO predictions)
 
 // Indices Python resolved with numpy: in range, in any order, with repeats.
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -62,6 +64,14 @@ class py_store {
   std::string path_;
   std::shared_ptr<const store> store_;
 };
+
+// A table of values (NaN missing) from Python, store rows x names (Fortran order).
+using table_array = nb::ndarray<const double, nb::ndim<2>, nb::f_contig, nb::device::cpu>;
+
+// Store rows x names of values (NaN missing), as read_phenotypes makes them from a file.
+// ValueError unless it has one row per store sample (`n`) and a column per name.
+phenotype_table make_table(table_array values, const std::vector<std::string>& names,
+                           std::size_t n);
 
 // The samples and columns an analysis uses, from indices Python resolved (any order, repeats):
 // the library's selections are sets, in increasing order. ValueError when either is empty.

@@ -29,4 +29,5 @@ NB_MODULE(_core, m) {
   bind_preprocess(m);
   bind_inputs(m);
   bind_products(m);
+  bind_wgr(m);
 }

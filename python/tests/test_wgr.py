@@ -229,3 +229,20 @@ def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path)
     loco.write_text("\n".join([" ".join(strangers), *lines[1:]]) + "\n")
     refused("assoc", store, "--pheno", pheno, "--loco", tmp_path / "bad_pred.list", "--out",
             tmp_path / "out", message="no sample of the store")
+
+
+def test_python_wgr_equals_the_command(toy, colflow_cli):
+    prefix = toy["path"] / "step1"
+    if not Path(f"{prefix}_pred.list").exists():
+        colflow_cli("wgr", toy["store"], "--pheno", toy["path"] / "pheno.txt", "--covar",
+                    toy["path"] / "covar.txt", "--block-size", 300, "--out", prefix)
+    got = colflow.wgr(toy["store"], toy["path"] / "pheno.txt", toy["path"] / "covar.txt",
+                      block_size=300, num_threads=1)
+    assert list(got.loco) == ["T1", "T2"] and got.columns_used == 10_000
+    for p, name in enumerate(got.loco):
+        command = read_loco(f"{prefix}_{p + 1}.loco")
+        np.testing.assert_array_equal(got.loco[name].to_numpy(), command.to_numpy().T)
+        assert list(got.loco[name].columns) == list(range(1, 24))
+    summary = read_tsv(f"{prefix}.wgr.tsv")
+    np.testing.assert_array_equal(got.level1.CV_MSE, summary.CV_MSE)
+    assert got.level1.CHOSEN.astype(int).tolist() == summary.CHOSEN.tolist()

@@ -50,6 +50,10 @@ struct wgr_options {
   std::vector<double> level1_h2 = {0.01, 0.25, 0.5, 0.75, 0.99};
 };
 
+/// regenie's grid of `count` heritabilities (its --l0/--l1): 0.01, 1/(count − 1), …,
+/// (count − 2)/(count − 1), 0.99. Throws colflow::error invalid_argument for a count below 2.
+std::vector<double> heritability_grid(std::size_t count);
+
 /// The chromosome number of a store column as whole-genome regression counts them: 1-22, X
 /// (or 23) as 23, with or without a "chr" prefix; 0 for every other code (Y, XY, MT, contigs),
 /// which step 1 leaves out.

@@ -82,6 +82,10 @@ class mapped_file {
   mapped_file(const file_descriptor& fd, access_hint hint);
   // Changes the hint for the whole mapping.
   void advise(access_hint hint) const noexcept;
+  // Takes the whole pages inside bytes [offset, offset + size) out of this process's resident
+  // memory (MADV_DONTNEED): the file's pages stay in the page cache, and a later read maps them
+  // again with the same contents. Only a hint on memory use; never changes what is read.
+  void drop(std::uint64_t offset, std::uint64_t size) const noexcept;
   mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_), guard_(o.guard_) {
     o.data_ = nullptr;
     o.size_ = 0;

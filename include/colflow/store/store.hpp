@@ -191,6 +191,12 @@ class store {
   /// Valid while the store is open.
   std::span<const std::byte> mapped_frame(std::size_t j) const noexcept;
 
+  /// Takes the mapped pages of the frames of columns [first, last] out of this process's
+  /// resident memory (mmap access; nothing in pread mode): for a single pass that has finished
+  /// with them, so that its resident set holds what it computes, not the store it read. The
+  /// pages stay in the page cache, and reading the columns again maps them again.
+  void drop_pages(std::size_t first, std::size_t last) const noexcept;
+
   /// Checks column `j`'s frame checksum. Throws errc::checksum_mismatch.
   void verify_checksum(std::size_t j) const;
 

@@ -1,0 +1,74 @@
+"""Whole-genome regression: ``colflow wgr`` (regenie's step 1) as a function.
+
+Imported into the package by colflow/__init__.py, whose store, table and selection helpers it
+uses. The predictions are those of the command's ``.loco`` files, with every digit.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _as_store, _core, _progress, _selected_columns, _selected_rows, _table, _threads
+from . import Store
+
+
+@dataclasses.dataclass
+class WGR:
+    """Step 1 of whole-genome regression.
+
+    loco: per trait, a DataFrame of the samples used (index: IID) by chromosomes 1-23
+        (columns): the prediction of the trait without that chromosome, on the scale of the
+        covariate-adjusted trait scaled to ||y||^2 = n - covariates (X is 23);
+    level1: per trait and level-1 shrinkage (TRAIT, TAU, CV_MSE, CHOSEN), as PREFIX.wgr.tsv.
+    """
+    loco: dict[str, pd.DataFrame]
+    level1: pd.DataFrame
+    columns_used: int
+    blocks: int
+
+
+def wgr(
+    store: Store | str | os.PathLike[str],
+    pheno: Any,
+    covar: Any = None,
+    *,
+    block_size: int = 1000,
+    folds: int = 5,
+    l0: int = 5,
+    l1: int = 5,
+    keep: Any = None,
+    columns: Any = None,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> WGR:
+    """Whole-genome regression with LOCO predictions: ``colflow wgr`` (docs/ANALYSES.md).
+
+    ``pheno`` and ``covar`` take the forms of ``assoc`` (DataFrames indexed by IID, numpy
+    arrays of one row per sample, or the paths of PLINK-style files); every trait is fitted as
+    quantitative. ``block_size``, ``folds``, ``l0`` and ``l1`` are the command's
+    ``--block-size``, ``--folds``, ``--l0`` and ``--l1``. The same bits as the command at any
+    thread count. Raises InvalidArgumentError as the command does.
+    """
+    store = _as_store(store)
+    values, names = _table(store, pheno, "PHENO")
+    covar_values, covar_names = (None, []) if covar is None else _table(store, covar, "COVAR")
+    rows, cols = _selected_rows(store, keep), _selected_columns(store, columns)
+    with _progress(progress, "wgr") as report:
+        r = _core.wgr(store._core, rows, cols, values, names, covar_values, covar_names,
+                      block_size, folds, l0, l1, _threads(num_threads), report)
+    iids = store.samples.iid.to_numpy()[np.asarray(r["rows"])]
+    chromosomes = list(range(1, 24))
+    loco = {}
+    level1 = []
+    for p, name in enumerate(names):
+        m = np.asarray(r["loco"][p]).reshape(23, len(iids), order="F")
+        loco[name] = pd.DataFrame(m.T, index=pd.Index(iids, name="IID"), columns=chromosomes)
+        tau, mse = np.asarray(r["tau"][p]), np.asarray(r["mse"][p])
+        level1.append(pd.DataFrame({"TRAIT": name, "TAU": tau, "CV_MSE": mse,
+                                    "CHOSEN": np.arange(len(tau)) == r["chosen"][p]}))
+    return WGR(loco, pd.concat(level1, ignore_index=True), int(r["columns_used"]),
+               int(r["blocks"]))

@@ -9,6 +9,7 @@
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "memory_usage.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 namespace {
@@ -62,20 +63,21 @@ command add_wgr(CLI::App& app) {
                "Fit traits that look case/control (only 1, 2 and missing) as quantitative");
   app.add_option("--block-size,--bsize", o->block_size,
                  "Columns per level-0 block, within a chromosome")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->check(integer_range(1, std::size_t{1} << 20))
       ->capture_default_str();
   app.add_option("--folds,--cv", o->folds, "Folds of the cross-validation (consecutive samples)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{1000}))
+      ->check(integer_range(2, 1000))
       ->capture_default_str();
   app.add_option("--l0", o->level0, "Shrinkage values of level 0 (heritabilities 0.01 ... 0.99)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{100}))
+      ->check(integer_range(2, 100))
       ->capture_default_str();
   app.add_option("--l1", o->level1, "Shrinkage values of level 1, likewise")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{100}))
+      ->check(integer_range(2, 100))
       ->capture_default_str();
   app.add_option("--memory", o->memory_mib,
                  "MiB the run may use (default: half the available memory); a run that needs "
-                 "more is refused before it starts");
+                 "more is refused before it starts")
+      ->check(integer_range(1, std::uint64_t{1} << 40));
   app.add_option("--out", o->out,
                  "Output prefix: PREFIX_<i>.loco per trait, PREFIX_pred.list, PREFIX.wgr.tsv")
       ->required();

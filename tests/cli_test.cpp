@@ -156,7 +156,7 @@ numeric_option numeric_option_of(const std::string& line) {
   const std::string& type = w[1];
   if (type.rfind("INT", 0) != 0 && type.rfind("UINT", 0) != 0 && type.rfind("FLOAT", 0) != 0)
     return o;
-  o.name = w[0];
+  o.name = w[0].substr(0, w[0].find(','));  // "--block-size,--bsize": the first name
   std::size_t next = 2;
   const std::size_t colon = type.find(':');
   if (colon != std::string::npos) o.rule = type.substr(colon + 1);

@@ -67,7 +67,7 @@ void split_phenotypes(const assoc_options& o, const phenotype_table& all,
   }
 }
 
-// Each quantitative phenotype's LOCO predictions from the list, in the table's order.
+// Each phenotype's LOCO predictions from the list, in the table's order.
 std::vector<Eigen::MatrixXd> loco_of(const std::string& list, const phenotype_table& pheno,
                                      const store& s) {
   loco_predictions all = read_loco(list, s.samples());
@@ -130,8 +130,9 @@ command add_assoc(CLI::App& app) {
       "female, 0/NA unknown. Samples absent keep the store's sex (the .fam's)");
   app.add_option("--loco,--pred", o->loco,
                  "LOCO predictions of whole-genome regression (PREFIX_pred.list of colflow wgr\n"
-                 "or regenie's step 1): each column tested on the trait less its chromosome's\n"
-                 "prediction, as regenie's step 2; quantitative traits, chromosomes 1-22 and X");
+                 "or regenie's step 1): as regenie's step 2, each column is tested on the trait\n"
+                 "less its chromosome's prediction (quantitative) or with the prediction as an\n"
+                 "offset of the log odds (case/control); chromosomes 1-22 and X");
   app.add_option("--out", o->out,
                  "Output prefix: writes PREFIX.<phenotype>.assoc.tsv (quantitative) or "
                  "PREFIX.<phenotype>.logistic.tsv (case/control)")
@@ -186,11 +187,6 @@ command add_assoc(CLI::App& app) {
               " needs --covar");
     }
     const phenotype_table* covariates = o->covar.empty() ? nullptr : &covar;
-    if (!o->loco.empty() && !cases.names.empty())
-      throw error(errc::invalid_argument,
-                  "--loco: " + cases.names[0] +
-                      " is case/control; LOCO predictions apply to quantitative traits "
-                      "(--quantitative tests it as one)");
     const std::vector<sample_sex> sexes =
         o->sex.empty() ? sexes_of(s.samples())
                        : read_sex_file(o->sex, s.samples(), sexes_of(s.samples()));
@@ -200,6 +196,7 @@ command add_assoc(CLI::App& app) {
     const auto discard = [](std::size_t, std::size_t, std::span<const assoc_result>) {};
     std::optional<assoc_writer> linear_tables, logistic_tables;
     assoc_summary linear, logistic;
+    std::size_t untested = 0;
     if (!pheno.names.empty()) {
       if (is_writer()) linear_tables.emplace(s, pheno.names, o->out, o->common.digits);
       const assoc_sink sink = linear_tables ? linear_tables->sink() : assoc_sink(discard);
@@ -207,26 +204,31 @@ command add_assoc(CLI::App& app) {
         linear =
             linear_association(s, run.selected(), pheno, covariates, sink, run.options(), sexes);
       } else {
-        std::size_t untested = 0;
         const std::vector<Eigen::MatrixXd> loco = loco_of(o->loco, pheno, s);
         linear = linear_association_loco(s, run.selected(), pheno, covariates, loco, sink, untested,
                                          run.options(), sexes);
-        if (untested != 0)
-          run.log(std::to_string(untested) +
-                  " columns are not on chromosomes 1-22 or X: not tested with --loco");
       }
     }
     if (!cases.names.empty()) {
       if (is_writer())
         logistic_tables.emplace(s, cases.names, o->out, o->common.digits, assoc_model::logistic,
                                 !o->beta);
-      logistic = logistic_association(s, run.selected(), cases, covariates,
-                                      logistic_tables ? logistic_tables->sink() : discard,
-                                      o->firth == "always"  ? firth_mode::always
-                                      : o->firth == "never" ? firth_mode::never
-                                                            : firth_mode::fallback,
-                                      run.options(), sexes);
+      const assoc_sink sink = logistic_tables ? logistic_tables->sink() : assoc_sink(discard);
+      const firth_mode firth = o->firth == "always"  ? firth_mode::always
+                               : o->firth == "never" ? firth_mode::never
+                                                     : firth_mode::fallback;
+      if (o->loco.empty()) {
+        logistic = logistic_association(s, run.selected(), cases, covariates, sink, firth,
+                                        run.options(), sexes);
+      } else {
+        const std::vector<Eigen::MatrixXd> loco = loco_of(o->loco, cases, s);
+        logistic = logistic_association_loco(s, run.selected(), cases, covariates, loco, sink,
+                                             untested, firth, run.options(), sexes);
+      }
     }
+    if (untested != 0)
+      run.log(std::to_string(untested) +
+              " columns are not on chromosomes 1-22 or X: not tested with --loco");
     if (!is_writer()) return 0;
     const auto report = [&](std::optional<assoc_writer>& tables, const phenotype_table& t,
                             const assoc_summary& summary) {

@@ -55,4 +55,13 @@ void check_association_inputs(const store& s, const selection& sel,
 // Two-sided p of the standard normal: erfc(|z| / √2).
 double two_sided_normal_p(double z);
 
+// logistic_association() with a fixed offset in each phenotype's linear predictor (regenie's
+// step 2 with a case/control trait's LOCO prediction): `offsets` is store rows x phenotypes,
+// NaN for a sample without one (left out of that phenotype), or null for none. With an offset
+// every column is fitted sample by sample (the counting shortcut needs identical samples).
+assoc_summary logistic_association_with_offsets(
+    const store& s, const selection& sel, const phenotype_table& cases,
+    const phenotype_table* covariates, const Eigen::MatrixXd* offsets, const assoc_sink& sink,
+    firth_mode firth, const analysis_options& options, std::span<const sample_sex> sex);
+
 }  // namespace colflow::detail

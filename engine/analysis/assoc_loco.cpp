@@ -1,6 +1,8 @@
-// assoc --loco: the linear scan per chromosome, each phenotype less its LOCO prediction.
+// assoc --loco: the scans per chromosome, each phenotype less its LOCO prediction (linear) or
+// with it as an offset (logistic).
 #include <Eigen/QR>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "analysis/assoc_internal.hpp"
@@ -39,26 +41,22 @@ double adjusted_scale(const phenotype_table& phenotypes, Eigen::Index p,
   return residual.norm() / std::sqrt(static_cast<double>(n - k));
 }
 
-}  // namespace
-
-assoc_summary linear_association_loco(const store& s, const selection& sel,
-                                      const phenotype_table& phenotypes,
-                                      const phenotype_table* covariates,
-                                      std::span<const Eigen::MatrixXd> loco, const assoc_sink& sink,
-                                      std::size_t& untested, const analysis_options& options,
-                                      std::span<const sample_sex> sex) {
-  const Eigen::Index np = phenotypes.values.cols(), rows = phenotypes.values.rows();
-  if (static_cast<Eigen::Index>(loco.size()) != np)
+void check_loco_shapes(std::span<const Eigen::MatrixXd> loco, Eigen::Index phenotypes,
+                       Eigen::Index rows) {
+  if (static_cast<Eigen::Index>(loco.size()) != phenotypes)
     throw error(errc::invalid_argument, "assoc --loco: one LOCO matrix per phenotype is needed");
   for (const Eigen::MatrixXd& m : loco)
     if (m.rows() != loco_chromosomes || m.cols() != rows)
       throw error(errc::invalid_argument, "assoc --loco: a LOCO matrix is not 23 x store rows");
-  std::vector<double> scale(static_cast<std::size_t>(np));
-  for (Eigen::Index p = 0; p < np; ++p)
-    scale[static_cast<std::size_t>(p)] =
-        adjusted_scale(phenotypes, p, covariates, sel.row_kept, loco[static_cast<std::size_t>(p)]);
+}
 
-  // The selected columns by chromosome, chromosomes in the order the selection meets them.
+// The scan of one chromosome's columns (c: 1-22, 23 for X).
+using chromosome_scan = std::function<assoc_summary(int c, const selection&)>;
+
+// Runs `scan` on the selected columns of each chromosome in turn, chromosomes in the order the
+// selection first meets them; counts the columns on none of them in `untested`.
+assoc_summary scan_by_chromosome(const store& s, const selection& sel, std::size_t phenotypes,
+                                 std::size_t& untested, const chromosome_scan& scan) {
   std::vector<int> order;
   std::map<int, std::vector<std::size_t>> columns;
   untested = 0;
@@ -72,20 +70,60 @@ assoc_summary linear_association_loco(const store& s, const selection& sel,
     columns[chromosome].push_back(c);
   }
   assoc_summary summary;
-  summary.samples_used.assign(static_cast<std::size_t>(np), 0);
+  summary.samples_used.assign(phenotypes, 0);
   for (const int chromosome : order) {
     selection part = sel;
     part.columns = columns[chromosome];
-    phenotype_table adjusted = phenotypes;
-    for (Eigen::Index p = 0; p < np; ++p)
-      adjusted.values.col(p) -= scale[static_cast<std::size_t>(p)] *
-                                loco[static_cast<std::size_t>(p)].row(chromosome - 1).transpose();
-    const assoc_summary run = linear_association(s, part, adjusted, covariates, sink, options, sex);
+    const assoc_summary run = scan(chromosome, part);
     summary.covariates = run.covariates;
     summary.samples_used = run.samples_used;
     detail::add_pass(summary.pass, run.pass);
   }
   return summary;
+}
+
+}  // namespace
+
+assoc_summary linear_association_loco(const store& s, const selection& sel,
+                                      const phenotype_table& phenotypes,
+                                      const phenotype_table* covariates,
+                                      std::span<const Eigen::MatrixXd> loco, const assoc_sink& sink,
+                                      std::size_t& untested, const analysis_options& options,
+                                      std::span<const sample_sex> sex) {
+  const Eigen::Index np = phenotypes.values.cols();
+  check_loco_shapes(loco, np, phenotypes.values.rows());
+  std::vector<double> scale(static_cast<std::size_t>(np));
+  for (Eigen::Index p = 0; p < np; ++p)
+    scale[static_cast<std::size_t>(p)] =
+        adjusted_scale(phenotypes, p, covariates, sel.row_kept, loco[static_cast<std::size_t>(p)]);
+  return scan_by_chromosome(
+      s, sel, static_cast<std::size_t>(np), untested, [&](int chromosome, const selection& part) {
+        phenotype_table adjusted = phenotypes;
+        for (Eigen::Index p = 0; p < np; ++p)
+          adjusted.values.col(p) -=
+              scale[static_cast<std::size_t>(p)] *
+              loco[static_cast<std::size_t>(p)].row(chromosome - 1).transpose();
+        return linear_association(s, part, adjusted, covariates, sink, options, sex);
+      });
+}
+
+assoc_summary logistic_association_loco(const store& s, const selection& sel,
+                                        const phenotype_table& cases,
+                                        const phenotype_table* covariates,
+                                        std::span<const Eigen::MatrixXd> loco,
+                                        const assoc_sink& sink, std::size_t& untested,
+                                        firth_mode firth, const analysis_options& options,
+                                        std::span<const sample_sex> sex) {
+  const Eigen::Index np = cases.values.cols();
+  check_loco_shapes(loco, np, cases.values.rows());
+  return scan_by_chromosome(
+      s, sel, static_cast<std::size_t>(np), untested, [&](int chromosome, const selection& part) {
+        Eigen::MatrixXd offsets(cases.values.rows(), np);
+        for (Eigen::Index p = 0; p < np; ++p)
+          offsets.col(p) = loco[static_cast<std::size_t>(p)].row(chromosome - 1).transpose();
+        return detail::logistic_association_with_offsets(s, part, cases, covariates, &offsets, sink,
+                                                         firth, options, sex);
+      });
 }
 
 }  // namespace colflow

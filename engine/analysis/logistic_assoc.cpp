@@ -25,6 +25,7 @@ struct binary_trait {
   std::vector<std::uint8_t> controls;
   Eigen::VectorXd y;           // per used row: 1 case, 0 control
   Eigen::MatrixXd covariates;  // used rows x covariates
+  Eigen::VectorXd offset;      // per used row: the fixed offset (a LOCO prediction); or empty
   Eigen::VectorXd start;       // intercept, 0 for the column, covariates: the null model
 };
 
@@ -47,8 +48,9 @@ void check_covariate_rank(const binary_trait& t, const phenotype_table& cov,
   }
 }
 
+// `offsets`: per store row and phenotype, or null; a row without one (NaN) is left out.
 std::vector<binary_trait> make_traits(const selection& sel, const phenotype_table& ph,
-                                      const phenotype_table* cov) {
+                                      const phenotype_table* cov, const Eigen::MatrixXd* offsets) {
   const std::size_t rows = sel.row_kept.size();
   const Eigen::Index nc = cov ? cov->values.cols() : 0;
   std::vector<binary_trait> traits;
@@ -64,7 +66,7 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
         throw error(errc::invalid_argument, "phenotype " + name +
                                                 ": case/control values must be 1 (case), 0 "
                                                 "(control) or missing");
-      bool use = sel.row_kept[i] && !std::isnan(v);
+      bool use = sel.row_kept[i] && !std::isnan(v) && !(offsets && std::isnan((*offsets)(r, p)));
       for (Eigen::Index c = 0; use && c < nc; ++c) use = !std::isnan(cov->values(r, c));
       if (!use) continue;
       t.rows.push_back(i);
@@ -73,7 +75,8 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
     }
     const std::size_t n = t.rows.size();
     const std::string among = " among its " + std::to_string(n) + " selected samples with a value" +
-                              (nc ? " and every covariate" : "");
+                              (nc ? " and every covariate" : "") +
+                              (offsets ? " and an offset" : "");
     if (n_cases == 0 || n_cases == n)
       throw error(errc::invalid_argument,
                   "phenotype " + name + " has no " + (n_cases == 0 ? "case" : "control") + among);
@@ -88,11 +91,13 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
     t.controls = make_sample_mask(controls);
     t.y.resize(static_cast<Eigen::Index>(n));
     t.covariates.resize(static_cast<Eigen::Index>(n), nc);
+    if (offsets) t.offset.resize(static_cast<Eigen::Index>(n));
     for (std::size_t j = 0; j < n; ++j) {
       const auto r = static_cast<Eigen::Index>(t.rows[j]);
       t.y[static_cast<Eigen::Index>(j)] = ph.values(r, p);
       for (Eigen::Index c = 0; c < nc; ++c)
         t.covariates(static_cast<Eigen::Index>(j), c) = cov->values(r, c);
+      if (offsets) t.offset[static_cast<Eigen::Index>(j)] = (*offsets)(r, p);
     }
     if (nc > 0) check_covariate_rank(t, *cov, name);
 
@@ -102,8 +107,10 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
     null_design.col(0).setOnes();
     null_design.rightCols(nc) = t.covariates;
     const Eigen::VectorXd ones = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(n));
-    const detail::logistic_fit null_fit =
-        detail::fit_logistic({null_design, t.y, ones}, Eigen::VectorXd::Zero(1 + nc), false);
+    const detail::logistic_fit null_fit = detail::fit_logistic(
+        {null_design, t.y, ones,
+         std::span<const double>(t.offset.data(), static_cast<std::size_t>(t.offset.size()))},
+        Eigen::VectorXd::Zero(1 + nc), false);
     t.start = Eigen::VectorXd::Zero(2 + nc);
     // Covariates that separate the cases on their own leave no finite null model: start
     // those columns from zero.
@@ -207,7 +214,7 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
                   assoc_result& r) {
   const Eigen::Index nc = t.covariates.cols(), k = 2 + nc;
   Eigen::MatrixXd x(static_cast<Eigen::Index>(t.rows.size()), k);
-  Eigen::VectorXd y(x.rows());
+  Eigen::VectorXd y(x.rows()), offset(t.offset.size() ? x.rows() : 0);
   Eigen::Index n = 0;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   double a1[2] = {0, 0}, a2[2] = {0, 0};  // allele counts among controls and cases
@@ -219,6 +226,7 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
     x(n, 1) = v;
     x.row(n).tail(nc) = t.covariates.row(jj);
     y[n] = t.y[jj];
+    if (offset.size()) offset[n] = t.offset[jj];
     const int status = t.y[jj] == 1;
     a1[status] += v;
     a2[status] += 2 - v;
@@ -237,7 +245,9 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
   }
   const bool zero = variants && (a1[0] == 0 || a1[1] == 0 || a2[0] == 0 || a2[1] == 0);
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
-  fit_column({x.topRows(n), y.head(n), ones}, t.start, zero, mode, r);
+  const std::span<const double> row_offsets(offset.data(),
+                                            offset.size() ? static_cast<std::size_t>(n) : 0);
+  fit_column({x.topRows(n), y.head(n), ones, row_offsets}, t.start, zero, mode, r);
 }
 
 // The tests of column c of a block for every trait, into out[0, traits).
@@ -250,7 +260,8 @@ void test_block_column(const std::vector<binary_trait>& traits, const detail::co
     const binary_trait& t = traits[q];
     if (block.codes_only()) {
       const std::span<const std::uint8_t> col = block.codes(c);
-      if (t.covariates.cols() == 0) {
+      // Counting cells needs samples that differ only in their call: no covariates, no offset.
+      if (t.covariates.cols() == 0 && t.offset.size() == 0) {
         test_genotype_counts(t, col, rows, firth, r);
         continue;
       }
@@ -265,32 +276,50 @@ void test_block_column(const std::vector<binary_trait>& traits, const detail::co
   }
 }
 
+// The columns of `m` that `only` lists (all when empty).
+Eigen::MatrixXd select_columns(const Eigen::MatrixXd& m, std::span<const std::size_t> only) {
+  if (only.empty()) return m;
+  Eigen::MatrixXd out(m.rows(), static_cast<Eigen::Index>(only.size()));
+  for (std::size_t j = 0; j < only.size(); ++j)
+    out.col(static_cast<Eigen::Index>(j)) = m.col(static_cast<Eigen::Index>(only[j]));
+  return out;
+}
+
 }  // namespace
 
-assoc_summary logistic_association(const store& s, const selection& sel,
-                                   const phenotype_table& cases, const phenotype_table* covariates,
-                                   const assoc_sink& sink, firth_mode firth,
-                                   const analysis_options& options,
-                                   std::span<const sample_sex> sex) {
+namespace detail {
+
+assoc_summary logistic_association_with_offsets(
+    const store& s, const selection& sel, const phenotype_table& cases,
+    const phenotype_table* covariates, const Eigen::MatrixXd* offsets, const assoc_sink& sink,
+    firth_mode firth, const analysis_options& options, std::span<const sample_sex> sex) {
   detail::check_association_inputs(s, sel, cases, covariates);
+  if (offsets && (offsets->rows() != static_cast<Eigen::Index>(s.num_rows()) ||
+                  offsets->cols() != cases.values.cols()))
+    throw error(errc::invalid_argument, "logistic offsets: not store rows x phenotypes");
   const std::size_t rows = s.num_rows();
   if (!sex.empty() && detail::selects_sex_chromosomes(s, sel))
     return detail::scan_with_sex_chromosomes(
         s, sel, covariates, sex, static_cast<std::size_t>(cases.values.cols()), sink,
         [&](const selection& run, const phenotype_table* run_covariates,
             std::span<const std::size_t> only, const assoc_sink& to) {
-          if (only.empty())
-            return logistic_association(s, run, cases, run_covariates, to, firth, options);
-          return logistic_association(s, run, select_phenotypes(cases, only), run_covariates, to,
-                                      firth, options);
+          if (!offsets)
+            return logistic_association_with_offsets(
+                s, run, only.empty() ? cases : select_phenotypes(cases, only), run_covariates,
+                nullptr, to, firth, options, {});
+          const Eigen::MatrixXd part = select_columns(*offsets, only);
+          return logistic_association_with_offsets(
+              s, run, only.empty() ? cases : select_phenotypes(cases, only), run_covariates, &part,
+              to, firth, options, {});
         });
   if (distributed(options.processes))
     return detail::distributed_association(
         s, sel, static_cast<std::size_t>(cases.values.cols()), sink, options,
         [&](const selection& part, const assoc_sink& local_sink, const analysis_options& alone) {
-          return logistic_association(s, part, cases, covariates, local_sink, firth, alone);
+          return logistic_association_with_offsets(s, part, cases, covariates, offsets, local_sink,
+                                                   firth, alone, {});
         });
-  const std::vector<binary_trait> traits = make_traits(sel, cases, covariates);
+  const std::vector<binary_trait> traits = make_traits(sel, cases, covariates, offsets);
   const std::size_t np = traits.size();
 
   assoc_summary summary;
@@ -312,6 +341,17 @@ assoc_summary logistic_association(const store& s, const selection& sel,
   };
   summary.pass = detail::scan_in_blocks(stream.columns, sel.columns, block, np, tests, sink);
   return summary;
+}
+
+}  // namespace detail
+
+assoc_summary logistic_association(const store& s, const selection& sel,
+                                   const phenotype_table& cases, const phenotype_table* covariates,
+                                   const assoc_sink& sink, firth_mode firth,
+                                   const analysis_options& options,
+                                   std::span<const sample_sex> sex) {
+  return detail::logistic_association_with_offsets(s, sel, cases, covariates, nullptr, sink, firth,
+                                                   options, sex);
 }
 
 }  // namespace colflow

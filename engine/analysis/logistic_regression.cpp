@@ -46,6 +46,7 @@ void add_objective(const logistic_data& d, bool firth, model_at& m) {
 void evaluate(const logistic_data& d, const Eigen::VectorXd& beta, bool firth, model_at& m,
               bool with_objective) {
   m.eta = (d.x * beta).array();
+  if (!d.offset.empty()) m.eta += Eigen::Map<const Eigen::ArrayXd>(d.offset.data(), m.eta.size());
   const Eigen::ArrayXd& eta = m.eta;
   // One exponential per sample, of a non-positive number: e^−|η| gives p and log(1 + e^η)
   // without overflow or cancellation. Eigen evaluates exp and log a SIMD vector at a time;

@@ -4,16 +4,20 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <span>
 
 namespace colflow::detail {
 
 // The data of one fit: the design's rows (intercept first), responses 0 or 1, and how many
 // identical samples each row stands for (1 per sample; counts when samples with the same
 // design row and response are grouped, as for a genotype column without covariates).
+// `offset`, when not empty, is a fixed term of each row's linear predictor (a LOCO
+// prediction), one per row of x.
 struct logistic_data {
   Eigen::Ref<const Eigen::MatrixXd> x;
   Eigen::Ref<const Eigen::VectorXd> y;
   Eigen::Ref<const Eigen::VectorXd> count;
+  std::span<const double> offset{};
 };
 
 enum class fit_outcome {

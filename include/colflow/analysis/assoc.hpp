@@ -125,6 +125,18 @@ assoc_summary logistic_association(const store& s, const selection& sel,
                                    const analysis_options& options = {},
                                    std::span<const sample_sex> sex = {});
 
+/// The scan of logistic_association with whole-genome regression's LOCO predictions (regenie's
+/// step 2 for case/control traits): a column on chromosome c (1-22, X as 23) is tested with the
+/// phenotype's loco(c) as a fixed offset of the linear predictor, in the null model that starts
+/// each fit as in the column's own (the predictions are log odds, as regenie's step 1 writes them
+/// for a binary trait). `loco`, `untested`, the order of the scans and the errors as for
+/// linear_association_loco; the fits, Firth's fallback and the tables as logistic_association.
+assoc_summary logistic_association_loco(
+    const store& s, const selection& sel, const phenotype_table& cases,
+    const phenotype_table* covariates, std::span<const Eigen::MatrixXd> loco,
+    const assoc_sink& sink, std::size_t& untested, firth_mode firth = firth_mode::fallback,
+    const analysis_options& options = {}, std::span<const sample_sex> sex = {});
+
 /// The model of an association table.
 enum class assoc_model : std::uint8_t { linear, logistic };
 

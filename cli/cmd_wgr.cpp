@@ -18,7 +18,7 @@ struct wgr_flags {
   analysis_flags common;
   std::string pheno, covar, out;
   std::vector<std::string> pheno_names, covar_names;
-  bool quantile_normalize = false, quantitative = false;
+  bool quantile_normalize = false, quantitative = false, binary = false, zero_one = false;
   std::size_t block_size = 1000, folds = 5, level0 = 5, level1 = 5;
   std::uint64_t memory_mib = 0;
 };
@@ -59,8 +59,12 @@ command add_wgr(CLI::App& app) {
   app.add_option("--covar-name", o->covar_names, "Covariate columns to use (default: all)");
   app.add_flag("--pheno-quantile-normalize", o->quantile_normalize,
                "Replace each trait by its rank-based inverse normal transform, as assoc does");
-  app.add_flag("--quantitative", o->quantitative,
-               "Fit traits that look case/control (only 1, 2 and missing) as quantitative");
+  app.add_flag("--quantitative,--qt", o->quantitative,
+               "Fit every trait as quantitative, also those that look case/control");
+  app.add_flag("--binary,--bt", o->binary, "Fit every trait as case/control");
+  app.add_flag("--1", o->zero_one,
+               "Case/control traits are coded 0 control, 1 case (-9/NA missing), as PLINK's --1; "
+               "by default 1 control, 2 case, 0/-9/NA missing");
   app.add_option("--block-size,--bsize", o->block_size,
                  "Columns per level-0 block, within a chromosome")
       ->check(integer_range(1, std::size_t{1} << 20))
@@ -82,15 +86,19 @@ command add_wgr(CLI::App& app) {
                  "Output prefix: PREFIX_<i>.loco per trait, PREFIX_pred.list, PREFIX.wgr.tsv")
       ->required();
   app.footer(
-      "Step 1 of regenie (Mbatchou et al. 2021), for quantitative traits: covariates projected\n"
-      "out of traits and columns; level 0, ridge regressions of blocks of columns within each\n"
-      "chromosome at shrinkages M(1 - h2)/h2, fitted on all folds but one and predicting that\n"
-      "one; level 1, a ridge regression of the trait on those predictions, its shrinkage chosen\n"
-      "by cross-validation; then, per chromosome, the prediction from every other chromosome.\n"
+      "Step 1 of regenie (Mbatchou et al. 2021): covariates projected out of traits and\n"
+      "columns; level 0, ridge regressions of blocks of columns within each chromosome at\n"
+      "shrinkages M(1 - h2)/h2, fitted on all folds but one and predicting that one; level 1, a\n"
+      "ridge regression of the trait on those predictions (for a case/control trait a ridge\n"
+      "logistic regression with the covariates' fit as offset), its shrinkage chosen by\n"
+      "cross-validation; then, per chromosome, the prediction from every other chromosome.\n"
+      "A trait whose values are all 1, 2 or missing (0/1 with --1) is case/control, as in assoc;\n"
+      "--binary and --quantitative override the detection for every trait.\n"
       "Columns on chromosomes 1-22 and X are used (X counted as 23); others are left out.\n"
       "PREFIX_<i>.loco and PREFIX_pred.list are regenie's files: give the list to\n"
       "'colflow assoc --loco' or to regenie's step 2 (--pred). PREFIX.wgr.tsv lists each\n"
-      "trait's level-1 shrinkages with their cross-validated mean squared error.\n"
+      "trait's level-1 shrinkages with their cross-validated loss (mean squared error, or\n"
+      "-log-likelihood per sample for a case/control trait).\n"
       "With one trait, the samples without it are left out; with several, a missing value is\n"
       "the trait's mean (as regenie does).");
   return [o] {
@@ -101,13 +109,25 @@ command add_wgr(CLI::App& app) {
             std::to_string(traits.file_samples) + " samples in the store, " +
             std::to_string(traits.names.size()) + " trait(s)");
     const auto& kept = run.selected().row_kept;
-    for (std::size_t p = 0; p < traits.names.size() && !o->quantitative; ++p)
-      if (is_case_control(traits, p, kept, case_control_codes::one_two))
+    if (o->binary && o->quantitative)
+      throw error(errc::invalid_argument, "--binary and --quantitative cannot both apply");
+    const case_control_codes codes =
+        o->zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
+    std::vector<bool> case_control(traits.names.size());
+    for (std::size_t p = 0; p < traits.names.size(); ++p) {
+      case_control[p] = o->binary || (!o->quantitative && is_case_control(traits, p, kept, codes));
+      if (!case_control[p]) continue;
+      run.log(traits.names[p] + ": case/control");
+      phenotype_table one = select_phenotypes(traits, std::vector<std::size_t>{p});
+      code_case_control(one, codes);
+      traits.values.col(static_cast<Eigen::Index>(p)) = one.values.col(0);
+    }
+    if (o->quantile_normalize) {
+      if (std::find(case_control.begin(), case_control.end(), true) != case_control.end())
         throw error(errc::invalid_argument,
-                    traits.names[p] +
-                        " looks case/control (only 1, 2 and missing): wgr fits quantitative "
-                        "traits; --quantitative fits it as one");
-    if (o->quantile_normalize) quantile_normalize(traits, kept);
+                    "--pheno-quantile-normalize applies to quantitative traits only");
+      quantile_normalize(traits, kept);
+    }
     phenotype_table covar;
     if (!o->covar.empty()) {
       covar = read_phenotypes(o->covar, s.samples(), o->covar_names, "COVAR");
@@ -121,6 +141,7 @@ command add_wgr(CLI::App& app) {
     options.folds = o->folds;
     options.level0_h2 = heritability_grid(o->level0);
     options.level1_h2 = heritability_grid(o->level1);
+    options.case_control = case_control;
     const std::size_t threads =
         o->common.threads != 0 ? o->common.threads : std::thread::hardware_concurrency();
     check_memory(
@@ -137,8 +158,10 @@ command add_wgr(CLI::App& app) {
               " columns are constant once the covariates are projected out: they predict nothing");
     for (const wgr_trait& t : result.traits)
       run.log(t.name + ": level 1 h2 " + format("%g", options.level1_h2[t.chosen]) +
-              ", cross-validated R2 " + format("%.4f", t.cv_r2) + " (" + std::to_string(t.values) +
-              " values)");
+              (t.case_control ? ", cross-validated -log-likelihood per sample " +
+                                    format("%.4f", t.level1_loss[t.chosen])
+                              : ", cross-validated R2 " + format("%.4f", t.cv_r2)) +
+              " (" + std::to_string(t.values) + " values)");
     const wgr_files files = write_wgr(s, result, o->out, o->common.digits);
     run.log("wrote " + files.pred_list.string() + ", " + files.summary.string() + " and " +
             std::to_string(files.loco.size()) + " .loco file(s)");

@@ -74,7 +74,7 @@ TEST_F(WgrTest, ResultsDoNotDependOnThreadsOrInFlightDepth) {
   ASSERT_EQ(one.traits.size(), 2u);
   for (std::size_t p = 0; p < 2; ++p) {
     EXPECT_EQ(one.traits[p].chosen, many.traits[p].chosen);
-    EXPECT_EQ(one.traits[p].level1_mse, many.traits[p].level1_mse);
+    EXPECT_EQ(one.traits[p].level1_loss, many.traits[p].level1_loss);
     EXPECT_TRUE((one.traits[p].loco.array() == many.traits[p].loco.array()).all());
     // Chromosomes 6-23 have no column: their LOCO prediction is the whole prediction, the
     // same for all of them.
@@ -82,6 +82,35 @@ TEST_F(WgrTest, ResultsDoNotDependOnThreadsOrInFlightDepth) {
     EXPECT_FALSE((one.traits[p].loco.row(0).array() == one.traits[p].loco.row(5).array()).all());
   }
   EXPECT_EQ(one.traits[1].values, s.num_rows() - (s.num_rows() + 16) / 17);
+}
+
+TEST_F(WgrTest, CaseControlTraitsDoNotDependOnThreadsAndRefuseOtherValues) {
+  const store s = store::open(path_);
+  selection sel;
+  phenotype_table traits, covariates;
+  load(s, sel, traits, covariates);
+  traits.names = {"B"};
+  traits.values.conservativeResize(Eigen::NoChange, 1);
+  traits.values = (traits.values.array() > 0.3).cast<double>();  // about 38% cases
+  wgr_options o;
+  o.block_size = 150;
+  o.case_control = {true};
+  const auto run = [&](std::size_t threads) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    return whole_genome_regression(s, sel, traits, &covariates, o);
+  };
+  const wgr_result one = run(1), many = run(4);
+  ASSERT_EQ(one.traits.size(), 1u);
+  EXPECT_TRUE(one.traits[0].case_control);
+  EXPECT_EQ(one.traits[0].level1_loss, many.traits[0].level1_loss);
+  EXPECT_TRUE((one.traits[0].loco.array() == many.traits[0].loco.array()).all());
+  // A held-out -log-likelihood per sample, near log 2 for a weakly predicted trait.
+  for (const double loss : one.traits[0].level1_loss) EXPECT_GT(loss, 0.3);
+
+  traits.values(3, 0) = 2;
+  EXPECT_THROW(whole_genome_regression(s, sel, traits, &covariates, o), error);
+  o.case_control = {true, false};
+  EXPECT_THROW(whole_genome_regression(s, sel, traits, &covariates, o), error);
 }
 
 TEST_F(WgrTest, RefusesBadOptionsAndTraits) {

@@ -1,11 +1,9 @@
 // regenie's LOCO prediction files: PREFIX_<i>.loco and PREFIX_pred.list written from step 1,
 // read back for step 2 (whichever tool wrote them).
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -16,7 +14,7 @@
 #include "analysis/result_table_internal.hpp"
 #include "colflow/analysis/wgr.hpp"
 #include "colflow/error.hpp"
-#include "colflow/io/staged_output.hpp"
+#include "colflow/io/tsv_writer.hpp"
 
 namespace colflow {
 namespace {
@@ -25,80 +23,32 @@ constexpr Eigen::Index loco_chromosomes = 23;
 
 std::string fid_iid(const sample_info& s) { return s.fid + "_" + s.iid; }
 
-// A text file written under a staged name, published by commit().
-class staged_text {
- public:
-  explicit staged_text(std::filesystem::path target) : output_(std::move(target)) {
-    file_ = std::fopen(output_.path().c_str(), "wb");
-    if (!file_) fail();
-  }
-  ~staged_text() {
-    if (file_) std::fclose(file_);
-  }
-  staged_text(const staged_text&) = delete;
-  staged_text& operator=(const staged_text&) = delete;
-
-  void put(std::string_view s) {
-    if (std::fwrite(s.data(), 1, s.size(), file_) != s.size()) fail();
-  }
-  void close() {
-    std::FILE* f = std::exchange(file_, nullptr);
-    if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0) {
-      std::fclose(f);
-      fail();
-    }
-    if (std::fclose(f) != 0) fail();
-  }
-  void commit() { output_.commit(); }
-  const std::filesystem::path& target() const noexcept { return output_.target(); }
-
- private:
-  [[noreturn]] void fail() const {
-    throw error(errc::io_error, output_.target().string() + ": cannot write");
-  }
-  staged_output output_;
-  std::FILE* file_ = nullptr;
-};
-
-// `v` with `digits` significant digits, %g style.
-void put_number(std::string& line, double v, int digits) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits);
-  line.append(buf, r.ptr);
-}
-
-void write_loco_file(staged_text& out, const store& s, const wgr_result& result, const wgr_trait& t,
-                     int digits) {
-  std::string line = "FID_IID";
-  for (const std::size_t r : result.rows) {
-    const sample_info& sample = s.samples()[r];
-    line.append(" ").append(sample.fid).append("_").append(sample.iid);
-  }
-  out.put(line + "\n");
+// regenie's .loco layout: a header FID_IID and the samples' FID_IID, then per chromosome its
+// number and the predictions, space-separated.
+void write_loco_file(tsv_writer& out, const store& s, const wgr_result& result,
+                     const wgr_trait& t) {
+  out.text("FID_IID");
+  for (const std::size_t r : result.rows) out.text(fid_iid(s.samples()[r]));
+  out.end_line();
   for (Eigen::Index c = 0; c < loco_chromosomes; ++c) {
-    line = std::to_string(c + 1);
-    for (Eigen::Index i = 0; i < t.loco.cols(); ++i) {
-      line += ' ';
-      put_number(line, t.loco(c, i), digits);
-    }
-    out.put(line + "\n");
+    out.integer(static_cast<std::uint64_t>(c + 1));
+    for (Eigen::Index i = 0; i < t.loco.cols(); ++i) out.number(t.loco(c, i));
+    out.end_line();
   }
-  out.close();
+  out.finish();
 }
 
-void write_summary(staged_text& out, const wgr_result& result, int digits) {
-  out.put("TRAIT\tN\tVALUES\tLEVEL1_H2_INDEX\tTAU\tCV_MSE\tCHOSEN\n");
+void write_summary(tsv_writer& out, const wgr_result& result) {
+  for (const char* name : {"TRAIT", "N", "VALUES", "LEVEL1_H2_INDEX", "TAU", "CV_LOSS", "CHOSEN"})
+    out.text(name);
+  out.end_line();
   for (const wgr_trait& t : result.traits)
     for (std::size_t j = 0; j < t.level1_tau.size(); ++j) {
-      std::string line = t.name + "\t" + std::to_string(result.rows.size()) + "\t" +
-                         std::to_string(t.values) + "\t" + std::to_string(j + 1) + "\t";
-      put_number(line, t.level1_tau[j], digits);
-      line += '\t';
-      put_number(line, t.level1_mse[j], digits);
-      line += j == t.chosen ? "\t1\n" : "\t0\n";
-      out.put(line);
+      out.text(t.name).integer(result.rows.size()).integer(t.values).integer(j + 1);
+      out.number(t.level1_tau[j]).number(t.level1_loss[j]).integer(j == t.chosen ? 1 : 0);
+      out.end_line();
     }
-  out.close();
+  out.finish();
 }
 
 [[noreturn]] void bad_line(const std::filesystem::path& file, std::size_t line,
@@ -181,24 +131,23 @@ wgr_files write_wgr(const store& s, const wgr_result& result, const std::filesys
                     int digits) {
   detail::check_digits(digits);
   wgr_files files;
-  std::vector<std::unique_ptr<staged_text>> outputs;
-  std::string list;
+  std::vector<std::unique_ptr<tsv_writer>> outputs;
+  files.pred_list = detail::prefixed(prefix, "_pred.list");
+  tsv_writer list(files.pred_list, digits, ' ');
   for (std::size_t p = 0; p < result.traits.size(); ++p) {
     files.loco.push_back(
         detail::prefixed(prefix, std::string("_").append(std::to_string(p + 1)).append(".loco")));
-    outputs.push_back(std::make_unique<staged_text>(files.loco.back()));
-    write_loco_file(*outputs.back(), s, result, result.traits[p], digits);
-    list +=
-        result.traits[p].name + " " + std::filesystem::absolute(files.loco.back()).string() + "\n";
+    outputs.push_back(std::make_unique<tsv_writer>(files.loco.back(), digits, ' '));
+    write_loco_file(*outputs.back(), s, result, result.traits[p]);
+    list.text(result.traits[p].name).text(std::filesystem::absolute(files.loco.back()).string());
+    list.end_line();
   }
   files.summary = detail::prefixed(prefix, ".wgr.tsv");
-  outputs.push_back(std::make_unique<staged_text>(files.summary));
-  write_summary(*outputs.back(), result, digits);
-  files.pred_list = detail::prefixed(prefix, "_pred.list");
-  outputs.push_back(std::make_unique<staged_text>(files.pred_list));
-  outputs.back()->put(list);
-  outputs.back()->close();
+  outputs.push_back(std::make_unique<tsv_writer>(files.summary, digits));
+  write_summary(*outputs.back(), result);
+  list.finish();
   for (auto& out : outputs) out->commit();
+  list.commit();
   return files;
 }
 

@@ -5,9 +5,12 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numbers>
 #include <string_view>
 
 #include "analysis/analysis_stream_internal.hpp"
+#include "analysis/logistic_regression_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
 #include "analysis/wgr_ridge_internal.hpp"
 #include "colflow/error.hpp"
@@ -128,6 +131,53 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
                                               "out (the intercept included)");
   }
   return s;
+}
+
+// A case/control trait's level-1 inputs over the rows used: its statuses (0 or 1) and the log
+// odds of its logistic fit on the intercept and covariates (regenie's offset). Refuses other
+// values, a missing status (with several traits, the others' samples would need one), a class
+// absent from a fold, and covariates that separate the classes.
+struct case_control_trait {
+  Eigen::VectorXd status, offset;
+};
+
+case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Index p,
+                                       const wgr_samples& s, const detail::sample_folds& folds) {
+  const std::string& name = traits.names[static_cast<std::size_t>(p)];
+  const auto n = static_cast<Eigen::Index>(s.rows.size());
+  case_control_trait t;
+  t.status.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double v =
+        traits.values(static_cast<Eigen::Index>(s.rows[static_cast<std::size_t>(i)]), p);
+    if (std::isnan(v))
+      throw error(errc::invalid_argument,
+                  "wgr: case/control trait " + name +
+                      " has no value for some samples of the other traits; fit it on its own");
+    if (v != 0 && v != 1)
+      throw error(errc::invalid_argument,
+                  "wgr: case/control trait " + name + " has a value other than case or control");
+    t.status[i] = v;
+  }
+  for (std::size_t k = 0; k < folds.count(); ++k) {
+    const double cases = t.status
+                             .segment(static_cast<Eigen::Index>(folds.begin(k)),
+                                      static_cast<Eigen::Index>(folds.size(k)))
+                             .sum();
+    if (cases == 0 || cases == static_cast<double>(folds.size(k)))
+      throw error(errc::invalid_argument, "wgr: case/control trait " + name + ": fold " +
+                                              std::to_string(k + 1) + " has no " +
+                                              (cases == 0 ? "case" : "control"));
+  }
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
+  const detail::logistic_fit null_fit =
+      detail::fit_logistic({s.basis, t.status, ones}, Eigen::VectorXd::Zero(s.basis.cols()), false);
+  if (null_fit.outcome != detail::fit_outcome::converged)
+    throw error(errc::invalid_argument, "wgr: case/control trait " + name +
+                                            ": its logistic fit on the covariates does not "
+                                            "converge (they separate cases from controls)");
+  t.offset = s.basis * null_fit.beta;
+  return t;
 }
 
 // The columns of step 1 in chromosome order (store order within one), and each chromosome's
@@ -301,8 +351,12 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
                                    const wgr_options& options, const analysis_options& analysis) {
   check_options(options);
   if (traits.names.empty()) throw error(errc::invalid_argument, "wgr: no trait");
+  if (!options.case_control.empty() && options.case_control.size() != traits.names.size())
+    throw error(errc::invalid_argument, "wgr: case_control needs one entry per trait");
   wgr_result result;
   const wgr_samples samples = set_up_samples(sel, traits, covariates, options.folds, result.traits);
+  for (std::size_t p = 0; p < options.case_control.size(); ++p)
+    result.traits[p].case_control = options.case_control[p];
   const wgr_layout layout = lay_out(s, sel, options.block_size);
   const detail::sample_folds folds(samples.rows.size(), options.folds);
   result.rows = samples.rows;
@@ -323,15 +377,29 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   for (const auto& [first, end] : layout.chromosome_blocks)
     ranges.emplace_back(static_cast<Eigen::Index>(first * r), static_cast<Eigen::Index>(end * r));
   const std::vector<double> taus = shrinkages(options.level1_h2, result.blocks * r);
+  // The logistic model's latent scale has variance π²/3: regenie's level-1 shrinkage for a
+  // case/control trait is τ · 3/π².
+  std::vector<double> logistic_taus = taus;
+  for (double& tau : logistic_taus) tau *= 3 / (std::numbers::pi * std::numbers::pi);
   for (std::size_t p = 0; p < result.traits.size(); ++p) {
     wgr_trait& t = result.traits[p];
-    const Eigen::VectorXd y = samples.y.col(static_cast<Eigen::Index>(p));
-    detail::level1_fit fit = detail::level1_ridge(level0.predictors()[p], y, folds, taus, ranges);
+    const auto column = static_cast<Eigen::Index>(p);
+    const Eigen::VectorXd y = samples.y.col(column);
+    detail::level1_fit fit;
+    if (t.case_control) {
+      const case_control_trait inputs = case_control_inputs(traits, column, samples, folds);
+      fit = detail::level1_logistic(level0.predictors()[p], inputs.status, inputs.offset, folds,
+                                    logistic_taus, ranges);
+      t.level1_tau = logistic_taus;
+      t.cv_r2 = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      fit = detail::level1_ridge(level0.predictors()[p], y, folds, taus, ranges);
+      t.level1_tau = taus;
+      t.cv_r2 = 1 - fit.loss[fit.chosen] * static_cast<double>(y.size()) / y.squaredNorm();
+    }
     level0.predictors()[p] = matrix();  // freed as soon as its trait is done
-    t.level1_tau = taus;
-    t.level1_mse = std::move(fit.mse);
+    t.level1_loss = std::move(fit.loss);
     t.chosen = fit.chosen;
-    t.cv_r2 = 1 - t.level1_mse[t.chosen] * static_cast<double>(y.size()) / y.squaredNorm();
     t.loco = std::move(fit.loco);
   }
   return result;

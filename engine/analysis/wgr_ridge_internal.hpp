@@ -36,11 +36,12 @@ void level0_block(const Eigen::MatrixXd& g, const Eigen::MatrixXd& y, const samp
 // column becomes zeros.
 void standardize_predictor(Eigen::MatrixXd& w, Eigen::Index c);
 
-// Level 1 of one trait: ridge regression of y on the columns of w, without intercept.
+// Level 1 of one trait: a ridge regression of y on the columns of w, without intercept.
 struct level1_fit {
-  std::vector<double> mse;  // per τ: Σ over folds of ‖y_k − W_k β_k(τ)‖², divided by n
-  std::size_t chosen = 0;   // the τ of the smallest error
-  Eigen::MatrixXd loco;     // chromosomes × n: every fold's held-out prediction without c
+  // Per τ: Σ over folds of the held-out loss, divided by n (squared error, or −log-likelihood).
+  std::vector<double> loss;
+  std::size_t chosen = 0;  // the τ of the smallest loss
+  Eigen::MatrixXd loco;    // chromosomes × n: every fold's held-out prediction without c
 };
 
 // `chromosome_columns[c]` is the range [first, end) of w's columns on chromosome c + 1 (w's
@@ -49,5 +50,16 @@ struct level1_fit {
 level1_fit level1_ridge(const Eigen::MatrixXd& w, const Eigen::VectorXd& y,
                         const sample_folds& folds, std::span<const double> taus,
                         std::span<const std::pair<Eigen::Index, Eigen::Index>> chromosome_columns);
+
+// Level 1 of a case/control trait (y 0 or 1): ridge-penalised logistic regression on w's
+// columns, without intercept, with `offset` (the covariates' fit) fixed in the linear predictor,
+// as regenie's step 1 for binary traits: per fold, fits at each τ in the order given, each from
+// the last one's estimate (from zero at the first); the loss is the held-out −log-likelihood,
+// probabilities held within [1e-5, 1 − 1e-5]. The LOCO predictions are log odds without the
+// offset. Throws colflow::error invalid_argument when a fit does not converge.
+level1_fit level1_logistic(
+    const Eigen::MatrixXd& w, const Eigen::VectorXd& y, const Eigen::VectorXd& offset,
+    const sample_folds& folds, std::span<const double> taus,
+    std::span<const std::pair<Eigen::Index, Eigen::Index>> chromosome_columns);
 
 }  // namespace colflow::detail

@@ -12,8 +12,8 @@
 
 namespace colflow {
 
-tsv_writer::tsv_writer(std::filesystem::path path, int digits)
-    : output_(std::move(path)), digits_(digits) {
+tsv_writer::tsv_writer(std::filesystem::path path, int digits, char separator)
+    : output_(std::move(path)), digits_(digits), separator_(separator) {
   file_ = std::fopen(output_.path().c_str(), "wb");
   if (file_ == nullptr) throw_system_error(errno, "cannot create", output_.path());
   buffer_.reserve(1 << 20);
@@ -25,7 +25,7 @@ tsv_writer::~tsv_writer() {
 }
 
 void tsv_writer::separator() {
-  if (!line_start_) buffer_ += '\t';
+  if (!line_start_) buffer_ += separator_;
   line_start_ = false;
 }
 

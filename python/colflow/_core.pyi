@@ -181,6 +181,7 @@ def wgr(
     folds: int,
     level0: int,
     level1: int,
+    case_control: list[bool],
     threads: int,
     progress: Progress,
 ) -> dict[str, Any]: ...

@@ -23,7 +23,8 @@ class WGR:
     loco: per trait, a DataFrame of the samples used (index: IID) by chromosomes 1-23
         (columns): the prediction of the trait without that chromosome, on the scale of the
         covariate-adjusted trait scaled to ||y||^2 = n - covariates (X is 23);
-    level1: per trait and level-1 shrinkage (TRAIT, TAU, CV_MSE, CHOSEN), as PREFIX.wgr.tsv.
+    level1: per trait and level-1 shrinkage (TRAIT, TAU, CV_LOSS, CHOSEN), as PREFIX.wgr.tsv:
+        the loss is the mean squared error, or the -log-likelihood per sample (case/control).
     """
     loco: dict[str, pd.DataFrame]
     level1: pd.DataFrame
@@ -40,6 +41,7 @@ def wgr(
     folds: int = 5,
     l0: int = 5,
     l1: int = 5,
+    binary: Any = (),
     keep: Any = None,
     columns: Any = None,
     num_threads: int | None = None,
@@ -48,8 +50,9 @@ def wgr(
     """Whole-genome regression with LOCO predictions: ``colflow wgr`` (docs/ANALYSES.md).
 
     ``pheno`` and ``covar`` take the forms of ``assoc`` (DataFrames indexed by IID, numpy
-    arrays of one row per sample, or the paths of PLINK-style files); every trait is fitted as
-    quantitative. ``block_size``, ``folds``, ``l0`` and ``l1`` are the command's
+    arrays of one row per sample, or the paths of PLINK-style files). The traits named in
+    ``binary`` are case/control, coded 0 control and 1 case (the command's ``--binary --1``);
+    the others are quantitative. ``block_size``, ``folds``, ``l0`` and ``l1`` are the command's
     ``--block-size``, ``--folds``, ``--l0`` and ``--l1``. The same bits as the command at any
     thread count. Raises InvalidArgumentError as the command does.
     """
@@ -59,7 +62,8 @@ def wgr(
     rows, cols = _selected_rows(store, keep), _selected_columns(store, columns)
     with _progress(progress, "wgr") as report:
         r = _core.wgr(store._core, rows, cols, values, names, covar_values, covar_names,
-                      block_size, folds, l0, l1, _threads(num_threads), report)
+                      block_size, folds, l0, l1, [n in set(binary) for n in names],
+                      _threads(num_threads), report)
     iids = store.samples.iid.to_numpy()[np.asarray(r["rows"])]
     chromosomes = list(range(1, 24))
     loco = {}
@@ -67,8 +71,8 @@ def wgr(
     for p, name in enumerate(names):
         m = np.asarray(r["loco"][p]).reshape(23, len(iids), order="F")
         loco[name] = pd.DataFrame(m.T, index=pd.Index(iids, name="IID"), columns=chromosomes)
-        tau, mse = np.asarray(r["tau"][p]), np.asarray(r["mse"][p])
-        level1.append(pd.DataFrame({"TRAIT": name, "TAU": tau, "CV_MSE": mse,
+        tau, loss = np.asarray(r["tau"][p]), np.asarray(r["loss"][p])
+        level1.append(pd.DataFrame({"TRAIT": name, "TAU": tau, "CV_LOSS": loss,
                                     "CHOSEN": np.arange(len(tau)) == r["chosen"][p]}))
     return WGR(loco, pd.concat(level1, ignore_index=True), int(r["columns_used"]),
                int(r["blocks"]))

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from bed_reader import to_bed
 from scipy import stats
 
 import colflow
@@ -41,8 +42,9 @@ def ridge_folds(x: np.ndarray, y: np.ndarray, starts: list[int], shrinkage: floa
     return out
 
 
-def reference_wgr(x, y, covar, chrom, block, folds=5):
-    """regenie's step 1 on dense arrays: LOCO (23 x n per trait), chosen tau index, MSEs."""
+def reference_level0(x, y, covar, chrom, block, folds=5):
+    """regenie's level 0 on dense arrays: the standardised predictors (traits x n x C), the
+    adjusted traits, the fold starts, each predictor's chromosome and the covariates' basis."""
     n = len(x)
     q, _ = np.linalg.qr(np.column_stack([np.ones(n), covar]))
     g, _ = adjust(np.where(np.isnan(x), np.nanmean(x, axis=0), x), q)
@@ -58,27 +60,85 @@ def reference_wgr(x, y, covar, chrom, block, folds=5):
         for j, lam in enumerate(lambdas):
             w[:, :, 5 * b + j] = ridge_folds(g[:, cols], ys, starts, lam).T
     w = (w - w.mean(axis=1, keepdims=True)) / w.std(axis=1, ddof=1, keepdims=True)
+    return w, ys, starts, np.repeat([c for c, _ in blocks], 5), q
+
+
+def loco_of(w, betas, starts, chrom_of):
+    """23 x n: each sample's fold fit over every chromosome but one."""
+    pred = np.empty((len(w), 23))
+    for k in range(len(starts) - 1):
+        test = np.arange(starts[k], starts[k + 1])
+        for c in range(1, 24):
+            on = chrom_of == c
+            pred[test, c - 1] = w[np.ix_(test, on)] @ betas[k][on]
+    return (pred.sum(axis=1, keepdims=True) - pred).T
+
+
+def reference_wgr(x, y, covar, chrom, block, folds=5):
+    """regenie's step 1 on dense arrays: LOCO (23 x n per trait), chosen tau index, MSEs."""
+    w, ys, starts, chrom_of, _ = reference_level0(x, y, covar, chrom, block, folds)
+    n = len(x)
     taus = [w.shape[2] * (1 - h) / h for h in grid(5)]
-    chrom_of = np.repeat([c for c, _ in blocks], 5)
     out = []
     for p in range(y.shape[1]):
-        errors, parts = [], []
+        errors, fits = [], []
         for tau in taus:
-            pred = np.empty((n, 23))
+            betas, sse = [], 0.0
             for k in range(folds):
                 test = np.arange(starts[k], starts[k + 1])
                 train = np.setdiff1d(np.arange(n), test)
                 a = w[p, train].T @ w[p, train] + tau * np.eye(w.shape[2])
-                beta = np.linalg.solve(a, w[p, train].T @ ys[train, p])
-                for c in range(1, 24):
-                    on = chrom_of == c
-                    pred[test, c - 1] = w[p][np.ix_(test, on)] @ beta[on]
-            errors.append(((ys[:, p] - pred.sum(axis=1)) ** 2).sum() / n)
-            parts.append(pred)
+                betas.append(np.linalg.solve(a, w[p, train].T @ ys[train, p]))
+                sse += ((ys[test, p] - w[p, test] @ betas[-1]) ** 2).sum()
+            errors.append(sse / n)
+            fits.append(betas)
         best = int(np.argmin(errors))
-        loco = parts[best].sum(axis=1, keepdims=True) - parts[best]
-        out.append((loco.T, best, errors))
+        out.append((loco_of(w[p], fits[best], starts, chrom_of), best, errors))
     return out
+
+
+def probability(eta):
+    """regenie's fitted probabilities, held off 0 and 1 beyond |eta| = 30."""
+    tiny = 10 * np.finfo(float).eps
+    p = 1 / (1 + np.exp(-np.clip(eta, -700, 700)))
+    return np.where(eta > 30, 1 / (1 + tiny), np.where(eta < -30, tiny / (1 + tiny), p))
+
+
+def reference_wgr_case_control(x, status, covar, chrom, block, folds=5):
+    """regenie's step 1 with --bt and K folds for one 0/1 trait: LOCO (23 x n), the chosen
+    tau's index and the held-out -log-likelihood per sample of each tau."""
+    w, _, starts, chrom_of, q = reference_level0(x, status[:, None], covar, chrom, block, folds)
+    w, n = w[0], len(x)
+    offset = q @ np.zeros(q.shape[1])
+    for _ in range(100):  # the null model: logistic regression on the covariates' basis
+        p = probability(offset)
+        step = np.linalg.solve(q.T @ (q * (p * (1 - p))[:, None]), q.T @ (status - p))
+        offset = offset + q @ step
+        if np.abs(step).max() < 1e-14:
+            break
+    taus = [w.shape[1] * (1 - h) / h * 3 / np.pi ** 2 for h in grid(5)]
+    betas = np.zeros((len(taus), folds, w.shape[1]))
+    loss = np.zeros(len(taus))
+    for k in range(folds):
+        test = np.arange(starts[k], starts[k + 1])
+        train = np.setdiff1d(np.arange(n), test)
+        xt, yt, ot = w[train], status[train], offset[train]
+        beta = np.zeros(w.shape[1])
+        for t, tau in enumerate(taus):
+            for _ in range(100):
+                p = probability(ot + xt @ beta)
+                weight = p * (1 - p)
+                a = xt.T @ (xt * weight[:, None]) + tau * np.eye(w.shape[1])
+                beta = np.linalg.solve(a, xt.T @ (weight * (xt @ beta) + yt - p))
+                score = xt.T @ (yt - probability(ot + xt @ beta)) - tau * beta
+                if np.abs(score).max() < 1e-4:
+                    break
+            betas[t, k] = beta
+            held = np.clip(probability(offset[test] + w[test] @ beta), 1e-5, 1 - 1e-5)
+            loss[t] -= np.where(status[test] == 1, np.log(held), np.log(1 - held)).sum()
+    loss /= n
+    best = int(np.argmin(loss))
+    return loco_of(w, betas[best], starts, chrom_of), best, loss
 
 
 def read_loco(path) -> pd.DataFrame:
@@ -129,10 +189,33 @@ def test_loco_predictions_equal_numpy(toy, colflow_cli):
         assert list(got.columns) == list(toy["keys"][used])
         np.testing.assert_allclose(got.to_numpy(), loco, rtol=1e-8, atol=1e-8 * np.abs(loco).max())
         rows = summary[summary.TRAIT == f"T{p + 1}"]
-        np.testing.assert_allclose(rows.CV_MSE, errors, rtol=1e-8)
+        np.testing.assert_allclose(rows.CV_LOSS, errors, rtol=1e-8)
         assert rows.CHOSEN.tolist() == [int(j == best) for j in range(5)]
     listed = (toy["path"] / "step1_pred.list").read_text().split()
     assert listed[0] == "T1" and Path(listed[1]).is_absolute()
+
+
+def test_case_control_loco_predictions_equal_numpy(toy, case_control, colflow_cli):
+    """Level 1 by ridge logistic regression with the covariates' offset (regenie's --bt)."""
+    pheno = pd.read_csv(case_control["pheno"], sep=" ").dropna()
+    path = toy["path"] / "cases_only.txt"
+    pheno.to_csv(path, sep=" ", index=False)
+    out = toy["path"] / "bt1"
+    colflow_cli("wgr", toy["store"], "--pheno", path, "--binary", "--1", "--covar",
+                toy["path"] / "covar.txt", "--block-size", 300, "--out", out)
+    used = ~np.isnan(toy["covar"]).any(axis=1) & ~np.isnan(case_control["y"])
+    loco, best, loss = reference_wgr_case_control(
+        toy["x"][used], case_control["y"][used], toy["covar"][used], toy["chrom"], block=300)
+    got = read_loco(f"{out}_1.loco")
+    assert list(got.columns) == list(toy["keys"][used])
+    np.testing.assert_allclose(got.to_numpy(), loco, rtol=1e-8, atol=1e-8 * np.abs(loco).max())
+    summary = read_tsv(f"{out}.wgr.tsv")
+    np.testing.assert_allclose(summary.CV_LOSS, loss, rtol=1e-8)
+    assert summary.CHOSEN.tolist() == [int(j == best) for j in range(5)]
+    # Python, with the same bits.
+    got = colflow.wgr(toy["store"], path, toy["path"] / "covar.txt", block_size=300,
+                      binary=["B"], num_threads=1)
+    np.testing.assert_array_equal(got.loco["B"].to_numpy(), read_loco(f"{out}_1.loco").to_numpy().T)
 
 
 def test_assoc_loco_equals_least_squares_on_the_adjusted_trait(toy, colflow_cli):
@@ -283,6 +366,44 @@ def test_regenie_case_control_predictions_serve_colflows_step_2(toy, case_contro
     assert np.quantile(np.abs(ours.BETA[common] - regenie.BETA[common]), 0.99) < 0.02
 
 
+def test_case_control_step_1_equals_regenies(colflow_cli, tmp_path):
+    """regenie switches to leave-one-out below 5,000 samples: 5,200 simulated ones here."""
+    if not REGENIE.is_file() or shutil.which("ldd") is None:
+        pytest.skip(f"regenie is not at {REGENIE}")
+    rng = np.random.default_rng(5)
+    n, m = 5200, 900
+    freq = rng.uniform(0.05, 0.5, m)
+    x = rng.binomial(2, freq, size=(n, m)).astype(np.float32)
+    x[rng.random((n, m)) < 0.01] = np.nan
+    genetic = np.nan_to_num(x - 2 * freq) @ (rng.normal(size=m) * (rng.random(m) < 0.2))
+    covar = np.column_stack([rng.normal(size=n), rng.binomial(1, 0.5, n)])
+    liability = genetic / genetic.std() + 0.3 * covar[:, 0] + rng.normal(size=n)
+    status = (liability > np.quantile(liability, 0.7)).astype(int)
+    ids = [f"I{i}" for i in range(n)]
+    to_bed(str(tmp_path / "sim.bed"), x, count_A1=True, properties={
+        "fid": ids, "iid": ids, "chromosome": np.repeat(["1", "2", "3"], m // 3),
+        "sid": [f"rs{j}" for j in range(m)], "bp_position": np.arange(m) * 1000 + 1000})
+    pd.DataFrame({"FID": ids, "IID": ids, "B": status}).to_csv(tmp_path / "pheno.txt", sep=" ",
+                                                                index=False)
+    pd.DataFrame({"FID": ids, "IID": ids, "C1": covar[:, 0], "C2": covar[:, 1]}).to_csv(
+        tmp_path / "covar.txt", sep=" ", index=False)
+    run_regenie("--step", 1, "--bed", "sim", "--phenoFile", "pheno.txt", "--covarFile",
+                "covar.txt", "--bt", "--bsize", 100, "--out", "rg", cwd=tmp_path)
+    store = tmp_path / "sim.cf"
+    colflow.preprocess(str(tmp_path / "sim"), store)
+    colflow_cli("wgr", store, "--pheno", tmp_path / "pheno.txt", "--covar", tmp_path / "covar.txt",
+                "--binary", "--1", "--block-size", 100, "--out", tmp_path / "cf")
+    ours, theirs = read_loco(tmp_path / "cf_1.loco"), read_loco(tmp_path / "rg_1.loco")
+    # Equal to the six significant digits regenie prints.
+    np.testing.assert_allclose(ours.to_numpy(), theirs[ours.columns].to_numpy(), rtol=5.01e-6,
+                               atol=1e-9)
+    # regenie's step 2 reads colflow's predictions.
+    run_regenie("--step", 2, "--bed", "sim", "--phenoFile", "pheno.txt", "--covarFile",
+                "covar.txt", "--bt", "--bsize", 400, "--pred", "cf_pred.list", "--out", "rg2",
+                cwd=tmp_path)
+    assert len(read_regenie(tmp_path / "rg2_B.regenie")) == m
+
+
 def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path):
     def refused(*args, message):
         done = subprocess.run([colflow_binary, *map(str, args)], capture_output=True, text=True)
@@ -325,5 +446,5 @@ def test_python_wgr_equals_the_command(toy, colflow_cli):
         np.testing.assert_array_equal(got.loco[name].to_numpy(), command.to_numpy().T)
         assert list(got.loco[name].columns) == list(range(1, 24))
     summary = read_tsv(f"{prefix}.wgr.tsv")
-    np.testing.assert_array_equal(got.level1.CV_MSE, summary.CV_MSE)
+    np.testing.assert_array_equal(got.level1.CV_LOSS, summary.CV_LOSS)
     assert got.level1.CHOSEN.astype(int).tolist() == summary.CHOSEN.tolist()

@@ -14,10 +14,14 @@
 ///   samples: one predictor per block and λ_j, each then centred and scaled to SD 1;
 /// - **level 1**: ridge regression of the trait on those predictors, without intercept, at
 ///   τ_j = C(1 − h²_j)/h²_j (C the predictors), fitted on all folds but k to predict fold k;
-///   the τ_j with the smallest cross-validated squared error wins;
+///   the τ_j with the smallest cross-validated squared error wins. A case/control trait (0/1)
+///   takes ridge logistic regression instead, at τ_j·3/π², with the log odds of its logistic
+///   fit on the covariates as a fixed offset, chosen by the held-out −log-likelihood
+///   (regenie's `--bt`);
 /// - the **LOCO prediction** of chromosome c for a sample of fold k is fold k's level-1 fit
 ///   over the predictors of every other chromosome.
-/// The predictions are on the scale of the covariate-adjusted, scaled trait. Every product is
+/// The predictions are on the scale of the covariate-adjusted, scaled trait (quantitative) or
+/// log odds without the covariates' offset (case/control), as regenie writes them. Every product is
 /// computed in a fixed order on fixed ranges, so the results depend neither on the thread count
 /// nor on the in-flight depth.
 ///
@@ -48,6 +52,9 @@ struct wgr_options {
   /// The heritabilities that set the shrinkage of level 0 and of level 1, each in (0, 1).
   std::vector<double> level0_h2 = {0.01, 0.25, 0.5, 0.75, 0.99};
   std::vector<double> level1_h2 = {0.01, 0.25, 0.5, 0.75, 0.99};
+  /// Per trait: fitted as case/control (values 0 control, 1 case) at level 1; empty: every
+  /// trait quantitative.
+  std::vector<bool> case_control;
 };
 
 /// regenie's grid of `count` heritabilities (its --l0/--l1): 0.01, 1/(count − 1), …,
@@ -64,10 +71,12 @@ struct wgr_trait {
   std::string name;
   std::size_t values = 0;  ///< samples with a value (the others took the mean)
   double scale = 0;  ///< the covariate-adjusted trait's ‖y‖ / √(n − c), before scaling
-  /// Per level-1 shrinkage: its τ and the cross-validated mean squared error, Σ (y − ŷ)² / n.
-  std::vector<double> level1_tau, level1_mse;
-  std::size_t chosen = 0;  ///< index of the τ with the smallest error
-  double cv_r2 = 0;        ///< 1 − that error's sum / Σ y², on the scaled trait
+  bool case_control = false;  ///< fitted by ridge logistic regression at level 1
+  /// Per level-1 shrinkage: its τ and the cross-validated loss: the mean squared error
+  /// Σ (y − ŷ)² / n (quantitative) or the held-out −log-likelihood / n (case/control).
+  std::vector<double> level1_tau, level1_loss;
+  std::size_t chosen = 0;  ///< index of the τ with the smallest loss
+  double cv_r2 = 0;  ///< 1 − that loss's sum / Σ y², on the scaled trait; NaN case/control
   /// loco(c − 1, i): the prediction for sample i (of `wgr_result::rows`) without chromosome c,
   /// c = 1 … 23.
   Eigen::MatrixXd loco;
@@ -107,10 +116,13 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
                   const phenotype_table* covariates, const wgr_options& options,
                   std::size_t threads);
 
-/// Runs step 1 for every trait of `traits` (quantitative) in one pass over the store.
+/// Runs step 1 for every trait of `traits` (quantitative, or case/control as
+/// `options.case_control` says) in one pass over the store.
 /// `covariates` may be null. Throws colflow::error invalid_argument for options out of range,
 /// a trait without values or constant, fewer samples than folds, collinear covariates, no
-/// column on chromosomes 1-23; the stream's errors otherwise.
+/// column on chromosomes 1-23, a case/control trait with a value other than 0 or 1, a missing
+/// one, a fold without cases or controls, or a level-1 fit that does not converge; the stream's
+/// errors otherwise.
 wgr_result whole_genome_regression(const store& s, const selection& sel,
                                    const phenotype_table& traits, const phenotype_table* covariates,
                                    const wgr_options& options = {},

@@ -1,5 +1,5 @@
 /// @file tsv_writer.hpp
-/// A result table (tab-separated, one header line) written as a staged output
+/// A result table (tab-separated by default, one header line) written as a staged output
 /// (staged_output.hpp): nothing appears under the target name until commit(), and an
 /// abandoned table leaves nothing behind. Numbers are formatted with std::to_chars (%g style,
 /// `digits` significant digits, NA for NaN), fast enough that writing millions of lines does
@@ -18,8 +18,9 @@ namespace colflow {
 
 class tsv_writer {
  public:
-  /// `digits`: significant digits of floating-point fields (1 to 17).
-  tsv_writer(std::filesystem::path path, int digits);
+  /// `digits`: significant digits of floating-point fields (1 to 17); `separator` between
+  /// fields (a space for the formats of other tools that use one, such as regenie's).
+  tsv_writer(std::filesystem::path path, int digits, char separator = '\t');
   ~tsv_writer();
   tsv_writer(const tsv_writer&) = delete;
   tsv_writer& operator=(const tsv_writer&) = delete;
@@ -45,6 +46,7 @@ class tsv_writer {
   std::FILE* file_ = nullptr;
   std::string buffer_;
   int digits_;
+  char separator_;
   bool line_start_ = true;
 };
 

@@ -7,6 +7,7 @@
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/wgr.hpp"
 #include "colflow/error.hpp"
+#include "colflow/io/file_io.hpp"
 #include "commands.hpp"
 #include "memory_usage.hpp"
 #include "validators.hpp"
@@ -16,9 +17,10 @@ namespace {
 
 struct wgr_flags {
   analysis_flags common;
-  std::string pheno, covar, out;
+  std::string pheno, covar, out, lowmem_prefix;
   std::vector<std::string> pheno_names, covar_names;
-  bool quantile_normalize = false, quantitative = false, binary = false, zero_one = false;
+  bool quantile_normalize = false, quantitative = false, binary = false, zero_one = false,
+       lowmem = false;
   std::size_t block_size = 1000, folds = 5, level0 = 5, level1 = 5;
   std::uint64_t memory_mib = 0;
 };
@@ -38,13 +40,16 @@ void check_memory(analysis_run& run, const wgr_plan& plan, std::uint64_t limit) 
           " level-1 predictors; memory " + bytes(plan.peak_bytes()) + " (predictors " +
           bytes(plan.predictor_bytes) + ", level 0 " + bytes(plan.level0_bytes) + ", level 1 " +
           bytes(plan.level1_bytes) + ", other " + bytes(plan.fixed_bytes) + ")" +
+          (plan.spill_bytes != 0 ? ", predictors spilled to disk: " + bytes(plan.spill_bytes)
+                                 : std::string()) +
           (limit != 0 ? ", limit " + bytes(limit) : std::string()));
   if (limit != 0 && plan.peak_bytes() > limit)
     throw error(errc::invalid_argument,
                 "wgr needs " + bytes(plan.peak_bytes()) + ", more than the limit of " +
                     bytes(limit) +
-                    " (--memory): the predictors take traits x samples x predictors x 8 bytes; "
-                    "run fewer traits at once, or raise --block-size to have fewer predictors");
+                    " (--memory): the predictors take traits x samples x predictors x 8 bytes "
+                    "(samples x predictors x 8 with --lowmem); run fewer traits at once, or raise "
+                    "--block-size to have fewer predictors");
 }
 
 }  // namespace
@@ -78,6 +83,12 @@ command add_wgr(CLI::App& app) {
   app.add_option("--l1", o->level1, "Shrinkage values of level 1, likewise")
       ->check(integer_range(2, 100))
       ->capture_default_str();
+  app.add_flag("--lowmem", o->lowmem,
+               "Keep the level-0 predictors in a scratch file beside the output (removed at the "
+               "end, also after a crash) rather than in memory: memory then holds one trait's at "
+               "a time. Chosen by itself when the run would not fit in memory otherwise");
+  app.add_option("--lowmem-prefix", o->lowmem_prefix,
+                 "With --lowmem: put the scratch file in this prefix's folder (as regenie's)");
   app.add_option("--memory", o->memory_mib,
                  "MiB the run may use (default: half the available memory); a run that needs "
                  "more is refused before it starts")
@@ -142,12 +153,22 @@ command add_wgr(CLI::App& app) {
     options.level0_h2 = heritability_grid(o->level0);
     options.level1_h2 = heritability_grid(o->level1);
     options.case_control = case_control;
-    const std::size_t threads =
-        o->common.threads != 0 ? o->common.threads : std::thread::hardware_concurrency();
-    check_memory(
-        run,
-        plan_wgr(s, run.selected(), traits, covariates, options, std::max<std::size_t>(threads, 1)),
-        o->memory_mib != 0 ? o->memory_mib << 20 : available_memory() / 2);
+    const std::size_t threads = std::max<std::size_t>(
+        o->common.threads != 0 ? o->common.threads : std::thread::hardware_concurrency(), 1);
+    const std::uint64_t limit = o->memory_mib != 0 ? o->memory_mib << 20 : available_memory() / 2;
+    const std::filesystem::path spill_directory =
+        directory_of(o->lowmem_prefix.empty() ? std::filesystem::path(o->out)
+                                              : std::filesystem::path(o->lowmem_prefix));
+    if (!o->lowmem_prefix.empty() && !o->lowmem)
+      throw error(errc::invalid_argument, "--lowmem-prefix needs --lowmem");
+    if (o->lowmem) {
+      options.spill_directory = spill_directory;
+    } else if (plan_wgr(s, run.selected(), traits, covariates, options, threads).peak_bytes() >
+               limit) {
+      options.spill_directory = spill_directory;
+      run.log("the predictors would not fit in memory: spilled to disk as with --lowmem");
+    }
+    check_memory(run, plan_wgr(s, run.selected(), traits, covariates, options, threads), limit);
     const wgr_result result =
         whole_genome_regression(s, run.selected(), traits, covariates, options, run.options());
     if (result.left_out_columns != 0)

@@ -12,6 +12,7 @@
 #include "analysis/analysis_stream_internal.hpp"
 #include "analysis/logistic_regression_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
+#include "analysis/wgr_predictors_internal.hpp"
 #include "analysis/wgr_ridge_internal.hpp"
 #include "colflow/error.hpp"
 
@@ -230,11 +231,11 @@ class level0_pass {
         folds_(folds),
         columns_(s, sel, samples.used),
         lambdas_(shrinkages(o.level0_h2, columns)),
-        full_(s.num_rows()) {
-    const auto n = static_cast<Eigen::Index>(samples.rows.size());
-    const auto predictors = static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size());
-    w_.assign(static_cast<std::size_t>(samples.y.cols()), matrix(n, predictors));
-  }
+        full_(s.num_rows()),
+        w_(static_cast<std::size_t>(samples.y.cols()),
+           static_cast<Eigen::Index>(samples.rows.size()),
+           static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size()),
+           o.spill_directory) {}
 
   // The kernel of the pass: column `v` is entry v.position of the layout's order.
   bool add(const column_view<double>& v) {
@@ -249,7 +250,7 @@ class level0_pass {
   }
 
   std::size_t constant_columns() const noexcept { return constant_; }
-  std::vector<matrix>& predictors() noexcept { return w_; }
+  detail::wgr_predictors& predictors() noexcept { return w_; }
 
  private:
   void put(std::size_t p, const column_view<double>& v, Eigen::Ref<Eigen::VectorXd> out) {
@@ -277,11 +278,12 @@ class level0_pass {
     const auto r = static_cast<Eigen::Index>(lambdas_.size());
     matrix predictions(g_.rows(), r * traits);
     detail::level0_block(g_, samples_.y, folds_, lambdas_, predictions);
+    Eigen::VectorXd column;
     for (Eigen::Index p = 0; p < traits; ++p)
       for (Eigen::Index j = 0; j < r; ++j) {
-        const Eigen::Index c = static_cast<Eigen::Index>(block_) * r + j;
-        w_[static_cast<std::size_t>(p)].col(c) = predictions.col(j * traits + p);
-        detail::standardize_predictor(w_[static_cast<std::size_t>(p)], c);
+        column = predictions.col(j * traits + p);
+        detail::standardize_predictor(column);
+        w_.put(static_cast<std::size_t>(p), static_cast<Eigen::Index>(block_) * r + j, column);
       }
     ++block_;
   }
@@ -295,7 +297,7 @@ class level0_pass {
   std::vector<double> full_;
   matrix g_;
   std::size_t block_ = 0, constant_ = 0;
-  std::vector<matrix> w_;
+  detail::wgr_predictors w_;
 };
 
 }  // namespace
@@ -339,6 +341,10 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
              b = std::uint64_t{std::min(options.block_size, plan.columns)},
              r = std::uint64_t{options.level0_h2.size()};
   plan.predictor_bytes = 8 * p * n * c;
+  if (!options.spill_directory.empty()) {
+    plan.spill_bytes = plan.predictor_bytes;
+    plan.predictor_bytes = 8 * n * c;
+  }
   plan.level0_bytes = 8 * (n * b + n * r * p + 2 * k * b * b);
   plan.level1_bytes = 8 * (k * c * c + 2 * std::uint64_t{threads} * c * c);
   const std::uint64_t covariate_count = 1 + (covariates ? covariates->names.size() : 0);
@@ -385,19 +391,18 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     wgr_trait& t = result.traits[p];
     const auto column = static_cast<Eigen::Index>(p);
     const Eigen::VectorXd y = samples.y.col(column);
+    const matrix w = level0.predictors().take(p);  // in memory: freed once its trait is done
     detail::level1_fit fit;
     if (t.case_control) {
       const case_control_trait inputs = case_control_inputs(traits, column, samples, folds);
-      fit = detail::level1_logistic(level0.predictors()[p], inputs.status, inputs.offset, folds,
-                                    logistic_taus, ranges);
+      fit = detail::level1_logistic(w, inputs.status, inputs.offset, folds, logistic_taus, ranges);
       t.level1_tau = logistic_taus;
       t.cv_r2 = std::numeric_limits<double>::quiet_NaN();
     } else {
-      fit = detail::level1_ridge(level0.predictors()[p], y, folds, taus, ranges);
+      fit = detail::level1_ridge(w, y, folds, taus, ranges);
       t.level1_tau = taus;
       t.cv_r2 = 1 - fit.loss[fit.chosen] * static_cast<double>(y.size()) / y.squaredNorm();
     }
-    level0.predictors()[p] = matrix();  // freed as soon as its trait is done
     t.level1_loss = std::move(fit.loss);
     t.chosen = fit.chosen;
     t.loco = std::move(fit.loco);

@@ -183,9 +183,8 @@ void level0_block(const matrix& g, const matrix& y, const sample_folds& folds,
   });
 }
 
-void standardize_predictor(matrix& w, Eigen::Index c) {
-  auto col = w.col(c);
-  const auto n = static_cast<double>(w.rows());
+void standardize_predictor(Eigen::Ref<Eigen::VectorXd> col) {
+  const auto n = static_cast<double>(col.size());
   const double mean = col.sum() / n;
   col.array() -= mean;
   const double sd = std::sqrt(col.squaredNorm() / (n - 1));

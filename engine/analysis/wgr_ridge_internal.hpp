@@ -32,9 +32,9 @@ class sample_folds {
 void level0_block(const Eigen::MatrixXd& g, const Eigen::MatrixXd& y, const sample_folds& folds,
                   std::span<const double> lambdas, Eigen::MatrixXd& predictions);
 
-// Centres column `c` of `w` and scales it to SD 1 (n − 1 in the denominator); a constant
-// column becomes zeros.
-void standardize_predictor(Eigen::MatrixXd& w, Eigen::Index c);
+// Centres a predictor and scales it to SD 1 (n − 1 in the denominator); a constant one
+// becomes zeros.
+void standardize_predictor(Eigen::Ref<Eigen::VectorXd> column);
 
 // Level 1 of one trait: a ridge regression of y on the columns of w, without intercept.
 struct level1_fit {

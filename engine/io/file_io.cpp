@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 
 #include "colflow/error.hpp"
 #include "io/truncation_guard_internal.hpp"
@@ -123,6 +124,21 @@ file_descriptor create_file(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw_system_error(errno, "cannot create", path.string());
   return {fd, path.string()};
+}
+
+file_descriptor create_scratch_file(const std::filesystem::path& dir) {
+  const std::string shown = (dir / "(scratch file)").string();
+#ifdef O_TMPFILE
+  const int fd = ::open(dir.c_str(), O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+  if (fd >= 0) return {fd, shown};
+  // File systems without O_TMPFILE refuse it with EOPNOTSUPP or EISDIR: fall back below.
+  if (errno != EOPNOTSUPP && errno != EISDIR) throw_system_error(errno, "cannot create", shown);
+#endif
+  std::string name = (dir / ".colflow-scratch-XXXXXX").string();
+  const int named = ::mkostemp(name.data(), O_CLOEXEC);
+  if (named < 0) throw_system_error(errno, "cannot create", shown);
+  ::unlink(name.c_str());
+  return {named, shown};
 }
 
 std::filesystem::path directory_of(const std::filesystem::path& path) {

@@ -404,6 +404,35 @@ def test_case_control_step_1_equals_regenies(colflow_cli, tmp_path):
     assert len(read_regenie(tmp_path / "rg2_B.regenie")) == m
 
 
+def test_spilled_predictors_give_the_same_bits_and_leave_nothing(toy, colflow_binary, tmp_path):
+    # Eight traits: their predictors outweigh the rest of the run's memory.
+    pheno = pd.read_csv(toy["path"] / "pheno.txt", sep=" ")
+    rng = np.random.default_rng(2)
+    for t in range(3, 9):
+        pheno[f"T{t}"] = pheno.T1 + rng.normal(size=len(pheno))
+    pheno.to_csv(tmp_path / "traits.txt", sep=" ", index=False, na_rep="NA")
+
+    def run(*extra):
+        args = [colflow_binary, "wgr", toy["store"], "--pheno", tmp_path / "traits.txt",
+                "--covar", toy["path"] / "covar.txt", "--block-size", 300, "--digits", 17]
+        done = subprocess.run([*map(str, args), *map(str, extra)], capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    run("--out", tmp_path / "memory")
+    log = run("--lowmem", "--out", tmp_path / "spill")
+    assert "spilled to disk" in log
+    # Too little memory for every trait's predictors at once: spilled without being asked.
+    log = run("--memory", 12, "--out", tmp_path / "auto")
+    assert "would not fit in memory" in log
+    for p in range(1, 9):
+        memory = (tmp_path / f"memory_{p}.loco").read_text()
+        assert (tmp_path / f"spill_{p}.loco").read_text() == memory
+        assert (tmp_path / f"auto_{p}.loco").read_text() == memory
+    assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith(".")) == []
+
+
 def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path):
     def refused(*args, message):
         done = subprocess.run([colflow_binary, *map(str, args)], capture_output=True, text=True)

@@ -55,6 +55,10 @@ struct wgr_options {
   /// Per trait: fitted as case/control (values 0 control, 1 case) at level 1; empty: every
   /// trait quantitative.
   std::vector<bool> case_control;
+  /// Where the level-0 predictors wait for level 1: empty, in memory; else a directory for an
+  /// unnamed scratch file (freed at the end, or by the system at a crash), so that memory holds
+  /// one trait's predictors at a time (regenie's --lowmem).
+  std::filesystem::path spill_directory;
 };
 
 /// regenie's grid of `count` heritabilities (its --l0/--l1): 0.01, 1/(count − 1), …,
@@ -98,6 +102,8 @@ struct wgr_result {
 /// parts, in bytes. With n samples, P traits, B blocks of at most b columns, R = |level0_h2|,
 /// K folds, C = B·R predictors and T threads:
 /// - predictors: P · n · C · 8 (every trait's level-0 predictions, held until its level 1);
+///   spilled (wgr_options::spill_directory), n · C · 8 in memory (one trait's, read back for
+///   its level 1) and P · n · C · 8 on disk;
 /// - level 0: n·b·8 (the block) + n·R·P·8 (its predictions) + 2·K·b²·8 (the folds' products);
 /// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve);
 /// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.
@@ -105,6 +111,7 @@ struct wgr_result {
 struct wgr_plan {
   std::size_t samples = 0, traits = 0, columns = 0, blocks = 0, predictors = 0;
   std::uint64_t predictor_bytes = 0, level0_bytes = 0, level1_bytes = 0, fixed_bytes = 0;
+  std::uint64_t spill_bytes = 0;  ///< on disk, spilled; 0 in memory
   std::uint64_t peak_bytes() const noexcept {
     return predictor_bytes + std::max(level0_bytes, level1_bytes) + fixed_bytes;
   }

@@ -44,6 +44,10 @@ class file_descriptor {
 file_descriptor open_read(const std::filesystem::path& path);
 // Creates a new file (fails if it exists).
 file_descriptor create_file(const std::filesystem::path& path);
+// A scratch file in `dir`, open for reading and writing and without a name (O_TMPFILE, or
+// a unique name removed at once): the system frees it when it is closed, or when the process
+// ends for any reason, so a crash leaves nothing behind.
+file_descriptor create_scratch_file(const std::filesystem::path& dir);
 // fsyncs a directory so that renames and new names inside it are durable.
 void sync_directory(const std::filesystem::path& dir);
 // The directory that holds `path`: its parent, or "." for a bare name.

@@ -199,5 +199,30 @@ TEST(LocoFileTest, MalformedFilesAreRefusedNamingFileAndLine) {
   refused(header + "1 0 0 0\n", ":3: missing");
 }
 
+TEST(WgrLevel1Test, AStopRequestEndsEitherLevel1) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd w(60, 10);
+  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = normal(rng);
+  Eigen::VectorXd y(60), offset = Eigen::VectorXd::Zero(60);
+  for (Eigen::Index i = 0; i < 60; ++i) y[i] = i % 3 == 0;
+  const detail::sample_folds folds(60, 5);
+  const std::vector<double> taus = {10, 1};
+  const std::vector<std::pair<Eigen::Index, Eigen::Index>> chromosomes = {{0, 5}, {5, 10}};
+  const auto stopped = [](const auto& run) {
+    request_stop();
+    try {
+      run();
+      ADD_FAILURE() << "level 1 ran to its end";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::cancelled) << e.what();
+    }
+    clear_stop_request();
+  };
+  stopped([&] { detail::level1_ridge(w, y, folds, taus, chromosomes); });
+  stopped([&] { detail::level1_logistic(w, y, offset, folds, taus, chromosomes); });
+  EXPECT_EQ(detail::level1_logistic(w, y, offset, folds, taus, chromosomes).loss.size(), 2u);
+}
+
 }  // namespace
 }  // namespace colflow

@@ -14,6 +14,7 @@
 #include "analysis/standardized_columns_internal.hpp"
 #include "analysis/wgr_predictors_internal.hpp"
 #include "analysis/wgr_ridge_internal.hpp"
+#include "colflow/cancellation.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {
@@ -391,6 +392,7 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     wgr_trait& t = result.traits[p];
     const auto column = static_cast<Eigen::Index>(p);
     const Eigen::VectorXd y = samples.y.col(column);
+    throw_if_stop_requested();
     const matrix w = level0.predictors().take(p);  // in memory: freed once its trait is done
     detail::level1_fit fit;
     if (t.case_control) {

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "analysis/wgr_ridge_internal.hpp"
+#include "colflow/cancellation.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow::detail {
@@ -128,6 +129,7 @@ bool penalised_logistic(const matrix& w, const Eigen::VectorXd& y, const Eigen::
   const Eigen::Index c = w.cols();
   matrix h(c, c);
   for (int iteration = 0; iteration < max_logistic_iterations; ++iteration) {
+    throw_if_stop_requested();  // each iteration is n·C² work: a stop waits for one at most
     const Eigen::VectorXd xb = w * b;
     const Eigen::ArrayXd p = probability((offset + xb).array());
     const Eigen::ArrayXd weight = p * (1 - p);
@@ -211,6 +213,7 @@ level1_fit level1_ridge(const matrix& w, const Eigen::VectorXd& y, const sample_
     const auto first = static_cast<Eigen::Index>(folds.begin(k)),
                rows = static_cast<Eigen::Index>(folds.size(k));
     for (std::size_t t = 0; t < t_count; ++t) {
+      throw_if_stop_requested();
       beta[k].col(static_cast<Eigen::Index>(t)) = ridge_solve(a, taus[t], r, work);
       sse[k][t] = (y.segment(first, rows) -
                    w.middleRows(first, rows) * beta[k].col(static_cast<Eigen::Index>(t)))

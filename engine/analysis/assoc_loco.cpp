@@ -1,11 +1,11 @@
 // assoc --loco: the scans per chromosome, each phenotype less its LOCO prediction (linear) or
 // with it as an offset (logistic).
-#include <Eigen/QR>
 #include <cmath>
 #include <functional>
 #include <map>
 
 #include "analysis/assoc_internal.hpp"
+#include "analysis/covariate_basis_internal.hpp"
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/wgr.hpp"
 #include "colflow/error.hpp"
@@ -20,25 +20,19 @@ constexpr Eigen::Index loco_chromosomes = 23;
 double adjusted_scale(const phenotype_table& phenotypes, Eigen::Index p,
                       const phenotype_table* covariates, const std::vector<std::uint8_t>& kept,
                       const Eigen::MatrixXd& loco) {
-  std::vector<Eigen::Index> rows;
+  std::vector<std::size_t> rows;
   for (Eigen::Index r = 0; r < phenotypes.values.rows(); ++r)
     if (kept[static_cast<std::size_t>(r)] && !std::isnan(phenotypes.values(r, p)) &&
         !std::isnan(loco(0, r)) && !(covariates && covariates->values.row(r).hasNaN()))
-      rows.push_back(r);
-  const auto n = static_cast<Eigen::Index>(rows.size());
+      rows.push_back(static_cast<std::size_t>(r));
   const Eigen::Index k = 1 + (covariates ? covariates->values.cols() : 0);
-  if (n <= k)
+  if (static_cast<Eigen::Index>(rows.size()) <= k)
     throw error(errc::invalid_argument, phenotypes.names[static_cast<std::size_t>(p)] +
                                             ": too few samples with a LOCO prediction");
-  Eigen::MatrixXd x(n, k);
-  Eigen::VectorXd y(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    x(i, 0) = 1;
-    if (covariates) x.row(i).tail(k - 1) = covariates->values.row(rows[i]);
-    y[i] = phenotypes.values(rows[i], p);
-  }
-  const Eigen::VectorXd residual = y - x * x.colPivHouseholderQr().solve(y);
-  return residual.norm() / std::sqrt(static_cast<double>(n - k));
+  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    y[static_cast<Eigen::Index>(i)] = phenotypes.values(static_cast<Eigen::Index>(rows[i]), p);
+  return detail::adjust_and_scale(detail::covariate_basis(rows, covariates, "assoc --loco"), y);
 }
 
 void check_loco_shapes(std::span<const Eigen::MatrixXd> loco, Eigen::Index phenotypes,

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "analysis/analysis_stream_internal.hpp"
+#include "analysis/covariate_basis_internal.hpp"
 #include "analysis/logistic_regression_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
 #include "analysis/wgr_predictors_internal.hpp"
@@ -64,32 +65,6 @@ std::vector<std::size_t> usable_rows(const selection& sel, const phenotype_table
   return rows;
 }
 
-// An orthonormal basis of [1, covariates] over the rows; refuses covariates that are constant
-// or collinear there.
-matrix covariate_basis(const std::vector<std::size_t>& rows, const phenotype_table* covariates) {
-  const auto n = static_cast<Eigen::Index>(rows.size());
-  const Eigen::Index c = 1 + (covariates ? covariates->values.cols() : 0);
-  matrix x(n, c);
-  x.col(0).setOnes();
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 1; j < c; ++j)
-      x(i, j) =
-          covariates->values(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]), j - 1);
-  const Eigen::ColPivHouseholderQR<matrix> qr(x);
-  if (qr.rank() < c)
-    throw error(errc::invalid_argument,
-                "wgr: the covariates are constant or collinear among the samples used");
-  return qr.householderQ() * matrix::Identity(n, c);
-}
-
-// v − Q Qᵀ v, then scaled to ‖v‖² = n − c; returns the scale (‖v‖ / √(n − c) before).
-double adjust_and_scale(const matrix& basis, Eigen::Ref<Eigen::VectorXd> v) {
-  v -= basis * (basis.transpose() * v);
-  const double scale = v.norm() / std::sqrt(static_cast<double>(basis.rows() - basis.cols()));
-  if (scale > 0) v /= scale;
-  return scale;
-}
-
 wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
                            const phenotype_table* covariates, std::size_t folds,
                            std::vector<wgr_trait>& out) {
@@ -103,7 +78,7 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
                     std::to_string(folds) + " folds");
   s.used.assign(sel.row_kept.size(), 0);
   for (const std::size_t r : s.rows) s.used[r] = 1;
-  s.basis = covariate_basis(s.rows, covariates);
+  s.basis = detail::covariate_basis(s.rows, covariates, "wgr");
   const auto n = static_cast<Eigen::Index>(s.rows.size());
   s.y.resize(n, traits.values.cols());
   for (Eigen::Index p = 0; p < traits.values.cols(); ++p) {
@@ -125,7 +100,7 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
       s.y(i, p) = std::isnan(v) ? mean : v;
     }
     const double spread = (s.y.col(p).array() - mean).matrix().norm();
-    t.scale = adjust_and_scale(s.basis, s.y.col(p));
+    t.scale = detail::adjust_and_scale(s.basis, s.y.col(p));
     // Relative to the trait's own spread: rounding leaves a residual of ~1e-16 of it.
     if (!(t.scale * std::sqrt(static_cast<double>(n)) > 1e-9 * spread) || spread == 0)
       throw error(errc::invalid_argument, "wgr: " + t.name +
@@ -265,7 +240,7 @@ class level0_pass {
     for (std::size_t i = 0; i < samples_.rows.size(); ++i)
       out[static_cast<Eigen::Index>(i)] = full_[samples_.rows[i]];
     // z has SD 1 before the covariates are projected out: a relative test of what is left.
-    if (!(adjust_and_scale(samples_.basis, out) > 1e-6)) {
+    if (!(detail::adjust_and_scale(samples_.basis, out) > 1e-6)) {
       out.setZero();
       ++constant_;
     }

@@ -92,6 +92,15 @@ void analysis_run::show(const std::string& label) {
   progress_ = std::make_unique<progress_line>("colflow " + command_ + ": " + label, true);
 }
 
+phenotype_table analysis_run::read_table(const std::string& file,
+                                         const std::vector<std::string>& names,
+                                         const std::string& kind, const std::string& what) {
+  phenotype_table t = read_phenotypes(file, store_.samples(), names, kind);
+  log(file + ": " + std::to_string(t.matched_samples) + " of " + std::to_string(t.file_samples) +
+      " samples in the store, " + std::to_string(t.names.size()) + " " + what);
+  return t;
+}
+
 void analysis_run::log(const std::string& line) {
   if (quiet_) return;
   if (progress_) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "colflow/analysis/analysis.hpp"
+#include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/store/store.hpp"
 #include "progress.hpp"
@@ -49,6 +50,10 @@ class analysis_run {
   void show_passes(std::set<std::string> labels) { shown_passes_ = std::move(labels); }
   // A line on stderr, unless --quiet (a progress line being drawn is ended first).
   void log(const std::string& line);
+  // A phenotype or covariate file read for the store's samples (read_phenotypes; `kind` is
+  // PHENO or COVAR), logged as "FILE: M of N samples in the store, K <what>".
+  phenotype_table read_table(const std::string& file, const std::vector<std::string>& names,
+                             const std::string& kind, const std::string& what);
 
  private:
   void show(const std::string& label);

@@ -159,10 +159,7 @@ command add_assoc(CLI::App& app) {
   return [o] {
     analysis_run run("assoc", o->common);
     const store& s = run.source();
-    const phenotype_table all = read_phenotypes(o->pheno, s.samples(), o->pheno_names, "PHENO");
-    run.log(o->pheno + ": " + std::to_string(all.matched_samples) + " of " +
-            std::to_string(all.file_samples) + " samples in the store, " +
-            std::to_string(all.names.size()) + " phenotype(s)");
+    const phenotype_table all = run.read_table(o->pheno, o->pheno_names, "PHENO", "phenotype(s)");
     const auto& kept = run.selected().row_kept;
     const case_control_codes codes =
         o->zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
@@ -175,10 +172,7 @@ command add_assoc(CLI::App& app) {
     if (o->quantile_normalize) quantile_normalize(pheno, kept);
     phenotype_table covar;
     if (!o->covar.empty()) {
-      covar = read_phenotypes(o->covar, s.samples(), o->covar_names, "COVAR");
-      run.log(o->covar + ": " + std::to_string(covar.matched_samples) + " of " +
-              std::to_string(covar.file_samples) + " samples in the store, " +
-              std::to_string(covar.names.size()) + " covariate(s)");
+      covar = run.read_table(o->covar, o->covar_names, "COVAR", "covariate(s)");
       if (o->covar_standardize) variance_standardize(covar, kept);
     } else if (!o->covar_names.empty() || o->covar_standardize) {
       throw error(

@@ -115,10 +115,7 @@ command add_wgr(CLI::App& app) {
   return [o] {
     analysis_run run("wgr", o->common);
     const store& s = run.source();
-    phenotype_table traits = read_phenotypes(o->pheno, s.samples(), o->pheno_names, "PHENO");
-    run.log(o->pheno + ": " + std::to_string(traits.matched_samples) + " of " +
-            std::to_string(traits.file_samples) + " samples in the store, " +
-            std::to_string(traits.names.size()) + " trait(s)");
+    phenotype_table traits = run.read_table(o->pheno, o->pheno_names, "PHENO", "trait(s)");
     const auto& kept = run.selected().row_kept;
     if (o->binary && o->quantitative)
       throw error(errc::invalid_argument, "--binary and --quantitative cannot both apply");
@@ -141,8 +138,7 @@ command add_wgr(CLI::App& app) {
     }
     phenotype_table covar;
     if (!o->covar.empty()) {
-      covar = read_phenotypes(o->covar, s.samples(), o->covar_names, "COVAR");
-      run.log(o->covar + ": " + std::to_string(covar.names.size()) + " covariate(s)");
+      covar = run.read_table(o->covar, o->covar_names, "COVAR", "covariate(s)");
     } else if (!o->covar_names.empty()) {
       throw error(errc::invalid_argument, "--covar-name needs --covar");
     }

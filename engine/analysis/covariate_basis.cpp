@@ -1,9 +1,8 @@
 // Covariates as an orthonormal basis, and vectors adjusted for them and scaled.
-#include "analysis/covariate_basis_internal.hpp"
-
 #include <Eigen/QR>
 #include <cmath>
 
+#include "analysis/covariate_basis_internal.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow::detail {

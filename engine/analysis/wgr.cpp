@@ -65,6 +65,37 @@ std::vector<std::size_t> usable_rows(const selection& sel, const phenotype_table
   return rows;
 }
 
+// Trait p over the rows used, a missing value taking the mean of the others, adjusted for the
+// covariates and scaled into column p of s.y; returns its model's record. Refuses a trait
+// with too few values or none left once the covariates are projected out.
+wgr_trait set_up_trait(const phenotype_table& traits, Eigen::Index p, std::size_t folds,
+                       wgr_samples& s) {
+  wgr_trait t;
+  t.name = traits.names[static_cast<std::size_t>(p)];
+  double sum = 0;
+  for (const std::size_t r : s.rows)
+    if (const double v = traits.values(static_cast<Eigen::Index>(r), p); !std::isnan(v)) {
+      sum += v;
+      ++t.values;
+    }
+  if (t.values < 2 * folds)
+    throw error(errc::invalid_argument, "wgr: " + t.name + " has " + std::to_string(t.values) +
+                                            " values among the samples used: too few");
+  const double mean = sum / static_cast<double>(t.values);
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const double v = traits.values(static_cast<Eigen::Index>(s.rows[i]), p);
+    s.y(static_cast<Eigen::Index>(i), p) = std::isnan(v) ? mean : v;
+  }
+  const double spread = (s.y.col(p).array() - mean).matrix().norm();
+  t.scale = detail::adjust_and_scale(s.basis, s.y.col(p));
+  // Relative to the trait's own spread: rounding leaves a residual of ~1e-16 of it.
+  if (!(t.scale * std::sqrt(static_cast<double>(s.rows.size())) > 1e-9 * spread) || spread == 0)
+    throw error(errc::invalid_argument, "wgr: " + t.name +
+                                            " is constant once the covariates are projected "
+                                            "out (the intercept included)");
+  return t;
+}
+
 wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
                            const phenotype_table* covariates, std::size_t folds,
                            std::vector<wgr_trait>& out) {
@@ -81,32 +112,8 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
   s.basis = detail::covariate_basis(s.rows, covariates, "wgr");
   const auto n = static_cast<Eigen::Index>(s.rows.size());
   s.y.resize(n, traits.values.cols());
-  for (Eigen::Index p = 0; p < traits.values.cols(); ++p) {
-    wgr_trait& t = out.emplace_back();
-    t.name = traits.names[static_cast<std::size_t>(p)];
-    double sum = 0;
-    for (const std::size_t r : s.rows)
-      if (const double v = traits.values(static_cast<Eigen::Index>(r), p); !std::isnan(v)) {
-        sum += v;
-        ++t.values;
-      }
-    if (t.values < 2 * folds)
-      throw error(errc::invalid_argument, "wgr: " + t.name + " has " + std::to_string(t.values) +
-                                              " values among the samples used: too few");
-    const double mean = sum / static_cast<double>(t.values);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const double v =
-          traits.values(static_cast<Eigen::Index>(s.rows[static_cast<std::size_t>(i)]), p);
-      s.y(i, p) = std::isnan(v) ? mean : v;
-    }
-    const double spread = (s.y.col(p).array() - mean).matrix().norm();
-    t.scale = detail::adjust_and_scale(s.basis, s.y.col(p));
-    // Relative to the trait's own spread: rounding leaves a residual of ~1e-16 of it.
-    if (!(t.scale * std::sqrt(static_cast<double>(n)) > 1e-9 * spread) || spread == 0)
-      throw error(errc::invalid_argument, "wgr: " + t.name +
-                                              " is constant once the covariates are projected "
-                                              "out (the intercept included)");
-  }
+  for (Eigen::Index p = 0; p < traits.values.cols(); ++p)
+    out.push_back(set_up_trait(traits, p, folds, s));
   return s;
 }
 

@@ -111,7 +111,8 @@ command add_wgr(CLI::App& app) {
       "trait's level-1 shrinkages with their cross-validated loss (mean squared error, or\n"
       "-log-likelihood per sample for a case/control trait).\n"
       "With one trait, the samples without it are left out; with several, a missing value is\n"
-      "the trait's mean (as regenie does).");
+      "the trait's mean (as regenie does); a case/control trait must then have every value.\n"
+      "--lowmem keeps the level-0 predictors in an unnamed scratch file until level 1.");
   return [o] {
     analysis_run run("wgr", o->common);
     const store& s = run.source();

@@ -108,7 +108,17 @@ TEST_F(WgrTest, CaseControlTraitsDoNotDependOnThreadsAndRefuseOtherValues) {
   for (const double loss : one.traits[0].level1_loss) EXPECT_GT(loss, 0.3);
 
   traits.values(3, 0) = 2;
-  EXPECT_THROW(whole_genome_regression(s, sel, traits, &covariates, o), error);
+  // Refused before the pass: a stream that reads no column.
+  analysis_options none;
+  none.stream.in_flight = 1;
+  request_stop();
+  try {
+    whole_genome_regression(s, sel, traits, &covariates, o, none);
+    ADD_FAILURE() << "a status of 2 was accepted";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), errc::invalid_argument) << e.what();
+  }
+  clear_stop_request();
   o.case_control = {true, false};
   EXPECT_THROW(whole_genome_regression(s, sel, traits, &covariates, o), error);
 }

@@ -330,6 +330,10 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
   }
   plan.level0_bytes = 8 * (n * b + n * r * p + 2 * k * b * b);
   plan.level1_bytes = 8 * (k * c * c + 2 * std::uint64_t{threads} * c * c);
+  if (std::find(options.case_control.begin(), options.case_control.end(), true) !=
+      options.case_control.end())  // each running fold's scaled rows (wgr_ridge_internal.hpp)
+    plan.level1_bytes += 8 * std::min(std::uint64_t{threads}, k) *
+                         static_cast<std::uint64_t>(detail::logistic_chunk_rows) * c;
   const std::uint64_t covariate_count = 1 + (covariates ? covariates->names.size() : 0);
   plan.fixed_bytes = 8 * (n * (covariate_count + p) + s.num_rows());
   return plan;
@@ -344,10 +348,15 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     throw error(errc::invalid_argument, "wgr: case_control needs one entry per trait");
   wgr_result result;
   const wgr_samples samples = set_up_samples(sel, traits, covariates, options.folds, result.traits);
-  for (std::size_t p = 0; p < options.case_control.size(); ++p)
-    result.traits[p].case_control = options.case_control[p];
-  const wgr_layout layout = lay_out(s, sel, options.block_size);
   const detail::sample_folds folds(samples.rows.size(), options.folds);
+  // Case/control inputs are checked before the pass, which they do not need.
+  std::vector<case_control_trait> statuses(result.traits.size());
+  for (std::size_t p = 0; p < options.case_control.size(); ++p) {
+    result.traits[p].case_control = options.case_control[p];
+    if (options.case_control[p])
+      statuses[p] = case_control_inputs(traits, static_cast<Eigen::Index>(p), samples, folds);
+  }
+  const wgr_layout layout = lay_out(s, sel, options.block_size);
   result.rows = samples.rows;
   result.covariates = static_cast<std::size_t>(samples.basis.cols());
   result.columns = layout.order.size();
@@ -378,8 +387,8 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     const matrix w = level0.predictors().take(p);  // in memory: freed once its trait is done
     detail::level1_fit fit;
     if (t.case_control) {
-      const case_control_trait inputs = case_control_inputs(traits, column, samples, folds);
-      fit = detail::level1_logistic(w, inputs.status, inputs.offset, folds, logistic_taus, ranges);
+      fit = detail::level1_logistic(w, statuses[p].status, statuses[p].offset, folds, logistic_taus,
+                                    ranges);
       t.level1_tau = logistic_taus;
       t.cv_r2 = std::numeric_limits<double>::quiet_NaN();
     } else {

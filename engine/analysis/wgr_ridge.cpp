@@ -120,6 +120,20 @@ Eigen::VectorXd training_product(const matrix& w, const fold_rows& k, const Eige
          w.bottomRows(after).transpose() * v.tail(after);
 }
 
+// h = Xᵀ diag(root²) X over the training rows, in chunks of logistic_chunk_rows in row order (a
+// fixed order: the same sums at any thread count).
+void weighted_gram(const matrix& w, const fold_rows& train, const Eigen::ArrayXd& root, matrix& h) {
+  h.setZero();
+  matrix scaled;
+  for (const auto& [first, end] :
+       {std::pair{Eigen::Index{0}, train.begin}, std::pair{train.end, w.rows()}})
+    for (Eigen::Index a = first; a < end; a += logistic_chunk_rows) {
+      const Eigen::Index rows = std::min(logistic_chunk_rows, end - a);
+      scaled = (w.middleRows(a, rows).array().colwise() * root.segment(a, rows)).matrix();
+      h.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+    }
+}
+
 // The ridge logistic regression of y (0/1) on w's columns with a fixed offset, over the
 // training rows, at shrinkage τ: iteratively reweighted least squares from `b` (regenie's
 // step 1: β ← (XᵀWX + τI)⁻¹XᵀWz), until the penalised score's largest entry is below
@@ -135,14 +149,7 @@ bool penalised_logistic(const matrix& w, const Eigen::VectorXd& y, const Eigen::
     const Eigen::ArrayXd weight = p * (1 - p);
     // XᵀWz = XᵀW(Xb) + Xᵀ(y − p).
     const Eigen::VectorXd working = (weight * xb.array() + (y.array() - p)).matrix();
-    h.setZero();
-    for (const auto& [first, rows] :
-         {std::pair{Eigen::Index{0}, train.begin}, std::pair{train.end, w.rows() - train.end}})
-      if (rows > 0)  // an empty product is not Eigen's to take
-        h.selfadjointView<Eigen::Lower>().rankUpdate(
-            (w.middleRows(first, rows).array().colwise() * weight.segment(first, rows).sqrt())
-                .matrix()
-                .transpose());
+    weighted_gram(w, train, weight.sqrt(), h);
     h.diagonal().array() += tau;
     const Eigen::VectorXd rhs = training_product(w, train, working);
     const Eigen::LLT<matrix, Eigen::Lower> llt(h);

@@ -51,6 +51,10 @@ level1_fit level1_ridge(const Eigen::MatrixXd& w, const Eigen::VectorXd& y,
                         const sample_folds& folds, std::span<const double> taus,
                         std::span<const std::pair<Eigen::Index, Eigen::Index>> chromosome_columns);
 
+// Rows per step of level1_logistic's weighted products: each running fold holds a scaled copy
+// of that many rows of w (rows · C · 8 bytes), besides its C × C system and factor.
+inline constexpr Eigen::Index logistic_chunk_rows = 4096;
+
 // Level 1 of a case/control trait (y 0 or 1): ridge-penalised logistic regression on w's
 // columns, without intercept, with `offset` (the covariates' fit) fixed in the linear predictor,
 // as regenie's step 1 for binary traits: per fold, fits at each τ in the order given, each from

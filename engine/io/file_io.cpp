@@ -137,8 +137,9 @@ file_descriptor create_scratch_file(const std::filesystem::path& dir) {
   std::string name = (dir / ".colflow-scratch-XXXXXX").string();
   const int named = ::mkostemp(name.data(), O_CLOEXEC);
   if (named < 0) throw_system_error(errno, "cannot create", shown);
-  ::unlink(name.c_str());
-  return {named, shown};
+  file_descriptor scratch(named, shown);  // closed on the way out of a failure below
+  if (::unlink(name.c_str()) != 0) throw_system_error(errno, "cannot remove the name of", name);
+  return scratch;
 }
 
 std::filesystem::path directory_of(const std::filesystem::path& path) {

@@ -14,6 +14,7 @@ import pandas as pd
 
 from . import _as_store, _core, _progress, _selected_columns, _selected_rows, _table, _threads
 from . import Store
+from ._errors import InvalidArgumentError
 
 
 @dataclasses.dataclass
@@ -22,7 +23,8 @@ class WGR:
 
     loco: per trait, a DataFrame of the samples used (index: IID) by chromosomes 1-23
         (columns): the prediction of the trait without that chromosome, on the scale of the
-        covariate-adjusted trait scaled to ||y||^2 = n - covariates (X is 23);
+        covariate-adjusted trait scaled to ||y||^2 = n - covariates (X is 23), or in log odds
+        without the covariates' fit for a case/control trait;
     level1: per trait and level-1 shrinkage (TRAIT, TAU, CV_LOSS, CHOSEN), as PREFIX.wgr.tsv:
         the loss is the mean squared error, or the -log-likelihood per sample (case/control).
     """
@@ -59,10 +61,13 @@ def wgr(
     store = _as_store(store)
     values, names = _table(store, pheno, "PHENO")
     covar_values, covar_names = (None, []) if covar is None else _table(store, covar, "COVAR")
+    binary = {binary} if isinstance(binary, str) else set(binary)
+    if binary - set(names):
+        raise InvalidArgumentError(f"binary: no trait named {sorted(binary - set(names))[0]}")
     rows, cols = _selected_rows(store, keep), _selected_columns(store, columns)
     with _progress(progress, "wgr") as report:
         r = _core.wgr(store._core, rows, cols, values, names, covar_values, covar_names,
-                      block_size, folds, l0, l1, [n in set(binary) for n in names],
+                      block_size, folds, l0, l1, [n in binary for n in names],
                       _threads(num_threads), report)
     iids = store.samples.iid.to_numpy()[np.asarray(r["rows"])]
     chromosomes = list(range(1, 24))

@@ -216,6 +216,15 @@ def test_case_control_loco_predictions_equal_numpy(toy, case_control, colflow_cl
     got = colflow.wgr(toy["store"], path, toy["path"] / "covar.txt", block_size=300,
                       binary=["B"], num_threads=1)
     np.testing.assert_array_equal(got.loco["B"].to_numpy(), read_loco(f"{out}_1.loco").to_numpy().T)
+    with pytest.raises(colflow.InvalidArgumentError, match="no trait named"):
+        colflow.wgr(toy["store"], path, binary=["A"])
+    # 1/2 coding is the command's default (detected as case/control) and not Python's 0/1.
+    pheno.assign(B=pheno.B + 1).to_csv(toy["path"] / "cases12.txt", sep=" ", index=False)
+    with pytest.raises(colflow.InvalidArgumentError, match="other than case or control"):
+        colflow.wgr(toy["store"], toy["path"] / "cases12.txt", binary="B")
+    colflow_cli("wgr", toy["store"], "--pheno", toy["path"] / "cases12.txt", "--covar",
+                toy["path"] / "covar.txt", "--block-size", 300, "--out", toy["path"] / "bt12")
+    assert (toy["path"] / "bt12_1.loco").read_text() == Path(f"{out}_1.loco").read_text()
 
 
 def test_assoc_loco_equals_least_squares_on_the_adjusted_trait(toy, colflow_cli):

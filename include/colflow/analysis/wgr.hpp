@@ -3,7 +3,8 @@
 /// (Mbatchou et al., Nat Genet 2021), `colflow wgr`.
 ///
 /// On the samples used (selected, with every covariate and, for each trait, a value; with
-/// several traits a missing value is the trait's mean over the others, as regenie does):
+/// several traits a missing value of a quantitative trait is the trait's mean over the others,
+/// as regenie does, and a case/control trait must have every value):
 /// - covariates (an intercept and the covariate file's columns) are projected out of the traits
 ///   and of the genotype columns (a missing call is first the column's mean), and each is
 ///   scaled to ‖v‖² = n − c (c the covariates' rank, the intercept included);
@@ -105,7 +106,8 @@ struct wgr_result {
 ///   spilled (wgr_options::spill_directory), n · C · 8 in memory (one trait's, read back for
 ///   its level 1) and P · n · C · 8 on disk;
 /// - level 0: n·b·8 (the block) + n·R·P·8 (its predictions) + 2·K·b²·8 (the folds' products);
-/// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve);
+/// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve),
+///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows);
 /// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.
 /// The peak is predictors + max(level 0, level 1) + fixed.
 struct wgr_plan {
@@ -127,9 +129,10 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
 /// `options.case_control` says) in one pass over the store.
 /// `covariates` may be null. Throws colflow::error invalid_argument for options out of range,
 /// a trait without values or constant, fewer samples than folds, collinear covariates, no
-/// column on chromosomes 1-23, a case/control trait with a value other than 0 or 1, a missing
-/// one, a fold without cases or controls, or a level-1 fit that does not converge; the stream's
-/// errors otherwise.
+/// column on chromosomes 1-23, a case/control trait with a value other than 0 or 1 or without
+/// a value for a sample the other traits have, a fold without cases or controls, covariates
+/// that separate them (all refused before the pass), or a level-1 fit that does not converge; the
+/// stream's errors otherwise.
 wgr_result whole_genome_regression(const store& s, const selection& sel,
                                    const phenotype_table& traits, const phenotype_table* covariates,
                                    const wgr_options& options = {},

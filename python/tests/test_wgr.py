@@ -307,6 +307,13 @@ def logistic_with_offset(a, y, offset):
     return beta, np.linalg.inv(information)
 
 
+def write_loco(path, keys, values) -> None:
+    """A .loco file: FID_IID header, then chromosomes 1-23 (values: 23 x samples)."""
+    lines = [" ".join(["FID_IID", *keys])]
+    lines += [" ".join([str(c + 1), *(f"{v:.17g}" for v in values[c])]) for c in range(23)]
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
 @pytest.fixture(scope="module")
 def case_control(toy):
     """A case/control trait (0/1) made from T1's genetic part, and LOCO log odds per chromosome
@@ -319,10 +326,7 @@ def case_control(toy):
     pheno = ids.assign(B=y)
     pheno.to_csv(toy["path"] / "cases.txt", sep=" ", index=False, na_rep="NA")
     loco = rng.normal(scale=0.5, size=(23, n))
-    keys = toy["keys"][10:]
-    lines = [" ".join(["FID_IID", *keys])]
-    lines += [" ".join([str(c + 1), *(f"{v:.17g}" for v in loco[c, 10:])]) for c in range(23)]
-    (toy["path"] / "cases_1.loco").write_text("\n".join(lines) + "\n")
+    write_loco(toy["path"] / "cases_1.loco", toy["keys"][10:], loco[:, 10:])
     (toy["path"] / "cases_pred.list").write_text(f"B {toy['path'] / 'cases_1.loco'}\n")
     loco[:, :10] = np.nan
     return dict(y=y, loco=loco, pheno=toy["path"] / "cases.txt",
@@ -349,6 +353,43 @@ def test_assoc_loco_case_control_is_logistic_with_the_offset(toy, case_control, 
     colflow_cli("assoc", toy["store"], "--pheno", case_control["pheno"], "--binary", "--1",
                 "--covar", toy["path"] / "covar.txt", "--beta", "--out", out)
     assert not np.allclose(read_tsv(f"{out}.B.logistic.tsv").BETA, table.BETA)
+
+
+def test_assoc_loco_case_control_on_x_takes_chromosome_23_and_sex(make_store, colflow_cli,
+                                                                 tmp_path):
+    """Two case/control traits on HapMap3's X (sex a covariate, as plink2 --glm) and autosomes:
+    each column's offset is its chromosome's row of its trait's predictions."""
+    store = make_store("hapmap3/HapMap3")
+    with colflow.open(store) as s:
+        samples, chrom = s.samples, s.columns.chrom.to_numpy()
+        cols = np.concatenate([np.flatnonzero(chrom == "X")[:4], np.flatnonzero(chrom == "3")[:4]])
+        x = s.read(np.s_[:, cols], dtype=np.float64)
+        ids = s.columns.id.to_numpy()[cols]
+    n = len(samples)
+    rng = np.random.default_rng(9)
+    status = (rng.random((n, 2)) < 0.4).astype(float)
+    keys = (samples.fid + "_" + samples.iid).to_numpy()
+    loco = rng.normal(scale=0.5, size=(2, 23, n))
+    for t in range(2):
+        write_loco(tmp_path / f"b{t}.loco", keys, loco[t])
+    (tmp_path / "pred.list").write_text(f"B1 {tmp_path / 'b0.loco'}\nB2 {tmp_path / 'b1.loco'}\n")
+    pd.DataFrame({"FID": samples.fid, "IID": samples.iid, "B1": status[:, 0],
+                  "B2": status[:, 1]}).to_csv(tmp_path / "pheno.txt", sep=" ", index=False)
+    (tmp_path / "extract.txt").write_text("".join(f"{i}\n" for i in ids))
+    colflow_cli("assoc", store, "--pheno", tmp_path / "pheno.txt", "--binary", "--1", "--beta",
+                "--extract", tmp_path / "extract.txt", "--loco", tmp_path / "pred.list",
+                "--out", tmp_path / "out")
+    sex = pd.to_numeric(samples.sex, errors="coerce").to_numpy(dtype=float)
+    for t in range(2):
+        table = read_tsv(tmp_path / f"out.B{t + 1}.logistic.tsv").set_index("ID")
+        for j, column in enumerate(ids):
+            on_x = j < 4
+            rows = ~np.isnan(x[:, j]) & (np.isin(sex, [1, 2]) if on_x else True)
+            design = [np.ones(rows.sum()), x[rows, j]] + ([sex[rows]] if on_x else [])
+            beta, covariance = logistic_with_offset(
+                np.column_stack(design), status[rows, t], loco[t, 22 if on_x else 2, rows])
+            np.testing.assert_allclose([table.BETA[column], table.SE[column]],
+                                       [beta[1], np.sqrt(covariance[1, 1])], rtol=1e-6)
 
 
 def test_regenie_case_control_predictions_serve_colflows_step_2(toy, case_control, colflow_cli,

@@ -303,14 +303,10 @@ assoc_summary logistic_association_with_offsets(
         s, sel, covariates, sex, static_cast<std::size_t>(cases.values.cols()), sink,
         [&](const selection& run, const phenotype_table* run_covariates,
             std::span<const std::size_t> only, const assoc_sink& to) {
-          if (!offsets)
-            return logistic_association_with_offsets(
-                s, run, only.empty() ? cases : select_phenotypes(cases, only), run_covariates,
-                nullptr, to, firth, options, {});
-          const Eigen::MatrixXd part = select_columns(*offsets, only);
+          const Eigen::MatrixXd part = offsets ? select_columns(*offsets, only) : Eigen::MatrixXd();
           return logistic_association_with_offsets(
-              s, run, only.empty() ? cases : select_phenotypes(cases, only), run_covariates, &part,
-              to, firth, options, {});
+              s, run, only.empty() ? cases : select_phenotypes(cases, only), run_covariates,
+              offsets ? &part : nullptr, to, firth, options, {});
         });
   if (distributed(options.processes))
     return detail::distributed_association(

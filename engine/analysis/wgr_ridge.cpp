@@ -142,10 +142,11 @@ bool penalised_logistic(const matrix& w, const Eigen::VectorXd& y, const Eigen::
                         const fold_rows& train, double tau, Eigen::VectorXd& b) {
   const Eigen::Index c = w.cols();
   matrix h(c, c);
+  // Xb and the probabilities at b: those of one step's score serve the next step.
+  Eigen::VectorXd xb = w * b;
+  Eigen::ArrayXd p = probability((offset + xb).array());
   for (int iteration = 0; iteration < max_logistic_iterations; ++iteration) {
     throw_if_stop_requested();  // each iteration is n·C² work: a stop waits for one at most
-    const Eigen::VectorXd xb = w * b;
-    const Eigen::ArrayXd p = probability((offset + xb).array());
     const Eigen::ArrayXd weight = p * (1 - p);
     // XᵀWz = XᵀW(Xb) + Xᵀ(y − p).
     const Eigen::VectorXd working = (weight * xb.array() + (y.array() - p)).matrix();
@@ -155,7 +156,9 @@ bool penalised_logistic(const matrix& w, const Eigen::VectorXd& y, const Eigen::
     const Eigen::LLT<matrix, Eigen::Lower> llt(h);
     if (llt.info() != Eigen::Success) return false;
     b = llt.solve(rhs);
-    const Eigen::VectorXd residual = (y.array() - probability((offset + w * b).array())).matrix();
+    xb = w * b;
+    p = probability((offset + xb).array());
+    const Eigen::VectorXd residual = (y.array() - p).matrix();
     const Eigen::VectorXd score = training_product(w, train, residual) - tau * b;
     if (score.cwiseAbs().maxCoeff() < score_tolerance) return true;
   }

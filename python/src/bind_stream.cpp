@@ -30,8 +30,8 @@ namespace {
 
 // The memory of the stream's blocks, given back when Python frees a block's array and used
 // again for a later block: a fresh block would be faulted in page by page and zeroed by the
-// kernel, which dominated a pass's time. Reused blocks are already mapped; fresh ones are asked
-// for huge pages, as numpy asks for its large arrays.
+// kernel, which dominated a pass's time. Reused blocks are already mapped; fresh ones of 2 MiB
+// or more are asked for huge pages, as numpy asks for its large arrays.
 class block_pool {
  public:
   struct memory {
@@ -57,12 +57,15 @@ class block_pool {
           return m;
         }
     }
-    constexpr std::size_t huge = std::size_t{2} << 20;
-    const std::size_t size = std::max<std::size_t>(huge, (bytes + huge - 1) / huge * huge);
-    void* data = std::aligned_alloc(huge, size);
+    // Blocks of 2 MiB and more take whole huge pages; smaller ones their own size, so that a
+    // caller keeping many narrow blocks holds what they hold, not a huge page each.
+    constexpr std::size_t huge = std::size_t{2} << 20, line = 64;
+    const std::size_t unit = bytes >= huge ? huge : line;
+    const std::size_t size = std::max(unit, (bytes + unit - 1) / unit * unit);
+    void* data = std::aligned_alloc(unit, size);
     if (!data) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-    madvise(data, size, MADV_HUGEPAGE);  // advice only: without huge pages it still works
+    if (unit == huge) madvise(data, size, MADV_HUGEPAGE);  // advice only: works without them
 #endif
     return {data, size};
   }

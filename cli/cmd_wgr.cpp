@@ -20,7 +20,7 @@ struct wgr_flags {
   std::string pheno, covar, out, lowmem_prefix;
   std::vector<std::string> pheno_names, covar_names;
   bool quantile_normalize = false, quantitative = false, binary = false, zero_one = false,
-       lowmem = false;
+       lowmem = false, loocv = false, l1_full = false;
   std::size_t block_size = 1000, folds = 5, level0 = 5, level1 = 5;
   std::uint64_t memory_mib = 0;
 };
@@ -74,9 +74,19 @@ command add_wgr(CLI::App& app) {
                  "Columns per level-0 block, within a chromosome")
       ->check(integer_range(1, std::size_t{1} << 20))
       ->capture_default_str();
-  app.add_option("--folds,--cv", o->folds, "Folds of the cross-validation (consecutive samples)")
-      ->check(integer_range(2, 1000))
-      ->capture_default_str();
+  const CLI::Option* folds =
+      app.add_option("--folds,--cv", o->folds,
+                     "Folds of the cross-validation (consecutive samples). Given, it holds even "
+                     "where leave-one-out would be chosen")
+          ->check(integer_range(2, 1000))
+          ->capture_default_str();
+  app.add_flag("--loocv", o->loocv,
+               "Leave-one-out cross-validation: each sample its own fold. Chosen by itself, as "
+               "regenie does, when a case/control trait has fewer than 5000 samples and "
+               "--folds is not given");
+  app.add_flag("--l1-full", o->l1_full,
+               "With --loocv: a case/control trait's LOCO predictions from the level-1 fit on "
+               "every sample, not from each sample's leave-one-out fit");
   app.add_option("--l0", o->level0, "Shrinkage values of level 0 (heritabilities 0.01 ... 0.99)")
       ->check(integer_range(2, 100))
       ->capture_default_str();
@@ -103,6 +113,9 @@ command add_wgr(CLI::App& app) {
       "ridge regression of the trait on those predictions (for a case/control trait a ridge\n"
       "logistic regression with the covariates' fit as offset), its shrinkage chosen by\n"
       "cross-validation; then, per chromosome, the prediction from every other chromosome.\n"
+      "With leave-one-out (--loocv; by itself below 5000 samples with a case/control trait, as\n"
+      "regenie) each sample's predictions come from fits without it, derived exactly from the\n"
+      "fit on every sample (one Newton step for a case/control trait's level 1).\n"
       "A trait whose values are all 1, 2 or missing (0/1 with --1) is case/control, as in assoc;\n"
       "--binary and --quantitative override the detection for every trait.\n"
       "Columns on chromosomes 1-22 and X are used (X counted as 23); others are left out.\n"
@@ -113,8 +126,11 @@ command add_wgr(CLI::App& app) {
       "With one trait, the samples without it are left out; with several, a missing value is\n"
       "the trait's mean (as regenie does); a case/control trait must then have every value.\n"
       "--lowmem keeps the level-0 predictors in an unnamed scratch file until level 1.");
-  return [o] {
+  return [o, folds] {
     analysis_run run("wgr", o->common);
+    if (o->loocv && folds->count() != 0)
+      throw error(errc::invalid_argument, "--loocv and --folds cannot both apply");
+    if (o->l1_full && !o->loocv) throw error(errc::invalid_argument, "--l1-full needs --loocv");
     const store& s = run.source();
     phenotype_table traits = run.read_table(o->pheno, o->pheno_names, "PHENO", "trait(s)");
     const auto& kept = run.selected().row_kept;
@@ -147,6 +163,10 @@ command add_wgr(CLI::App& app) {
     wgr_options options;
     options.block_size = o->block_size;
     options.folds = o->folds;
+    options.validation = o->loocv              ? wgr_validation::leave_one_out
+                         : folds->count() != 0 ? wgr_validation::folds
+                                               : wgr_validation::automatic;
+    options.level1_full_fit = o->l1_full;
     options.level0_h2 = heritability_grid(o->level0);
     options.level1_h2 = heritability_grid(o->level1);
     options.case_control = case_control;
@@ -165,7 +185,12 @@ command add_wgr(CLI::App& app) {
       options.spill_directory = spill_directory;
       run.log("the predictors would not fit in memory: spilled to disk as with --lowmem");
     }
-    check_memory(run, plan_wgr(s, run.selected(), traits, covariates, options, threads), limit);
+    const wgr_plan plan = plan_wgr(s, run.selected(), traits, covariates, options, threads);
+    if (plan.leave_one_out)
+      run.log(o->loocv ? "leave-one-out cross-validation"
+                       : "leave-one-out cross-validation: a case/control trait and fewer than 5000 "
+                         "samples (as regenie; --folds keeps K folds)");
+    check_memory(run, plan, limit);
     const wgr_result result =
         whole_genome_regression(s, run.selected(), traits, covariates, options, run.options());
     if (result.left_out_columns != 0)

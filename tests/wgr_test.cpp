@@ -68,6 +68,7 @@ TEST_F(WgrTest, ResultsDoNotDependOnThreadsOrInFlightDepth) {
     return whole_genome_regression(s, sel, traits, &covariates, o, a);
   };
   const wgr_result one = run(1, 1), many = run(4, 8);
+  EXPECT_FALSE(one.leave_one_out);
   EXPECT_EQ(one.columns, 2000u);
   EXPECT_EQ(one.blocks, 15u);  // per chromosome ⌈m/150⌉: 569, 724, 420, 199, 88 columns
   EXPECT_EQ(one.rows.size(), s.num_rows());
@@ -82,6 +83,16 @@ TEST_F(WgrTest, ResultsDoNotDependOnThreadsOrInFlightDepth) {
     EXPECT_FALSE((one.traits[p].loco.row(0).array() == one.traits[p].loco.row(5).array()).all());
   }
   EXPECT_EQ(one.traits[1].values, s.num_rows() - (s.num_rows() + 16) / 17);
+
+  o.validation = wgr_validation::leave_one_out;
+  const wgr_result loo = run(1, 1), loo_many = run(4, 8);
+  EXPECT_TRUE(loo.leave_one_out);
+  EXPECT_TRUE(loo.fold_starts.empty());
+  for (std::size_t p = 0; p < 2; ++p) {
+    EXPECT_EQ(loo.traits[p].level1_loss, loo_many.traits[p].level1_loss);
+    EXPECT_TRUE((loo.traits[p].loco.array() == loo_many.traits[p].loco.array()).all());
+    EXPECT_NE(loo.traits[p].level1_loss, one.traits[p].level1_loss);
+  }
 }
 
 TEST_F(WgrTest, CaseControlTraitsDoNotDependOnThreadsAndRefuseOtherValues) {
@@ -99,13 +110,18 @@ TEST_F(WgrTest, CaseControlTraitsDoNotDependOnThreadsAndRefuseOtherValues) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     return whole_genome_regression(s, sel, traits, &covariates, o);
   };
-  const wgr_result one = run(1), many = run(4);
-  ASSERT_EQ(one.traits.size(), 1u);
-  EXPECT_TRUE(one.traits[0].case_control);
-  EXPECT_EQ(one.traits[0].level1_loss, many.traits[0].level1_loss);
-  EXPECT_TRUE((one.traits[0].loco.array() == many.traits[0].loco.array()).all());
-  // A held-out -log-likelihood per sample, near log 2 for a weakly predicted trait.
-  for (const double loss : one.traits[0].level1_loss) EXPECT_GT(loss, 0.3);
+  // K folds, then leave-one-out (chosen by itself: fewer than 5,000 samples).
+  for (const auto validation : {wgr_validation::folds, wgr_validation::automatic}) {
+    o.validation = validation;
+    const wgr_result one = run(1), many = run(4);
+    ASSERT_EQ(one.traits.size(), 1u);
+    EXPECT_TRUE(one.traits[0].case_control);
+    EXPECT_EQ(one.leave_one_out, validation == wgr_validation::automatic);
+    EXPECT_EQ(one.traits[0].level1_loss, many.traits[0].level1_loss);
+    EXPECT_TRUE((one.traits[0].loco.array() == many.traits[0].loco.array()).all());
+    // A held-out -log-likelihood per sample, near log 2 for a weakly predicted trait.
+    for (const double loss : one.traits[0].level1_loss) EXPECT_GT(loss, 0.3);
+  }
 
   traits.values(3, 0) = 2;
   // Refused before the pass: a stream that reads no column.
@@ -231,6 +247,8 @@ TEST(WgrLevel1Test, AStopRequestEndsEitherLevel1) {
   };
   stopped([&] { detail::level1_ridge(w, y, folds, taus, chromosomes); });
   stopped([&] { detail::level1_logistic(w, y, offset, folds, taus, chromosomes); });
+  stopped([&] { detail::level1_ridge_loo(w, y, taus, chromosomes); });
+  stopped([&] { detail::level1_logistic_loo(w, y, offset, taus, chromosomes, false); });
   EXPECT_EQ(detail::level1_logistic(w, y, offset, folds, taus, chromosomes).loss.size(), 2u);
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <string_view>
 
 #include "analysis/analysis_stream_internal.hpp"
@@ -42,6 +43,16 @@ std::vector<double> shrinkages(std::span<const double> h2, std::size_t count) {
   std::vector<double> out;
   for (const double h : h2) out.push_back(static_cast<double>(count) * (1 - h) / h);
   return out;
+}
+
+// Whether the run validates by leave-one-out: asked, or (automatic) a case/control trait on
+// fewer than wgr_leave_one_out_below samples.
+bool leave_one_out(const wgr_options& o, std::size_t samples) {
+  const bool case_control =
+      std::find(o.case_control.begin(), o.case_control.end(), true) != o.case_control.end();
+  return o.validation == wgr_validation::leave_one_out ||
+         (o.validation == wgr_validation::automatic && case_control &&
+          samples < wgr_leave_one_out_below);
 }
 
 // The samples used, the covariates' orthonormal basis and the scaled traits.
@@ -120,13 +131,14 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
 // A case/control trait's level-1 inputs over the rows used: its statuses (0 or 1) and the log
 // odds of its logistic fit on the intercept and covariates (regenie's offset). Refuses other
 // values, a missing status (with several traits, the others' samples would need one), a class
-// absent from a fold, and covariates that separate the classes.
+// absent from a fold (from every sample, with leave-one-out: `folds` null), and covariates
+// that separate the classes.
 struct case_control_trait {
   Eigen::VectorXd status, offset;
 };
 
 case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Index p,
-                                       const wgr_samples& s, const detail::sample_folds& folds) {
+                                       const wgr_samples& s, const detail::sample_folds* folds) {
   const std::string& name = traits.names[static_cast<std::size_t>(p)];
   const auto n = static_cast<Eigen::Index>(s.rows.size());
   case_control_trait t;
@@ -143,14 +155,17 @@ case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Ind
                   "wgr: case/control trait " + name + " has a value other than case or control");
     t.status[i] = v;
   }
-  for (std::size_t k = 0; k < folds.count(); ++k) {
-    const double cases = t.status
-                             .segment(static_cast<Eigen::Index>(folds.begin(k)),
-                                      static_cast<Eigen::Index>(folds.size(k)))
-                             .sum();
-    if (cases == 0 || cases == static_cast<double>(folds.size(k)))
-      throw error(errc::invalid_argument, "wgr: case/control trait " + name + ": fold " +
-                                              std::to_string(k + 1) + " has no " +
+  const std::vector<std::size_t> starts =
+      folds ? folds->starts() : std::vector<std::size_t>{0, s.rows.size()};
+  for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
+    const auto first = static_cast<Eigen::Index>(starts[k]),
+               size = static_cast<Eigen::Index>(starts[k + 1] - starts[k]);
+    const double cases = t.status.segment(first, size).sum();
+    if (cases == 0 || cases == static_cast<double>(size))
+      throw error(errc::invalid_argument, "wgr: case/control trait " + name + ": " +
+                                              (folds ? "fold " + std::to_string(k + 1) + " has"
+                                                     : std::string("no sample is")) +
+                                              (folds ? std::string(" no ") : std::string(" a ")) +
                                               (cases == 0 ? "case" : "control"));
   }
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
@@ -206,7 +221,7 @@ wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size)
 class level0_pass {
  public:
   level0_pass(const store& s, const selection& sel, const wgr_samples& samples,
-              const wgr_layout& layout, const detail::sample_folds& folds, const wgr_options& o,
+              const wgr_layout& layout, const detail::sample_folds* folds, const wgr_options& o,
               std::size_t columns)
       : store_(s),
         samples_(samples),
@@ -260,7 +275,10 @@ class level0_pass {
     const auto traits = samples_.y.cols();
     const auto r = static_cast<Eigen::Index>(lambdas_.size());
     matrix predictions(g_.rows(), r * traits);
-    detail::level0_block(g_, samples_.y, folds_, lambdas_, predictions);
+    if (folds_)
+      detail::level0_block(g_, samples_.y, *folds_, lambdas_, predictions);
+    else
+      detail::level0_block_loo(g_, samples_.y, lambdas_, predictions);
     Eigen::VectorXd column;
     for (Eigen::Index p = 0; p < traits; ++p)
       for (Eigen::Index j = 0; j < r; ++j) {
@@ -274,7 +292,7 @@ class level0_pass {
   const store& store_;
   const wgr_samples& samples_;
   const wgr_layout& layout_;
-  const detail::sample_folds& folds_;
+  const detail::sample_folds* folds_;  // null: leave-one-out
   detail::standardized_columns columns_;
   std::vector<double> lambdas_;
   std::vector<double> full_;
@@ -328,12 +346,22 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
     plan.spill_bytes = plan.predictor_bytes;
     plan.predictor_bytes = 8 * n * c;
   }
-  plan.level0_bytes = 8 * (n * b + n * r * p + 2 * k * b * b);
-  plan.level1_bytes = 8 * (k * c * c + 2 * std::uint64_t{threads} * c * c);
-  if (std::find(options.case_control.begin(), options.case_control.end(), true) !=
-      options.case_control.end())  // each running fold's scaled rows (wgr_ridge_internal.hpp)
-    plan.level1_bytes += 8 * std::min(std::uint64_t{threads}, k) *
-                         static_cast<std::uint64_t>(detail::logistic_chunk_rows) * c;
+  const bool any_case_control = std::find(options.case_control.begin(), options.case_control.end(),
+                                          true) != options.case_control.end();
+  const auto t = std::uint64_t{threads};
+  const auto chunk = static_cast<std::uint64_t>(detail::loo_chunk_rows),
+             logistic_rows = static_cast<std::uint64_t>(detail::logistic_chunk_rows);
+  plan.leave_one_out = leave_one_out(options, plan.samples);
+  if (plan.leave_one_out) {  // wgr.hpp: the products in parts, their sum and eigenvectors
+    plan.level0_bytes = 8 * (n * b + n * r * p + 6 * b * b + 2 * t * chunk * b);
+    plan.level1_bytes = 8 * (6 * c * c + 2 * t * chunk * c);
+    if (any_case_control) plan.level1_bytes += 8 * logistic_rows * c;
+  } else {
+    plan.level0_bytes = 8 * (n * b + n * r * p + 2 * k * b * b);
+    plan.level1_bytes = 8 * (k * c * c + 2 * t * c * c);
+    if (any_case_control)  // each running fold's scaled rows (wgr_ridge_internal.hpp)
+      plan.level1_bytes += 8 * std::min(t, k) * logistic_rows * c;
+  }
   const std::uint64_t covariate_count = 1 + (covariates ? covariates->names.size() : 0);
   plan.fixed_bytes = 8 * (n * (covariate_count + p) + s.num_rows());
   return plan;
@@ -348,13 +376,19 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     throw error(errc::invalid_argument, "wgr: case_control needs one entry per trait");
   wgr_result result;
   const wgr_samples samples = set_up_samples(sel, traits, covariates, options.folds, result.traits);
-  const detail::sample_folds folds(samples.rows.size(), options.folds);
+  result.leave_one_out = leave_one_out(options, samples.rows.size());
+  std::optional<detail::sample_folds> folds;
+  if (!result.leave_one_out) {
+    folds.emplace(samples.rows.size(), options.folds);
+    result.fold_starts = folds->starts();
+  }
+  const detail::sample_folds* fold_plan = folds ? &*folds : nullptr;
   // Case/control inputs are checked before the pass, which they do not need.
   std::vector<case_control_trait> statuses(result.traits.size());
   for (std::size_t p = 0; p < options.case_control.size(); ++p) {
     result.traits[p].case_control = options.case_control[p];
     if (options.case_control[p])
-      statuses[p] = case_control_inputs(traits, static_cast<Eigen::Index>(p), samples, folds);
+      statuses[p] = case_control_inputs(traits, static_cast<Eigen::Index>(p), samples, fold_plan);
   }
   const wgr_layout layout = lay_out(s, sel, options.block_size);
   result.rows = samples.rows;
@@ -362,9 +396,8 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   result.columns = layout.order.size();
   result.left_out_columns = layout.left_out;
   result.blocks = layout.block_end.size();
-  result.fold_starts = folds.starts();
 
-  level0_pass level0(s, sel, samples, layout, folds, options, result.columns);
+  level0_pass level0(s, sel, samples, layout, fold_plan, options, result.columns);
   detail::analysis_stream stream(s, analysis, s.type() != value_type::genotype, "wgr level 0");
   result.pass = stream.columns.run(layout.columns,
                                    [&](const column_view<double>& v) { return level0.add(v); });
@@ -387,12 +420,15 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     const matrix w = level0.predictors().take(p);  // in memory: freed once its trait is done
     detail::level1_fit fit;
     if (t.case_control) {
-      fit = detail::level1_logistic(w, statuses[p].status, statuses[p].offset, folds, logistic_taus,
-                                    ranges);
+      fit = folds ? detail::level1_logistic(w, statuses[p].status, statuses[p].offset, *folds,
+                                            logistic_taus, ranges)
+                  : detail::level1_logistic_loo(w, statuses[p].status, statuses[p].offset,
+                                                logistic_taus, ranges, options.level1_full_fit);
       t.level1_tau = logistic_taus;
       t.cv_r2 = std::numeric_limits<double>::quiet_NaN();
     } else {
-      fit = detail::level1_ridge(w, y, folds, taus, ranges);
+      fit = folds ? detail::level1_ridge(w, y, *folds, taus, ranges)
+                  : detail::level1_ridge_loo(w, y, taus, ranges);
       t.level1_tau = taus;
       t.cv_r2 = 1 - fit.loss[fit.chosen] * static_cast<double>(y.size()) / y.squaredNorm();
     }

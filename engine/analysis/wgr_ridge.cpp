@@ -16,22 +16,6 @@ namespace {
 
 using matrix = Eigen::MatrixXd;
 
-// Per fold k, the lower triangle of X_kᵀX_k and X_kᵀY_k over its rows: one task per fold.
-void fold_products(const matrix& x, const matrix& y, const sample_folds& folds,
-                   std::vector<matrix>& gram, std::vector<matrix>& cross) {
-  const std::size_t k_count = folds.count();
-  gram.assign(k_count, matrix());
-  cross.assign(k_count, matrix());
-  tbb::parallel_for(std::size_t{0}, k_count, [&](std::size_t k) {
-    const auto first = static_cast<Eigen::Index>(folds.begin(k)),
-               rows = static_cast<Eigen::Index>(folds.size(k));
-    const auto xk = x.middleRows(first, rows);
-    gram[k] = matrix::Zero(x.cols(), x.cols());
-    gram[k].selfadjointView<Eigen::Lower>().rankUpdate(xk.transpose());
-    cross[k] = xk.transpose() * y.middleRows(first, rows);
-  });
-}
-
 // The sums over every fold but `k`, added in fold order.
 void other_folds(const std::vector<matrix>& parts, std::size_t k, matrix& sum) {
   sum = matrix::Zero(parts[0].rows(), parts[0].cols());
@@ -50,21 +34,23 @@ matrix ridge_solve(const matrix& a, double shrinkage, const matrix& r, matrix& w
   return llt.solve(r);
 }
 
-// The τ of the smallest loss summed over the folds (the first of equals), the sums divided
-// by n: losses[k][t] is fold k's held-out loss at τ_t.
-level1_fit choose(const std::vector<std::vector<double>>& losses, double n) {
-  level1_fit fit;
-  fit.loss.assign(losses[0].size(), 0.0);
-  for (std::size_t t = 0; t < fit.loss.size(); ++t) {
-    for (const std::vector<double>& fold : losses) fit.loss[t] += fold[t];
-    fit.loss[t] /= n;
-    if (fit.loss[t] < fit.loss[fit.chosen]) fit.chosen = t;
-  }
-  return fit;
+}  // namespace
+
+void fold_products(const matrix& x, const matrix& y, const sample_folds& folds,
+                   std::vector<matrix>& gram, std::vector<matrix>& cross) {
+  const std::size_t k_count = folds.count();
+  gram.assign(k_count, matrix());
+  cross.assign(k_count, matrix());
+  tbb::parallel_for(std::size_t{0}, k_count, [&](std::size_t k) {
+    const auto first = static_cast<Eigen::Index>(folds.begin(k)),
+               rows = static_cast<Eigen::Index>(folds.size(k));
+    const auto xk = x.middleRows(first, rows);
+    gram[k] = matrix::Zero(x.cols(), x.cols());
+    gram[k].selfadjointView<Eigen::Lower>().rankUpdate(xk.transpose());
+    cross[k] = xk.transpose() * y.middleRows(first, rows);
+  });
 }
 
-// Chromosomes × n: for each sample, its fold's fit at τ_chosen over the predictors of every
-// chromosome but one (the total less that chromosome's part).
 matrix loco_predictions(const matrix& w, const sample_folds& folds, const std::vector<matrix>& beta,
                         std::size_t chosen,
                         std::span<const std::pair<Eigen::Index, Eigen::Index>> chromosome_columns) {
@@ -86,86 +72,16 @@ matrix loco_predictions(const matrix& w, const sample_folds& folds, const std::v
   return loco;
 }
 
-// regenie's constants for the level-1 logistic fit: Newton iterations, the score's tolerance,
-// the clamp of the linear predictor, and the clamp of a held-out probability.
-constexpr int max_logistic_iterations = 100;
-constexpr double score_tolerance = 1e-4;
-constexpr double eta_limit = 30;
-constexpr double held_out_limit = 1e-5;
-
-// The fitted probabilities, held off 0 and 1 beyond |η| = 30 (where the weights p(1 − p) would
-// vanish to rounding).
-Eigen::ArrayXd probability(const Eigen::ArrayXd& eta) {
-  constexpr double tiny = 10 * std::numeric_limits<double>::epsilon();
-  return eta.unaryExpr([](double e) {
-    if (e > eta_limit) return 1 / (1 + tiny);
-    if (e < -eta_limit) return tiny / (1 + tiny);
-    return 1 - 1 / (std::exp(e) + 1);
-  });
-}
-
-Eigen::ArrayXd held_out_probability(const Eigen::VectorXd& eta) {
-  return probability(eta.array()).max(held_out_limit).min(1 - held_out_limit);
-}
-
-// The training rows of a fold: every row outside [begin, end).
-struct fold_rows {
-  Eigen::Index begin, end;
-};
-
-// Xᵀv over the training rows (v over all n rows): the rows before the fold, then after it.
-Eigen::VectorXd training_product(const matrix& w, const fold_rows& k, const Eigen::VectorXd& v) {
-  const Eigen::Index after = w.rows() - k.end;
-  return w.topRows(k.begin).transpose() * v.head(k.begin) +
-         w.bottomRows(after).transpose() * v.tail(after);
-}
-
-// h = Xᵀ diag(root²) X over the training rows, in chunks of logistic_chunk_rows in row order (a
-// fixed order: the same sums at any thread count).
-void weighted_gram(const matrix& w, const fold_rows& train, const Eigen::ArrayXd& root, matrix& h) {
-  h.setZero();
-  matrix scaled;
-  for (const auto& [first, end] :
-       {std::pair{Eigen::Index{0}, train.begin}, std::pair{train.end, w.rows()}})
-    for (Eigen::Index a = first; a < end; a += logistic_chunk_rows) {
-      const Eigen::Index rows = std::min(logistic_chunk_rows, end - a);
-      scaled = (w.middleRows(a, rows).array().colwise() * root.segment(a, rows)).matrix();
-      h.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
-    }
-}
-
-// The ridge logistic regression of y (0/1) on w's columns with a fixed offset, over the
-// training rows, at shrinkage τ: iteratively reweighted least squares from `b` (regenie's
-// step 1: β ← (XᵀWX + τI)⁻¹XᵀWz), until the penalised score's largest entry is below
-// score_tolerance. Leaves the estimate in `b`; false when it did not converge.
-bool penalised_logistic(const matrix& w, const Eigen::VectorXd& y, const Eigen::VectorXd& offset,
-                        const fold_rows& train, double tau, Eigen::VectorXd& b) {
-  const Eigen::Index c = w.cols();
-  matrix h(c, c);
-  // Xb and the probabilities at b: those of one step's score serve the next step.
-  Eigen::VectorXd xb = w * b;
-  Eigen::ArrayXd p = probability((offset + xb).array());
-  for (int iteration = 0; iteration < max_logistic_iterations; ++iteration) {
-    throw_if_stop_requested();  // each iteration is n·C² work: a stop waits for one at most
-    const Eigen::ArrayXd weight = p * (1 - p);
-    // XᵀWz = XᵀW(Xb) + Xᵀ(y − p).
-    const Eigen::VectorXd working = (weight * xb.array() + (y.array() - p)).matrix();
-    weighted_gram(w, train, weight.sqrt(), h);
-    h.diagonal().array() += tau;
-    const Eigen::VectorXd rhs = training_product(w, train, working);
-    const Eigen::LLT<matrix, Eigen::Lower> llt(h);
-    if (llt.info() != Eigen::Success) return false;
-    b = llt.solve(rhs);
-    xb = w * b;
-    p = probability((offset + xb).array());
-    const Eigen::VectorXd residual = (y.array() - p).matrix();
-    const Eigen::VectorXd score = training_product(w, train, residual) - tau * b;
-    if (score.cwiseAbs().maxCoeff() < score_tolerance) return true;
+level1_fit choose(const std::vector<std::vector<double>>& losses, double n) {
+  level1_fit fit;
+  fit.loss.assign(losses[0].size(), 0.0);
+  for (std::size_t t = 0; t < fit.loss.size(); ++t) {
+    for (const std::vector<double>& fold : losses) fit.loss[t] += fold[t];
+    fit.loss[t] /= n;
+    if (fit.loss[t] < fit.loss[fit.chosen]) fit.chosen = t;
   }
-  return false;
+  return fit;
 }
-
-}  // namespace
 
 sample_folds::sample_folds(std::size_t n, std::size_t k) {
   if (k < 2 || n < k)
@@ -231,38 +147,6 @@ level1_fit level1_ridge(const matrix& w, const Eigen::VectorXd& y, const sample_
     }
   });
   level1_fit fit = choose(sse, static_cast<double>(w.rows()));
-  fit.loco = loco_predictions(w, folds, beta, fit.chosen, chromosome_columns);
-  return fit;
-}
-
-level1_fit level1_logistic(
-    const matrix& w, const Eigen::VectorXd& y, const Eigen::VectorXd& offset,
-    const sample_folds& folds, std::span<const double> taus,
-    std::span<const std::pair<Eigen::Index, Eigen::Index>> chromosome_columns) {
-  const std::size_t k_count = folds.count(), t_count = taus.size();
-  std::vector<matrix> beta(k_count);
-  std::vector<std::vector<double>> loss(k_count, std::vector<double>(t_count));
-  std::vector<std::uint8_t> converged(k_count, 1);
-  tbb::parallel_for(std::size_t{0}, k_count, [&](std::size_t k) {
-    const auto first = static_cast<Eigen::Index>(folds.begin(k)),
-               rows = static_cast<Eigen::Index>(folds.size(k));
-    const fold_rows train{first, first + rows};
-    beta[k] = matrix::Zero(w.cols(), static_cast<Eigen::Index>(t_count));
-    Eigen::VectorXd b = Eigen::VectorXd::Zero(w.cols());  // warm start along the τ grid
-    for (std::size_t t = 0; t < t_count && converged[k]; ++t) {
-      converged[k] = penalised_logistic(w, y, offset, train, taus[t], b);
-      beta[k].col(static_cast<Eigen::Index>(t)) = b;
-      const Eigen::ArrayXd p =
-          held_out_probability(offset.segment(first, rows) + w.middleRows(first, rows) * b);
-      const Eigen::ArrayXd yk = y.segment(first, rows).array();
-      loss[k][t] = -(yk * p.log() + (1 - yk) * (1 - p).log()).sum();
-    }
-  });
-  if (std::find(converged.begin(), converged.end(), 0) != converged.end())
-    throw error(errc::invalid_argument,
-                "level 1: the ridge logistic regression did not converge in " +
-                    std::to_string(max_logistic_iterations) + " iterations");
-  level1_fit fit = choose(loss, static_cast<double>(w.rows()));
   fit.loco = loco_predictions(w, folds, beta, fit.chosen, chromosome_columns);
   return fit;
 }

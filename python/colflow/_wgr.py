@@ -26,12 +26,14 @@ class WGR:
         covariate-adjusted trait scaled to ||y||^2 = n - covariates (X is 23), or in log odds
         without the covariates' fit for a case/control trait;
     level1: per trait and level-1 shrinkage (TRAIT, TAU, CV_LOSS, CHOSEN), as PREFIX.wgr.tsv:
-        the loss is the mean squared error, or the -log-likelihood per sample (case/control).
+        the loss is the mean squared error, or the -log-likelihood per sample (case/control);
+    leave_one_out: whether the fits were validated by leave-one-out rather than by folds.
     """
     loco: dict[str, pd.DataFrame]
     level1: pd.DataFrame
     columns_used: int
     blocks: int
+    leave_one_out: bool
 
 
 def wgr(
@@ -40,7 +42,9 @@ def wgr(
     covar: Any = None,
     *,
     block_size: int = 1000,
-    folds: int = 5,
+    folds: int | None = None,
+    loocv: bool = False,
+    l1_full: bool = False,
     l0: int = 5,
     l1: int = 5,
     binary: Any = (),
@@ -54,8 +58,10 @@ def wgr(
     ``pheno`` and ``covar`` take the forms of ``assoc`` (DataFrames indexed by IID, numpy
     arrays of one row per sample, or the paths of PLINK-style files). The traits named in
     ``binary`` are case/control, coded 0 control and 1 case (the command's ``--binary --1``);
-    the others are quantitative. ``block_size``, ``folds``, ``l0`` and ``l1`` are the command's
-    ``--block-size``, ``--folds``, ``--l0`` and ``--l1``. The same bits as the command at any
+    the others are quantitative. ``block_size``, ``folds``, ``loocv``, ``l1_full``, ``l0`` and
+    ``l1`` are the command's ``--block-size``, ``--folds``, ``--loocv``, ``--l1-full``, ``--l0``
+    and ``--l1``: without ``folds`` or ``loocv``, 5 folds, or leave-one-out for a case/control
+    trait on fewer than 5,000 samples (regenie's rule). The same bits as the command at any
     thread count. Raises InvalidArgumentError as the command does.
     """
     store = _as_store(store)
@@ -64,10 +70,14 @@ def wgr(
     binary = {binary} if isinstance(binary, str) else set(binary)
     if binary - set(names):
         raise InvalidArgumentError(f"binary: no trait named {sorted(binary - set(names))[0]}")
+    if loocv and folds is not None:
+        raise InvalidArgumentError("loocv and folds cannot both apply")
+    if l1_full and not loocv:
+        raise InvalidArgumentError("l1_full needs loocv")
     rows, cols = _selected_rows(store, keep), _selected_columns(store, columns)
     with _progress(progress, "wgr") as report:
         r = _core.wgr(store._core, rows, cols, values, names, covar_values, covar_names,
-                      block_size, folds, l0, l1, [n in binary for n in names],
+                      block_size, folds, loocv, l1_full, l0, l1, [n in binary for n in names],
                       _threads(num_threads), report)
     iids = store.samples.iid.to_numpy()[np.asarray(r["rows"])]
     chromosomes = list(range(1, 24))
@@ -80,4 +90,4 @@ def wgr(
         level1.append(pd.DataFrame({"TRAIT": name, "TAU": tau, "CV_LOSS": loss,
                                     "CHOSEN": np.arange(len(tau)) == r["chosen"][p]}))
     return WGR(loco, pd.concat(level1, ignore_index=True), int(r["columns_used"]),
-               int(r["blocks"]))
+               int(r["blocks"]), bool(r["leave_one_out"]))

@@ -42,14 +42,23 @@ def ridge_folds(x: np.ndarray, y: np.ndarray, starts: list[int], shrinkage: floa
     return out
 
 
+def ridge_leave_one_out(x: np.ndarray, y: np.ndarray, shrinkage: float) -> np.ndarray:
+    """Each row predicted by the ridge fit on all the other rows, from the fit on every row and
+    the rows' leverages (exact for ridge regression)."""
+    inverse = np.linalg.inv(x.T @ x + shrinkage * np.eye(x.shape[1]))
+    leverage = ((x @ inverse) * x).sum(axis=1, keepdims=True)
+    return (x @ (inverse @ (x.T @ y)) - leverage * y) / (1 - leverage)
+
+
 def reference_level0(x, y, covar, chrom, block, folds=5):
     """regenie's level 0 on dense arrays: the standardised predictors (traits x n x C), the
-    adjusted traits, the fold starts, each predictor's chromosome and the covariates' basis."""
+    adjusted traits, the fold starts (None: leave-one-out), each predictor's chromosome and the
+    covariates' basis."""
     n = len(x)
     q, _ = np.linalg.qr(np.column_stack([np.ones(n), covar]))
     g, _ = adjust(np.where(np.isnan(x), np.nanmean(x, axis=0), x), q)
     ys, _ = adjust(y, q)
-    starts = [k * (n // folds) for k in range(folds)] + [n]
+    starts = None if folds is None else [k * (n // folds) for k in range(folds)] + [n]
     blocks = []
     for c in range(1, 24):
         cols = np.flatnonzero(chrom == c)
@@ -58,7 +67,8 @@ def reference_level0(x, y, covar, chrom, block, folds=5):
     w = np.empty((y.shape[1], n, 5 * len(blocks)))
     for b, (_, cols) in enumerate(blocks):
         for j, lam in enumerate(lambdas):
-            w[:, :, 5 * b + j] = ridge_folds(g[:, cols], ys, starts, lam).T
+            w[:, :, 5 * b + j] = (ridge_leave_one_out(g[:, cols], ys, lam) if starts is None
+                                  else ridge_folds(g[:, cols], ys, starts, lam)).T
     w = (w - w.mean(axis=1, keepdims=True)) / w.std(axis=1, ddof=1, keepdims=True)
     return w, ys, starts, np.repeat([c for c, _ in blocks], 5), q
 
@@ -109,36 +119,100 @@ def reference_wgr_case_control(x, status, covar, chrom, block, folds=5):
     tau's index and the held-out -log-likelihood per sample of each tau."""
     w, _, starts, chrom_of, q = reference_level0(x, status[:, None], covar, chrom, block, folds)
     w, n = w[0], len(x)
-    offset = q @ np.zeros(q.shape[1])
-    for _ in range(100):  # the null model: logistic regression on the covariates' basis
-        p = probability(offset)
-        step = np.linalg.solve(q.T @ (q * (p * (1 - p))[:, None]), q.T @ (status - p))
-        offset = offset + q @ step
-        if np.abs(step).max() < 1e-14:
-            break
+    offset = null_offset(q, status)
     taus = [w.shape[1] * (1 - h) / h * 3 / np.pi ** 2 for h in grid(5)]
     betas = np.zeros((len(taus), folds, w.shape[1]))
     loss = np.zeros(len(taus))
     for k in range(folds):
         test = np.arange(starts[k], starts[k + 1])
         train = np.setdiff1d(np.arange(n), test)
-        xt, yt, ot = w[train], status[train], offset[train]
         beta = np.zeros(w.shape[1])
         for t, tau in enumerate(taus):
-            for _ in range(100):
-                p = probability(ot + xt @ beta)
-                weight = p * (1 - p)
-                a = xt.T @ (xt * weight[:, None]) + tau * np.eye(w.shape[1])
-                beta = np.linalg.solve(a, xt.T @ (weight * (xt @ beta) + yt - p))
-                score = xt.T @ (yt - probability(ot + xt @ beta)) - tau * beta
-                if np.abs(score).max() < 1e-4:
-                    break
+            beta = penalised_logistic(w[train], status[train], offset[train], tau, beta)
             betas[t, k] = beta
             held = np.clip(probability(offset[test] + w[test] @ beta), 1e-5, 1 - 1e-5)
             loss[t] -= np.where(status[test] == 1, np.log(held), np.log(1 - held)).sum()
     loss /= n
     best = int(np.argmin(loss))
     return loco_of(w, betas[best], starts, chrom_of), best, loss
+
+
+def null_offset(q, status):
+    """The log odds of the status's logistic regression on the covariates' basis q."""
+    offset = q @ np.zeros(q.shape[1])
+    for _ in range(100):
+        p = probability(offset)
+        step = np.linalg.solve(q.T @ (q * (p * (1 - p))[:, None]), q.T @ (status - p))
+        offset = offset + q @ step
+        if np.abs(step).max() < 1e-14:
+            break
+    return offset
+
+
+def penalised_logistic(x, y, offset, tau, beta):
+    """regenie's ridge logistic regression by iteratively reweighted least squares from beta."""
+    for _ in range(100):
+        p = probability(offset + x @ beta)
+        weight = p * (1 - p)
+        a = x.T @ (x * weight[:, None]) + tau * np.eye(x.shape[1])
+        beta = np.linalg.solve(a, x.T @ (weight * (x @ beta) + y - p))
+        if np.abs(x.T @ (y - probability(offset + x @ beta)) - tau * beta).max() < 1e-4:
+            return beta
+    raise AssertionError("no convergence")
+
+
+def loco_of_samples(w, betas, chrom_of):
+    """23 x n: each sample's own coefficients (betas, n x C) over every chromosome but one."""
+    pred = np.column_stack([(w[:, chrom_of == c] * betas[:, chrom_of == c]).sum(axis=1)
+                            for c in range(1, 24)])
+    return (pred.sum(axis=1, keepdims=True) - pred).T
+
+
+def reference_wgr_loo(x, y, covar, chrom, block):
+    """regenie's step 1 with --loocv (quantitative traits): as reference_wgr, each sample's
+    level-1 coefficients those of the fit without it."""
+    w, ys, _, chrom_of, _ = reference_level0(x, y, covar, chrom, block, folds=None)
+    taus = [w.shape[2] * (1 - h) / h for h in grid(5)]
+    out = []
+    for p in range(y.shape[1]):
+        yp = ys[:, [p]]
+        errors = [((yp - ridge_leave_one_out(w[p], yp, tau)) ** 2).mean() for tau in taus]
+        best = int(np.argmin(errors))
+        inverse = np.linalg.inv(w[p].T @ w[p] + taus[best] * np.eye(w.shape[2]))
+        beta = inverse @ (w[p].T @ yp[:, 0])
+        q = w[p] @ inverse
+        leverage = (q * w[p]).sum(axis=1)
+        own = beta - q * ((yp[:, 0] - w[p] @ beta) / (1 - leverage))[:, None]
+        out.append((loco_of_samples(w[p], own, chrom_of), best, errors, w[p], yp[:, 0], taus))
+    return out
+
+
+def reference_wgr_case_control_loo(x, status, covar, chrom, block):
+    """regenie's step 1 with --bt --loocv: each tau's fit on every sample, each sample's
+    coefficients one Newton step from it without the sample; LOCO from a fit started at zero,
+    and with --l1-full from that fit's coefficients."""
+    w, _, _, chrom_of, q = reference_level0(x, status[:, None], covar, chrom, block, folds=None)
+    w = w[0]
+    offset = null_offset(q, status)
+    taus = [w.shape[1] * (1 - h) / h * 3 / np.pi ** 2 for h in grid(5)]
+
+    def left_out(beta, tau):
+        p = probability(offset + w @ beta)
+        h = w.T @ (w * (p * (1 - p))[:, None]) + tau * np.eye(w.shape[1])
+        q = np.linalg.solve(h, w.T).T
+        v = p * (1 - p) * (q * w).sum(axis=1)
+        return beta - q * ((status - p) / (1 - v))[:, None]
+
+    beta, loss = np.zeros(w.shape[1]), []
+    for tau in taus:
+        beta = penalised_logistic(w, status, offset, tau, beta)
+        held = np.clip(probability(offset + (w * left_out(beta, tau)).sum(axis=1)), 1e-5,
+                       1 - 1e-5)
+        loss.append(-np.where(status == 1, np.log(held), np.log(1 - held)).mean())
+    best = int(np.argmin(loss))
+    beta = penalised_logistic(w, status, offset, taus[best], np.zeros(w.shape[1]))
+    full = loco_of_samples(w, np.tile(beta, (len(w), 1)), chrom_of)  # --l1-full
+    return loco_of_samples(w, left_out(beta, taus[best]), chrom_of), best, loss, full
 
 
 def read_loco(path) -> pd.DataFrame:
@@ -201,8 +275,9 @@ def test_case_control_loco_predictions_equal_numpy(toy, case_control, colflow_cl
     path = toy["path"] / "cases_only.txt"
     pheno.to_csv(path, sep=" ", index=False)
     out = toy["path"] / "bt1"
+    # Five folds, given: below 5,000 samples leave-one-out would be chosen otherwise.
     colflow_cli("wgr", toy["store"], "--pheno", path, "--binary", "--1", "--covar",
-                toy["path"] / "covar.txt", "--block-size", 300, "--out", out)
+                toy["path"] / "covar.txt", "--block-size", 300, "--folds", 5, "--out", out)
     used = ~np.isnan(toy["covar"]).any(axis=1) & ~np.isnan(case_control["y"])
     loco, best, loss = reference_wgr_case_control(
         toy["x"][used], case_control["y"][used], toy["covar"][used], toy["chrom"], block=300)
@@ -214,7 +289,7 @@ def test_case_control_loco_predictions_equal_numpy(toy, case_control, colflow_cl
     assert summary.CHOSEN.tolist() == [int(j == best) for j in range(5)]
     # Python, with the same bits.
     got = colflow.wgr(toy["store"], path, toy["path"] / "covar.txt", block_size=300,
-                      binary=["B"], num_threads=1)
+                      folds=5, binary=["B"], num_threads=1)
     np.testing.assert_array_equal(got.loco["B"].to_numpy(), read_loco(f"{out}_1.loco").to_numpy().T)
     with pytest.raises(colflow.InvalidArgumentError, match="no trait named"):
         colflow.wgr(toy["store"], path, binary=["A"])
@@ -223,8 +298,60 @@ def test_case_control_loco_predictions_equal_numpy(toy, case_control, colflow_cl
     with pytest.raises(colflow.InvalidArgumentError, match="other than case or control"):
         colflow.wgr(toy["store"], toy["path"] / "cases12.txt", binary="B")
     colflow_cli("wgr", toy["store"], "--pheno", toy["path"] / "cases12.txt", "--covar",
-                toy["path"] / "covar.txt", "--block-size", 300, "--out", toy["path"] / "bt12")
+                toy["path"] / "covar.txt", "--block-size", 300, "--cv", 5, "--out",
+                toy["path"] / "bt12")
     assert (toy["path"] / "bt12_1.loco").read_text() == Path(f"{out}_1.loco").read_text()
+
+
+def test_leave_one_out_equals_numpy(toy, case_control, colflow_cli):
+    """--loocv (regenie's): every level's held-out predictions from the fits without the
+    sample; chosen by itself for a case/control trait below 5,000 samples."""
+    out = toy["path"] / "loo"
+    colflow_cli("wgr", toy["store"], "--pheno", toy["path"] / "pheno.txt", "--covar",
+                toy["path"] / "covar.txt", "--block-size", 300, "--loocv", "--out", out)
+    used = ~np.isnan(toy["covar"]).any(axis=1)
+    x, y = toy["x"][used], toy["y"][used]
+    y = np.where(np.isnan(y), np.nanmean(y, axis=0), y)
+    expected = reference_wgr_loo(x, y, toy["covar"][used], toy["chrom"], block=300)
+    summary = read_tsv(f"{out}.wgr.tsv")
+    for p, (loco, best, errors, w, yp, taus) in enumerate(expected):
+        got = read_loco(f"{out}_{p + 1}.loco").to_numpy()
+        np.testing.assert_allclose(got, loco, rtol=1e-8, atol=1e-8 * np.abs(loco).max())
+        rows = summary[summary.TRAIT == f"T{p + 1}"]
+        np.testing.assert_allclose(rows.CV_LOSS, errors, rtol=1e-8)
+        assert rows.CHOSEN.tolist() == [int(j == best) for j in range(5)]
+    # The reference's formula is leave-one-out: two samples refitted without them.
+    for i in (0, 77):
+        keep = np.arange(len(w)) != i
+        beta = np.linalg.solve(w[keep].T @ w[keep] + taus[0] * np.eye(w.shape[1]),
+                               w[keep].T @ yp[keep])
+        held = ridge_leave_one_out(w, yp[:, None], taus[0])[i, 0]
+        np.testing.assert_allclose(held, w[i] @ beta, rtol=1e-10)
+
+    pheno = pd.read_csv(case_control["pheno"], sep=" ").dropna()
+    pheno.to_csv(toy["path"] / "loo_cases.txt", sep=" ", index=False)
+    colflow_cli("wgr", toy["store"], "--pheno", toy["path"] / "loo_cases.txt", "--binary", "--1",
+                "--covar", toy["path"] / "covar.txt", "--block-size", 300, "--out", out)
+    used = ~np.isnan(toy["covar"]).any(axis=1) & ~np.isnan(case_control["y"])
+    loco, best, loss, full_fit = reference_wgr_case_control_loo(
+        toy["x"][used], case_control["y"][used], toy["covar"][used], toy["chrom"], block=300)
+    got = read_loco(f"{out}_1.loco").to_numpy()
+    np.testing.assert_allclose(got, loco, rtol=1e-8, atol=1e-8 * np.abs(loco).max())
+    summary = read_tsv(f"{out}.wgr.tsv")
+    np.testing.assert_allclose(summary.CV_LOSS, loss, rtol=1e-8)
+    assert summary.CHOSEN.tolist() == [int(j == best) for j in range(5)]
+    # Python, with the same bits; l1_full takes the full fit's coefficients for every sample.
+    fit = colflow.wgr(toy["store"], toy["path"] / "loo_cases.txt", toy["path"] / "covar.txt",
+                      block_size=300, binary="B", num_threads=1)
+    assert fit.leave_one_out
+    np.testing.assert_array_equal(fit.loco["B"].to_numpy().T, got)
+    full = colflow.wgr(toy["store"], toy["path"] / "loo_cases.txt", toy["path"] / "covar.txt",
+                       block_size=300, binary="B", loocv=True, l1_full=True)
+    np.testing.assert_array_equal(full.level1.CV_LOSS, fit.level1.CV_LOSS)
+    np.testing.assert_allclose(full.loco["B"].to_numpy().T, full_fit, rtol=1e-8,
+                               atol=1e-8 * np.abs(full_fit).max())
+    with pytest.raises(colflow.InvalidArgumentError, match="l1_full needs loocv"):
+        colflow.wgr(toy["store"], toy["path"] / "loo_cases.txt", binary="B", l1_full=True)
 
 
 def test_assoc_loco_equals_least_squares_on_the_adjusted_trait(toy, colflow_cli):
@@ -282,6 +409,14 @@ def test_regenie_reads_colflows_predictions_and_colflow_reads_regenies(toy, colf
     theirs = theirs[ours.columns]
     np.testing.assert_allclose(ours.to_numpy(), theirs.to_numpy(), rtol=2e-5,
                                atol=2e-5 * np.abs(theirs.to_numpy()).max())
+    # Leave-one-out (--loocv in both): the same to regenie's six digits.
+    run_regenie("--step", 1, "--bed", prefix, "--phenoFile", "pheno.txt", "--qt", "--bsize", 300,
+                "--loocv", "--out", "rg_loo", cwd=tmp_path)
+    colflow_cli("wgr", toy["store"], "--pheno", tmp_path / "pheno.txt", "--block-size", 300,
+                "--loocv", "--out", tmp_path / "cf_loo")
+    ours, theirs = read_loco(tmp_path / "cf_loo_1.loco"), read_loco(tmp_path / "rg_loo_1.loco")
+    np.testing.assert_allclose(ours.to_numpy(), theirs[ours.columns].to_numpy(), rtol=1e-5,
+                               atol=1e-9)
     # Step 2 across: regenie on colflow's predictions, colflow on regenie's.
     run_regenie("--step", 2, "--bed", prefix, "--phenoFile", "pheno.txt", "--qt", "--bsize", 400,
                 "--pred", "cf_pred.list", "--out", "rg2", cwd=tmp_path)
@@ -401,6 +536,12 @@ def test_regenie_case_control_predictions_serve_colflows_step_2(toy, case_contro
     pheno.to_csv(tmp_path / "cases.txt", sep=" ", index=False)
     run_regenie("--step", 1, "--bed", prefix, "--phenoFile", "cases.txt", "--bt", "--bsize", 300,
                 "--out", "rg", cwd=tmp_path)
+    # Below 5,000 samples both tools leave one out: the same predictions to regenie's digits.
+    colflow_cli("wgr", toy["store"], "--pheno", tmp_path / "cases.txt", "--binary", "--1",
+                "--block-size", 300, "--out", tmp_path / "cf")
+    ours, theirs = read_loco(tmp_path / "cf_1.loco"), read_loco(tmp_path / "rg_1.loco")
+    np.testing.assert_allclose(ours.to_numpy(), theirs[ours.columns].to_numpy(), rtol=1e-5,
+                               atol=1e-9)
     run_regenie("--step", 2, "--bed", prefix, "--phenoFile", "cases.txt", "--bt", "--bsize", 400,
                 "--pred", "rg_pred.list", "--out", "rg2", cwd=tmp_path)
     colflow_cli("assoc", toy["store"], "--pheno", tmp_path / "cases.txt", "--binary", "--1",
@@ -497,6 +638,10 @@ def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path)
             message="too few")
     refused("wgr", store, "--pheno", pheno, "--folds", 1, "--out", tmp_path / "out",
             message="--folds")
+    refused("wgr", store, "--pheno", pheno, "--folds", 5, "--loocv", "--out", tmp_path / "out",
+            message="--loocv and --folds cannot both apply")
+    refused("wgr", store, "--pheno", pheno, "--l1-full", "--out", tmp_path / "out",
+            message="--l1-full needs --loocv")
     loco = tmp_path / "bad.loco"
     lines = (toy["path"] / "step1_1.loco").read_text().splitlines() if (
         toy["path"] / "step1_1.loco").exists() else None

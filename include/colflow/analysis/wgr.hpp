@@ -20,7 +20,11 @@
 ///   fit on the covariates as a fixed offset, chosen by the held-out −log-likelihood
 ///   (regenie's `--bt`);
 /// - the **LOCO prediction** of chromosome c for a sample of fold k is fold k's level-1 fit
-///   over the predictors of every other chromosome.
+///   over the predictors of every other chromosome;
+/// - with **leave-one-out** (wgr_validation) every sample is a fold of its own: the ridge fits'
+///   held-out predictions come exactly from the fit on every sample and the sample's leverage;
+///   a case/control level 1 takes each sample's coefficients one Newton step from the full fit
+///   without it (regenie's --loocv).
 /// The predictions are on the scale of the covariate-adjusted, scaled trait (quantitative) or
 /// log odds without the covariates' offset (case/control), as regenie writes them. Every product is
 /// computed in a fixed order on fixed ranges, so the results depend neither on the thread count
@@ -47,9 +51,26 @@
 
 namespace colflow {
 
+/// How level 0 and level 1 hold samples out of the fits that predict them.
+enum class wgr_validation {
+  /// K folds, or leave-one-out when a case/control trait is fitted on fewer than
+  /// wgr_leave_one_out_below samples (regenie's rule: K-fold logistic fits are unstable there).
+  automatic,
+  folds,          ///< K consecutive folds of the samples
+  leave_one_out,  ///< every sample a fold of its own (regenie's --loocv)
+};
+
+/// The sample count below which wgr_validation::automatic leaves one out for a case/control
+/// trait.
+inline constexpr std::size_t wgr_leave_one_out_below = 5000;
+
 struct wgr_options {
   std::size_t block_size = 1000;  ///< columns per level-0 block (within a chromosome)
   std::size_t folds = 5;          ///< K of the cross-validation, at least 2
+  wgr_validation validation = wgr_validation::automatic;
+  /// With leave-one-out, a case/control trait's LOCO predictions come from the level-1 fit on
+  /// every sample rather than from each sample's leave-one-out fit (regenie's --l1-full).
+  bool level1_full_fit = false;
   /// The heritabilities that set the shrinkage of level 0 and of level 1, each in (0, 1).
   std::vector<double> level0_h2 = {0.01, 0.25, 0.5, 0.75, 0.99};
   std::vector<double> level1_h2 = {0.01, 0.25, 0.5, 0.75, 0.99};
@@ -94,7 +115,9 @@ struct wgr_result {
   std::size_t constant_columns = 0;  ///< of them, constant once the covariates are projected out
   std::size_t left_out_columns = 0;  ///< selected columns on chromosomes step 1 does not use
   std::size_t blocks = 0;
-  std::vector<std::size_t> fold_starts;  ///< first position in `rows` of each fold, and n
+  bool leave_one_out = false;            ///< validated by leave-one-out, not by folds
+  std::vector<std::size_t> fold_starts;  ///< first position in `rows` of each fold, and n; empty
+                                         ///< with leave-one-out
   std::vector<wgr_trait> traits;
   pass_stats pass;
 };
@@ -109,9 +132,13 @@ struct wgr_result {
 /// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve),
 ///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows);
 /// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.
+/// With leave-one-out, level 0 is n·b·8 + n·R·P·8 + 6·b²·8 (the block, its predictions, the
+/// products in 4 parts, their sum and eigenvectors) + 2·T·1024·b·8 (each running chunk of
+/// rows), and level 1 is 6·C²·8 + 2·T·1024·C·8, with a case/control trait + 4096·C·8.
 /// The peak is predictors + max(level 0, level 1) + fixed.
 struct wgr_plan {
   std::size_t samples = 0, traits = 0, columns = 0, blocks = 0, predictors = 0;
+  bool leave_one_out = false;  ///< validated by leave-one-out (the memory below differs)
   std::uint64_t predictor_bytes = 0, level0_bytes = 0, level1_bytes = 0, fixed_bytes = 0;
   std::uint64_t spill_bytes = 0;  ///< on disk, spilled; 0 in memory
   std::uint64_t peak_bytes() const noexcept {

@@ -2,6 +2,9 @@
 // blocks over the store, then level 1 and the LOCO predictions per trait.
 #include "colflow/analysis/wgr.hpp"
 
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
@@ -216,8 +219,12 @@ wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size)
   return l;
 }
 
+// Up to this many level-0 blocks are fitted at once (with two threads or more) while the pass
+// gathers the next: a block's fit is its own, so the results do not depend on it.
+constexpr std::size_t blocks_fitted_at_once = 2;
+
 // Level 0 over the stream: each column standardised, adjusted and scaled into its block; each
-// full block's predictions into every trait's predictor matrix.
+// full block's predictions, fitted by a task of its own, into every trait's predictor matrix.
 class level0_pass {
  public:
   level0_pass(const store& s, const selection& sel, const wgr_samples& samples,
@@ -232,8 +239,10 @@ class level0_pass {
         full_(s.num_rows()),
         w_(static_cast<std::size_t>(samples.y.cols()),
            static_cast<Eigen::Index>(samples.rows.size()),
-           static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size()),
-           o.spill_directory) {}
+           static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size()), o.spill_directory),
+        fitted_at_once_(std::min<std::size_t>(
+            blocks_fitted_at_once,
+            static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()))) {}
 
   // The kernel of the pass: column `v` is entry v.position of the layout's order.
   bool add(const column_view<double>& v) {
@@ -245,6 +254,19 @@ class level0_pass {
     put(layout_.order[entry], v, g_.col(static_cast<Eigen::Index>(entry - block_first)));
     if (entry + 1 == layout_.block_end[block_]) finish_block();
     return true;
+  }
+
+  // Waits for the blocks still being fitted; rethrows a fit's error.
+  void finish() { fitting_.wait(); }
+
+  level0_pass(const level0_pass&) = delete;
+  level0_pass& operator=(const level0_pass&) = delete;
+  ~level0_pass() {
+    fitting_.cancel();
+    try {
+      fitting_.wait();
+    } catch (...) {  // the pass already failed or finished; its error is the one reported
+    }
   }
 
   std::size_t constant_columns() const noexcept { return constant_; }
@@ -272,21 +294,29 @@ class level0_pass {
     // The pass never returns to these columns: their frames leave the resident set.
     const std::size_t first = block_ == 0 ? 0 : layout_.block_end[block_ - 1];
     store_.drop_pages(layout_.columns[first], layout_.columns[layout_.block_end[block_] - 1]);
+    if (++fitting_count_ > fitted_at_once_) {
+      fitting_.wait();
+      fitting_count_ = 1;
+    }
+    fitting_.run([this, g = std::move(g_), block = block_] { fit_block(g, block); });
+    ++block_;
+  }
+
+  void fit_block(const matrix& g, std::size_t block) {
     const auto traits = samples_.y.cols();
     const auto r = static_cast<Eigen::Index>(lambdas_.size());
-    matrix predictions(g_.rows(), r * traits);
+    matrix predictions(g.rows(), r * traits);
     if (folds_)
-      detail::level0_block(g_, samples_.y, *folds_, lambdas_, predictions);
+      detail::level0_block(g, samples_.y, *folds_, lambdas_, predictions);
     else
-      detail::level0_block_loo(g_, samples_.y, lambdas_, predictions);
+      detail::level0_block_loo(g, samples_.y, lambdas_, predictions);
     Eigen::VectorXd column;
     for (Eigen::Index p = 0; p < traits; ++p)
       for (Eigen::Index j = 0; j < r; ++j) {
         column = predictions.col(j * traits + p);
         detail::standardize_predictor(column);
-        w_.put(static_cast<std::size_t>(p), static_cast<Eigen::Index>(block_) * r + j, column);
+        w_.put(static_cast<std::size_t>(p), static_cast<Eigen::Index>(block) * r + j, column);
       }
-    ++block_;
   }
 
   const store& store_;
@@ -299,6 +329,8 @@ class level0_pass {
   matrix g_;
   std::size_t block_ = 0, constant_ = 0;
   detail::wgr_predictors w_;
+  std::size_t fitted_at_once_, fitting_count_ = 0;  // blocks run since the last wait
+  tbb::task_group fitting_;
 };
 
 }  // namespace
@@ -352,12 +384,15 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
   const auto chunk = static_cast<std::uint64_t>(detail::loo_chunk_rows),
              logistic_rows = static_cast<std::uint64_t>(detail::logistic_chunk_rows);
   plan.leave_one_out = leave_one_out(options, plan.samples);
+  // Blocks being fitted, each with its predictions and products, and the block being gathered.
+  const std::uint64_t at_once = std::min<std::uint64_t>(blocks_fitted_at_once, t);
   if (plan.leave_one_out) {  // wgr.hpp: the products in parts, their sum and eigenvectors
-    plan.level0_bytes = 8 * (n * b + n * r * p + 6 * b * b + 2 * t * chunk * b);
+    plan.level0_bytes =
+        8 * ((at_once + 1) * n * b + at_once * (n * r * p + 6 * b * b) + 2 * t * chunk * b);
     plan.level1_bytes = 8 * (6 * c * c + 2 * t * chunk * c);
     if (any_case_control) plan.level1_bytes += 8 * logistic_rows * c;
   } else {
-    plan.level0_bytes = 8 * (n * b + n * r * p + 2 * k * b * b);
+    plan.level0_bytes = 8 * ((at_once + 1) * n * b + at_once * (n * r * p + 2 * k * b * b));
     plan.level1_bytes = 8 * (k * c * c + 2 * t * c * c);
     if (any_case_control)  // each running fold's scaled rows (wgr_ridge_internal.hpp)
       plan.level1_bytes += 8 * std::min(t, k) * logistic_rows * c;
@@ -401,6 +436,7 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   detail::analysis_stream stream(s, analysis, s.type() != value_type::genotype, "wgr level 0");
   result.pass = stream.columns.run(layout.columns,
                                    [&](const column_view<double>& v) { return level0.add(v); });
+  level0.finish();
   result.constant_columns = level0.constant_columns();
 
   const std::size_t r = options.level0_h2.size();

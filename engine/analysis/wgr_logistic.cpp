@@ -101,7 +101,8 @@ bool penalised_logistic(const matrix& w, const Eigen::VectorXd& y, const Eigen::
     if (llt.info() != Eigen::Success) return false;
     Eigen::VectorXd step = llt.solve(now.score);
     logistic_state next = state_at(w, y, offset, train, tau, now.b + step);
-    for (int halving = 0; halving < max_halvings && !(next.deviance < now.deviance + deviance_allowance);
+    for (int halving = 0;
+         halving < max_halvings && !(next.deviance < now.deviance + deviance_allowance);
          ++halving) {
       step /= 2;
       next = state_at(w, y, offset, train, tau, now.b + step);
@@ -133,8 +134,7 @@ level1_fit level1_logistic(
     for (std::size_t t = 0; t < t_count && converged[k]; ++t) {
       converged[k] = penalised_logistic(w, y, offset, train, taus[t], b);
       beta[k].col(static_cast<Eigen::Index>(t)) = b;
-      const Eigen::ArrayXd p =
-          held_out_probability(
+      const Eigen::ArrayXd p = held_out_probability(
           (offset.segment(first, rows) + w.middleRows(first, rows) * b).array());
       const Eigen::ArrayXd yk = y.segment(first, rows).array();
       loss[k][t] = -(yk * p.log() + (1 - yk) * (1 - p).log()).sum();

@@ -96,11 +96,10 @@ matrix leave_one_out_loco(const matrix& w, const Eigen::VectorXd& beta, chromoso
     for (Eigen::Index c = 0; c < chromosomes; ++c) {
       const auto [begin, end] = ranges[static_cast<std::size_t>(c)];
       const auto xc = x.middleCols(begin, end - begin);
-      parts.row(c) = (xc * beta.segment(begin, end - begin) -
-                      s.cwiseProduct(xc.cwiseProduct(q.middleCols(begin, end - begin))
-                                         .rowwise()
-                                         .sum()))
-                         .transpose();
+      parts.row(c) =
+          (xc * beta.segment(begin, end - begin) -
+           s.cwiseProduct(xc.cwiseProduct(q.middleCols(begin, end - begin)).rowwise().sum()))
+              .transpose();
     }
     const Eigen::RowVectorXd total = parts.colwise().sum();
     loco.middleCols(first, rows) = (-parts).rowwise() + total;
@@ -115,8 +114,9 @@ Eigen::LLT<matrix> information(const matrix& w, const Eigen::ArrayXd& p, double 
   h.diagonal().array() += tau;
   Eigen::LLT<matrix> llt(h);
   if (llt.info() != Eigen::Success)
-    throw error(errc::invalid_argument, "level 1: the penalised information is not positive "
-                                        "definite");
+    throw error(errc::invalid_argument,
+                "level 1: the penalised information is not positive "
+                "definite");
   return llt;
 }
 
@@ -156,8 +156,8 @@ void level0_block_loo(const matrix& g, const matrix& y, std::span<const double> 
   });
 }
 
-level1_fit level1_ridge_loo(const matrix& w, const Eigen::VectorXd& y,
-                            std::span<const double> taus, chromosome_ranges chromosome_columns) {
+level1_fit level1_ridge_loo(const matrix& w, const Eigen::VectorXd& y, std::span<const double> taus,
+                            chromosome_ranges chromosome_columns) {
   throw_if_stop_requested();
   const eigen_ridge ridge(w, y);
   const auto t_count = static_cast<Eigen::Index>(taus.size());
@@ -168,7 +168,8 @@ level1_fit level1_ridge_loo(const matrix& w, const Eigen::VectorXd& y,
         (errors.middleRows(first, rows).colwise() - y.segment(first, rows)).array().square();
   });
   std::vector<std::vector<double>> sse(1, std::vector<double>(taus.size()));
-  for (Eigen::Index t = 0; t < t_count; ++t) sse[0][static_cast<std::size_t>(t)] = errors.col(t).sum();
+  for (Eigen::Index t = 0; t < t_count; ++t)
+    sse[0][static_cast<std::size_t>(t)] = errors.col(t).sum();
   level1_fit fit = choose(sse, static_cast<double>(w.rows()));
   // At the chosen τ, A = WᵀW + τI: β = A⁻¹Wᵀy, and without sample i, β − A⁻¹wᵢ·rᵢ/(1 − hᵢ)
   // with rᵢ = yᵢ − wᵢᵀβ and hᵢ = wᵢᵀA⁻¹wᵢ.
@@ -199,12 +200,12 @@ level1_fit level1_logistic_loo(const matrix& w, const Eigen::VectorXd& y,
   Eigen::VectorXd beta = Eigen::VectorXd::Zero(w.cols());
   fit_or_refuse(w, y, offset, tau, beta);
   if (full_fit_loco) {
-    fit.loco = leave_one_out_loco(
-        w, beta, chromosome_columns,
-        [&](Eigen::Index, Eigen::Index rows, matrix& q, Eigen::VectorXd& s) {
-          q = matrix::Zero(rows, w.cols());
-          s = Eigen::VectorXd::Zero(rows);
-        });
+    fit.loco =
+        leave_one_out_loco(w, beta, chromosome_columns,
+                           [&](Eigen::Index, Eigen::Index rows, matrix& q, Eigen::VectorXd& s) {
+                             q = matrix::Zero(rows, w.cols());
+                             s = Eigen::VectorXd::Zero(rows);
+                           });
     return fit;
   }
   const Eigen::ArrayXd p = logistic_probability((offset + w * beta).array());

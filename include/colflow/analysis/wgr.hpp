@@ -128,13 +128,15 @@ struct wgr_result {
 /// - predictors: P · n · C · 8 (every trait's level-0 predictions, held until its level 1);
 ///   spilled (wgr_options::spill_directory), n · C · 8 in memory (one trait's, read back for
 ///   its level 1) and P · n · C · 8 on disk;
-/// - level 0: n·b·8 (the block) + n·R·P·8 (its predictions) + 2·K·b²·8 (the folds' products);
+/// - level 0: A = min(T, 2) blocks are fitted while the next is gathered:
+///   (A + 1)·n·b·8 (the blocks) + A·(n·R·P·8 + 2·K·b²·8) (their predictions and the folds'
+///   products);
 /// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve),
 ///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows);
 /// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.
-/// With leave-one-out, level 0 is n·b·8 + n·R·P·8 + 6·b²·8 (the block, its predictions, the
-/// products in 4 parts, their sum and eigenvectors) + 2·T·1024·b·8 (each running chunk of
-/// rows), and level 1 is 6·C²·8 + 2·T·1024·C·8, with a case/control trait + 4096·C·8.
+/// With leave-one-out, level 0 is (A + 1)·n·b·8 + A·(n·R·P·8 + 6·b²·8) (the products in 4
+/// parts, their sum and eigenvectors) + 2·T·1024·b·8 (each running chunk of rows), and level 1
+/// is 6·C²·8 + 2·T·1024·C·8, with a case/control trait + 4096·C·8.
 /// The peak is predictors + max(level 0, level 1) + fixed.
 struct wgr_plan {
   std::size_t samples = 0, traits = 0, columns = 0, blocks = 0, predictors = 0;

@@ -123,8 +123,9 @@ command add_wgr(CLI::App& app) {
       "'colflow assoc --loco' or to regenie's step 2 (--pred). PREFIX.wgr.tsv lists each\n"
       "trait's level-1 shrinkages with their cross-validated loss (mean squared error, or\n"
       "-log-likelihood per sample for a case/control trait).\n"
-      "With one trait, the samples without it are left out; with several, a missing value is\n"
-      "the trait's mean (as regenie does); a case/control trait must then have every value.\n"
+      "With one trait, the samples without it are left out; with several, a missing value of a\n"
+      "quantitative trait is the trait's mean, and a sample without a case/control status is\n"
+      "left out of that trait's fits, its predictions NA (as regenie does).\n"
       "--lowmem keeps the level-0 predictors in an unnamed scratch file until level 1.");
   return [o, folds] {
     analysis_run run("wgr", o->common);

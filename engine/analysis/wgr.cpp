@@ -64,6 +64,9 @@ struct wgr_samples {
   std::vector<std::uint8_t> used;  // per store row
   matrix basis;                    // n × c, orthonormal, spanning the intercept and covariates
   matrix y;                        // n × traits: adjusted and scaled
+  // Per trait, which samples have its value, for a case/control trait missing some (regenie
+  // leaves them out of its covariates' fit, its predictors' scale and its level 1); empty: all.
+  std::vector<std::vector<std::uint8_t>> observed;
 };
 
 // Selected rows with every covariate and a value of some trait (of the trait, with one).
@@ -79,29 +82,52 @@ std::vector<std::size_t> usable_rows(const selection& sel, const phenotype_table
   return rows;
 }
 
-// Trait p over the rows used, a missing value taking the mean of the others, adjusted for the
-// covariates and scaled into column p of s.y; returns its model's record. Refuses a trait
-// with too few values or none left once the covariates are projected out.
-wgr_trait set_up_trait(const phenotype_table& traits, Eigen::Index p, std::size_t folds,
-                       wgr_samples& s) {
+// v less its projection on the basis on the `observed` samples (the others stay 0), scaled to
+// ‖v‖² = N − c over the N observed; returns the scale.
+double adjust_and_scale_observed(const matrix& basis, Eigen::Ref<Eigen::VectorXd> v,
+                                 const std::vector<std::uint8_t>& observed, std::size_t count) {
+  Eigen::VectorXd fitted = basis * (basis.transpose() * v);
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    if (!observed[static_cast<std::size_t>(i)]) fitted[i] = 0;
+  v -= fitted;
+  const double scale = v.norm() / std::sqrt(static_cast<double>(count - basis.cols()));
+  if (scale > 0) v /= scale;
+  return scale;
+}
+
+// Trait p over the rows used, adjusted for the covariates and scaled into column p of s.y;
+// returns its model's record. A missing value of a quantitative trait takes the mean of the
+// others; one of a case/control trait is 0 and the sample is left out of the trait's fits
+// (s.observed). Refuses a trait with too few values or none left once the covariates are
+// projected out.
+wgr_trait set_up_trait(const phenotype_table& traits, Eigen::Index p, bool case_control,
+                       std::size_t folds, wgr_samples& s) {
   wgr_trait t;
   t.name = traits.names[static_cast<std::size_t>(p)];
+  t.case_control = case_control;
+  std::vector<std::uint8_t> observed(s.rows.size());
   double sum = 0;
-  for (const std::size_t r : s.rows)
-    if (const double v = traits.values(static_cast<Eigen::Index>(r), p); !std::isnan(v)) {
+  for (std::size_t i = 0; i < s.rows.size(); ++i)
+    if (const double v = traits.values(static_cast<Eigen::Index>(s.rows[i]), p); !std::isnan(v)) {
       sum += v;
+      observed[i] = 1;
       ++t.values;
     }
   if (t.values < 2 * folds)
     throw error(errc::invalid_argument, "wgr: " + t.name + " has " + std::to_string(t.values) +
                                             " values among the samples used: too few");
   const double mean = sum / static_cast<double>(t.values);
+  double spread = 0;
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const double v = traits.values(static_cast<Eigen::Index>(s.rows[i]), p);
-    s.y(static_cast<Eigen::Index>(i), p) = std::isnan(v) ? mean : v;
+    s.y(static_cast<Eigen::Index>(i), p) = observed[i] ? v : case_control ? 0 : mean;
+    if (observed[i]) spread += (v - mean) * (v - mean);
   }
-  const double spread = (s.y.col(p).array() - mean).matrix().norm();
-  t.scale = detail::adjust_and_scale(s.basis, s.y.col(p));
+  spread = std::sqrt(spread);
+  const bool masked = case_control && t.values < s.rows.size();
+  t.scale = masked ? adjust_and_scale_observed(s.basis, s.y.col(p), observed, t.values)
+                   : detail::adjust_and_scale(s.basis, s.y.col(p));
+  if (masked) s.observed[static_cast<std::size_t>(p)] = std::move(observed);
   // Relative to the trait's own spread: rounding leaves a residual of ~1e-16 of it.
   if (!(t.scale * std::sqrt(static_cast<double>(s.rows.size())) > 1e-9 * spread) || spread == 0)
     throw error(errc::invalid_argument, "wgr: " + t.name +
@@ -111,8 +137,9 @@ wgr_trait set_up_trait(const phenotype_table& traits, Eigen::Index p, std::size_
 }
 
 wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
-                           const phenotype_table* covariates, std::size_t folds,
+                           const phenotype_table* covariates, const wgr_options& o,
                            std::vector<wgr_trait>& out) {
+  const std::size_t folds = o.folds;
   wgr_samples s;
   s.rows = usable_rows(sel, traits, covariates);
   const std::size_t c = 1 + (covariates ? covariates->names.size() : 0);
@@ -126,40 +153,48 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
   s.basis = detail::covariate_basis(s.rows, covariates, "wgr");
   const auto n = static_cast<Eigen::Index>(s.rows.size());
   s.y.resize(n, traits.values.cols());
-  for (Eigen::Index p = 0; p < traits.values.cols(); ++p)
-    out.push_back(set_up_trait(traits, p, folds, s));
+  s.observed.resize(traits.names.size());
+  for (Eigen::Index p = 0; p < traits.values.cols(); ++p) {
+    const auto q = static_cast<std::size_t>(p);
+    out.push_back(set_up_trait(traits, p, !o.case_control.empty() && o.case_control[q], folds, s));
+  }
   return s;
 }
 
-// A case/control trait's level-1 inputs over the rows used: its statuses (0 or 1) and the log
-// odds of its logistic fit on the intercept and covariates (regenie's offset). Refuses other
-// values, a missing status (with several traits, the others' samples would need one), a class
-// absent from a fold (from every sample, with leave-one-out: `folds` null), and covariates
-// that separate the classes.
+// A case/control trait's level-1 inputs over its samples (`rows`, positions in the rows used;
+// all of them when it has every value): its statuses (0 or 1) and the log odds of its
+// logistic fit on the intercept and covariates there (regenie's offset). Refuses other values,
+// a class absent from a fold (from every sample, with leave-one-out: `folds` null), and
+// covariates that separate the classes.
 struct case_control_trait {
+  std::vector<Eigen::Index> rows;
   Eigen::VectorXd status, offset;
+  bool every_sample = true;
 };
 
 case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Index p,
                                        const wgr_samples& s, const detail::sample_folds* folds) {
   const std::string& name = traits.names[static_cast<std::size_t>(p)];
-  const auto n = static_cast<Eigen::Index>(s.rows.size());
+  const std::vector<std::uint8_t>& observed = s.observed[static_cast<std::size_t>(p)];
   case_control_trait t;
+  t.every_sample = observed.empty();
+  for (std::size_t i = 0; i < s.rows.size(); ++i)
+    if (observed.empty() || observed[i]) t.rows.push_back(static_cast<Eigen::Index>(i));
+  const auto n = static_cast<Eigen::Index>(t.rows.size());
   t.status.resize(n);
+  matrix basis(n, s.basis.cols());
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double v =
-        traits.values(static_cast<Eigen::Index>(s.rows[static_cast<std::size_t>(i)]), p);
-    if (std::isnan(v))
-      throw error(errc::invalid_argument,
-                  "wgr: case/control trait " + name +
-                      " has no value for some samples of the other traits; fit it on its own");
+    const std::size_t row = s.rows[static_cast<std::size_t>(t.rows[static_cast<std::size_t>(i)])];
+    const double v = traits.values(static_cast<Eigen::Index>(row), p);
     if (v != 0 && v != 1)
       throw error(errc::invalid_argument,
                   "wgr: case/control trait " + name + " has a value other than case or control");
     t.status[i] = v;
+    basis.row(i) = s.basis.row(t.rows[static_cast<std::size_t>(i)]);
   }
   const std::vector<std::size_t> starts =
-      folds ? folds->starts() : std::vector<std::size_t>{0, s.rows.size()};
+      folds ? detail::sample_folds::of_subset(*folds, t.rows).starts()
+            : std::vector<std::size_t>{0, t.rows.size()};
   for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
     const auto first = static_cast<Eigen::Index>(starts[k]),
                size = static_cast<Eigen::Index>(starts[k + 1] - starts[k]);
@@ -173,13 +208,40 @@ case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Ind
   }
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
   const detail::logistic_fit null_fit =
-      detail::fit_logistic({s.basis, t.status, ones}, Eigen::VectorXd::Zero(s.basis.cols()), false);
+      detail::fit_logistic({basis, t.status, ones}, Eigen::VectorXd::Zero(basis.cols()), false);
   if (null_fit.outcome != detail::fit_outcome::converged)
     throw error(errc::invalid_argument, "wgr: case/control trait " + name +
                                             ": its logistic fit on the covariates does not "
                                             "converge (they separate cases from controls)");
-  t.offset = s.basis * null_fit.beta;
+  t.offset = basis * null_fit.beta;
   return t;
+}
+
+// Level 1 of a case/control trait on its own samples (folds null: leave-one-out); the LOCO
+// predictions of the samples without its value are NaN.
+detail::level1_fit case_control_level1(
+    const matrix& w, const case_control_trait& t, const detail::sample_folds* folds,
+    std::span<const double> taus, std::span<const std::pair<Eigen::Index, Eigen::Index>> ranges,
+    bool full_fit) {
+  matrix own;
+  if (!t.every_sample) own = w(t.rows, Eigen::placeholders::all);
+  const matrix& x = t.every_sample ? w : own;
+  detail::level1_fit fit;
+  if (!folds) {
+    fit = detail::level1_logistic_loo(x, t.status, t.offset, taus, ranges, full_fit);
+  } else if (t.every_sample) {
+    fit = detail::level1_logistic(x, t.status, t.offset, *folds, taus, ranges);
+  } else {
+    fit = detail::level1_logistic(x, t.status, t.offset,
+                                  detail::sample_folds::of_subset(*folds, t.rows), taus, ranges);
+  }
+  if (!t.every_sample) {
+    matrix loco =
+        matrix::Constant(fit.loco.rows(), w.rows(), std::numeric_limits<double>::quiet_NaN());
+    loco(Eigen::placeholders::all, t.rows) = fit.loco;
+    fit.loco = std::move(loco);
+  }
+  return fit;
 }
 
 // The columns of step 1 in chromosome order (store order within one), and each chromosome's
@@ -314,7 +376,7 @@ class level0_pass {
     for (Eigen::Index p = 0; p < traits; ++p)
       for (Eigen::Index j = 0; j < r; ++j) {
         column = predictions.col(j * traits + p);
-        detail::standardize_predictor(column);
+        detail::standardize_predictor(column, samples_.observed[static_cast<std::size_t>(p)]);
         w_.put(static_cast<std::size_t>(p), static_cast<Eigen::Index>(block) * r + j, column);
       }
   }
@@ -364,7 +426,8 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
   check_options(options);
   const wgr_layout layout = lay_out(s, sel, options.block_size);
   wgr_plan plan;
-  plan.samples = usable_rows(sel, traits, covariates).size();
+  const std::vector<std::size_t> rows = usable_rows(sel, traits, covariates);
+  plan.samples = rows.size();
   plan.traits = traits.names.size();
   plan.columns = layout.order.size();
   plan.blocks = layout.block_end.size();
@@ -397,6 +460,15 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
     if (any_case_control)  // each running fold's scaled rows (wgr_ridge_internal.hpp)
       plan.level1_bytes += 8 * std::min(t, k) * logistic_rows * c;
   }
+  // A case/control trait missing some values fits a copy of its samples' predictors.
+  for (std::size_t q = 0; q < options.case_control.size(); ++q)
+    if (options.case_control[q] && std::any_of(rows.begin(), rows.end(), [&](std::size_t r) {
+          return std::isnan(
+              traits.values(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(q)));
+        })) {
+      plan.level1_bytes += 8 * n * c;
+      break;
+    }
   const std::uint64_t covariate_count = 1 + (covariates ? covariates->names.size() : 0);
   plan.fixed_bytes = 8 * (n * (covariate_count + p) + s.num_rows());
   return plan;
@@ -410,7 +482,7 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   if (!options.case_control.empty() && options.case_control.size() != traits.names.size())
     throw error(errc::invalid_argument, "wgr: case_control needs one entry per trait");
   wgr_result result;
-  const wgr_samples samples = set_up_samples(sel, traits, covariates, options.folds, result.traits);
+  const wgr_samples samples = set_up_samples(sel, traits, covariates, options, result.traits);
   result.leave_one_out = leave_one_out(options, samples.rows.size());
   std::optional<detail::sample_folds> folds;
   if (!result.leave_one_out) {
@@ -456,10 +528,8 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     const matrix w = level0.predictors().take(p);  // in memory: freed once its trait is done
     detail::level1_fit fit;
     if (t.case_control) {
-      fit = folds ? detail::level1_logistic(w, statuses[p].status, statuses[p].offset, *folds,
-                                            logistic_taus, ranges)
-                  : detail::level1_logistic_loo(w, statuses[p].status, statuses[p].offset,
-                                                logistic_taus, ranges, options.level1_full_fit);
+      fit = case_control_level1(w, statuses[p], folds ? &*folds : nullptr, logistic_taus, ranges,
+                                options.level1_full_fit);
       t.level1_tau = logistic_taus;
       t.cv_r2 = std::numeric_limits<double>::quiet_NaN();
     } else {

@@ -83,6 +83,16 @@ level1_fit choose(const std::vector<std::vector<double>>& losses, double n) {
   return fit;
 }
 
+sample_folds sample_folds::of_subset(const sample_folds& folds,
+                                     std::span<const Eigen::Index> rows) {
+  sample_folds subset;
+  for (const std::size_t start : folds.starts_)
+    subset.starts_.push_back(static_cast<std::size_t>(
+        std::lower_bound(rows.begin(), rows.end(), static_cast<Eigen::Index>(start)) -
+        rows.begin()));
+  return subset;
+}
+
 sample_folds::sample_folds(std::size_t n, std::size_t k) {
   if (k < 2 || n < k)
     throw error(errc::invalid_argument, std::to_string(n) + " samples cannot form " +
@@ -111,11 +121,25 @@ void level0_block(const matrix& g, const matrix& y, const sample_folds& folds,
   });
 }
 
-void standardize_predictor(Eigen::Ref<Eigen::VectorXd> col) {
-  const auto n = static_cast<double>(col.size());
-  const double mean = col.sum() / n;
-  col.array() -= mean;
-  const double sd = std::sqrt(col.squaredNorm() / (n - 1));
+void standardize_predictor(Eigen::Ref<Eigen::VectorXd> col,
+                           std::span<const std::uint8_t> observed) {
+  double count = static_cast<double>(col.size()), sum = col.sum();
+  if (!observed.empty()) {
+    count = sum = 0;
+    for (Eigen::Index i = 0; i < col.size(); ++i)
+      if (observed[static_cast<std::size_t>(i)]) {
+        sum += col[i];
+        ++count;
+      }
+  }
+  col.array() -= sum / count;
+  double squares = col.squaredNorm();
+  if (!observed.empty()) {
+    squares = 0;
+    for (Eigen::Index i = 0; i < col.size(); ++i)
+      if (observed[static_cast<std::size_t>(i)]) squares += col[i] * col[i];
+  }
+  const double sd = std::sqrt(squares / (count - 1));
   if (sd > 0)
     col /= sd;
   else

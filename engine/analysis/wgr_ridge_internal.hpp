@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -21,8 +22,12 @@ class sample_folds {
   std::size_t size(std::size_t k) const noexcept { return starts_[k + 1] - starts_[k]; }
   // The first sample of each fold, then n.
   const std::vector<std::size_t>& starts() const noexcept { return starts_; }
+  // The folds of a subset of the samples (`rows`, increasing positions): each fold keeps its
+  // members, in order; a fold may be empty.
+  static sample_folds of_subset(const sample_folds& folds, std::span<const Eigen::Index> rows);
 
  private:
+  sample_folds() = default;
   std::vector<std::size_t> starts_;
 };
 
@@ -32,9 +37,11 @@ class sample_folds {
 void level0_block(const Eigen::MatrixXd& g, const Eigen::MatrixXd& y, const sample_folds& folds,
                   std::span<const double> lambdas, Eigen::MatrixXd& predictions);
 
-// Centres a predictor and scales it to SD 1 (n − 1 in the denominator); a constant one
-// becomes zeros.
-void standardize_predictor(Eigen::Ref<Eigen::VectorXd> column);
+// Centres a predictor and scales it to SD 1 (n − 1 in the denominator) over the samples
+// `observed` marks (every sample when empty; the others' values then serve nothing); a
+// constant one becomes zeros.
+void standardize_predictor(Eigen::Ref<Eigen::VectorXd> column,
+                           std::span<const std::uint8_t> observed = {});
 
 // Level 1 of one trait: a ridge regression of y on the columns of w, without intercept.
 struct level1_fit {

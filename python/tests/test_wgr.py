@@ -50,14 +50,20 @@ def ridge_leave_one_out(x: np.ndarray, y: np.ndarray, shrinkage: float) -> np.nd
     return (x @ (inverse @ (x.T @ y)) - leverage * y) / (1 - leverage)
 
 
-def reference_level0(x, y, covar, chrom, block, folds=5):
+def reference_level0(x, y, covar, chrom, block, folds=5, observed=None):
     """regenie's level 0 on dense arrays: the standardised predictors (traits x n x C), the
     adjusted traits, the fold starts (None: leave-one-out), each predictor's chromosome and the
-    covariates' basis."""
+    covariates' basis. `observed` (n x traits) masks case/control statuses as regenie does:
+    a missing one is 0, kept out of the projection and of its predictors' scaling."""
     n = len(x)
     q, _ = np.linalg.qr(np.column_stack([np.ones(n), covar]))
     g, _ = adjust(np.where(np.isnan(x), np.nanmean(x, axis=0), x), q)
-    ys, _ = adjust(y, q)
+    if observed is None:
+        ys, _ = adjust(y, q)
+        observed = np.ones(y.shape, dtype=bool)
+    else:
+        ys = y - (q @ (q.T @ y)) * observed
+        ys = ys / (np.linalg.norm(ys, axis=0) / np.sqrt(observed.sum(axis=0) - q.shape[1]))
     starts = None if folds is None else [k * (n // folds) for k in range(folds)] + [n]
     blocks = []
     for c in range(1, 24):
@@ -69,7 +75,9 @@ def reference_level0(x, y, covar, chrom, block, folds=5):
         for j, lam in enumerate(lambdas):
             w[:, :, 5 * b + j] = (ridge_leave_one_out(g[:, cols], ys, lam) if starts is None
                                   else ridge_folds(g[:, cols], ys, starts, lam)).T
-    w = (w - w.mean(axis=1, keepdims=True)) / w.std(axis=1, ddof=1, keepdims=True)
+    for p in range(y.shape[1]):
+        on = w[p][observed[:, p]]
+        w[p] = (w[p] - on.mean(axis=0)) / on.std(axis=0, ddof=1)
     return w, ys, starts, np.repeat([c for c, _ in blocks], 5), q
 
 
@@ -118,8 +126,13 @@ def reference_wgr_case_control(x, status, covar, chrom, block, folds=5):
     """regenie's step 1 with --bt and K folds for one 0/1 trait: LOCO (23 x n), the chosen
     tau's index and the held-out -log-likelihood per sample of each tau."""
     w, _, starts, chrom_of, q = reference_level0(x, status[:, None], covar, chrom, block, folds)
-    w, n = w[0], len(x)
-    offset = null_offset(q, status)
+    return reference_level1_case_control(w[0], status, null_offset(q, status), starts, chrom_of)
+
+
+def reference_level1_case_control(w, status, offset, starts, chrom_of):
+    """Level 1 of a 0/1 trait over K folds (starts): ridge logistic regression on the
+    predictors w with the covariates' offset."""
+    n, folds = len(w), len(starts) - 1
     taus = [w.shape[1] * (1 - h) / h * 3 / np.pi ** 2 for h in grid(5)]
     betas = np.zeros((len(taus), folds, w.shape[1]))
     loss = np.zeros(len(taus))
@@ -188,12 +201,15 @@ def reference_wgr_loo(x, y, covar, chrom, block):
 
 
 def reference_wgr_case_control_loo(x, status, covar, chrom, block):
-    """regenie's step 1 with --bt --loocv: each tau's fit on every sample, each sample's
+    """regenie's step 1 with --bt --loocv for one 0/1 trait."""
+    w, _, _, chrom_of, q = reference_level0(x, status[:, None], covar, chrom, block, folds=None)
+    return reference_level1_case_control_loo(w[0], status, null_offset(q, status), chrom_of)
+
+
+def reference_level1_case_control_loo(w, status, offset, chrom_of):
+    """Level 1 of a 0/1 trait by leave-one-out: each tau's fit on every sample, each sample's
     coefficients one Newton step from it without the sample; LOCO from a fit started at zero,
     and with --l1-full from that fit's coefficients."""
-    w, _, _, chrom_of, q = reference_level0(x, status[:, None], covar, chrom, block, folds=None)
-    w = w[0]
-    offset = null_offset(q, status)
     taus = [w.shape[1] * (1 - h) / h * 3 / np.pi ** 2 for h in grid(5)]
 
     def left_out(beta, tau):
@@ -213,6 +229,29 @@ def reference_wgr_case_control_loo(x, status, covar, chrom, block):
     beta = penalised_logistic(w, status, offset, taus[best], np.zeros(w.shape[1]))
     full = loco_of_samples(w, np.tile(beta, (len(w), 1)), chrom_of)  # --l1-full
     return loco_of_samples(w, left_out(beta, taus[best]), chrom_of), best, loss, full
+
+
+def reference_wgr_case_control_masked(x, status, covar, chrom, block, folds):
+    """regenie's step 1 with --bt for several 0/1 traits (columns, NaN where missing), K folds
+    or leave-one-out (folds None): each trait's level 1 on its own samples (its folds those
+    samples of the K folds), its LOCO NaN for the others. Per trait: LOCO, best, losses."""
+    observed = ~np.isnan(status)
+    w, _, starts, chrom_of, q = reference_level0(x, np.where(observed, status, 0), covar, chrom,
+                                                 block, folds, observed=observed)
+    out = []
+    for p in range(status.shape[1]):
+        rows = np.flatnonzero(observed[:, p])
+        y, wp = status[rows, p], w[p][rows]
+        offset = null_offset(q[rows], y)
+        if starts is None:
+            loco, best, loss, _ = reference_level1_case_control_loo(wp, y, offset, chrom_of)
+        else:
+            own = list(np.searchsorted(rows, starts))
+            loco, best, loss = reference_level1_case_control(wp, y, offset, own, chrom_of)
+        full = np.full((23, len(x)), np.nan)
+        full[:, rows] = loco
+        out.append((full, best, loss))
+    return out
 
 
 def read_loco(path) -> pd.DataFrame:
@@ -352,6 +391,47 @@ def test_leave_one_out_equals_numpy(toy, case_control, colflow_cli):
                                atol=1e-8 * np.abs(full_fit).max())
     with pytest.raises(colflow.InvalidArgumentError, match="l1_full needs loocv"):
         colflow.wgr(toy["store"], toy["path"] / "loo_cases.txt", binary="B", l1_full=True)
+
+
+def test_case_control_traits_missing_different_samples(toy, colflow_cli, tmp_path):
+    """Two case/control traits missing different samples: each trait's scale, fits and loss
+    leave its own missing samples out and their predictions are NA (regenie's masks), with K
+    folds and with leave-one-out; as numpy, and as regenie."""
+    rng = np.random.default_rng(11)
+    n = len(toy["x"])
+    status = (rng.random((n, 2)) < 1 / (1 + np.exp(-(toy["y"][:, [0]] - 0.5)))).astype(float)
+    status[rng.choice(n, 30, replace=False), 0] = np.nan
+    status[rng.choice(n, 45, replace=False), 1] = np.nan
+    ids = pd.read_csv(toy["path"] / "pheno.txt", sep=" ")[["FID", "IID"]]
+    ids.assign(B1=status[:, 0], B2=status[:, 1]).to_csv(tmp_path / "cases.txt", sep=" ",
+                                                         index=False, na_rep="NA")
+    shutil.copy(toy["path"] / "covar.txt", tmp_path / "covar.txt")
+    used = ~np.isnan(toy["covar"]).any(axis=1) & ~np.isnan(status).all(axis=1)
+    for folds in (5, None):  # None: leave-one-out, chosen by itself below 5,000 samples
+        out = tmp_path / f"cf{folds or ''}"
+        colflow_cli("wgr", toy["store"], "--pheno", tmp_path / "cases.txt", "--binary", "--1",
+                    "--covar", tmp_path / "covar.txt", "--block-size", 300,
+                    *(["--folds", folds] if folds else []), "--out", out)
+        expected = reference_wgr_case_control_masked(toy["x"][used], status[used],
+                                                     toy["covar"][used], toy["chrom"], 300, folds)
+        summary = read_tsv(f"{out}.wgr.tsv")
+        for p, (loco, best, loss) in enumerate(expected):
+            got = read_loco(f"{out}_{p + 1}.loco").to_numpy()
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(loco))
+            np.testing.assert_allclose(got, loco, rtol=1e-8, atol=1e-8 * np.nanmax(np.abs(loco)))
+            rows = summary[summary.TRAIT == f"B{p + 1}"]
+            np.testing.assert_allclose(rows.CV_LOSS, loss, rtol=1e-8)
+            assert rows.CHOSEN.tolist() == [int(j == best) for j in range(5)]
+            assert rows.VALUES.iloc[0] == (~np.isnan(status[used, p])).sum()
+    if not REGENIE.is_file() or shutil.which("ldd") is None:
+        return
+    run_regenie("--step", 1, "--bed", dataset(DATA), "--phenoFile", "cases.txt", "--covarFile",
+                "covar.txt", "--bt", "--bsize", 300, "--out", "rg", cwd=tmp_path)
+    for p in (1, 2):
+        ours, theirs = read_loco(tmp_path / f"cf_{p}.loco"), read_loco(tmp_path / f"rg_{p}.loco")
+        theirs = theirs[ours.columns].to_numpy()
+        np.testing.assert_array_equal(np.isnan(ours.to_numpy()), np.isnan(theirs))
+        np.testing.assert_allclose(ours.to_numpy(), theirs, rtol=1e-5, atol=1e-9)
 
 
 def test_assoc_loco_equals_least_squares_on_the_adjusted_trait(toy, colflow_cli):

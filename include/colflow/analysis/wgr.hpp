@@ -4,7 +4,9 @@
 ///
 /// On the samples used (selected, with every covariate and, for each trait, a value; with
 /// several traits a missing value of a quantitative trait is the trait's mean over the others,
-/// as regenie does, and a case/control trait must have every value):
+/// and a sample without a case/control trait's status is left out of that trait's covariates'
+/// fit, of its predictors' centring and scaling and of its level 1, its LOCO predictions NaN:
+/// regenie's masks):
 /// - covariates (an intercept and the covariate file's columns) are projected out of the traits
 ///   and of the genotype columns (a missing call is first the column's mean), and each is
 ///   scaled to ‖v‖² = n − c (c the covariates' rank, the intercept included);
@@ -132,7 +134,8 @@ struct wgr_result {
 ///   (A + 1)·n·b·8 (the blocks) + A·(n·R·P·8 + 2·K·b²·8) (their predictions and the folds'
 ///   products);
 /// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve),
-///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows);
+///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows), and
+///   + n·C·8 when one misses some statuses (a copy of its samples' predictors);
 /// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.
 /// With leave-one-out, level 0 is (A + 1)·n·b·8 + A·(n·R·P·8 + 6·b²·8) (the products in 4
 /// parts, their sum and eigenvectors) + 2·T·1024·b·8 (each running chunk of rows), and level 1
@@ -158,8 +161,8 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
 /// `options.case_control` says) in one pass over the store.
 /// `covariates` may be null. Throws colflow::error invalid_argument for options out of range,
 /// a trait without values or constant, fewer samples than folds, collinear covariates, no
-/// column on chromosomes 1-23, a case/control trait with a value other than 0 or 1 or without
-/// a value for a sample the other traits have, a fold without cases or controls, covariates
+/// column on chromosomes 1-23, a case/control trait with a value other than 0 or 1, a fold
+/// without cases or controls (among the trait's samples), covariates
 /// that separate them (all refused before the pass), or a level-1 fit that does not converge; the
 /// stream's errors otherwise.
 wgr_result whole_genome_regression(const store& s, const selection& sel,

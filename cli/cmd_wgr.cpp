@@ -10,6 +10,7 @@
 #include "colflow/io/file_io.hpp"
 #include "commands.hpp"
 #include "memory_usage.hpp"
+#include "processes.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -206,6 +207,7 @@ command add_wgr(CLI::App& app) {
                                     format("%.4f", t.level1_loss[t.chosen])
                               : ", cross-validated R2 " + format("%.4f", t.cv_r2)) +
               " (" + std::to_string(t.values) + " values)");
+    if (!is_writer()) return 0;
     const wgr_files files = write_wgr(s, result, o->out, o->common.digits);
     run.log("wrote " + files.pred_list.string() + ", " + files.summary.string() + " and " +
             std::to_string(files.loco.size()) + " .loco file(s)");

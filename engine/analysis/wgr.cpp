@@ -20,6 +20,7 @@
 #include "analysis/wgr_predictors_internal.hpp"
 #include "analysis/wgr_ridge_internal.hpp"
 #include "colflow/cancellation.hpp"
+#include "colflow/communicator.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {
@@ -217,6 +218,23 @@ case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Ind
   return t;
 }
 
+// A trait's predictors (n × blocks·R, blocks in order) with every process's share of the
+// blocks (even_share) gathered into the columns this process left unfilled.
+matrix gathered(matrix w, communicator* processes, std::size_t blocks, std::size_t r) {
+  if (!distributed(processes)) return w;
+  const auto ranks = static_cast<std::size_t>(processes->size()),
+             rank = static_cast<std::size_t>(processes->rank());
+  const auto n = static_cast<std::size_t>(w.rows());
+  std::vector<std::size_t> counts(ranks);
+  for (std::size_t q = 0; q < ranks; ++q)
+    counts[q] = n * r * (even_share(blocks, q + 1, ranks) - even_share(blocks, q, ranks));
+  const std::size_t first = n * r * even_share(blocks, rank, ranks);
+  const std::vector<double> mine(w.data() + first, w.data() + first + counts[rank]);
+  processes->all_gather(mine, std::span<double>(w.data(), static_cast<std::size_t>(w.size())),
+                        counts);
+  return w;
+}
+
 // Level 1 of a case/control trait on its own samples (folds null: leave-one-out); the LOCO
 // predictions of the samples without its value are NaN.
 detail::level1_fit case_control_level1(
@@ -224,7 +242,7 @@ detail::level1_fit case_control_level1(
     std::span<const double> taus, std::span<const std::pair<Eigen::Index, Eigen::Index>> ranges,
     bool full_fit) {
   matrix own;
-  if (!t.every_sample) own = w(t.rows, Eigen::placeholders::all);
+  if (!t.every_sample) own = w(t.rows, Eigen::all);
   const matrix& x = t.every_sample ? w : own;
   detail::level1_fit fit;
   if (!folds) {
@@ -238,7 +256,7 @@ detail::level1_fit case_control_level1(
   if (!t.every_sample) {
     matrix loco =
         matrix::Constant(fit.loco.rows(), w.rows(), std::numeric_limits<double>::quiet_NaN());
-    loco(Eigen::placeholders::all, t.rows) = fit.loco;
+    loco(Eigen::all, t.rows) = fit.loco;
     fit.loco = std::move(loco);
   }
   return fit;
@@ -289,9 +307,10 @@ constexpr std::size_t blocks_fitted_at_once = 2;
 // full block's predictions, fitted by a task of its own, into every trait's predictor matrix.
 class level0_pass {
  public:
+  // Fits blocks [first_block, …) of the layout: the pass streams their columns from there.
   level0_pass(const store& s, const selection& sel, const wgr_samples& samples,
               const wgr_layout& layout, const detail::sample_folds* folds, const wgr_options& o,
-              std::size_t columns)
+              std::size_t columns, std::size_t first_block)
       : store_(s),
         samples_(samples),
         layout_(layout),
@@ -302,13 +321,16 @@ class level0_pass {
         w_(static_cast<std::size_t>(samples.y.cols()),
            static_cast<Eigen::Index>(samples.rows.size()),
            static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size()), o.spill_directory),
+        block_(first_block),
+        first_entry_(first_block == 0 ? 0 : layout.block_end[first_block - 1]),
         fitted_at_once_(std::min<std::size_t>(
             blocks_fitted_at_once,
             static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()))) {}
 
-  // The kernel of the pass: column `v` is entry v.position of the layout's order.
+  // The kernel of the pass: column `v` is entry v.position of the layout's order, counted
+  // from the first block's.
   bool add(const column_view<double>& v) {
-    const std::size_t entry = v.position;
+    const std::size_t entry = first_entry_ + v.position;
     const std::size_t block_first = block_ == 0 ? 0 : layout_.block_end[block_ - 1];
     if (entry == block_first)
       g_.resize(static_cast<Eigen::Index>(samples_.rows.size()),
@@ -389,8 +411,8 @@ class level0_pass {
   std::vector<double> lambdas_;
   std::vector<double> full_;
   matrix g_;
-  std::size_t block_ = 0, constant_ = 0;
   detail::wgr_predictors w_;
+  std::size_t block_, first_entry_, constant_ = 0;
   std::size_t fitted_at_once_, fitting_count_ = 0;  // blocks run since the last wait
   tbb::task_group fitting_;
 };
@@ -462,9 +484,9 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
   }
   // A case/control trait missing some values fits a copy of its samples' predictors.
   for (std::size_t q = 0; q < options.case_control.size(); ++q)
-    if (options.case_control[q] && std::any_of(rows.begin(), rows.end(), [&](std::size_t r) {
+    if (options.case_control[q] && std::any_of(rows.begin(), rows.end(), [&](std::size_t row) {
           return std::isnan(
-              traits.values(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(q)));
+              traits.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(q)));
         })) {
       plan.level1_bytes += 8 * n * c;
       break;
@@ -504,12 +526,34 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   result.left_out_columns = layout.left_out;
   result.blocks = layout.block_end.size();
 
-  level0_pass level0(s, sel, samples, layout, fold_plan, options, result.columns);
-  detail::analysis_stream stream(s, analysis, s.type() != value_type::genotype, "wgr level 0");
-  result.pass = stream.columns.run(layout.columns,
-                                   [&](const column_view<double>& v) { return level0.add(v); });
+  // On several processes each fits a contiguous share of the blocks; a block's fit is its own,
+  // so gathering the predictors gives every process the bits of one.
+  const bool shared = distributed(analysis.processes);
+  const std::size_t ranks = shared ? static_cast<std::size_t>(analysis.processes->size()) : 1,
+                    rank = shared ? static_cast<std::size_t>(analysis.processes->rank()) : 0;
+  const std::size_t first_block = even_share(result.blocks, rank, ranks),
+                    end_block = even_share(result.blocks, rank + 1, ranks);
+  const auto entry = [&](std::size_t block) {
+    return block == 0 ? 0 : layout.block_end[block - 1];
+  };
+  const std::vector<std::size_t> columns(
+      layout.columns.begin() + static_cast<std::ptrdiff_t>(entry(first_block)),
+      layout.columns.begin() + static_cast<std::ptrdiff_t>(entry(end_block)));
+  level0_pass level0(s, sel, samples, layout, fold_plan, options, result.columns, first_block);
+  analysis_options alone = analysis;
+  alone.processes = nullptr;
+  detail::analysis_stream stream(s, alone, s.type() != value_type::genotype, "wgr level 0");
+  result.pass =
+      stream.columns.run(columns, [&](const column_view<double>& v) { return level0.add(v); });
   level0.finish();
   result.constant_columns = level0.constant_columns();
+  if (shared) {
+    double constant = 0;
+    for (const double c :
+         all_gather_one(*analysis.processes, static_cast<double>(result.constant_columns)))
+      constant += c;
+    result.constant_columns = static_cast<std::size_t>(constant);
+  }
 
   const std::size_t r = options.level0_h2.size();
   std::vector<std::pair<Eigen::Index, Eigen::Index>> ranges;
@@ -525,7 +569,9 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     const auto column = static_cast<Eigen::Index>(p);
     const Eigen::VectorXd y = samples.y.col(column);
     throw_if_stop_requested();
-    const matrix w = level0.predictors().take(p);  // in memory: freed once its trait is done
+    // In memory: freed once its trait is done.
+    const matrix w = gathered(level0.predictors().take(p), analysis.processes, result.blocks,
+                              options.level0_h2.size());
     detail::level1_fit fit;
     if (t.case_control) {
       fit = case_control_level1(w, statuses[p], folds ? &*folds : nullptr, logistic_taus, ranges,

@@ -167,6 +167,15 @@ else
 fi
 
 # An error on the ranks: every rank ends, non-zero, with the message, and nothing is written.
+# Whole-genome regression: each rank fits a share of the level-0 blocks, gathered before level 1.
+for r in 0 2 3; do
+  on_ranks "$r" wgr geno.cf --pheno two.phen --covar covar.txt --block-size 20 --threads 1 \
+    --quiet --out "w$r" 2>"err$r" || bad "wgr on $r ranks: $(cat "err$r")"
+done
+for r in 2 3; do
+  same_files "wgr, $r ranks" w0 "w$r" _1.loco _2.loco .wgr.tsv
+done
+
 if on_ranks 2 lasso geno.cf --pheno absent.phen --quiet --out failed 2>messages.txt; then
   bad "a missing phenotype file on 2 ranks exited 0"
 elif grep -q "absent.phen: no such file" messages.txt && ! ls failed.* >/dev/null 2>&1; then

@@ -51,11 +51,13 @@ std::vector<double> shrinkages(std::span<const double> h2, std::size_t count) {
 
 // Whether the run validates by leave-one-out: asked, or (automatic) a case/control trait on
 // fewer than wgr_leave_one_out_below samples.
+bool has_case_control(const wgr_options& o) {
+  return std::find(o.case_control.begin(), o.case_control.end(), true) != o.case_control.end();
+}
+
 bool leave_one_out(const wgr_options& o, std::size_t samples) {
-  const bool case_control =
-      std::find(o.case_control.begin(), o.case_control.end(), true) != o.case_control.end();
   return o.validation == wgr_validation::leave_one_out ||
-         (o.validation == wgr_validation::automatic && case_control &&
+         (o.validation == wgr_validation::automatic && has_case_control(o) &&
           samples < wgr_leave_one_out_below);
 }
 
@@ -200,12 +202,12 @@ case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Ind
     const auto first = static_cast<Eigen::Index>(starts[k]),
                size = static_cast<Eigen::Index>(starts[k + 1] - starts[k]);
     const double cases = t.status.segment(first, size).sum();
-    if (cases == 0 || cases == static_cast<double>(size))
-      throw error(errc::invalid_argument, "wgr: case/control trait " + name + ": " +
-                                              (folds ? "fold " + std::to_string(k + 1) + " has"
-                                                     : std::string("no sample is")) +
-                                              (folds ? std::string(" no ") : std::string(" a ")) +
+    if (cases == 0 || cases == static_cast<double>(size)) {
+      const std::string where =
+          folds ? "fold " + std::to_string(k + 1) + " has no " : std::string("no sample is a ");
+      throw error(errc::invalid_argument, "wgr: case/control trait " + name + ": " + where +
                                               (cases == 0 ? "case" : "control"));
+    }
   }
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
   const detail::logistic_fit null_fit =
@@ -463,8 +465,7 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
     plan.spill_bytes = plan.predictor_bytes;
     plan.predictor_bytes = 8 * n * c;
   }
-  const bool any_case_control = std::find(options.case_control.begin(), options.case_control.end(),
-                                          true) != options.case_control.end();
+  const bool any_case_control = has_case_control(options);
   const auto t = std::uint64_t{threads};
   const auto chunk = static_cast<std::uint64_t>(detail::loo_chunk_rows),
              logistic_rows = static_cast<std::uint64_t>(detail::logistic_chunk_rows);

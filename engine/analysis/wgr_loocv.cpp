@@ -81,7 +81,8 @@ struct eigen_ridge {
 };
 
 // Chromosomes × n: the LOCO predictions of samples whose own coefficients are β − qᵢ·sᵢ.
-// `terms(first, rows, q, s)` gives a chunk's rows qᵢ (rows × C) and sᵢ.
+// `terms(first, rows, q, s)` gives a chunk's rows qᵢ (rows × C) and sᵢ, or leaves them empty
+// for β itself.
 template <class Terms>
 matrix leave_one_out_loco(const matrix& w, const Eigen::VectorXd& beta, chromosome_ranges ranges,
                           const Terms& terms) {
@@ -96,10 +97,11 @@ matrix leave_one_out_loco(const matrix& w, const Eigen::VectorXd& beta, chromoso
     for (Eigen::Index c = 0; c < chromosomes; ++c) {
       const auto [begin, end] = ranges[static_cast<std::size_t>(c)];
       const auto xc = x.middleCols(begin, end - begin);
-      parts.row(c) =
-          (xc * beta.segment(begin, end - begin) -
-           s.cwiseProduct(xc.cwiseProduct(q.middleCols(begin, end - begin)).rowwise().sum()))
-              .transpose();
+      parts.row(c) = (xc * beta.segment(begin, end - begin)).transpose();
+      if (s.size() != 0)
+        parts.row(c) -=
+            s.cwiseProduct(xc.cwiseProduct(q.middleCols(begin, end - begin)).rowwise().sum())
+                .transpose();
     }
     const Eigen::RowVectorXd total = parts.colwise().sum();
     loco.middleCols(first, rows) = (-parts).rowwise() + total;
@@ -200,12 +202,8 @@ level1_fit level1_logistic_loo(const matrix& w, const Eigen::VectorXd& y,
   Eigen::VectorXd beta = Eigen::VectorXd::Zero(w.cols());
   fit_or_refuse(w, y, offset, tau, beta);
   if (full_fit_loco) {
-    fit.loco =
-        leave_one_out_loco(w, beta, chromosome_columns,
-                           [&](Eigen::Index, Eigen::Index rows, matrix& q, Eigen::VectorXd& s) {
-                             q = matrix::Zero(rows, w.cols());
-                             s = Eigen::VectorXd::Zero(rows);
-                           });
+    fit.loco = leave_one_out_loco(w, beta, chromosome_columns,
+                                  [](Eigen::Index, Eigen::Index, matrix&, Eigen::VectorXd&) {});
     return fit;
   }
   const Eigen::ArrayXd p = logistic_probability((offset + w * beta).array());

@@ -26,7 +26,9 @@ struct assoc_options {
   std::string pheno, covar, out, sex, loco;
   std::vector<std::string> pheno_names, covar_names, binary, quantitative;
   bool quantile_normalize = false, covar_standardize = false, zero_one = false, beta = false;
+  bool score_test = false;
   std::string firth = "fallback";
+  CLI::Option* firth_flag = nullptr;
   CLI::Option* binary_flag = nullptr;
   CLI::Option* quantitative_flag = nullptr;
 };
@@ -114,12 +116,19 @@ command add_assoc(CLI::App& app) {
   app.add_flag("--1", o->zero_one,
                "Case/control phenotypes are coded 0 control, 1 case (-9/NA missing), as PLINK's "
                "--1; by default 1 control, 2 case, 0/-9/NA missing");
-  app.add_option("--firth", o->firth,
-                 "When logistic regression uses Firth's penalised likelihood: fallback (when an "
-                 "allele is absent among cases or controls, or the plain fit does not converge; "
-                 "PLINK 2's default), always, never")
-      ->check(CLI::IsMember({"fallback", "always", "never"}))
-      ->capture_default_str();
+  o->firth_flag =
+      app.add_option(
+             "--firth", o->firth,
+             "When logistic regression uses Firth's penalised likelihood: fallback (when an "
+             "allele is absent among cases or controls, or the plain fit does not converge; "
+             "PLINK 2's default), always, never")
+          ->check(CLI::IsMember({"fallback", "always", "never"}))
+          ->capture_default_str();
+  app.add_flag("--score-test", o->score_test,
+               "Case/control traits: the score test of regenie's step 2 in place of the fitted\n"
+               "Wald test: one pass per column at the fit without it, no Newton steps (BETA is\n"
+               "one step from 0, SE 1/sqrt(score variance)); a missing call takes the column's\n"
+               "mean. Not with --firth");
   app.add_flag("--beta", o->beta,
                "Case/control tables: the log odds ratio and its SE (BETA SE) in place of OR and "
                "LOG(OR)_SE");
@@ -146,8 +155,9 @@ command add_assoc(CLI::App& app) {
       "Quantitative: ordinary least squares; columns #CHR POS ID A1 A2 N_OBS BETA SE T_STAT P\n"
       "NOTE, P two-sided from t with N_OBS - 2 - covariates degrees of freedom.\n"
       "Case/control: logistic regression (Newton's method from the fit without the column),\n"
-      "Firth's penalised likelihood as --firth says, Wald test; columns #CHR POS ID A1 A2\n"
-      "FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE, OR per A1 allele.\n"
+      "Firth's penalised likelihood as --firth says, Wald test (or regenie's score test with\n"
+      "--score-test); columns #CHR POS ID A1 A2 FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE, OR\n"
+      "per A1 allele.\n"
       "Samples without the phenotype or a covariate are left out, and per column those with a\n"
       "missing call. A test without an estimate has NA values and a NOTE: CONST_COLUMN,\n"
       "TOO_FEW_SAMPLES, COLLINEAR (with the covariates) or NOT_CONVERGED; NOTE is '.'\n"
@@ -157,6 +167,9 @@ command add_assoc(CLI::App& app) {
       "on Y only males are tested; on Y and MT a call counts 0 or 1 copies (haploid). Sexes\n"
       "come from the store (the .fam's), or --sex.");
   return [o] {
+    if (o->score_test && o->firth_flag->count() > 0)
+      throw error(errc::invalid_argument,
+                  "--firth applies to the fitted Wald test; --score-test fits no column");
     analysis_run run("assoc", o->common);
     const store& s = run.source();
     const phenotype_table all = run.read_table(o->pheno, o->pheno_names, "PHENO", "phenotype(s)");
@@ -211,13 +224,14 @@ command add_assoc(CLI::App& app) {
       const firth_mode firth = o->firth == "always"  ? firth_mode::always
                                : o->firth == "never" ? firth_mode::never
                                                      : firth_mode::fallback;
+      const logistic_test test = o->score_test ? logistic_test::score : logistic_test::wald;
       if (o->loco.empty()) {
         logistic = logistic_association(s, run.selected(), cases, covariates, sink, firth,
-                                        run.options(), sexes);
+                                        run.options(), sexes, test);
       } else {
         const std::vector<Eigen::MatrixXd> loco = loco_of(o->loco, cases, s);
         logistic = logistic_association_loco(s, run.selected(), cases, covariates, loco, sink,
-                                             untested, firth, run.options(), sexes);
+                                             untested, firth, run.options(), sexes, test);
       }
     }
     if (untested != 0)

@@ -5,6 +5,10 @@ threads:
   step 1, 4 traits      the same with four traits fitted together
   step 2, 1 trait       colflow assoc --loco  vs  regenie --step 2 --qt --bsize 400, each on its
                         own step 1's predictions
+  step 1, case/control  colflow wgr --binary  vs  regenie --step 1 --bt
+  step 2, case/control  colflow assoc --loco (fitted Wald test)  vs  regenie --step 2 --bt
+  step 2, case/control, score test
+                        colflow assoc --loco --score-test  vs  the same regenie (its test)
 
 The main simulation's variants are spread evenly over chromosomes 1-22 (a copy of its .bim; the
 .bed and .fam are linked), so that each chromosome has blocks and LOCO predictions of its own.
@@ -136,6 +140,13 @@ def run(ctx: Context) -> list[Comparison]:
                                          traits=cases)),
         ("regenie --step 2", step(2, "--bsize", "400", "--pred", f"{out}/rb_pred.list", "--out",
                                   f"{out}/rb2", traits=cases, kind="--bt"))])
+    # regenie's own test: the score at the fit without the column.
+    compare("step 2, case/control, score test", [
+        ("colflow assoc --loco --score-test",
+         colflow("assoc", "--binary", "--1", "--score-test", "--loco", f"{out}/cb_pred.list",
+                 "--out", f"{out}/cs2", traits=cases)),
+        ("regenie --step 2", step(2, "--bsize", "400", "--pred", f"{out}/rb_pred.list", "--out",
+                                  f"{out}/rs2", traits=cases, kind="--bt"))])
     # A full-size step 1 of regenie takes minutes: one round each there (the ratio is still
     # measured side by side, on the same machine state).
     for cmp in comparisons:

@@ -62,6 +62,7 @@ double two_sided_normal_p(double z);
 assoc_summary logistic_association_with_offsets(
     const store& s, const selection& sel, const phenotype_table& cases,
     const phenotype_table* covariates, const Eigen::MatrixXd* offsets, const assoc_sink& sink,
-    firth_mode firth, const analysis_options& options, std::span<const sample_sex> sex);
+    firth_mode firth, const analysis_options& options, std::span<const sample_sex> sex,
+    logistic_test test);
 
 }  // namespace colflow::detail

@@ -107,7 +107,7 @@ assoc_summary logistic_association_loco(const store& s, const selection& sel,
                                         std::span<const Eigen::MatrixXd> loco,
                                         const assoc_sink& sink, std::size_t& untested,
                                         firth_mode firth, const analysis_options& options,
-                                        std::span<const sample_sex> sex) {
+                                        std::span<const sample_sex> sex, logistic_test test) {
   const Eigen::Index np = cases.values.cols();
   check_loco_shapes(loco, np, cases.values.rows());
   return scan_by_chromosome(
@@ -116,7 +116,7 @@ assoc_summary logistic_association_loco(const store& s, const selection& sel,
         for (Eigen::Index p = 0; p < np; ++p)
           offsets.col(p) = loco[static_cast<std::size_t>(p)].row(chromosome - 1).transpose();
         return detail::logistic_association_with_offsets(s, part, cases, covariates, &offsets, sink,
-                                                         firth, options, sex);
+                                                         firth, options, sex, test);
       });
 }
 

@@ -2,9 +2,11 @@
 // Firth's penalised likelihood where the plain fit cannot be trusted.
 #include <tbb/parallel_for.h>
 
+#include <Eigen/Cholesky>
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "analysis/analysis_stream_internal.hpp"
 #include "analysis/assoc_internal.hpp"
@@ -18,6 +20,14 @@
 namespace colflow {
 namespace {
 
+// The score test's view of the fit without the column (the null model), per used row.
+struct null_model {
+  Eigen::MatrixXd design;                   // intercept and covariates
+  Eigen::VectorXd residual, weight;         // y − p and p(1 − p)
+  Eigen::LLT<Eigen::MatrixXd> information;  // designᵀ W design
+  Eigen::VectorXd residual_coefficients;  // information⁻¹ designᵀ residual (0 at the maximum)
+};
+
 // One phenotype's samples and the fit without the column, which starts every column's fit.
 struct binary_trait {
   std::vector<std::size_t> rows;    // store rows used: selected, status and covariates known
@@ -27,7 +37,24 @@ struct binary_trait {
   Eigen::MatrixXd covariates;  // used rows x covariates
   Eigen::VectorXd offset;      // per used row: the fixed offset (a LOCO prediction); or empty
   Eigen::VectorXd start;       // intercept, 0 for the column, covariates: the null model
+  null_model null;             // for the score test only
 };
+
+// The score test's null model from the converged fit without the column (`beta`).
+null_model make_null_model(Eigen::MatrixXd design, const binary_trait& t,
+                           const Eigen::VectorXd& beta) {
+  null_model m;
+  Eigen::ArrayXd eta = (design * beta).array();
+  if (t.offset.size()) eta += t.offset.array();
+  const Eigen::ArrayXd p = 1.0 / (1.0 + (-eta).exp());
+  m.residual = (t.y.array() - p).matrix();
+  m.weight = (p * (1.0 - p)).matrix();
+  m.information.compute(design.transpose() *
+                        (design.array().colwise() * m.weight.array()).matrix());
+  m.residual_coefficients = m.information.solve(design.transpose() * m.residual);
+  m.design = std::move(design);
+  return m;
+}
 
 // Throws unless the intercept and every covariate add a dimension among the trait's rows,
 // naming the first covariate that does not (PLINK 2 refuses such a model too).
@@ -50,7 +77,8 @@ void check_covariate_rank(const binary_trait& t, const phenotype_table& cov,
 
 // `offsets`: per store row and phenotype, or null; a row without one (NaN) is left out.
 std::vector<binary_trait> make_traits(const selection& sel, const phenotype_table& ph,
-                                      const phenotype_table* cov, const Eigen::MatrixXd* offsets) {
+                                      const phenotype_table* cov, const Eigen::MatrixXd* offsets,
+                                      logistic_test test) {
   const std::size_t rows = sel.row_kept.size();
   const Eigen::Index nc = cov ? cov->values.cols() : 0;
   std::vector<binary_trait> traits;
@@ -117,6 +145,15 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
     if (null_fit.outcome == detail::fit_outcome::converged) {
       t.start[0] = null_fit.beta[0];
       t.start.tail(nc) = null_fit.beta.tail(nc);
+    }
+    if (test == logistic_test::score) {
+      if (null_fit.outcome != detail::fit_outcome::converged)
+        throw error(errc::invalid_argument,
+                    "phenotype " + name + ": the fit without the column (intercept, covariates" +
+                        (offsets ? ", offset" : "") +
+                        ") does not converge, which the score test needs: the covariates "
+                        "may separate cases from controls");
+      t.null = make_null_model(std::move(null_design), t, null_fit.beta);
     }
     traits.push_back(std::move(t));
   }
@@ -250,6 +287,66 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
   fit_column({x.topRows(n), y.head(n), ones, row_offsets}, t.start, zero, mode, r);
 }
 
+// The score test of one column (logistic_test::score): `value(row)` as for test_samples. A
+// missing call takes the mean of the column's calls among the trait's samples (regenie's
+// rule), so the null model serves every column.
+template <class Value>
+void score_samples(const binary_trait& t, const Value& value, assoc_result& r) {
+  const null_model& m = t.null;
+  Eigen::VectorXd g(t.y.size());
+  double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  std::uint64_t called = 0;
+  for (std::size_t j = 0; j < t.rows.size(); ++j) {
+    const double v = value(t.rows[j]);
+    g[static_cast<Eigen::Index>(j)] = v;
+    if (std::isnan(v)) continue;
+    sum += v;
+    ++called;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  r.n_obs = called;
+  if (!(lo < hi)) {
+    r.status = assoc_status::constant;
+    return;
+  }
+  const double mean = sum / static_cast<double>(called);
+  for (double& v : g) v = std::isnan(v) ? mean : v;
+  const Eigen::VectorXd wg = m.weight.cwiseProduct(g);
+  const Eigen::VectorXd projected = m.design.transpose() * wg;
+  const double raw = wg.dot(g);
+  const double variance = raw - projected.dot(m.information.solve(projected));
+  // A column the intercept and covariates explain to rounding carries no test.
+  if (!(variance > 1e-9 * raw)) {
+    r.status = assoc_status::collinear;
+    return;
+  }
+  const double score = g.dot(m.residual) - projected.dot(m.residual_coefficients);
+  r.beta = score / variance;
+  r.se = 1 / std::sqrt(variance);
+  r.t_stat = score * r.se;
+  r.p = detail::two_sided_normal_p(r.t_stat);
+}
+
+// The score tests of column c of a block for every trait, into out[0, traits).
+void score_block_column(const std::vector<binary_trait>& traits, const detail::column_block& block,
+                        std::size_t c, assoc_result* out) {
+  for (std::size_t q = 0; q < traits.size(); ++q) {
+    out[q] = assoc_result{};
+    if (block.codes_only()) {
+      const std::span<const std::uint8_t> col = block.codes(c);
+      score_samples(
+          traits[q],
+          [&](std::size_t row) { return code_dosage[(col[row / 4] >> (2 * (row % 4))) & 3]; },
+          out[q]);
+    } else {
+      const double* x = block.values(c);
+      score_samples(
+          traits[q], [&](std::size_t row) { return x[row]; }, out[q]);
+    }
+  }
+}
+
 // The tests of column c of a block for every trait, into out[0, traits).
 void test_block_column(const std::vector<binary_trait>& traits, const detail::column_block& block,
                        std::size_t c, bool variants, firth_mode firth, assoc_result* out) {
@@ -292,7 +389,8 @@ namespace detail {
 assoc_summary logistic_association_with_offsets(
     const store& s, const selection& sel, const phenotype_table& cases,
     const phenotype_table* covariates, const Eigen::MatrixXd* offsets, const assoc_sink& sink,
-    firth_mode firth, const analysis_options& options, std::span<const sample_sex> sex) {
+    firth_mode firth, const analysis_options& options, std::span<const sample_sex> sex,
+    logistic_test test) {
   detail::check_association_inputs(s, sel, cases, covariates);
   if (offsets && (offsets->rows() != static_cast<Eigen::Index>(s.num_rows()) ||
                   offsets->cols() != cases.values.cols()))
@@ -306,16 +404,16 @@ assoc_summary logistic_association_with_offsets(
           const Eigen::MatrixXd part = offsets ? select_columns(*offsets, only) : Eigen::MatrixXd();
           return logistic_association_with_offsets(
               s, run, only.empty() ? cases : select_phenotypes(cases, only), run_covariates,
-              offsets ? &part : nullptr, to, firth, options, {});
+              offsets ? &part : nullptr, to, firth, options, {}, test);
         });
   if (distributed(options.processes))
     return detail::distributed_association(
         s, sel, static_cast<std::size_t>(cases.values.cols()), sink, options,
         [&](const selection& part, const assoc_sink& local_sink, const analysis_options& alone) {
           return logistic_association_with_offsets(s, part, cases, covariates, offsets, local_sink,
-                                                   firth, alone, {});
+                                                   firth, alone, {}, test);
         });
-  const std::vector<binary_trait> traits = make_traits(sel, cases, covariates, offsets);
+  const std::vector<binary_trait> traits = make_traits(sel, cases, covariates, offsets, test);
   const std::size_t np = traits.size();
 
   assoc_summary summary;
@@ -332,7 +430,10 @@ assoc_summary logistic_association_with_offsets(
                              genotype);
   const auto tests = [&](const detail::column_block& b, std::span<assoc_result> results) {
     tbb::parallel_for(std::size_t{0}, b.size(), [&](std::size_t c) {
-      test_block_column(traits, b, c, variants, firth, results.data() + c * np);
+      if (test == logistic_test::score)
+        score_block_column(traits, b, c, results.data() + c * np);
+      else
+        test_block_column(traits, b, c, variants, firth, results.data() + c * np);
     });
   };
   summary.pass = detail::scan_in_blocks(stream.columns, sel.columns, block, np, tests, sink);
@@ -344,10 +445,10 @@ assoc_summary logistic_association_with_offsets(
 assoc_summary logistic_association(const store& s, const selection& sel,
                                    const phenotype_table& cases, const phenotype_table* covariates,
                                    const assoc_sink& sink, firth_mode firth,
-                                   const analysis_options& options,
-                                   std::span<const sample_sex> sex) {
+                                   const analysis_options& options, std::span<const sample_sex> sex,
+                                   logistic_test test) {
   return detail::logistic_association_with_offsets(s, sel, cases, covariates, nullptr, sink, firth,
-                                                   options, sex);
+                                                   options, sex, test);
 }
 
 }  // namespace colflow

@@ -789,6 +789,7 @@ def assoc(
     binary: bool | list[str] | None = None,
     zero_one: bool = False,
     firth: str = "fallback",
+    score_test: bool = False,
     odds_ratio: bool = True,
     sex: Any = None,
     quantile_normalize: bool = False,
@@ -811,7 +812,9 @@ def assoc(
     Quantitative traits: least squares, columns ``#CHR POS ID A1 A2 N_OBS BETA SE T_STAT P
     NOTE``. Case/control: logistic regression (Firth's as ``firth`` says: fallback, always,
     never), columns ``#CHR POS ID A1 A2 FIRTH? N_OBS OR LOG(OR)_SE Z_STAT P NOTE`` (``BETA SE``
-    in place of ``OR LOG(OR)_SE`` with ``odds_ratio=False``). Estimates the test lacks are
+    in place of ``OR LOG(OR)_SE`` with ``odds_ratio=False``); ``score_test=True`` takes
+    regenie's score test at the fit without the column instead of fitting it (``--score-test``;
+    not with ``firth``). Estimates the test lacks are
     NaN, with NOTE CONST_COLUMN, TOO_FEW_SAMPLES, COLLINEAR or NOT_CONVERGED ("." otherwise).
     ``quantile_normalize=True`` replaces each quantitative phenotype by its rank-based inverse
     normal transform over the selected samples with a value (``--pheno-quantile-normalize``);
@@ -830,6 +833,8 @@ def assoc(
     store = _as_store(store)
     if firth not in ("fallback", "always", "never"):
         raise ValueError(f"firth '{firth}' not known, only 'fallback', 'always' and 'never'")
+    if score_test and firth != "fallback":
+        raise ValueError("firth applies to the fitted Wald test; score_test fits no column")
     rows = _selected_rows(store, keep)
     cols = _selected_columns(store, columns)
     values, names = _table(store, pheno, "PHENO")
@@ -863,6 +868,7 @@ def assoc(
             kinds,
             bool(zero_one),
             firth,
+            bool(score_test),
             sex_codes,
             bool(quantile_normalize),
             bool(covar_variance_standardize),

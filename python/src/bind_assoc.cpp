@@ -128,6 +128,7 @@ struct assoc_call {
   const std::vector<sample_sex>& sexes;
   case_control_codes codes;
   firth_mode firth;
+  logistic_test test;
   bool quantile;
   int threads;
   python_call& call;
@@ -158,7 +159,7 @@ struct assoc_call {
     call.run(threads, [&] {
       if (logistic) {
         code_case_control(t, codes);
-        summary = logistic_association(s, sel, t, covariates, sink, firth, options, sexes);
+        summary = logistic_association(s, sel, t, covariates, sink, firth, options, sexes, test);
       } else {
         summary = linear_association(s, sel, t, covariates, sink, options, sexes);
       }
@@ -175,7 +176,7 @@ struct assoc_call {
 nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_array pheno,
                const std::vector<std::string>& names, std::optional<table_array> covar,
                const std::vector<std::string>& covar_names, const std::vector<std::string>& kinds,
-               bool zero_one, const std::string& firth,
+               bool zero_one, const std::string& firth, bool score_test,
                const std::optional<std::vector<std::string>>& sex, bool quantile,
                bool covar_standardize, int threads, nb::object progress) {
   const auto s = ps.get();
@@ -206,6 +207,7 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
       .sexes = sexes,
       .codes = codes,
       .firth = mode,
+      .test = score_test ? logistic_test::score : logistic_test::wald,
       .quantile = quantile,
       .threads = threads,
       .call = call,
@@ -223,8 +225,8 @@ nb::list assoc(const py_store& ps, index_array rows, index_array cols, table_arr
 
 void bind_assoc(nb::module_& m) {
   m.def("assoc", &assoc, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
-        "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "sex"_a.none(), "quantile"_a,
-        "covar_standardize"_a, "threads"_a, "progress"_a.none());
+        "covar_names"_a, "kinds"_a, "zero_one"_a, "firth"_a, "score_test"_a, "sex"_a.none(),
+        "quantile"_a, "covar_standardize"_a, "threads"_a, "progress"_a.none());
 }
 
 }  // namespace colflow::python

@@ -570,6 +570,72 @@ def test_assoc_loco_case_control_is_logistic_with_the_offset(toy, case_control, 
     assert not np.allclose(read_tsv(f"{out}.B.logistic.tsv").BETA, table.BETA)
 
 
+def reference_score(a, y, offset, g):
+    """regenie's score test at the fit of y on the design a with the offset: BETA, SE, Z of the
+    column g, a missing call the mean of the others."""
+    beta, _ = logistic_with_offset(a, y, offset)
+    p = 1 / (1 + np.exp(-(a @ beta + offset)))
+    w = p * (1 - p)
+    g = np.where(np.isnan(g), np.nanmean(g), g)
+    g_resid = g - a @ np.linalg.solve(a.T @ (a * w[:, None]), a.T @ (w * g))
+    score, variance = g_resid @ (y - p), g_resid @ (w * g_resid)
+    return [score / variance, variance ** -0.5, score / variance ** 0.5]
+
+
+def test_score_test_is_the_score_at_the_fit_without_the_column(toy, case_control, colflow_cli,
+                                                               make_store, tmp_path):
+    """--score-test (regenie's step 2): U = g'(y - p) and its variance at the null model with
+    the LOCO offset, the column less its weighted projection on the covariates."""
+    out = toy["path"] / "score"
+    colflow_cli("assoc", toy["store"], "--pheno", case_control["pheno"], "--binary", "--1",
+                "--covar", toy["path"] / "covar.txt", "--loco", case_control["pred"], "--beta",
+                "--score-test", "--out", out)
+    table = read_tsv(f"{out}.B.logistic.tsv")
+    y, loco, covar, x = case_control["y"], case_control["loco"], toy["covar"], toy["x"]
+    use = ~np.isnan(y) & ~np.isnan(covar).any(axis=1) & ~np.isnan(loco[0])
+    a = np.column_stack([np.ones(use.sum()), covar[use]])
+    for j in (0, 2841, 6463, 9999):
+        line = table.iloc[j]
+        assert line.N_OBS == use.sum() and line["FIRTH?"] == "N"
+        np.testing.assert_allclose(
+            [line.BETA, line.SE, line.Z_STAT],
+            reference_score(a, y[use], loco[toy["chrom"][j] - 1, use], x[use, j]), rtol=1e-7)
+    # HapMap3's missing calls take the column's mean; N_OBS counts the calls.
+    store = make_store("hapmap3/HapMap3")
+    with colflow.open(store) as s:
+        samples = s.samples
+        x = s.read(np.s_[:, :400], dtype=np.float64)
+        ids = s.columns.id.to_numpy()[:400]
+    n, rng = len(samples), np.random.default_rng(5)
+    status = (rng.random(n) < 0.3).astype(float)
+    offsets = rng.normal(scale=0.5, size=(23, n))
+    write_loco(tmp_path / "b.loco", (samples.fid + "_" + samples.iid).to_numpy(), offsets)
+    (tmp_path / "pred.list").write_text(f"B {tmp_path / 'b.loco'}\n")
+    pd.DataFrame({"FID": samples.fid, "IID": samples.iid, "B": status}).to_csv(
+        tmp_path / "pheno.txt", sep=" ", index=False)
+    (tmp_path / "ids.txt").write_text("".join(f"{i}\n" for i in ids))
+    colflow_cli("assoc", store, "--pheno", tmp_path / "pheno.txt", "--binary", "--1", "--beta",
+                "--extract", tmp_path / "ids.txt", "--loco", tmp_path / "pred.list",
+                "--score-test", "--out", tmp_path / "hm")
+    table = read_tsv(tmp_path / "hm.B.logistic.tsv").set_index("ID")
+    missing = np.flatnonzero(np.isnan(x).any(axis=0) & (np.nanstd(x, axis=0) > 0))[:3]
+    assert len(missing) == 3
+    for j in missing:
+        line = table.loc[ids[j]]
+        assert line.N_OBS == (~np.isnan(x[:, j])).sum()
+        np.testing.assert_allclose([line.BETA, line.SE, line.Z_STAT],
+                                   reference_score(np.ones((n, 1)), status, offsets[0], x[:, j]),
+                                   rtol=1e-7)
+    # The Python call (no offsets there) gives the command's numbers.
+    colflow_cli("assoc", store, "--pheno", tmp_path / "pheno.txt", "--binary", "--1", "--beta",
+                "--extract", tmp_path / "ids.txt", "--score-test", "--out", tmp_path / "plain")
+    got = colflow.assoc(store, pd.Series(status, index=samples.iid, name="B"), binary=True,
+                        zero_one=True, score_test=True, odds_ratio=False, columns=np.arange(400))
+    expected = read_tsv(tmp_path / "plain.B.logistic.tsv")
+    np.testing.assert_array_equal(got["B"].BETA.to_numpy(), expected.BETA.to_numpy())
+    np.testing.assert_array_equal(got["B"].SE.to_numpy(), expected.SE.to_numpy())
+
+
 def test_assoc_loco_case_control_on_x_takes_chromosome_23_and_sex(make_store, colflow_cli,
                                                                  tmp_path):
     """Two case/control traits on HapMap3's X (sex a covariate, as plink2 --glm) and autosomes:
@@ -635,6 +701,15 @@ def test_regenie_case_control_predictions_serve_colflows_step_2(toy, case_contro
     assert np.corrcoef(log_p, regenie.LOG10P[common])[0, 1] > 0.9999
     assert np.quantile(np.abs(log_p - regenie.LOG10P[common]), 0.99) < 0.03
     assert np.quantile(np.abs(ours.BETA[common] - regenie.BETA[common]), 0.99) < 0.02
+    # With --score-test colflow's test is regenie's: equal to its six digits.
+    colflow_cli("assoc", toy["store"], "--pheno", tmp_path / "cases.txt", "--binary", "--1",
+                "--loco", tmp_path / "rg_pred.list", "--beta", "--score-test", "--out",
+                tmp_path / "cs2")
+    score = read_tsv(tmp_path / "cs2.B.logistic.tsv").set_index("ID").loc[regenie.index]
+    assert (score.N_OBS == regenie.N).all()
+    np.testing.assert_allclose(score[["BETA", "SE"]], regenie[["BETA", "SE"]], rtol=2e-5,
+                               atol=2e-6)
+    np.testing.assert_allclose(-np.log10(score.P), regenie.LOG10P, rtol=2e-5, atol=2e-6)
 
 
 def test_case_control_step_1_equals_regenies(colflow_cli, tmp_path):
@@ -722,6 +797,8 @@ def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path)
             message="--loocv and --folds cannot both apply")
     refused("wgr", store, "--pheno", pheno, "--l1-full", "--out", tmp_path / "out",
             message="--l1-full needs --loocv")
+    refused("assoc", store, "--pheno", pheno, "--binary", "--score-test", "--firth", "always",
+            "--out", tmp_path / "out", message="--score-test fits no column")
     loco = tmp_path / "bad.loco"
     lines = (toy["path"] / "step1_1.loco").read_text().splitlines() if (
         toy["path"] / "step1_1.loco").exists() else None

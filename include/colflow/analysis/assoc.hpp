@@ -109,6 +109,13 @@ enum class firth_mode : std::uint8_t {
   never,  ///< a plain fit that does not converge is reported NOT_CONVERGED
 };
 
+/// How logistic regression tests the column's coefficient.
+enum class logistic_test : std::uint8_t {
+  wald,   ///< the column's model fitted by Newton's method, Wald test (PLINK 2's --glm)
+  score,  ///< the score test at the fit without the column (regenie's step 2): no fit per
+          ///< column; a missing call takes the column's mean over the phenotype's samples
+};
+
 /// Runs the case/control scan: per column and phenotype, logistic regression of the case
 /// status on an intercept, the column and the covariates (maximum likelihood by Newton's
 /// method, started from the phenotype's fit without the column), Wald tests of the column's
@@ -118,12 +125,17 @@ enum class firth_mode : std::uint8_t {
 /// depend on the thread count. Throws colflow::error invalid_argument for a value other than
 /// 0, 1 or NaN, a phenotype without a case or without a control among its samples, or
 /// covariates constant or collinear among them (naming the covariate); the stream's errors
-/// otherwise. `sex` as for linear_association.
+/// otherwise. `sex` as for linear_association. With logistic_test::score each column's
+/// coefficient is tested by the score U = g̃ᵀ(y − p) over its variance V = g̃ᵀWg̃ at the
+/// phenotype's fit without the column (g̃ the column less its W-weighted projection on the
+/// intercept and covariates): BETA U/V (one Newton step), SE 1/√V, Z U/√V; `firth` is unused
+/// and the fit without the column must converge (invalid_argument otherwise).
 assoc_summary logistic_association(const store& s, const selection& sel,
                                    const phenotype_table& cases, const phenotype_table* covariates,
                                    const assoc_sink& sink, firth_mode firth = firth_mode::fallback,
                                    const analysis_options& options = {},
-                                   std::span<const sample_sex> sex = {});
+                                   std::span<const sample_sex> sex = {},
+                                   logistic_test test = logistic_test::wald);
 
 /// The scan of logistic_association with whole-genome regression's LOCO predictions (regenie's
 /// step 2 for case/control traits): a column on chromosome c (1-22, X as 23) is tested with the
@@ -135,7 +147,8 @@ assoc_summary logistic_association_loco(
     const store& s, const selection& sel, const phenotype_table& cases,
     const phenotype_table* covariates, std::span<const Eigen::MatrixXd> loco,
     const assoc_sink& sink, std::size_t& untested, firth_mode firth = firth_mode::fallback,
-    const analysis_options& options = {}, std::span<const sample_sex> sex = {});
+    const analysis_options& options = {}, std::span<const sample_sex> sex = {},
+    logistic_test test = logistic_test::wald);
 
 /// The model of an association table.
 enum class assoc_model : std::uint8_t { linear, logistic };

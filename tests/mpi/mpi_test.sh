@@ -119,6 +119,13 @@ done
 for r in 2 3; do
   same_files "assoc of sex chromosomes, $r ranks" y0 "y$r" .PHENO1.assoc.tsv .PHENO2.logistic.tsv
 done
+# The case/control phenotype by the score test (--score-test): no fit per column.
+for r in 0 2; do
+  on_ranks "$r" assoc sexed.cf --sex sex.txt --pheno mixed.phen --pheno-name PHENO2 \
+    --covar covar.txt --score-test --digits 17 --quiet --out "z$r" 2>"err$r" ||
+    bad "assoc --score-test on $r ranks: $(cat "err$r")"
+done
+same_files "assoc --score-test, 2 ranks" z0 z2 .PHENO2.logistic.tsv
 
 # Threads inside ranks: with 20,000 samples (5 blocks) rank 1 of 2 owns 3 blocks, enough for
 # its team of 2 threads to share them (docs/DESIGN.md §4.8); still the single process's bytes.

@@ -22,6 +22,8 @@ struct match {
   bool a1;
 };
 
+using column_matches = std::unordered_map<std::size_t, std::vector<match>>;
+
 // What a column adds to each of the T sums of a sample (the scores, then the named allele
 // dosage sum and the allele count): called * d + offset for a call of A1 dosage d, missing for a
 // missing call.
@@ -29,26 +31,24 @@ struct column_terms {
   std::vector<double> slope, offset, missing;
 };
 
-}  // namespace
-
-score_result score(const store& s, const selection& sel, const score_table& table,
-                   const score_options& options, const analysis_options& analysis) {
+void check_inputs(const store& s, const score_table& table) {
   if (!holds_variants(s.type()))
     throw error(errc::invalid_argument,
                 "score: " + s.path().string() +
                     " holds no variants (a dense store); scores need genotypes or dosages");
-  const auto& info = s.columns();
-  score_result r;
-  r.names = table.names;
-  r.rows = sel.rows;
-  const std::size_t scores = table.names.size();
   for (const auto& e : table.entries)
-    if (e.weights.size() != scores)
+    if (e.weights.size() != table.names.size())
       throw error(errc::invalid_argument, "score: entry '" + e.id + "' has " +
                                               std::to_string(e.weights.size()) + " weights for " +
-                                              std::to_string(scores) + " scores");
+                                              std::to_string(table.names.size()) + " scores");
+}
 
-  // The selected columns by ID; an ID two of them share is matched to neither.
+// The score file's entries by selected column (matched by ID, then A1 or A2), counting in `r`
+// the entries used, the IDs absent and the alleles neither A1 nor A2; r.columns the matched
+// columns in store order. An ID two selected columns share is an error if an entry names it.
+column_matches match_entries(const store& s, const selection& sel, const score_table& table,
+                             score_result& r) {
+  const auto& info = s.columns();
   constexpr std::size_t shared = std::numeric_limits<std::size_t>::max();
   std::unordered_map<std::string_view, std::size_t> column_of;
   column_of.reserve(sel.columns.size());
@@ -56,7 +56,7 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
     const auto [it, fresh] = column_of.try_emplace(info[j].id, j);
     if (!fresh) it->second = shared;
   }
-  std::unordered_map<std::size_t, std::vector<match>> matches;
+  column_matches matches;
   for (std::size_t e = 0; e < table.entries.size(); ++e) {
     const auto& entry = table.entries[e];
     const auto it = column_of.find(entry.id);
@@ -84,101 +84,84 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
                     " alleles neither A1 nor A2) is among the selected columns");
   for (const auto& [j, m] : matches) r.columns.push_back(j);
   std::sort(r.columns.begin(), r.columns.end());
+  return matches;
+}
 
-  const std::size_t n = s.num_rows(), terms = scores + 2;
-  const bool genotype = s.type() == value_type::genotype;
+// A column's terms from its entries and its A1 frequency f among the selected samples' calls.
+void terms_of(const std::vector<match>& matches, const score_table& table,
+              const score_options& options, double f, column_terms& t) {
+  const std::size_t scores = table.names.size(), terms = scores + 2;
   const bool scaled = options.scale != score_options::scaling::none;
-  std::vector<double> sums(n * terms, 0.0);
-
-  // A column's terms from its A1 frequency f among the selected samples' calls.
-  const auto terms_of = [&](std::size_t j, double f, column_terms& t) {
-    t.slope.assign(terms, 0.0);
-    t.offset.assign(terms, 0.0);
-    t.missing.assign(terms, 0.0);
-    double k = 1;
-    if (options.scale == score_options::scaling::variance_standardize) {
-      const double sd = std::sqrt(2 * f * (1 - f));
-      k = sd > 0 ? 1 / sd : 0;
+  t.slope.assign(terms, 0.0);
+  t.offset.assign(terms, 0.0);
+  t.missing.assign(terms, 0.0);
+  double k = 1;
+  if (options.scale == score_options::scaling::variance_standardize) {
+    const double sd = std::sqrt(2 * f * (1 - f));
+    k = sd > 0 ? 1 / sd : 0;
+  }
+  for (const match& m : matches) {
+    // The named allele's dosage is x = d (A1) or 2 − d (A2), its mean 2f or 2(1 − f).
+    const double mean = m.a1 ? 2 * f : 2 * (1 - f);
+    const double sign = m.a1 ? 1 : -1, base = m.a1 ? 0 : 2;
+    const double shift = scaled ? mean : 0;
+    const auto& w = table.entries[m.entry].weights;
+    for (std::size_t v = 0; v < scores; ++v) {
+      // w k (x − shift) = w k sign d + w k (base − shift)
+      t.slope[v] += w[v] * k * sign;
+      t.offset[v] += w[v] * k * (base - shift);
+      if (!options.no_mean_imputation && !scaled && !std::isnan(mean)) t.missing[v] += w[v] * mean;
     }
-    for (const match& m : matches.at(j)) {
-      // The named allele's dosage is x = d (A1) or 2 − d (A2), its mean 2f or 2(1 − f).
-      const double mean = m.a1 ? 2 * f : 2 * (1 - f);
-      const double sign = m.a1 ? 1 : -1, base = m.a1 ? 0 : 2;
-      const double shift = scaled ? mean : 0;
-      const auto& w = table.entries[m.entry].weights;
-      for (std::size_t v = 0; v < scores; ++v) {
-        // w k (x − shift) = w k sign d + w k (base − shift)
-        t.slope[v] += w[v] * k * sign;
-        t.offset[v] += w[v] * k * (base - shift);
-        if (!options.no_mean_imputation && !scaled && !std::isnan(mean))
-          t.missing[v] += w[v] * mean;
-      }
-      t.slope[scores] += sign;
-      t.offset[scores] += base;
-    }
-    t.offset[scores + 1] = 2;  // a call counts two alleles
-  };
+    t.slope[scores] += sign;
+    t.offset[scores] += base;
+  }
+  t.offset[scores + 1] = 2;  // a call counts two alleles
+}
 
-  stream_options so = analysis.stream;
-  so.values = decode_as::stored;
-  so.decode_values = !genotype;
-  column_stream<double> stream(s, so);
-  if (analysis.progress)
-    stream.on_progress([&](const pass_progress& p) { analysis.progress("score", p); });
-  detail::selected_stats statistics(s, sel.row_kept);
-  sample_blocks blocks(n);
-  column_terms t;
-  std::vector<double> tables;  // per column of a batch: genotype lookup (4 codes) or terms (3)
-  stream.run_batches(r.columns, [&](std::span<const column_view<double>> batch) {
-    const std::size_t width = (genotype ? 4 : 3) * terms;
-    tables.resize(batch.size() * width);
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      const column_stats st = statistics(batch[b]);
-      // No call among the selected samples: plink2 imputes a frequency of 0.5.
-      terms_of(batch[b].column, st.observed > 0 ? st.mean / 2 : 0.5, t);
-      double* out = tables.data() + b * width;
-      if (genotype) {
-        // By code: 0b00 two A1, 0b01 missing, 0b10 one, 0b11 none.
-        constexpr double dosage[4] = {2, 0, 1, 0};
-        for (std::size_t code = 0; code < 4; ++code)
-          for (std::size_t v = 0; v < terms; ++v)
-            out[code * terms + v] =
-                code == 1 ? t.missing[v] : t.slope[v] * dosage[code] + t.offset[v];
-      } else {
-        std::copy(t.slope.begin(), t.slope.end(), out);
-        std::copy(t.offset.begin(), t.offset.end(), out + terms);
-        std::copy(t.missing.begin(), t.missing.end(), out + 2 * terms);
-      }
-    }
-    // Each sample's sums take the columns in order, whichever thread has its block.
-    blocks.for_each([&](std::size_t, std::size_t first, std::size_t rows) {
-      for (std::size_t b = 0; b < batch.size(); ++b) {
-        const double* lut = tables.data() + b * width;
-        if (genotype) {
-          const std::uint8_t* codes = batch[b].codes.data();
-          for (std::size_t i = first; i < first + rows; ++i) {
-            const std::size_t code = (codes[i >> 2] >> ((i & 3) << 1)) & 3;
-            const double* add = lut + code * terms;
-            double* sum = sums.data() + i * terms;
-            for (std::size_t v = 0; v < terms; ++v) sum[v] += add[v];
-          }
-        } else {
-          const auto& x = batch[b].values;
-          for (std::size_t i = first; i < first + rows; ++i) {
-            const double d = x[static_cast<Eigen::Index>(i)];
-            double* sum = sums.data() + i * terms;
-            if (std::isnan(d))
-              for (std::size_t v = 0; v < terms; ++v) sum[v] += lut[2 * terms + v];
-            else
-              for (std::size_t v = 0; v < terms; ++v) sum[v] += lut[v] * d + lut[terms + v];
-          }
-        }
-      }
-    });
-    return true;
-  });
+// A column's table for the pass: by genotype code (4 × terms: 0b00 two A1, 0b01 missing, 0b10
+// one, 0b11 none), or slope, offset and missing terms (3 × terms) for dosages.
+void column_table(const column_terms& t, bool genotype, double* out) {
+  const std::size_t terms = t.slope.size();
+  if (!genotype) {
+    std::copy(t.slope.begin(), t.slope.end(), out);
+    std::copy(t.offset.begin(), t.offset.end(), out + terms);
+    std::copy(t.missing.begin(), t.missing.end(), out + 2 * terms);
+    return;
+  }
+  constexpr double dosage[4] = {2, 0, 1, 0};
+  for (std::size_t code = 0; code < 4; ++code)
+    for (std::size_t v = 0; v < terms; ++v)
+      out[code * terms + v] = code == 1 ? t.missing[v] : t.slope[v] * dosage[code] + t.offset[v];
+}
 
-  const std::size_t kept = r.rows.size();
+// Adds one column to the sums of samples [first, first + rows), `terms` per sample.
+void add_column(const column_view<double>& column, const double* table, bool genotype,
+                std::size_t terms, std::size_t first, std::size_t rows, double* sums) {
+  if (genotype) {
+    const std::uint8_t* codes = column.codes.data();
+    for (std::size_t i = first; i < first + rows; ++i) {
+      const std::size_t code = (codes[i >> 2] >> ((i & 3) << 1)) & 3;
+      const double* add = table + code * terms;
+      double* sum = sums + i * terms;
+      for (std::size_t v = 0; v < terms; ++v) sum[v] += add[v];
+    }
+    return;
+  }
+  const auto& x = column.values;
+  for (std::size_t i = first; i < first + rows; ++i) {
+    const double d = x[static_cast<Eigen::Index>(i)];
+    double* sum = sums + i * terms;
+    if (std::isnan(d))
+      for (std::size_t v = 0; v < terms; ++v) sum[v] += table[2 * terms + v];
+    else
+      for (std::size_t v = 0; v < terms; ++v) sum[v] += table[v] * d + table[terms + v];
+  }
+}
+
+// The selected samples' scores, dosage sums, allele counts and denominators from the sums.
+void collect(const std::vector<double>& sums, std::size_t scores, const score_options& options,
+             score_result& r) {
+  const std::size_t kept = r.rows.size(), terms = scores + 2;
   r.sums.resize(kept * scores);
   r.dosage_sums.resize(kept);
   r.allele_counts.resize(kept);
@@ -190,6 +173,48 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
     r.allele_counts[i] = static_cast<std::uint64_t>(sum[scores + 1]);
     r.denominators[i] = options.no_mean_imputation ? r.allele_counts[i] : 2 * r.columns.size();
   }
+}
+
+}  // namespace
+
+score_result score(const store& s, const selection& sel, const score_table& table,
+                   const score_options& options, const analysis_options& analysis) {
+  check_inputs(s, table);
+  score_result r;
+  r.names = table.names;
+  r.rows = sel.rows;
+  const column_matches matches = match_entries(s, sel, table, r);
+
+  const std::size_t n = s.num_rows(), terms = table.names.size() + 2;
+  const bool genotype = s.type() == value_type::genotype;
+  stream_options so = analysis.stream;
+  so.values = decode_as::stored;
+  so.decode_values = !genotype;
+  column_stream<double> stream(s, so);
+  if (analysis.progress)
+    stream.on_progress([&](const pass_progress& p) { analysis.progress("score", p); });
+  detail::selected_stats statistics(s, sel.row_kept);
+  sample_blocks blocks(n);
+  std::vector<double> sums(n * terms, 0.0);
+  column_terms t;
+  std::vector<double> tables;  // per column of a batch: column_table's
+  const std::size_t width = (genotype ? 4 : 3) * terms;
+  stream.run_batches(r.columns, [&](std::span<const column_view<double>> batch) {
+    tables.resize(batch.size() * width);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const column_stats st = statistics(batch[b]);
+      // No call among the selected samples: plink2 imputes a frequency of 0.5.
+      terms_of(matches.at(batch[b].column), table, options, st.observed > 0 ? st.mean / 2 : 0.5, t);
+      column_table(t, genotype, tables.data() + b * width);
+    }
+    // Each sample's sums take the columns in order, whichever thread has its block.
+    blocks.for_each([&](std::size_t, std::size_t first, std::size_t rows) {
+      for (std::size_t b = 0; b < batch.size(); ++b)
+        add_column(batch[b], tables.data() + b * width, genotype, terms, first, rows, sums.data());
+    });
+    return true;
+  });
+  collect(sums, table.names.size(), options, r);
   return r;
 }
 

@@ -1,3 +1,4 @@
+// PLINK 1 input: the .fam and .bim parsed, the .bed's 2-bit codes read column by column.
 #include "colflow/preprocess/bed_source.hpp"
 
 #include <algorithm>

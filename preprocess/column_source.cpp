@@ -1,3 +1,4 @@
+// What every column_source shares: input errors, the default reads that refuse, read checks.
 #include "colflow/preprocess/column_source.hpp"
 
 #include "colflow/error.hpp"

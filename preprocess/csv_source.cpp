@@ -1,3 +1,4 @@
+// Dense input from a comma- or tab-separated text matrix, read into columns.
 #include "colflow/preprocess/csv_source.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The named inputs of `colflow preprocess` opened as one column_source, with its defaults.
 #include "colflow/preprocess/inputs.hpp"
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// Dense input from a float64 or float32 matrix in memory, in any layout.
 #include "colflow/preprocess/matrix_source.hpp"
 
 #include <algorithm>

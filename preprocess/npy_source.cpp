@@ -1,3 +1,4 @@
+// Dense input from a NumPy .npy file: its header parsed, its data memory-mapped.
 #include "colflow/preprocess/npy_source.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The codecs: every codec round-trips, and refuses truncated, extended and wrong-size frames.
 #include "colflow/codec/codec.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// 2-bit genotype codes: counts, statistics and decoding against a double reference.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Stores written and read back: genotype and float columns, their values and statistics.
 #include <gtest/gtest.h>
 
 #include <cmath>

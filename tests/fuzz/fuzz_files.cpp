@@ -1,3 +1,4 @@
+// One fuzz input split into the files a reader opens (fuzz_files.hpp).
 #include "fuzz_files.hpp"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// The shared datasets and plink2 for the tests: paths, PLINK inputs, plink2 runs, tables.
 #include "shared_data.hpp"
 
 #include <gtest/gtest.h>

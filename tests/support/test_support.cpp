@@ -1,3 +1,4 @@
+// The helpers shared by the test suites (test_support.hpp).
 #include "test_support.hpp"
 
 #include <sys/wait.h>

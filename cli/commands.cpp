@@ -1,10 +1,10 @@
-// The helpers commands.hpp declares beside the commands: thread cap, terminal test, sizes.
+// The helpers that commands.hpp declares beside the commands: thread cap, terminal test, sizes.
+#include "commands.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
 #include <string>
-
-#include "commands.hpp"
 
 namespace colflow::cli {
 

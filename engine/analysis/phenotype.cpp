@@ -93,118 +93,106 @@ struct id_layout {
   std::size_t first_value = 2;  // fields before it are IDs or sample fields
 };
 
-}  // namespace
+// One phenotype or covariate file being read: its layout from the first line, the columns
+// asked for, then the data lines into a table by store sample.
+class phenotype_reader {
+ public:
+  phenotype_reader(const std::filesystem::path& file, const std::vector<sample_info>& samples,
+                   std::span<const std::string> names, const std::string& default_name)
+      : file_(file), samples_(samples), names_(names), default_name_(default_name) {}
 
-phenotype_table read_phenotypes(const std::filesystem::path& file,
-                                const std::vector<sample_info>& samples,
-                                std::span<const std::string> names,
-                                const std::string& default_name) {
-  std::optional<detail::sample_lines> ids;  // once the first line tells how lines name samples
-  std::vector<std::string> file_names;
-  std::vector<std::size_t> take;  // file field of each output column
-  std::size_t fields_expected = 0;
-  id_layout layout;
-  phenotype_table t;
-
-  const auto choose_columns = [&](std::size_t fields) {
-    if (names.empty()) {
-      t.names = file_names;
-      for (std::size_t c = 0; c < file_names.size(); ++c) take.push_back(layout.first_value + c);
-    } else {
-      for (const std::string& n : names) {
-        std::size_t c = 0;
-        while (c < file_names.size() && file_names[c] != n) ++c;
-        if (c == file_names.size()) {
-          std::string have;
-          for (const auto& f : file_names) have += (have.empty() ? "" : ", ") + f;
-          throw error(errc::invalid_argument,
-                      file.string() + ": no column named '" + n + "' (it has " + have + ")");
-        }
-        t.names.push_back(n);
-        take.push_back(layout.first_value + c);
-      }
+  phenotype_table read() {
+    const detail::mapped_table_text mapped(file_);
+    try {
+      const std::vector<detail::text_record> records = detail::split_records(mapped.text());
+      if (records.empty()) throw error(errc::bad_input, file_.string() + ": the file is empty");
+      std::vector<std::string_view> f;
+      detail::split_fields(records[0].text, f);
+      const std::size_t first = read_layout(records[0].line, f) ? 1 : 0;
+      ids_.emplace(samples_, file_, layout_.has_fid);
+      read_lines(records, first);
+      mapped.check_intact();
+      return std::move(t_);
+    } catch (const error&) {
+      mapped.check_intact();  // a shrunk file's zeros are not the line an error would name
+      throw;
     }
-    fields_expected = fields;
-    t.values.setConstant(static_cast<Eigen::Index>(samples.size()),
-                         static_cast<Eigen::Index>(take.size()),
-                         std::numeric_limits<double>::quiet_NaN());
-  };
+  }
 
+ private:
   // The first line: a header (#FID IID ..., FID IID ..., #IID ..., IID ...), or the first
-  // sample of a file without one (FID IID values, or a .fam's six fields).
-  const auto read_layout = [&](std::size_t line, std::span<const std::string_view> f) {
+  // sample of a file without one (FID IID values, or a .fam's six fields). True for a header.
+  bool read_layout(std::size_t line, std::span<const std::string_view> f) {
     const bool fid_header = f[0] == "#FID" || f[0] == "FID";
     const bool iid_header = f[0] == "#IID" || f[0] == "IID";
     if (fid_header || iid_header) {
-      layout.has_fid = fid_header;
-      std::size_t c = fid_header ? 1 : 0;
+      layout_.has_fid = fid_header;
       if (fid_header && (f.size() < 2 || f[1] != "IID"))
         throw error(errc::bad_input,
-                    detail::where(file, line) + "a header starting with FID must name IID second");
-      ++c;
+                    detail::where(file_, line) + "a header starting with FID must name IID second");
+      std::size_t c = fid_header ? 2 : 1;
       while (c < f.size() && is_sample_field(f[c])) ++c;
-      layout.first_value = c;
-      for (; c < f.size(); ++c) file_names.emplace_back(f[c]);
-      if (file_names.empty())
+      layout_.first_value = c;
+      for (; c < f.size(); ++c) file_names_.emplace_back(f[c]);
+      if (file_names_.empty())
         throw error(errc::bad_input,
-                    detail::where(file, line) + "the header names no value column");
+                    detail::where(file_, line) + "the header names no value column");
       choose_columns(f.size());
       return true;
     }
     // A .fam: FID IID father mother sex phenotype, the phenotype named as PLINK 2 names it.
-    if (file.extension() == ".fam") {
+    if (file_.extension() == ".fam") {
       if (f.size() != 6)
-        throw error(errc::bad_input, detail::where(file, line) +
+        throw error(errc::bad_input, detail::where(file_, line) +
                                          "a .fam line has 6 fields, found " +
                                          std::to_string(f.size()));
-      layout.first_value = 5;
-      file_names.push_back("PHENO1");
+      layout_.first_value = 5;
+      file_names_.push_back("PHENO1");
       choose_columns(6);
       return false;
     }
     if (f.size() < 3)
-      throw error(errc::bad_input, detail::where(file, line) +
+      throw error(errc::bad_input, detail::where(file_, line) +
                                        "expected FID, IID and at least one value, found " +
                                        std::to_string(f.size()) + " field(s)");
     for (std::size_t c = 2; c < f.size(); ++c)
-      file_names.push_back(default_name + std::to_string(c - 1));
+      file_names_.push_back(default_name_ + std::to_string(c - 1));
     choose_columns(f.size());
     return false;
-  };
+  }
 
-  // The checks and messages of one data line, in file order.
-  const auto data_line = [&](std::size_t line, std::span<const std::string_view> f) {
-    if (f.size() != fields_expected)
-      throw error(errc::bad_input, detail::where(file, line) + "expected " +
-                                       std::to_string(fields_expected) + " fields, found " +
-                                       std::to_string(f.size()));
-    ++t.file_samples;
-    const std::size_t row = ids->row_of(f, line);
-    // Values are checked even for samples the store does not have: a typo is a typo.
-    for (std::size_t c = 0; c < take.size(); ++c) {
-      const double v = parse_value(f[take[c]], file, line, t.names[c]);
-      if (row != detail::sample_lines::absent)
-        t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = v;
+  // The output columns: every value column of the file, or those `names_` asks for.
+  void choose_columns(std::size_t fields) {
+    if (names_.empty()) {
+      t_.names = file_names_;
+      for (std::size_t c = 0; c < file_names_.size(); ++c) take_.push_back(layout_.first_value + c);
+    } else {
+      for (const std::string& n : names_) {
+        std::size_t c = 0;
+        while (c < file_names_.size() && file_names_[c] != n) ++c;
+        if (c == file_names_.size()) {
+          std::string have;
+          for (const auto& f : file_names_) have += (have.empty() ? "" : ", ") + f;
+          throw error(errc::invalid_argument,
+                      file_.string() + ": no column named '" + n + "' (it has " + have + ")");
+        }
+        t_.names.push_back(n);
+        take_.push_back(layout_.first_value + c);
+      }
     }
-    if (row != detail::sample_lines::absent) ++t.matched_samples;
-  };
+    fields_expected_ = fields;
+    t_.values.setConstant(static_cast<Eigen::Index>(samples_.size()),
+                          static_cast<Eigen::Index>(take_.size()),
+                          std::numeric_limits<double>::quiet_NaN());
+  }
 
-  const detail::mapped_table_text mapped(file);
-  try {
-    const std::string_view text = mapped.text();
-    const std::vector<detail::text_record> records = detail::split_records(text);
-    if (records.empty()) throw error(errc::bad_input, file.string() + ": the file is empty");
-    std::vector<std::string_view> f;
-    detail::split_fields(records[0].text, f);
-    const std::size_t first = read_layout(records[0].line, f) ? 1 : 0;
-    ids.emplace(samples, file, layout.has_fid);
-
-    // Splitting the lines, reading their values and looking their samples up is most of the
-    // work and grows with the lines and columns: it runs across threads. The lines are then
-    // taken in file order (a sample listed twice is named at its second line), and a line that
-    // did not read cleanly goes through data_line, which throws the message the first problem
-    // deserves, whatever thread met it.
-    const std::size_t lines = records.size() - first, nc = take.size();
+  // Splitting the lines, reading their values and looking their samples up is most of the
+  // work and grows with the lines and columns: it runs across threads. The lines are then
+  // taken in file order (a sample listed twice is named at its second line), and a line that
+  // did not read cleanly goes through data_line, which throws the message the first problem
+  // deserves, whatever thread met it.
+  void read_lines(const std::vector<detail::text_record>& records, std::size_t first) {
+    const std::size_t lines = records.size() - first, nc = take_.size();
     std::vector<double> values(lines * nc);
     std::vector<std::array<std::string_view, 2>> id(lines);
     std::vector<std::size_t> found(lines);
@@ -214,15 +202,16 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
                         std::vector<std::string_view> fields;
                         for (std::size_t k = r.begin(); k != r.end(); ++k) {
                           detail::split_fields(records[first + k].text, fields);
-                          if (fields.size() != fields_expected) continue;
+                          if (fields.size() != fields_expected_) continue;
                           id[k] = {fields[0], fields.size() > 1 ? fields[1] : std::string_view{}};
-                          found[k] = ids->find(fields, k);  // in store order, line k is row k
+                          found[k] = ids_->find(fields, k);  // in store order, line k is row k
                           bool ok = true;
                           for (std::size_t c = 0; c < nc; ++c)
-                            ok &= read_value(fields[take[c]], values[k * nc + c]);
+                            ok &= read_value(fields[take_[c]], values[k * nc + c]);
                           clean[k] = ok;
                         }
                       });
+    std::vector<std::string_view> f;
     for (std::size_t k = 0; k < lines; ++k) {
       const std::size_t line = records[first + k].line;
       if (!clean[k]) {
@@ -230,19 +219,52 @@ phenotype_table read_phenotypes(const std::filesystem::path& file,
         data_line(line, f);
         continue;
       }
-      ++t.file_samples;
-      const std::size_t row = ids->take(found[k], id[k], line);
+      ++t_.file_samples;
+      const std::size_t row = ids_->take(found[k], id[k], line);
       if (row == detail::sample_lines::absent) continue;
       for (std::size_t c = 0; c < nc; ++c)
-        t.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = values[k * nc + c];
-      ++t.matched_samples;
+        t_.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) =
+            values[k * nc + c];
+      ++t_.matched_samples;
     }
-    mapped.check_intact();
-    return t;
-  } catch (const error&) {
-    mapped.check_intact();  // a shrunk file's zeros are not the line an error would name
-    throw;
   }
+
+  // The checks and messages of one data line, in file order.
+  void data_line(std::size_t line, std::span<const std::string_view> f) {
+    if (f.size() != fields_expected_)
+      throw error(errc::bad_input, detail::where(file_, line) + "expected " +
+                                       std::to_string(fields_expected_) + " fields, found " +
+                                       std::to_string(f.size()));
+    ++t_.file_samples;
+    const std::size_t row = ids_->row_of(f, line);
+    // Values are checked even for samples the store does not have: a typo is a typo.
+    for (std::size_t c = 0; c < take_.size(); ++c) {
+      const double v = parse_value(f[take_[c]], file_, line, t_.names[c]);
+      if (row != detail::sample_lines::absent)
+        t_.values(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) = v;
+    }
+    if (row != detail::sample_lines::absent) ++t_.matched_samples;
+  }
+
+  const std::filesystem::path& file_;
+  const std::vector<sample_info>& samples_;
+  std::span<const std::string> names_;
+  const std::string& default_name_;
+  std::optional<detail::sample_lines> ids_;  // once the first line tells how lines name samples
+  std::vector<std::string> file_names_;
+  std::vector<std::size_t> take_;  // file field of each output column
+  std::size_t fields_expected_ = 0;
+  id_layout layout_;
+  phenotype_table t_;
+};
+
+}  // namespace
+
+phenotype_table read_phenotypes(const std::filesystem::path& file,
+                                const std::vector<sample_info>& samples,
+                                std::span<const std::string> names,
+                                const std::string& default_name) {
+  return phenotype_reader(file, samples, names, default_name).read();
 }
 
 namespace {

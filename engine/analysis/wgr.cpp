@@ -301,9 +301,24 @@ wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size)
   return l;
 }
 
-// Up to this many level-0 blocks are fitted at once (with two threads or more) while the pass
-// gathers the next: a block's fit is its own, so the results do not depend on it.
-constexpr std::size_t blocks_fitted_at_once = 2;
+// The level-0 blocks fitted at once while the pass gathers the next; a block's fit is its
+// own, so the results do not depend on it. K folds run as K tasks of a block: a second block
+// only when the threads outnumber the folds. Leave-one-out's eigendecomposition is one task:
+// two blocks with two threads or more. Never more than two, each costing a block's memory.
+std::size_t blocks_fitted_at_once(bool leave_one_out, std::size_t folds, std::size_t threads) {
+  const std::size_t wanted = leave_one_out ? threads : (threads + folds - 1) / folds;
+  return std::clamp<std::size_t>(wanted, 1, 2);
+}
+
+// The columns of the widest block: what the memory of a block in flight grows with.
+std::size_t widest_block(const wgr_layout& layout) {
+  std::size_t widest = 0, begin = 0;
+  for (const std::size_t end : layout.block_end) {
+    widest = std::max(widest, end - begin);
+    begin = end;
+  }
+  return widest;
+}
 
 // Level 0 over the stream: each column standardised, adjusted and scaled into its block; each
 // full block's predictions, fitted by a task of its own, into every trait's predictor matrix.
@@ -325,8 +340,8 @@ class level0_pass {
            static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size()), o.spill_directory),
         block_(first_block),
         first_entry_(first_block == 0 ? 0 : layout.block_end[first_block - 1]),
-        fitted_at_once_(std::min<std::size_t>(
-            blocks_fitted_at_once,
+        fitted_at_once_(blocks_fitted_at_once(
+            folds == nullptr, folds ? folds->count() : 0,
             static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()))) {}
 
   // The kernel of the pass: column `v` is entry v.position of the layout's order, counted
@@ -458,8 +473,7 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
   plan.predictors = plan.blocks * options.level0_h2.size();
   const auto n = static_cast<std::uint64_t>(plan.samples), p = std::uint64_t{plan.traits},
              c = std::uint64_t{plan.predictors}, k = std::uint64_t{options.folds},
-             b = std::uint64_t{std::min(options.block_size, plan.columns)},
-             r = std::uint64_t{options.level0_h2.size()};
+             b = std::uint64_t{widest_block(layout)}, r = std::uint64_t{options.level0_h2.size()};
   plan.predictor_bytes = 8 * p * n * c;
   if (!options.spill_directory.empty()) {
     plan.spill_bytes = plan.predictor_bytes;
@@ -471,15 +485,17 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
              logistic_rows = static_cast<std::uint64_t>(detail::logistic_chunk_rows);
   plan.leave_one_out = leave_one_out(options, plan.samples);
   // Blocks being fitted, each with its predictions and products, and the block being gathered.
-  const std::uint64_t at_once = std::min<std::uint64_t>(blocks_fitted_at_once, t);
+  const std::uint64_t at_once = blocks_fitted_at_once(plan.leave_one_out, options.folds, threads);
   if (plan.leave_one_out) {  // wgr.hpp: the products in parts, their sum and eigenvectors
     plan.level0_bytes =
         8 * ((at_once + 1) * n * b + at_once * (n * r * p + 6 * b * b) + 2 * t * chunk * b);
     plan.level1_bytes = 8 * (6 * c * c + 2 * t * chunk * c);
     if (any_case_control) plan.level1_bytes += 8 * logistic_rows * c;
   } else {
-    plan.level0_bytes = 8 * ((at_once + 1) * n * b + at_once * (n * r * p + 2 * k * b * b));
-    plan.level1_bytes = 8 * (k * c * c + 2 * t * c * c);
+    // The folds' products, and each running fold's sum to factorise.
+    const std::uint64_t squares = k + std::min(t, k);
+    plan.level0_bytes = 8 * ((at_once + 1) * n * b + at_once * (n * r * p + squares * b * b));
+    plan.level1_bytes = 8 * squares * c * c;
     if (any_case_control)  // each running fold's scaled rows (wgr_ridge_internal.hpp)
       plan.level1_bytes += 8 * std::min(t, k) * logistic_rows * c;
   }

@@ -23,10 +23,16 @@ void other_folds(const std::vector<matrix>& parts, std::size_t k, matrix& sum) {
     if (m != k) sum += parts[m];
 }
 
-// (A + shrinkage·I)⁻¹ r with A's lower triangle, factorised in `work` (A's size, reused across
-// calls); A + shrinkage·I is positive definite for a positive shrinkage, A being a Gram matrix.
-matrix ridge_solve(const matrix& a, double shrinkage, const matrix& r, matrix& work) {
-  work.triangularView<Eigen::Lower>() = a;
+// (A + shrinkage·I)⁻¹ r, A = Σ gram[m] over every fold m but k: the lower triangles added in
+// fold order into `work` (gram's size, reused across calls; no copy of A is kept, which would
+// cost one more b × b matrix per running fold), then factorised there. Positive definite for
+// a positive shrinkage, A being a Gram matrix.
+matrix ridge_solve(const std::vector<matrix>& gram, std::size_t k, double shrinkage,
+                   const matrix& r, matrix& work) {
+  auto lower = work.triangularView<Eigen::Lower>();
+  lower.setZero();
+  for (std::size_t m = 0; m < gram.size(); ++m)
+    if (m != k) lower += gram[m];
   work.diagonal().array() += shrinkage;
   const Eigen::LLT<Eigen::Ref<matrix>, Eigen::Lower> llt(work);
   if (llt.info() != Eigen::Success)
@@ -110,14 +116,13 @@ void level0_block(const matrix& g, const matrix& y, const sample_folds& folds,
   fold_products(g, y, folds, gram, cross);
   const auto traits = y.cols();
   tbb::parallel_for(std::size_t{0}, folds.count(), [&](std::size_t k) {
-    matrix a, r, work(g.cols(), g.cols());
-    other_folds(gram, k, a);
+    matrix r, work(g.cols(), g.cols());
     other_folds(cross, k, r);
     const auto first = static_cast<Eigen::Index>(folds.begin(k)),
                rows = static_cast<Eigen::Index>(folds.size(k));
     for (std::size_t j = 0; j < lambdas.size(); ++j)
       predictions.block(first, static_cast<Eigen::Index>(j) * traits, rows, traits).noalias() =
-          g.middleRows(first, rows) * ridge_solve(a, lambdas[j], r, work);
+          g.middleRows(first, rows) * ridge_solve(gram, k, lambdas[j], r, work);
   });
 }
 
@@ -156,15 +161,14 @@ level1_fit level1_ridge(const matrix& w, const Eigen::VectorXd& y, const sample_
   std::vector<matrix> beta(k_count);
   std::vector<std::vector<double>> sse(k_count, std::vector<double>(t_count));
   tbb::parallel_for(std::size_t{0}, k_count, [&](std::size_t k) {
-    matrix a, r, work(w.cols(), w.cols());
-    other_folds(gram, k, a);
+    matrix r, work(w.cols(), w.cols());
     other_folds(cross, k, r);
     beta[k].resize(w.cols(), static_cast<Eigen::Index>(t_count));
     const auto first = static_cast<Eigen::Index>(folds.begin(k)),
                rows = static_cast<Eigen::Index>(folds.size(k));
     for (std::size_t t = 0; t < t_count; ++t) {
       throw_if_stop_requested();
-      beta[k].col(static_cast<Eigen::Index>(t)) = ridge_solve(a, taus[t], r, work);
+      beta[k].col(static_cast<Eigen::Index>(t)) = ridge_solve(gram, k, taus[t], r, work);
       sse[k][t] = (y.segment(first, rows) -
                    w.middleRows(first, rows) * beta[k].col(static_cast<Eigen::Index>(t)))
                       .squaredNorm();

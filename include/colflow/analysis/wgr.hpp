@@ -125,15 +125,16 @@ struct wgr_result {
 };
 
 /// What a run will use, known before it starts: its sizes and the memory of its largest
-/// parts, in bytes. With n samples, P traits, B blocks of at most b columns, R = |level0_h2|,
-/// K folds, C = B·R predictors and T threads:
+/// parts, in bytes. With n samples, P traits, B blocks of at most b columns (the widest block
+/// of the layout), R = |level0_h2|, K folds, C = B·R predictors and T threads:
 /// - predictors: P · n · C · 8 (every trait's level-0 predictions, held until its level 1);
 ///   spilled (wgr_options::spill_directory), n · C · 8 in memory (one trait's, read back for
 ///   its level 1) and P · n · C · 8 on disk;
-/// - level 0: A = min(T, 2) blocks are fitted while the next is gathered:
-///   (A + 1)·n·b·8 (the blocks) + A·(n·R·P·8 + 2·K·b²·8) (their predictions and the folds'
-///   products);
-/// - level 1: K·C²·8 (the folds' products) + 2·T·C²·8 (each running fold's sum and solve),
+/// - level 0: A blocks are fitted while the next is gathered, A = ⌈T/K⌉ (one fold per thread;
+///   min(T, 2) with leave-one-out, whose eigendecomposition is one task), at most 2:
+///   (A + 1)·n·b·8 (the blocks) + A·(n·R·P·8 + (K + min(T, K))·b²·8) (their predictions,
+///   the folds' products and each running fold's sum to factorise);
+/// - level 1: K·C²·8 (the folds' products) + min(T, K)·C²·8 (each running fold's sum),
 ///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows), and
 ///   + n·C·8 when one misses some statuses (a copy of its samples' predictors);
 /// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.

@@ -301,13 +301,16 @@ wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size)
   return l;
 }
 
-// The level-0 blocks fitted at once while the pass gathers the next; a block's fit is its
-// own, so the results do not depend on it. K folds run as K tasks of a block: a second block
-// only when the threads outnumber the folds. Leave-one-out's eigendecomposition is one task:
-// two blocks with two threads or more. Never more than two, each costing a block's memory.
-std::size_t blocks_fitted_at_once(bool leave_one_out, std::size_t folds, std::size_t threads) {
-  const std::size_t wanted = leave_one_out ? threads : (threads + folds - 1) / folds;
-  return std::clamp<std::size_t>(wanted, 1, 2);
+// The level-0 blocks fitted beside the pass, while it gathers the next: 0 when the pass fits
+// each block itself before gathering the next. A block's fit is its own, so the results do not
+// depend on it. With K folds a fit is K tasks, and gathering is a small part of the work
+// (about n·c per column against the fit's n·b/2 and more): the pass fits the block itself
+// unless the threads outnumber the folds, then two beside it. Leave-one-out's
+// eigendecomposition is one task: two beside the pass with two threads or more. Each block
+// beside the pass costs a block's memory.
+std::size_t blocks_fitted_beside(bool leave_one_out, std::size_t folds, std::size_t threads) {
+  if (threads < 2) return 0;
+  return leave_one_out || threads > folds ? 2 : 0;
 }
 
 // The columns of the widest block: what the memory of a block in flight grows with.
@@ -340,7 +343,7 @@ class level0_pass {
            static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size()), o.spill_directory),
         block_(first_block),
         first_entry_(first_block == 0 ? 0 : layout.block_end[first_block - 1]),
-        fitted_at_once_(blocks_fitted_at_once(
+        fitted_beside_(blocks_fitted_beside(
             folds == nullptr, folds ? folds->count() : 0,
             static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()))) {}
 
@@ -395,7 +398,11 @@ class level0_pass {
     // The pass never returns to these columns: their frames leave the resident set.
     const std::size_t first = block_ == 0 ? 0 : layout_.block_end[block_ - 1];
     store_.drop_pages(layout_.columns[first], layout_.columns[layout_.block_end[block_] - 1]);
-    if (++fitting_count_ > fitted_at_once_) {
+    if (fitted_beside_ == 0) {
+      fit_block(g_, block_++);
+      return;
+    }
+    if (++fitting_count_ > fitted_beside_) {
       fitting_.wait();
       fitting_count_ = 1;
     }
@@ -430,7 +437,7 @@ class level0_pass {
   matrix g_;
   detail::wgr_predictors w_;
   std::size_t block_, first_entry_, constant_ = 0;
-  std::size_t fitted_at_once_, fitting_count_ = 0;  // blocks run since the last wait
+  std::size_t fitted_beside_, fitting_count_ = 0;  // blocks run since the last wait
   tbb::task_group fitting_;
 };
 
@@ -484,17 +491,18 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
   const auto chunk = static_cast<std::uint64_t>(detail::loo_chunk_rows),
              logistic_rows = static_cast<std::uint64_t>(detail::logistic_chunk_rows);
   plan.leave_one_out = leave_one_out(options, plan.samples);
-  // Blocks being fitted, each with its predictions and products, and the block being gathered.
-  const std::uint64_t at_once = blocks_fitted_at_once(plan.leave_one_out, options.folds, threads);
+  // The blocks held (those fitted beside the pass and the one it gathers), and those being
+  // fitted, each with its predictions and products.
+  const std::uint64_t beside = blocks_fitted_beside(plan.leave_one_out, options.folds, threads);
+  const std::uint64_t held = beside + 1, at_once = std::max<std::uint64_t>(beside, 1);
   if (plan.leave_one_out) {  // wgr.hpp: the products in parts, their sum and eigenvectors
-    plan.level0_bytes =
-        8 * ((at_once + 1) * n * b + at_once * (n * r * p + 6 * b * b) + 2 * t * chunk * b);
+    plan.level0_bytes = 8 * (held * n * b + at_once * (n * r * p + 6 * b * b) + 2 * t * chunk * b);
     plan.level1_bytes = 8 * (6 * c * c + 2 * t * chunk * c);
     if (any_case_control) plan.level1_bytes += 8 * logistic_rows * c;
   } else {
     // The folds' products, and each running fold's sum to factorise.
     const std::uint64_t squares = k + std::min(t, k);
-    plan.level0_bytes = 8 * ((at_once + 1) * n * b + at_once * (n * r * p + squares * b * b));
+    plan.level0_bytes = 8 * (held * n * b + at_once * (n * r * p + squares * b * b));
     plan.level1_bytes = 8 * squares * c * c;
     if (any_case_control)  // each running fold's scaled rows (wgr_ridge_internal.hpp)
       plan.level1_bytes += 8 * std::min(t, k) * logistic_rows * c;

@@ -1,5 +1,6 @@
 // The ridge levels of whole-genome regression: cross-validated fits of a block of columns
 // (level 0) and of one trait's block predictions (level 1).
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
@@ -115,14 +116,18 @@ void level0_block(const matrix& g, const matrix& y, const sample_folds& folds,
   std::vector<matrix> gram, cross;
   fold_products(g, y, folds, gram, cross);
   const auto traits = y.cols();
-  tbb::parallel_for(std::size_t{0}, folds.count(), [&](std::size_t k) {
-    matrix r, work(g.cols(), g.cols());
+  // One task per fold and shrinkage, so that K·R factorisations share the threads evenly; each
+  // thread factorises in a matrix of its own.
+  tbb::enumerable_thread_specific<matrix> works(g.cols(), g.cols());
+  const std::size_t shrinkages = lambdas.size();
+  tbb::parallel_for(std::size_t{0}, folds.count() * shrinkages, [&](std::size_t task) {
+    const std::size_t k = task / shrinkages, j = task % shrinkages;
+    matrix r;
     other_folds(cross, k, r);
     const auto first = static_cast<Eigen::Index>(folds.begin(k)),
                rows = static_cast<Eigen::Index>(folds.size(k));
-    for (std::size_t j = 0; j < lambdas.size(); ++j)
-      predictions.block(first, static_cast<Eigen::Index>(j) * traits, rows, traits).noalias() =
-          g.middleRows(first, rows) * ridge_solve(gram, k, lambdas[j], r, work);
+    predictions.block(first, static_cast<Eigen::Index>(j) * traits, rows, traits).noalias() =
+        g.middleRows(first, rows) * ridge_solve(gram, k, lambdas[j], r, works.local());
   });
 }
 

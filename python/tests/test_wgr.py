@@ -770,7 +770,7 @@ def test_spilled_predictors_give_the_same_bits_and_leave_nothing(toy, colflow_bi
     log = run("--lowmem", "--out", tmp_path / "spill")
     assert "spilled to disk" in log
     # Too little memory for every trait's predictors at once: spilled without being asked.
-    log = run("--memory", 20, "--threads", 2, "--out", tmp_path / "auto")
+    log = run("--memory", 10, "--threads", 2, "--out", tmp_path / "auto")
     assert "would not fit in memory" in log
     for p in range(1, 9):
         memory = (tmp_path / f"memory_{p}.loco").read_text()

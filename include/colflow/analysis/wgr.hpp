@@ -130,17 +130,18 @@ struct wgr_result {
 /// - predictors: P · n · C · 8 (every trait's level-0 predictions, held until its level 1);
 ///   spilled (wgr_options::spill_directory), n · C · 8 in memory (one trait's, read back for
 ///   its level 1) and P · n · C · 8 on disk;
-/// - level 0: A blocks are fitted while the next is gathered, A = ⌈T/K⌉ (one fold per thread;
-///   min(T, 2) with leave-one-out, whose eigendecomposition is one task), at most 2:
-///   (A + 1)·n·b·8 (the blocks) + A·(n·R·P·8 + (K + min(T, K))·b²·8) (their predictions,
-///   the folds' products and each running fold's sum to factorise);
+/// - level 0: the block the pass gathers and A fitted beside it, A = 0 (the pass fits each
+///   block itself) unless T > K, then 2 (2 with leave-one-out and T ≥ 2, its
+///   eigendecomposition being one task): (A + 1)·n·b·8 (the blocks) + max(A, 1)·(n·R·P·8 +
+///   (K + min(T, K))·b²·8) (the fits' predictions, the folds' products and each running fold's
+///   sum to factorise);
 /// - level 1: K·C²·8 (the folds' products) + min(T, K)·C²·8 (each running fold's sum),
 ///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows), and
 ///   + n·C·8 when one misses some statuses (a copy of its samples' predictors);
 /// - fixed: n·(c + P)·8 for the covariates' basis and the traits, 8 per store row.
-/// With leave-one-out, level 0 is (A + 1)·n·b·8 + A·(n·R·P·8 + 6·b²·8) (the products in 4
-/// parts, their sum and eigenvectors) + 2·T·1024·b·8 (each running chunk of rows), and level 1
-/// is 6·C²·8 + 2·T·1024·C·8, with a case/control trait + 4096·C·8.
+/// With leave-one-out, level 0 is (A + 1)·n·b·8 + max(A, 1)·(n·R·P·8 + 6·b²·8) (the
+/// products in 4 parts, their sum and eigenvectors) + 2·T·1024·b·8 (each running chunk of
+/// rows), and level 1 is 6·C²·8 + 2·T·1024·C·8, with a case/control trait + 4096·C·8.
 /// The peak is predictors + max(level 0, level 1) + fixed.
 struct wgr_plan {
   std::size_t samples = 0, traits = 0, columns = 0, blocks = 0, predictors = 0;

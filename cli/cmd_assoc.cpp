@@ -83,10 +83,8 @@ std::vector<Eigen::MatrixXd> loco_of(const std::string& list, const phenotype_ta
   return out;
 }
 
-}  // namespace
-
-command add_assoc(CLI::App& app) {
-  auto o = std::make_shared<assoc_options>();
+// The command's options and help, into `o`.
+void declare_options(CLI::App& app, assoc_options* o) {
   add_analysis_flags(app, o->common);
   app.add_option("--pheno", o->pheno,
                  "Phenotype file: FID IID v1 v2 ... (or #FID IID / #IID headers, .psam, .fam: "
@@ -166,90 +164,117 @@ command add_assoc(CLI::App& app) {
       "varies) and samples of unknown sex are left out, a male's call counting 0 or 2 copies;\n"
       "on Y only males are tested; on Y and MT a call counts 0 or 1 copies (haploid). Sexes\n"
       "come from the store (the .fam's), or --sex.");
-  return [o] {
-    if (o->score_test && o->firth_flag->count() > 0)
-      throw error(errc::invalid_argument,
-                  "--firth applies to the fitted Wald test; --score-test fits no column");
-    analysis_run run("assoc", o->common);
-    const store& s = run.source();
-    const phenotype_table all = run.read_table(o->pheno, o->pheno_names, "PHENO", "phenotype(s)");
-    const auto& kept = run.selected().row_kept;
-    const case_control_codes codes =
-        o->zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
-    std::vector<std::size_t> binary, quantitative;
-    split_phenotypes(*o, all, kept, codes, binary, quantitative);
-    phenotype_table pheno = select_phenotypes(all, quantitative);
-    phenotype_table cases = select_phenotypes(all, binary);
-    code_case_control(cases, codes);
-    for (const std::string& name : cases.names) run.log(name + ": case/control");
-    if (o->quantile_normalize) quantile_normalize(pheno, kept);
-    phenotype_table covar;
-    if (!o->covar.empty()) {
-      covar = run.read_table(o->covar, o->covar_names, "COVAR", "covariate(s)");
-      if (o->covar_standardize) variance_standardize(covar, kept);
-    } else if (!o->covar_names.empty() || o->covar_standardize) {
-      throw error(
-          errc::invalid_argument,
-          std::string(o->covar_standardize ? "--covar-variance-standardize" : "--covar-name") +
-              " needs --covar");
-    }
-    const phenotype_table* covariates = o->covar.empty() ? nullptr : &covar;
-    const std::vector<sample_sex> sexes =
-        o->sex.empty() ? sexes_of(s.samples())
-                       : read_sex_file(o->sex, s.samples(), sexes_of(s.samples()));
+}
 
-    // On MPI ranks, rank 0 alone writes (every rank receives every result). The tables of
-    // both models are committed together at the end, so a failed run leaves none.
-    const auto discard = [](std::size_t, std::size_t, std::span<const assoc_result>) {};
-    std::optional<assoc_writer> linear_tables, logistic_tables;
-    assoc_summary linear, logistic;
-    std::size_t untested = 0;
-    if (!pheno.names.empty()) {
-      if (is_writer()) linear_tables.emplace(s, pheno.names, o->out, o->common.digits);
-      const assoc_sink sink = linear_tables ? linear_tables->sink() : assoc_sink(discard);
-      if (o->loco.empty()) {
-        linear =
-            linear_association(s, run.selected(), pheno, covariates, sink, run.options(), sexes);
-      } else {
-        const std::vector<Eigen::MatrixXd> loco = loco_of(o->loco, pheno, s);
-        linear = linear_association_loco(s, run.selected(), pheno, covariates, loco, sink, untested,
-                                         run.options(), sexes);
-      }
-    }
-    if (!cases.names.empty()) {
-      if (is_writer())
-        logistic_tables.emplace(s, cases.names, o->out, o->common.digits, assoc_model::logistic,
-                                !o->beta);
-      const assoc_sink sink = logistic_tables ? logistic_tables->sink() : assoc_sink(discard);
-      const firth_mode firth = o->firth == "always"  ? firth_mode::always
-                               : o->firth == "never" ? firth_mode::never
-                                                     : firth_mode::fallback;
-      const logistic_test test = o->score_test ? logistic_test::score : logistic_test::wald;
-      if (o->loco.empty()) {
-        logistic = logistic_association(s, run.selected(), cases, covariates, sink, firth,
-                                        run.options(), sexes, test);
-      } else {
-        const std::vector<Eigen::MatrixXd> loco = loco_of(o->loco, cases, s);
-        logistic = logistic_association_loco(s, run.selected(), cases, covariates, loco, sink,
-                                             untested, firth, run.options(), sexes, test);
-      }
-    }
-    if (untested != 0)
-      run.log(std::to_string(untested) +
-              " columns are not on chromosomes 1-22 or X: not tested with --loco");
-    if (!is_writer()) return 0;
-    const auto report = [&](std::optional<assoc_writer>& tables, const phenotype_table& t,
-                            const assoc_summary& summary) {
-      if (!tables) return;
-      const auto& files = tables->commit();
-      for (std::size_t p = 0; p < files.size(); ++p)
-        run.log(t.names[p] + ": " + std::to_string(summary.samples_used[p]) +
-                " samples used, wrote " + files[p].string());
-    };
-    report(linear_tables, pheno, linear);
-    report(logistic_tables, cases, logistic);
-    return 0;
-  };
+// The run's inputs: the phenotypes split by model, the covariates and the samples' sexes.
+struct assoc_inputs {
+  phenotype_table pheno, cases, covar;
+  bool has_covariates = false;
+  std::vector<sample_sex> sexes;
+  const phenotype_table* covariates() const { return has_covariates ? &covar : nullptr; }
+};
+
+assoc_inputs read_inputs(const assoc_options& o, analysis_run& run) {
+  if (o.score_test && o.firth_flag->count() > 0)
+    throw error(errc::invalid_argument,
+                "--firth applies to the fitted Wald test; --score-test fits no column");
+  const store& s = run.source();
+  const phenotype_table all = run.read_table(o.pheno, o.pheno_names, "PHENO", "phenotype(s)");
+  const auto& kept = run.selected().row_kept;
+  const case_control_codes codes =
+      o.zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
+  std::vector<std::size_t> binary, quantitative;
+  split_phenotypes(o, all, kept, codes, binary, quantitative);
+  assoc_inputs in;
+  in.pheno = select_phenotypes(all, quantitative);
+  in.cases = select_phenotypes(all, binary);
+  code_case_control(in.cases, codes);
+  for (const std::string& name : in.cases.names) run.log(name + ": case/control");
+  if (o.quantile_normalize) quantile_normalize(in.pheno, kept);
+  if (!o.covar.empty()) {
+    in.covar = run.read_table(o.covar, o.covar_names, "COVAR", "covariate(s)");
+    in.has_covariates = true;
+    if (o.covar_standardize) variance_standardize(in.covar, kept);
+  } else if (!o.covar_names.empty() || o.covar_standardize) {
+    throw error(errc::invalid_argument,
+                std::string(o.covar_standardize ? "--covar-variance-standardize" : "--covar-name") +
+                    " needs --covar");
+  }
+  in.sexes = o.sex.empty() ? sexes_of(s.samples())
+                           : read_sex_file(o.sex, s.samples(), sexes_of(s.samples()));
+  return in;
+}
+
+// On MPI ranks, rank 0 alone writes (every rank receives every result).
+const auto discard = [](std::size_t, std::size_t, std::span<const assoc_result>) {};
+
+// The quantitative traits' scan, into `tables` (on the writer).
+assoc_summary scan_linear(const assoc_options& o, analysis_run& run, const assoc_inputs& in,
+                          std::optional<assoc_writer>& tables, std::size_t& untested) {
+  const store& s = run.source();
+  if (is_writer()) tables.emplace(s, in.pheno.names, o.out, o.common.digits);
+  const assoc_sink sink = tables ? tables->sink() : assoc_sink(discard);
+  if (o.loco.empty())
+    return linear_association(s, run.selected(), in.pheno, in.covariates(), sink, run.options(),
+                              in.sexes);
+  const std::vector<Eigen::MatrixXd> loco = loco_of(o.loco, in.pheno, s);
+  return linear_association_loco(s, run.selected(), in.pheno, in.covariates(), loco, sink, untested,
+                                 run.options(), in.sexes);
+}
+
+// The case/control traits' scan, into `tables` (on the writer).
+assoc_summary scan_logistic(const assoc_options& o, analysis_run& run, const assoc_inputs& in,
+                            std::optional<assoc_writer>& tables, std::size_t& untested) {
+  const store& s = run.source();
+  if (is_writer())
+    tables.emplace(s, in.cases.names, o.out, o.common.digits, assoc_model::logistic, !o.beta);
+  const assoc_sink sink = tables ? tables->sink() : assoc_sink(discard);
+  const firth_mode firth = o.firth == "always"  ? firth_mode::always
+                           : o.firth == "never" ? firth_mode::never
+                                                : firth_mode::fallback;
+  const logistic_test test = o.score_test ? logistic_test::score : logistic_test::wald;
+  if (o.loco.empty())
+    return logistic_association(s, run.selected(), in.cases, in.covariates(), sink, firth,
+                                run.options(), in.sexes, test);
+  const std::vector<Eigen::MatrixXd> loco = loco_of(o.loco, in.cases, s);
+  return logistic_association_loco(s, run.selected(), in.cases, in.covariates(), loco, sink,
+                                   untested, firth, run.options(), in.sexes, test);
+}
+
+// Commits one model's tables and says what each holds.
+void report(analysis_run& run, std::optional<assoc_writer>& tables, const phenotype_table& t,
+            const assoc_summary& summary) {
+  if (!tables) return;
+  const auto& files = tables->commit();
+  for (std::size_t p = 0; p < files.size(); ++p)
+    run.log(t.names[p] + ": " + std::to_string(summary.samples_used[p]) + " samples used, wrote " +
+            files[p].string());
+}
+
+int run_assoc(const assoc_options& o) {
+  analysis_run run("assoc", o.common);
+  const assoc_inputs in = read_inputs(o, run);
+  // The tables of both models are committed together at the end, so a failed run leaves none.
+  std::optional<assoc_writer> linear_tables, logistic_tables;
+  assoc_summary linear, logistic;
+  std::size_t untested = 0;
+  if (!in.pheno.names.empty()) linear = scan_linear(o, run, in, linear_tables, untested);
+  if (!in.cases.names.empty()) logistic = scan_logistic(o, run, in, logistic_tables, untested);
+  if (untested != 0)
+    run.log(std::to_string(untested) +
+            " columns are not on chromosomes 1-22 or X: not tested with --loco");
+  if (!is_writer()) return 0;
+  report(run, linear_tables, in.pheno, linear);
+  report(run, logistic_tables, in.cases, logistic);
+  return 0;
+}
+
+}  // namespace
+
+command add_assoc(CLI::App& app) {
+  auto o = std::make_shared<assoc_options>();
+  declare_options(app, o.get());
+  return [o] { return run_assoc(*o); };
 }
 
 }  // namespace colflow::cli

@@ -24,6 +24,7 @@ struct wgr_flags {
        lowmem = false, loocv = false, l1_full = false;
   std::size_t block_size = 1000, folds = 5, level0 = 5, level1 = 5;
   std::uint64_t memory_mib = 0;
+  const CLI::Option* folds_flag = nullptr;
 };
 
 std::string format(const char* pattern, double v) {
@@ -53,10 +54,8 @@ void check_memory(analysis_run& run, const wgr_plan& plan, std::uint64_t limit) 
                     "--block-size to have fewer predictors");
 }
 
-}  // namespace
-
-command add_wgr(CLI::App& app) {
-  auto o = std::make_shared<wgr_flags>();
+// The command's options and help, into `o`.
+void declare_options(CLI::App& app, wgr_flags* o) {
   add_analysis_flags(app, o->common);
   app.add_option("--pheno", o->pheno, "Trait file, as assoc reads it (docs/ANALYSES.md)")
       ->required();
@@ -75,7 +74,7 @@ command add_wgr(CLI::App& app) {
                  "Columns per level-0 block, within a chromosome")
       ->check(integer_range(1, std::size_t{1} << 20))
       ->capture_default_str();
-  const CLI::Option* folds =
+  o->folds_flag =
       app.add_option("--folds,--cv", o->folds,
                      "Folds of the cross-validation (consecutive samples). Given, it holds even "
                      "where leave-one-out would be chosen")
@@ -128,91 +127,123 @@ command add_wgr(CLI::App& app) {
       "quantitative trait is the trait's mean, and a sample without a case/control status is\n"
       "left out of that trait's fits, its predictions NA (as regenie does).\n"
       "--lowmem keeps the level-0 predictors in an unnamed scratch file until level 1.");
-  return [o, folds] {
-    analysis_run run("wgr", o->common);
-    if (o->loocv && folds->count() != 0)
-      throw error(errc::invalid_argument, "--loocv and --folds cannot both apply");
-    if (o->l1_full && !o->loocv) throw error(errc::invalid_argument, "--l1-full needs --loocv");
-    const store& s = run.source();
-    phenotype_table traits = run.read_table(o->pheno, o->pheno_names, "PHENO", "trait(s)");
-    const auto& kept = run.selected().row_kept;
-    if (o->binary && o->quantitative)
-      throw error(errc::invalid_argument, "--binary and --quantitative cannot both apply");
-    const case_control_codes codes =
-        o->zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
-    std::vector<bool> case_control(traits.names.size());
-    for (std::size_t p = 0; p < traits.names.size(); ++p) {
-      case_control[p] = o->binary || (!o->quantitative && is_case_control(traits, p, kept, codes));
-      if (!case_control[p]) continue;
-      run.log(traits.names[p] + ": case/control");
-      phenotype_table one = select_phenotypes(traits, std::vector<std::size_t>{p});
-      code_case_control(one, codes);
-      traits.values.col(static_cast<Eigen::Index>(p)) = one.values.col(0);
-    }
-    if (o->quantile_normalize) {
-      if (std::find(case_control.begin(), case_control.end(), true) != case_control.end())
-        throw error(errc::invalid_argument,
-                    "--pheno-quantile-normalize applies to quantitative traits only");
-      quantile_normalize(traits, kept);
-    }
-    phenotype_table covar;
-    if (!o->covar.empty()) {
-      covar = run.read_table(o->covar, o->covar_names, "COVAR", "covariate(s)");
-    } else if (!o->covar_names.empty()) {
-      throw error(errc::invalid_argument, "--covar-name needs --covar");
-    }
-    const phenotype_table* covariates = o->covar.empty() ? nullptr : &covar;
-    wgr_options options;
-    options.block_size = o->block_size;
-    options.folds = o->folds;
-    options.validation = o->loocv              ? wgr_validation::leave_one_out
-                         : folds->count() != 0 ? wgr_validation::folds
-                                               : wgr_validation::automatic;
-    options.level1_full_fit = o->l1_full;
-    options.level0_h2 = heritability_grid(o->level0);
-    options.level1_h2 = heritability_grid(o->level1);
-    options.case_control = case_control;
-    const std::size_t threads = std::max<std::size_t>(
-        o->common.threads != 0 ? o->common.threads : std::thread::hardware_concurrency(), 1);
-    const std::uint64_t limit = o->memory_mib != 0 ? o->memory_mib << 20 : available_memory() / 2;
-    const std::filesystem::path spill_directory =
-        directory_of(o->lowmem_prefix.empty() ? std::filesystem::path(o->out)
-                                              : std::filesystem::path(o->lowmem_prefix));
-    if (!o->lowmem_prefix.empty() && !o->lowmem)
-      throw error(errc::invalid_argument, "--lowmem-prefix needs --lowmem");
-    if (o->lowmem) {
-      options.spill_directory = spill_directory;
-    } else if (plan_wgr(s, run.selected(), traits, covariates, options, threads).peak_bytes() >
-               limit) {
-      options.spill_directory = spill_directory;
-      run.log("the predictors would not fit in memory: spilled to disk as with --lowmem");
-    }
-    const wgr_plan plan = plan_wgr(s, run.selected(), traits, covariates, options, threads);
-    if (plan.leave_one_out)
-      run.log(o->loocv ? "leave-one-out cross-validation"
-                       : "leave-one-out cross-validation: a case/control trait and fewer than 5000 "
-                         "samples (as regenie; --folds keeps K folds)");
-    check_memory(run, plan, limit);
-    const wgr_result result =
-        whole_genome_regression(s, run.selected(), traits, covariates, options, run.options());
-    if (result.left_out_columns != 0)
-      run.log(std::to_string(result.left_out_columns) +
-              " selected columns are not on chromosomes 1-22 or X: left out");
-    if (result.constant_columns != 0)
-      run.log(std::to_string(result.constant_columns) +
-              " columns are constant once the covariates are projected out: they predict nothing");
-    for (const wgr_trait& t : result.traits)
-      run.log(t.name + ": level 1 h2 " + format("%g", options.level1_h2[t.chosen]) +
-              (t.case_control ? ", cross-validated -log-likelihood per sample " +
-                                    format("%.4f", t.level1_loss[t.chosen])
-                              : ", cross-validated R2 " + format("%.4f", t.cv_r2)) +
-              " (" + std::to_string(t.values) + " values)");
-    if (!is_writer()) return 0;
-    const wgr_files files = write_wgr(s, result, o->out, o->common.digits);
-    run.log("wrote " + files.pred_list.string() + ", " + files.summary.string() + " and " +
-            std::to_string(files.loco.size()) + " .loco file(s)");
-    return 0;
-  };
+}
+
+// The traits with their models (case/control ones coded 0/1), checked against the options.
+phenotype_table read_traits(const wgr_flags& o, analysis_run& run,
+                            std::vector<bool>& case_control) {
+  if (o.loocv && o.folds_flag->count() != 0)
+    throw error(errc::invalid_argument, "--loocv and --folds cannot both apply");
+  if (o.l1_full && !o.loocv) throw error(errc::invalid_argument, "--l1-full needs --loocv");
+  phenotype_table traits = run.read_table(o.pheno, o.pheno_names, "PHENO", "trait(s)");
+  const auto& kept = run.selected().row_kept;
+  if (o.binary && o.quantitative)
+    throw error(errc::invalid_argument, "--binary and --quantitative cannot both apply");
+  const case_control_codes codes =
+      o.zero_one ? case_control_codes::zero_one : case_control_codes::one_two;
+  case_control.assign(traits.names.size(), false);
+  for (std::size_t p = 0; p < traits.names.size(); ++p) {
+    case_control[p] = o.binary || (!o.quantitative && is_case_control(traits, p, kept, codes));
+    if (!case_control[p]) continue;
+    run.log(traits.names[p] + ": case/control");
+    phenotype_table one = select_phenotypes(traits, std::vector<std::size_t>{p});
+    code_case_control(one, codes);
+    traits.values.col(static_cast<Eigen::Index>(p)) = one.values.col(0);
+  }
+  if (o.quantile_normalize) {
+    if (std::find(case_control.begin(), case_control.end(), true) != case_control.end())
+      throw error(errc::invalid_argument,
+                  "--pheno-quantile-normalize applies to quantitative traits only");
+    quantile_normalize(traits, kept);
+  }
+  return traits;
+}
+
+// The model's options; the predictors go to a scratch file with --lowmem, or when the run
+// would not fit in `limit` otherwise.
+wgr_options model_options(const wgr_flags& o, analysis_run& run, const phenotype_table& traits,
+                          const phenotype_table* covariates, std::vector<bool> case_control,
+                          std::size_t threads, std::uint64_t limit) {
+  wgr_options options;
+  options.block_size = o.block_size;
+  options.folds = o.folds;
+  options.validation = o.loocv                      ? wgr_validation::leave_one_out
+                       : o.folds_flag->count() != 0 ? wgr_validation::folds
+                                                    : wgr_validation::automatic;
+  options.level1_full_fit = o.l1_full;
+  options.level0_h2 = heritability_grid(o.level0);
+  options.level1_h2 = heritability_grid(o.level1);
+  options.case_control = std::move(case_control);
+  const std::filesystem::path spill_directory =
+      directory_of(o.lowmem_prefix.empty() ? std::filesystem::path(o.out)
+                                           : std::filesystem::path(o.lowmem_prefix));
+  if (!o.lowmem_prefix.empty() && !o.lowmem)
+    throw error(errc::invalid_argument, "--lowmem-prefix needs --lowmem");
+  if (o.lowmem) {
+    options.spill_directory = spill_directory;
+  } else if (plan_wgr(run.source(), run.selected(), traits, covariates, options, threads)
+                 .peak_bytes() > limit) {
+    options.spill_directory = spill_directory;
+    run.log("the predictors would not fit in memory: spilled to disk as with --lowmem");
+  }
+  return options;
+}
+
+// What the fit left out and chose, per trait.
+void report(analysis_run& run, const wgr_options& options, const wgr_result& result) {
+  if (result.left_out_columns != 0)
+    run.log(std::to_string(result.left_out_columns) +
+            " selected columns are not on chromosomes 1-22 or X: left out");
+  if (result.constant_columns != 0)
+    run.log(std::to_string(result.constant_columns) +
+            " columns are constant once the covariates are projected out: they predict nothing");
+  for (const wgr_trait& t : result.traits)
+    run.log(t.name + ": level 1 h2 " + format("%g", options.level1_h2[t.chosen]) +
+            (t.case_control ? ", cross-validated -log-likelihood per sample " +
+                                  format("%.4f", t.level1_loss[t.chosen])
+                            : ", cross-validated R2 " + format("%.4f", t.cv_r2)) +
+            " (" + std::to_string(t.values) + " values)");
+}
+
+int run_wgr(const wgr_flags& o) {
+  analysis_run run("wgr", o.common);
+  const store& s = run.source();
+  std::vector<bool> case_control;
+  const phenotype_table traits = read_traits(o, run, case_control);
+  phenotype_table covar;
+  if (!o.covar.empty()) {
+    covar = run.read_table(o.covar, o.covar_names, "COVAR", "covariate(s)");
+  } else if (!o.covar_names.empty()) {
+    throw error(errc::invalid_argument, "--covar-name needs --covar");
+  }
+  const phenotype_table* covariates = o.covar.empty() ? nullptr : &covar;
+  const std::size_t threads = std::max<std::size_t>(
+      o.common.threads != 0 ? o.common.threads : std::thread::hardware_concurrency(), 1);
+  const std::uint64_t limit = o.memory_mib != 0 ? o.memory_mib << 20 : available_memory() / 2;
+  const wgr_options options =
+      model_options(o, run, traits, covariates, std::move(case_control), threads, limit);
+  const wgr_plan plan = plan_wgr(s, run.selected(), traits, covariates, options, threads);
+  if (plan.leave_one_out)
+    run.log(o.loocv ? "leave-one-out cross-validation"
+                    : "leave-one-out cross-validation: a case/control trait and fewer than 5000 "
+                      "samples (as regenie; --folds keeps K folds)");
+  check_memory(run, plan, limit);
+  const wgr_result result =
+      whole_genome_regression(s, run.selected(), traits, covariates, options, run.options());
+  report(run, options, result);
+  if (!is_writer()) return 0;
+  const wgr_files files = write_wgr(s, result, o.out, o.common.digits);
+  run.log("wrote " + files.pred_list.string() + ", " + files.summary.string() + " and " +
+          std::to_string(files.loco.size()) + " .loco file(s)");
+  return 0;
+}
+
+}  // namespace
+
+command add_wgr(CLI::App& app) {
+  auto o = std::make_shared<wgr_flags>();
+  declare_options(app, o.get());
+  return [o] { return run_wgr(*o); };
 }
 
 }  // namespace colflow::cli

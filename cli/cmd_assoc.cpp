@@ -69,16 +69,27 @@ void split_phenotypes(const assoc_options& o, const phenotype_table& all,
   }
 }
 
-// Each phenotype's LOCO predictions from the list, in the table's order.
+// Each phenotype's LOCO predictions from the list, in the table's order. Predictions that
+// colflow wgr fitted under the other model (log odds for a quantitative scan, or a
+// quantitative trait's scale as a case/control offset) are refused.
 std::vector<Eigen::MatrixXd> loco_of(const std::string& list, const phenotype_table& pheno,
-                                     const store& s) {
+                                     const store& s, bool case_control) {
   loco_predictions all = read_loco(list, s.samples());
   std::vector<Eigen::MatrixXd> out;
   for (const std::string& name : pheno.names) {
     const auto it = std::find(all.traits.begin(), all.traits.end(), name);
     if (it == all.traits.end())
       throw error(errc::invalid_argument, "--loco " + list + ": no line for the phenotype " + name);
-    out.push_back(std::move(all.values[static_cast<std::size_t>(it - all.traits.begin())]));
+    const auto t = static_cast<std::size_t>(it - all.traits.begin());
+    const std::string& fitted = all.models[t];
+    if (!fitted.empty() && (fitted == "binary") != case_control)
+      throw error(errc::invalid_argument,
+                  "--loco " + list + ": " + name + " was fitted as " + fitted +
+                      " by colflow wgr (its .wgr.tsv), but is tested here as " +
+                      (case_control ? "case/control" : "quantitative") + ": fit it again with --" +
+                      (case_control ? "binary" : "quantitative") + ", or test it with --" +
+                      (case_control ? "quantitative" : "binary"));
+    out.push_back(std::move(all.values[t]));
   }
   return out;
 }
@@ -217,7 +228,7 @@ assoc_summary scan_linear(const assoc_options& o, analysis_run& run, const assoc
   if (o.loco.empty())
     return linear_association(s, run.selected(), in.pheno, in.covariates(), sink, run.options(),
                               in.sexes);
-  const std::vector<Eigen::MatrixXd> loco = loco_of(o.loco, in.pheno, s);
+  const std::vector<Eigen::MatrixXd> loco = loco_of(o.loco, in.pheno, s, false);
   return linear_association_loco(s, run.selected(), in.pheno, in.covariates(), loco, sink, untested,
                                  run.options(), in.sexes);
 }
@@ -236,7 +247,7 @@ assoc_summary scan_logistic(const assoc_options& o, analysis_run& run, const ass
   if (o.loco.empty())
     return logistic_association(s, run.selected(), in.cases, in.covariates(), sink, firth,
                                 run.options(), in.sexes, test);
-  const std::vector<Eigen::MatrixXd> loco = loco_of(o.loco, in.cases, s);
+  const std::vector<Eigen::MatrixXd> loco = loco_of(o.loco, in.cases, s, true);
   return logistic_association_loco(s, run.selected(), in.cases, in.covariates(), loco, sink,
                                    untested, firth, run.options(), in.sexes, test);
 }

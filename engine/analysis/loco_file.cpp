@@ -39,12 +39,14 @@ void write_loco_file(tsv_writer& out, const store& s, const wgr_result& result,
 }
 
 void write_summary(tsv_writer& out, const wgr_result& result) {
-  for (const char* name : {"TRAIT", "N", "VALUES", "LEVEL1_H2_INDEX", "TAU", "CV_LOSS", "CHOSEN"})
+  for (const char* name :
+       {"TRAIT", "MODEL", "N", "VALUES", "LEVEL1_H2_INDEX", "TAU", "CV_LOSS", "CHOSEN"})
     out.text(name);
   out.end_line();
   for (const wgr_trait& t : result.traits)
     for (std::size_t j = 0; j < t.level1_tau.size(); ++j) {
-      out.text(t.name).integer(result.rows.size()).integer(t.values).integer(j + 1);
+      out.text(t.name).text(t.case_control ? "binary" : "quantitative");
+      out.integer(result.rows.size()).integer(t.values).integer(j + 1);
       out.number(t.level1_tau[j]).number(t.level1_loss[j]).integer(j == t.chosen ? 1 : 0);
       out.end_line();
     }
@@ -125,6 +127,34 @@ Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
   return values;
 }
 
+// The model of each trait in `traits` from the summary colflow wgr wrote beside a
+// PREFIX_pred.list (PREFIX.wgr.tsv, its MODEL column); "" for a trait it does not name, or
+// for every trait without such a summary (regenie's files).
+std::vector<std::string> models_beside(const std::filesystem::path& pred_list,
+                                       const std::vector<std::string>& traits) {
+  std::vector<std::string> models(traits.size());
+  const std::string name = pred_list.filename().string(), suffix = "_pred.list";
+  if (name.size() <= suffix.size() || !name.ends_with(suffix)) return models;
+  const std::filesystem::path summary =
+      pred_list.parent_path() / (name.substr(0, name.size() - suffix.size()) + ".wgr.tsv");
+  std::ifstream in(summary);
+  std::string line;
+  if (!in || !std::getline(in, line)) return models;
+  const std::vector<std::string> header = fields_of(line);
+  const auto trait = std::find(header.begin(), header.end(), "TRAIT");
+  const auto model = std::find(header.begin(), header.end(), "MODEL");
+  if (trait == header.end() || model == header.end()) return models;
+  const auto t = static_cast<std::size_t>(trait - header.begin()),
+             m = static_cast<std::size_t>(model - header.begin());
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = fields_of(line);
+    if (fields.size() != header.size()) continue;
+    const auto it = std::find(traits.begin(), traits.end(), fields[t]);
+    if (it != traits.end()) models[static_cast<std::size_t>(it - traits.begin())] = fields[m];
+  }
+  return models;
+}
+
 }  // namespace
 
 wgr_files write_wgr(const store& s, const wgr_result& result, const std::filesystem::path& prefix,
@@ -170,6 +200,7 @@ loco_predictions read_loco(const std::filesystem::path& pred_list,
     out.values.push_back(read_loco_file(file, samples));
   }
   if (out.traits.empty()) throw error(errc::bad_input, pred_list.string() + ": no trait listed");
+  out.models = models_beside(pred_list, out.traits);
   return out;
 }
 

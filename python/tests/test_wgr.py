@@ -779,6 +779,23 @@ def test_spilled_predictors_give_the_same_bits_and_leave_nothing(toy, colflow_bi
     assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith(".")) == []
 
 
+def test_assoc_refuses_predictions_fitted_under_the_other_model(toy, case_control, colflow_cli,
+                                                                colflow_binary, tmp_path):
+    """A case/control trait's step 1 fitted as quantitative is not on the log-odds scale of an
+    offset: colflow wgr's summary records the model, and assoc --loco refuses the mismatch."""
+    colflow_cli("wgr", toy["store"], "--pheno", case_control["pheno"], "--quantitative",
+                "--block-size", 1000, "--out", tmp_path / "qt")
+    assert set(read_tsv(tmp_path / "qt.wgr.tsv").MODEL) == {"quantitative"}
+    done = subprocess.run([colflow_binary, "assoc", toy["store"], "--pheno", case_control["pheno"],
+                           "--binary", "--1", "--loco", tmp_path / "qt_pred.list", "--out",
+                           tmp_path / "out"], capture_output=True, text=True)
+    assert done.returncode != 0 and "B was fitted as quantitative" in done.stderr, done.stderr
+    assert not list(tmp_path.glob("out*"))
+    # The same predictions tested as quantitative are accepted.
+    colflow_cli("assoc", toy["store"], "--pheno", case_control["pheno"], "--quantitative",
+                "--loco", tmp_path / "qt_pred.list", "--out", tmp_path / "out")
+
+
 def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path):
     def refused(*args, message):
         done = subprocess.run([colflow_binary, *map(str, args)], capture_output=True, text=True)

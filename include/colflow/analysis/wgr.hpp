@@ -174,7 +174,7 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
 
 /// The files of `colflow wgr` for an output prefix (the prefix followed by the text): regenie's
 /// PREFIX_<i>.loco per trait (i from 1), PREFIX_pred.list, and PREFIX.wgr.tsv, a line per trait
-/// and level-1 shrinkage.
+/// (with its MODEL, quantitative or binary) and level-1 shrinkage.
 struct wgr_files {
   std::vector<std::filesystem::path> loco;
   std::filesystem::path pred_list, summary;
@@ -192,10 +192,14 @@ wgr_files write_wgr(const store& s, const wgr_result& result, const std::filesys
 struct loco_predictions {
   std::vector<std::string> traits;
   std::vector<Eigen::MatrixXd> values;  ///< per trait: 23 × store rows
+  /// per trait: "quantitative" or "binary" (log odds) as colflow wgr fitted it, from the
+  /// PREFIX.wgr.tsv beside the list; "" when unknown (regenie's files)
+  std::vector<std::string> models;
 };
 
 /// Reads a PREFIX_pred.list (regenie's or colflow's) and the .loco files it names (relative
-/// paths from the list's folder), matching samples by FID_IID to the store's. Throws
+/// paths from the list's folder), matching samples by FID_IID to the store's, and each trait's
+/// model from the PREFIX.wgr.tsv colflow wgr writes beside the list, when there. Throws
 /// colflow::error bad_input naming the file and line for a malformed list or file, a sample
 /// listed twice, a chromosome line out of order; not_found for a missing file.
 loco_predictions read_loco(const std::filesystem::path& pred_list,

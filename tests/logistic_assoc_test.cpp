@@ -410,6 +410,65 @@ TEST(LogisticAssocTest, ResultsAreBitIdenticalAtAnyThreadCount) {
   }
 }
 
+// The score test (logistic_test::score) of dense columns: a column with missing values, a
+// constant one, one the covariates explain, one without a value; the same bits at 1 and 2
+// threads. Its values against numpy: python/tests/test_wgr.py.
+TEST(LogisticAssocTest, ScoreTestMarksUntestableColumnsAndIsThreadIndependent) {
+  test::temp_dir dir;
+  const std::uint64_t n = 150;
+  const trait_data t = random_traits(n, 9);
+  {
+    store_writer w(dir / "f.cf", writer_options{value_type::float64, n, false, "test"},
+                   test::numbered_samples(n));
+    std::mt19937_64 rng(4);
+    std::normal_distribution<double> normal;
+    for (int j = 0; j < 4; ++j) {
+      std::vector<double> v(n);
+      for (std::size_t i = 0; i < n; ++i)
+        v[i] = j == 1   ? 5.0
+               : j == 2 ? 2.0 * t.covar.values(static_cast<Eigen::Index>(i), 0) + 1.0
+               : j == 3 ? NAN
+                        : (i % 15 == 0 ? NAN : normal(rng));
+      w.append(encode_float_column(v, value_type::float64, dense_stats(v), 0,
+                                   column_encoding{codec_id::zstd, 3, true}),
+               test::numbered_column(static_cast<std::uint64_t>(j)));
+    }
+    w.finish();
+  }
+  const store s = store::open(dir / "f.cf");
+  const auto run = [&](int threads) {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(threads));
+    std::vector<std::vector<assoc_result>> all;
+    logistic_association(
+        s, selection::all(s), t.cases, &t.covar,
+        [&](std::size_t, std::size_t, std::span<const assoc_result> r) {
+          all.emplace_back(r.begin(), r.end());
+        },
+        firth_mode::fallback, {}, {}, logistic_test::score);
+    return all;
+  };
+  const auto one = run(1), two = run(2);
+  ASSERT_EQ(one.size(), 4u);
+  for (std::size_t p = 0; p < 2; ++p) {
+    const assoc_result& r = one[0][p];
+    ASSERT_EQ(r.status, assoc_status::ok);
+    EXPECT_FALSE(r.firth);
+    EXPECT_LT(r.n_obs, n);  // the calls; the missing ones took the column's mean
+    EXPECT_NEAR(r.t_stat, r.beta / r.se, 1e-12 * std::fabs(r.t_stat) + 1e-300);
+    EXPECT_EQ(one[1][p].status, assoc_status::constant);
+    EXPECT_EQ(one[2][p].status, assoc_status::collinear);
+    EXPECT_EQ(one[3][p].status, assoc_status::constant);
+    for (std::size_t j = 0; j < 4; ++j) {
+      EXPECT_EQ(one[j][p].status, two[j][p].status);
+      EXPECT_TRUE(one[j][p].beta == two[j][p].beta ||
+                  (std::isnan(one[j][p].beta) && std::isnan(two[j][p].beta)));
+      EXPECT_TRUE(one[j][p].se == two[j][p].se ||
+                  (std::isnan(one[j][p].se) && std::isnan(two[j][p].se)));
+    }
+  }
+}
+
 TEST(LogisticAssocTest, PhenotypesWithoutCasesOrControlsOrWithOtherValuesAreRefused) {
   test::temp_dir dir;
   const std::uint64_t n = 50;

@@ -76,8 +76,9 @@ std::unordered_map<std::string, std::size_t> rows_by_key(const std::vector<sampl
   return rows;
 }
 
+// The predictions of one .loco file by store row; `listed` the samples its header names.
 Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
-                               const std::vector<sample_info>& samples) {
+                               const std::vector<sample_info>& samples, std::size_t& listed) {
   std::ifstream in(file);
   if (!in) throw error(errc::not_found, file.string() + ": cannot open the LOCO file");
   std::string line;
@@ -85,6 +86,7 @@ Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
   const std::vector<std::string> header = fields_of(line);
   if (header.empty() || header[0] != "FID_IID")
     bad_line(file, 1, "the header must start with FID_IID");
+  listed = header.size() - 1;
   const auto keys = rows_by_key(samples);
   std::vector<std::size_t> row_of(header.size(), ambiguous);  // ambiguous: not in the store
   std::vector<std::uint8_t> seen(samples.size(), 0);
@@ -128,10 +130,12 @@ Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
 }
 
 // The model of each trait in `traits` from the summary colflow wgr wrote beside a
-// PREFIX_pred.list (PREFIX.wgr.tsv, its MODEL column); "" for a trait it does not name, or
-// for every trait without such a summary (regenie's files).
+// PREFIX_pred.list (PREFIX.wgr.tsv, its MODEL column): "" for a trait it does not name or
+// names with another sample count N than the trait's .loco file lists (`listed`: a summary
+// left from another run), and for every trait without such a summary (regenie's files).
 std::vector<std::string> models_beside(const std::filesystem::path& pred_list,
-                                       const std::vector<std::string>& traits) {
+                                       const std::vector<std::string>& traits,
+                                       const std::vector<std::size_t>& listed) {
   std::vector<std::string> models(traits.size());
   const std::string name = pred_list.filename().string(), suffix = "_pred.list";
   if (name.size() <= suffix.size() || !name.ends_with(suffix)) return models;
@@ -141,16 +145,19 @@ std::vector<std::string> models_beside(const std::filesystem::path& pred_list,
   std::string line;
   if (!in || !std::getline(in, line)) return models;
   const std::vector<std::string> header = fields_of(line);
-  const auto trait = std::find(header.begin(), header.end(), "TRAIT");
-  const auto model = std::find(header.begin(), header.end(), "MODEL");
-  if (trait == header.end() || model == header.end()) return models;
-  const auto t = static_cast<std::size_t>(trait - header.begin()),
-             m = static_cast<std::size_t>(model - header.begin());
+  const auto column = [&](const char* title) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), title) -
+                                    header.begin());
+  };
+  const std::size_t t = column("TRAIT"), m = column("MODEL"), n = column("N");
+  if (std::max({t, m, n}) >= header.size()) return models;
   while (std::getline(in, line)) {
     const std::vector<std::string> fields = fields_of(line);
     if (fields.size() != header.size()) continue;
     const auto it = std::find(traits.begin(), traits.end(), fields[t]);
-    if (it != traits.end()) models[static_cast<std::size_t>(it - traits.begin())] = fields[m];
+    if (it == traits.end()) continue;
+    const auto q = static_cast<std::size_t>(it - traits.begin());
+    if (fields[n] == std::to_string(listed[q])) models[q] = fields[m];
   }
   return models;
 }
@@ -186,6 +193,7 @@ loco_predictions read_loco(const std::filesystem::path& pred_list,
   std::ifstream in(pred_list);
   if (!in) throw error(errc::not_found, pred_list.string() + ": cannot open the prediction list");
   loco_predictions out;
+  std::vector<std::size_t> listed;  // per trait: the samples its .loco file names
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     const std::vector<std::string> fields = fields_of(line);
@@ -197,10 +205,10 @@ loco_predictions read_loco(const std::filesystem::path& pred_list,
     std::filesystem::path file = fields[1];
     if (file.is_relative()) file = pred_list.parent_path() / file;
     out.traits.push_back(fields[0]);
-    out.values.push_back(read_loco_file(file, samples));
+    out.values.push_back(read_loco_file(file, samples, listed.emplace_back()));
   }
   if (out.traits.empty()) throw error(errc::bad_input, pred_list.string() + ": no trait listed");
-  out.models = models_beside(pred_list, out.traits);
+  out.models = models_beside(pred_list, out.traits, listed);
   return out;
 }
 

@@ -40,9 +40,11 @@ struct binary_trait {
   null_model null;             // for the score test only
 };
 
-// The score test's null model from the converged fit without the column (`beta`).
+// The score test's null model from the converged fit without the column (`beta`) of the
+// phenotype `name`; throws when its weighted design has lost rank (probabilities rounded to 0
+// or 1 by extreme offsets).
 null_model make_null_model(Eigen::MatrixXd design, const binary_trait& t,
-                           const Eigen::VectorXd& beta) {
+                           const Eigen::VectorXd& beta, const std::string& name) {
   null_model m;
   Eigen::ArrayXd eta = (design * beta).array();
   if (t.offset.size()) eta += t.offset.array();
@@ -51,6 +53,11 @@ null_model make_null_model(Eigen::MatrixXd design, const binary_trait& t,
   m.weight = (p * (1.0 - p)).matrix();
   m.information.compute(design.transpose() *
                         (design.array().colwise() * m.weight.array()).matrix());
+  if (m.information.info() != Eigen::Success)
+    throw error(errc::invalid_argument,
+                "phenotype " + name +
+                    ": the weights of the fit without the column leave its design without full "
+                    "rank (fitted probabilities of 0 or 1), so the score test has no variance");
   m.residual_coefficients = m.information.solve(design.transpose() * m.residual);
   m.design = std::move(design);
   return m;
@@ -153,7 +160,7 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
                         (offsets ? ", offset" : "") +
                         ") does not converge, which the score test needs: the covariates "
                         "may separate cases from controls");
-      t.null = make_null_model(std::move(null_design), t, null_fit.beta);
+      t.null = make_null_model(std::move(null_design), t, null_fit.beta, name);
     }
     traits.push_back(std::move(t));
   }
@@ -310,8 +317,10 @@ void score_samples(const binary_trait& t, const Value& value, assoc_result& r) {
     r.status = assoc_status::constant;
     return;
   }
+  // Centred: U and V do not change (the intercept is in the model), and the variance below
+  // is then not a small difference of large sums for a column far from 0.
   const double mean = sum / static_cast<double>(called);
-  for (double& v : g) v = std::isnan(v) ? mean : v;
+  for (double& v : g) v = std::isnan(v) ? 0.0 : v - mean;
   const Eigen::VectorXd wg = m.weight.cwiseProduct(g);
   const Eigen::VectorXd projected = m.design.transpose() * wg;
   const double raw = wg.dot(g);

@@ -100,8 +100,12 @@ class phenotype_reader {
   phenotype_reader(const std::filesystem::path& file, const std::vector<sample_info>& samples,
                    std::span<const std::string> names, const std::string& default_name)
       : file_(file), samples_(samples), names_(names), default_name_(default_name) {}
+  phenotype_reader(const phenotype_reader&) = delete;
+  phenotype_reader& operator=(const phenotype_reader&) = delete;
 
-  phenotype_table read() {
+  // Reads the file once; the reader holds references to the arguments, so it lives only for
+  // the call that made it.
+  phenotype_table read() && {
     const detail::mapped_table_text mapped(file_);
     try {
       const std::vector<detail::text_record> records = detail::split_records(mapped.text());

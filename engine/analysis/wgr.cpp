@@ -2,7 +2,6 @@
 // blocks over the store, then level 1 and the LOCO predictions per trait.
 #include "colflow/analysis/wgr.hpp"
 
-#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include <Eigen/QR>
@@ -22,6 +21,7 @@
 #include "colflow/cancellation.hpp"
 #include "colflow/communicator.hpp"
 #include "colflow/error.hpp"
+#include "kernels/allowed_threads_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -343,9 +343,8 @@ class level0_pass {
            static_cast<Eigen::Index>(layout.block_end.size() * lambdas_.size()), o.spill_directory),
         block_(first_block),
         first_entry_(first_block == 0 ? 0 : layout.block_end[first_block - 1]),
-        fitted_beside_(blocks_fitted_beside(
-            folds == nullptr, folds ? folds->count() : 0,
-            static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()))) {}
+        fitted_beside_(blocks_fitted_beside(folds == nullptr, folds ? folds->count() : 0,
+                                            detail::allowed_threads())) {}
 
   // The kernel of the pass: column `v` is entry v.position of the layout's order, counted
   // from the first block's.
@@ -500,10 +499,11 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
     plan.level1_bytes = 8 * (6 * c * c + 2 * t * chunk * c);
     if (any_case_control) plan.level1_bytes += 8 * logistic_rows * c;
   } else {
-    // The folds' products, and each running fold's sum to factorise.
-    const std::uint64_t squares = k + std::min(t, k);
-    plan.level0_bytes = 8 * (held * n * b + at_once * (n * r * p + squares * b * b));
-    plan.level1_bytes = 8 * squares * c * c;
+    // The folds' products, and each running factorisation's sum: a task per fold and
+    // shrinkage at level 0, per fold at level 1.
+    plan.level0_bytes =
+        8 * (held * n * b + at_once * (n * r * p + (k + std::min(t, k * r)) * b * b));
+    plan.level1_bytes = 8 * (k + std::min(t, k)) * c * c;
     if (any_case_control)  // each running fold's scaled rows (wgr_ridge_internal.hpp)
       plan.level1_bytes += 8 * std::min(t, k) * logistic_rows * c;
   }

@@ -16,7 +16,6 @@
 // for the result: a block's output is the same whoever computes it.
 #include "colflow/kernels/sample_blocks.hpp"
 
-#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
@@ -24,6 +23,8 @@
 #include <chrono>
 #include <cstdint>
 #include <thread>
+
+#include "kernels/allowed_threads_internal.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -166,16 +167,6 @@ class block_team {
 
 }  // namespace detail
 
-namespace {
-
-std::size_t allowed_threads() {
-  return std::min<std::size_t>(
-      static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())),
-      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-}
-
-}  // namespace
-
 sample_blocks::sample_blocks(std::size_t rows, std::size_t parallel_from, communicator* processes)
     : rows_(rows), count_((rows + sample_block_rows - 1) / sample_block_rows), own_end_(count_) {
   if (distributed(processes)) {
@@ -190,7 +181,7 @@ sample_blocks::sample_blocks(std::size_t rows, std::size_t parallel_from, commun
   const std::size_t own_rows =
       own_end_ > own_begin_ ? std::min(rows_, first(own_end_)) - first(own_begin_) : 0;
   if (own_rows < parallel_from) return;
-  const std::size_t threads = std::min(allowed_threads(), own_end_ - own_begin_);
+  const std::size_t threads = std::min(detail::allowed_threads(), own_end_ - own_begin_);
   if (threads > 1)
     team_ = std::make_unique<detail::block_team>(rows_, own_begin_, own_end_ - own_begin_, threads);
 }

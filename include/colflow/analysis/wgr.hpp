@@ -133,8 +133,8 @@ struct wgr_result {
 /// - level 0: the block the pass gathers and A fitted beside it, A = 0 (the pass fits each
 ///   block itself) unless T > K, then 2 (2 with leave-one-out and T ≥ 2, its
 ///   eigendecomposition being one task): (A + 1)·n·b·8 (the blocks) + max(A, 1)·(n·R·P·8 +
-///   (K + min(T, K))·b²·8) (the fits' predictions, the folds' products and each running fold's
-///   sum to factorise);
+///   (K + min(T, K·R))·b²·8) (the fits' predictions, the folds' products and each running
+///   factorisation's sum, a task per fold and shrinkage);
 /// - level 1: K·C²·8 (the folds' products) + min(T, K)·C²·8 (each running fold's sum),
 ///   with a case/control trait + min(T, K)·4096·C·8 (each running fold's weighted rows), and
 ///   + n·C·8 when one misses some statuses (a copy of its samples' predictors);
@@ -193,7 +193,8 @@ struct loco_predictions {
   std::vector<std::string> traits;
   std::vector<Eigen::MatrixXd> values;  ///< per trait: 23 × store rows
   /// per trait: "quantitative" or "binary" (log odds) as colflow wgr fitted it, from the
-  /// PREFIX.wgr.tsv beside the list; "" when unknown (regenie's files)
+  /// PREFIX.wgr.tsv beside the list when its N is the .loco file's sample count; "" when
+  /// unknown (regenie's files)
   std::vector<std::string> models;
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "analysis/analysis_stream_internal.hpp"
 #include "analysis/assoc_internal.hpp"
@@ -33,11 +34,11 @@ struct binary_trait {
   std::vector<std::size_t> rows;    // store rows used: selected, status and covariates known
   std::vector<std::uint8_t> cases;  // per store row: a case used; packed like genotype codes
   std::vector<std::uint8_t> controls;
-  Eigen::VectorXd y;           // per used row: 1 case, 0 control
-  Eigen::MatrixXd covariates;  // used rows x covariates
-  Eigen::VectorXd offset;      // per used row: the fixed offset (a LOCO prediction); or empty
-  Eigen::VectorXd start;       // intercept, 0 for the column, covariates: the null model
-  null_model null;             // for the score test only
+  Eigen::VectorXd y;               // per used row: 1 case, 0 control
+  Eigen::MatrixXd covariates;      // used rows x covariates
+  Eigen::VectorXd offset;          // per used row: the fixed offset (a LOCO prediction); or empty
+  Eigen::VectorXd start;           // intercept, 0 for the column, covariates: the null model
+  std::optional<null_model> null;  // for the score test only
 };
 
 // The score test's null model from the converged fit without the column (`beta`) of the
@@ -160,7 +161,7 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
                         (offsets ? ", offset" : "") +
                         ") does not converge, which the score test needs: the covariates "
                         "may separate cases from controls");
-      t.null = make_null_model(std::move(null_design), t, null_fit.beta, name);
+      t.null.emplace(make_null_model(std::move(null_design), t, null_fit.beta, name));
     }
     traits.push_back(std::move(t));
   }
@@ -299,7 +300,7 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
 // rule), so the null model serves every column.
 template <class Value>
 void score_samples(const binary_trait& t, const Value& value, assoc_result& r) {
-  const null_model& m = t.null;
+  const null_model& m = *t.null;
   Eigen::VectorXd g(t.y.size());
   double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
   std::uint64_t called = 0;

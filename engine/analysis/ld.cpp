@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "colflow/error.hpp"
@@ -177,6 +178,100 @@ void for_rows(std::size_t n, const analysis_options& analysis, const Body& body)
   }
 }
 
+// The window of each row: the columns after it on its chromosome, at most `window` − 1
+// variants and `window_kb` kb further. Positions are read when made, so that a bad position
+// fails before the pass.
+class ld_window {
+ public:
+  ld_window(const store& s, const selection& sel, const ld_options& o)
+      : info_(s.columns()),
+        columns_(sel.columns),
+        window_(static_cast<std::uint64_t>(o.window)),
+        limit_(static_cast<std::int64_t>(std::llround(o.window_kb * 1000))),
+        pos_(columns_.size()) {
+    for (std::size_t k = 0; k < columns_.size(); ++k) pos_[k] = position_of(info_[columns_[k]]);
+  }
+
+  // One past the last column of row i's window.
+  std::size_t end(std::size_t i) const {
+    const std::size_t m = columns_.size();
+    const std::size_t count_end = window_ > m - i ? m : i + static_cast<std::size_t>(window_);
+    const std::string& chrom = info_[columns_[i]].chrom;
+    std::size_t e = i + 1;
+    while (e < count_end && info_[columns_[e]].chrom == chrom && pos_[e] - pos_[i] <= limit_) ++e;
+    return e;
+  }
+
+ private:
+  const std::vector<column_info>& info_;
+  const std::vector<std::size_t>& columns_;
+  std::uint64_t window_;
+  std::int64_t limit_;
+  std::vector<std::int64_t> pos_;
+};
+
+// band: row i holds column i itself, then its window; rows stored one after another.
+void band_rows(const column_set& set, const ld_window& window, bool squared,
+               const analysis_options& analysis, ld_result& result) {
+  const std::size_t m = result.columns;
+  result.band_end.resize(m);
+  std::vector<std::size_t> offset(m + 1, 0);
+  for (std::size_t i = 0; i < m; ++i) {
+    result.band_end[i] = window.end(i);
+    offset[i + 1] = offset[i] + (result.band_end[i] - i);
+  }
+  result.matrix.assign(offset[m], nan);
+  for_rows(m, analysis, [&](std::size_t i) {
+    const std::size_t count = result.band_end[i] - i;
+    std::vector<correlation> c(count);
+    set.row(i, i, count, c.data());
+    double* out = result.matrix.data() + offset[i];
+    out[0] = std::isnan(c[0].r) ? nan : 1;
+    for (std::size_t j = 1; j < count; ++j) out[j] = squared ? c[j].r2 : c[j].r;
+  });
+}
+
+// table: each row's pairs with the columns after it within its window (every later column
+// with inter-chr) whose r² reaches min_r2, in row order.
+void table_pairs(const column_set& set, const ld_window* window, const ld_options& options,
+                 const analysis_options& analysis, ld_result& result) {
+  const std::size_t m = result.columns;
+  std::vector<std::vector<ld_pair>> rows(m);
+  for_rows(m, analysis, [&](std::size_t i) {
+    const std::size_t end = window ? window->end(i) : m;
+    const std::size_t count = end - i - 1;
+    std::vector<correlation> c(count);
+    if (count > 0) set.row(i, i + 1, count, c.data());
+    for (std::size_t j = 0; j < count; ++j)
+      if (c[j].r2 >= options.min_r2) rows[i].push_back({i, i + 1 + j, c[j].r, c[j].r2});
+  });
+  std::size_t total = 0;
+  for (const auto& r : rows) total += r.size();
+  result.pairs.reserve(total);
+  for (auto& r : rows) result.pairs.insert(result.pairs.end(), r.begin(), r.end());
+}
+
+// square and triangle: the upper triangle computed, mirrored below.
+void full_matrix(const column_set& set, bool squared, const analysis_options& analysis,
+                 ld_result& result) {
+  const std::size_t m = result.columns;
+  result.matrix.assign(m * m, nan);
+  for_rows(m, analysis, [&](std::size_t i) {
+    const std::size_t count = m - i - 1;
+    std::vector<correlation> c(count);
+    if (count > 0) set.row(i, i + 1, count, c.data());
+    // The diagonal is 1, as PLINK 1.9 writes it, or NaN for a variant constant over its calls.
+    correlation self;
+    set.row(i, i, 1, &self);
+    result.matrix[i * m + i] = std::isnan(self.r) ? nan : 1;
+    for (std::size_t j = 0; j < count; ++j) {
+      const double v = squared ? c[j].r2 : c[j].r;
+      result.matrix[i * m + i + 1 + j] = v;
+      result.matrix[(i + 1 + j) * m + i] = v;
+    }
+  });
+}
+
 }  // namespace
 
 void check_ld_options(const ld_options& o) {
@@ -209,94 +304,23 @@ ld_result ld(const store& s, const selection& sel, const ld_options& options,
                     " values; LD needs a genotype or dosage store (variants with positions)");
   ld_result result;
   result.options = options;
-  const std::size_t m = sel.columns.size();
-  result.columns = m;
-  const auto& info = s.columns();
-
-  // Positions and chromosomes before the pass, so that a bad position fails first.
-  std::vector<std::int64_t> pos;
+  result.columns = sel.columns.size();
   const bool windowed =
       (options.shape == ld_shape::table && !options.inter_chr) || options.shape == ld_shape::band;
-  if (windowed) {
-    pos.resize(m);
-    for (std::size_t k = 0; k < m; ++k) pos[k] = position_of(info[sel.columns[k]]);
-  }
+  std::optional<ld_window> window;
+  if (windowed) window.emplace(s, sel, options);
   const column_set set(s, sel, analysis);
-
   if (options.with_freqs) {
-    result.a1_freq.resize(m);
-    for (std::size_t k = 0; k < m; ++k) result.a1_freq[k] = set.a1_freq(k);
+    result.a1_freq.resize(result.columns);
+    for (std::size_t k = 0; k < result.columns; ++k) result.a1_freq[k] = set.a1_freq(k);
   }
-
-  // The end of row i's window: the columns after it on its chromosome, at most window − 1
-  // variants and window_kb kb further.
-  const auto limit = static_cast<std::int64_t>(std::llround(options.window_kb * 1000));
-  const auto window_end = [&](std::size_t i) {
-    const std::string& chrom = info[sel.columns[i]].chrom;
-    const std::size_t count_end = static_cast<std::uint64_t>(options.window) > m - i
-                                      ? m
-                                      : i + static_cast<std::size_t>(options.window);
-    std::size_t end = i + 1;
-    while (end < count_end && info[sel.columns[end]].chrom == chrom && pos[end] - pos[i] <= limit)
-      ++end;
-    return end;
-  };
   const bool squared = options.statistic == ld_statistic::r2;
-
-  if (options.shape == ld_shape::band) {
-    // Row i: column i itself, then its window; rows stored one after another.
-    result.band_end.resize(m);
-    std::vector<std::size_t> offset(m + 1, 0);
-    for (std::size_t i = 0; i < m; ++i) {
-      result.band_end[i] = window_end(i);
-      offset[i + 1] = offset[i] + (result.band_end[i] - i);
-    }
-    result.matrix.assign(offset[m], nan);
-    for_rows(m, analysis, [&](std::size_t i) {
-      const std::size_t count = result.band_end[i] - i;
-      std::vector<correlation> c(count);
-      set.row(i, i, count, c.data());
-      double* out = result.matrix.data() + offset[i];
-      out[0] = std::isnan(c[0].r) ? nan : 1;
-      for (std::size_t j = 1; j < count; ++j) out[j] = squared ? c[j].r2 : c[j].r;
-    });
-    return result;
-  }
-
-  if (options.shape == ld_shape::table) {
-    // Each row i: the columns after it within the window, or every later column with inter-chr.
-    std::vector<std::vector<ld_pair>> rows(m);
-    for_rows(m, analysis, [&](std::size_t i) {
-      const std::size_t end = options.inter_chr ? m : window_end(i);
-      const std::size_t count = end - i - 1;
-      std::vector<correlation> c(count);
-      if (count > 0) set.row(i, i + 1, count, c.data());
-      for (std::size_t j = 0; j < count; ++j)
-        if (c[j].r2 >= options.min_r2) rows[i].push_back({i, i + 1 + j, c[j].r, c[j].r2});
-    });
-    std::size_t total = 0;
-    for (const auto& r : rows) total += r.size();
-    result.pairs.reserve(total);
-    for (auto& r : rows) result.pairs.insert(result.pairs.end(), r.begin(), r.end());
-    return result;
-  }
-
-  // The matrix: the upper triangle computed, mirrored below.
-  result.matrix.assign(m * m, nan);
-  for_rows(m, analysis, [&](std::size_t i) {
-    const std::size_t count = m - i - 1;
-    std::vector<correlation> c(count);
-    if (count > 0) set.row(i, i + 1, count, c.data());
-    // The diagonal is 1, as PLINK 1.9 writes it, or NaN for a variant constant over its calls.
-    correlation self;
-    set.row(i, i, 1, &self);
-    result.matrix[i * m + i] = std::isnan(self.r) ? nan : 1;
-    for (std::size_t j = 0; j < count; ++j) {
-      const double v = squared ? c[j].r2 : c[j].r;
-      result.matrix[i * m + i + 1 + j] = v;
-      result.matrix[(i + 1 + j) * m + i] = v;
-    }
-  });
+  if (options.shape == ld_shape::band)
+    band_rows(set, *window, squared, analysis, result);
+  else if (options.shape == ld_shape::table)
+    table_pairs(set, window ? &*window : nullptr, options, analysis, result);
+  else
+    full_matrix(set, squared, analysis, result);
   return result;
 }
 

@@ -10,15 +10,18 @@
 #include "validators.hpp"
 
 namespace colflow::cli {
+namespace {
 
-command add_bayesr(CLI::App& app) {
-  struct options {
-    analysis_flags common;
-    bayesr_options chain;
-    std::string pheno, pheno_name, out, mode = "auto";
-    std::vector<double> g_prior, e_prior;
-  };
-  auto o = std::make_shared<options>();
+struct bayesr_flags {
+  analysis_flags common;
+  bayesr_options chain;
+  std::string pheno, pheno_name, out, mode = "auto";
+  std::vector<double> g_prior, e_prior;
+  const CLI::Option* checkpoint_every = nullptr;
+};
+
+// The command's options and help, into `o`.
+void declare_options(CLI::App& app, bayesr_flags* o) {
   o->chain.checkpoint_every = 100;
   add_analysis_flags(app, o->common);
   app.add_option("--pheno", o->pheno,
@@ -56,7 +59,7 @@ command add_bayesr(CLI::App& app) {
       ->delimiter(',')
       ->expected(2)
       ->check(positive_number());
-  CLI::Option* every =
+  o->checkpoint_every =
       app.add_option("--checkpoint-every", o->chain.checkpoint_every,
                      "Save the chain to PREFIX.checkpoint every N iterations and at the end\n"
                      "(default 100; 0: at the end only)")
@@ -90,65 +93,86 @@ command add_bayesr(CLI::App& app) {
       "(VAR_G: variance of the genetic values Zb). PREFIX.effects.tsv: ID A1 PIP BETA BETA_SD\n"
       "(standardised scale) BETA_PER_UNIT BETA_PER_UNIT_SD (phenotype units per A1 allele, or\n"
       "per unit of a dense column), posterior over the kept iterations after --burnin.");
-  return [o, every] {
-    if (!o->g_prior.empty()) {
-      o->chain.sigma2_g_df = o->g_prior[0];
-      o->chain.sigma2_g_scale = o->g_prior[1];
-    }
-    if (!o->e_prior.empty()) {
-      o->chain.sigma2_e_df = o->e_prior[0];
-      o->chain.sigma2_e_scale = o->e_prior[1];
-    }
-    o->chain.execution = o->mode == "sequential"  ? bayesr_execution::sequential
-                         : o->mode == "in-memory" ? bayesr_execution::in_memory
-                         : o->mode == "pipelined" ? bayesr_execution::pipelined
-                                                  : bayesr_execution::automatic;
-    o->chain.checkpoint = o->out + ".checkpoint";
-    // A --sync-every chain depends on the ranks and writes no checkpoint (its default period
-    // is dropped; an explicit one, or --resume, is refused by check_bayesr_options).
-    if (o->chain.sync_every > 0 && every->count() == 0) o->chain.checkpoint_every = 0;
-    check_bayesr_options(o->chain);
-    analysis_run run("bayesr", o->common);
-    const store& s = run.source();
-    std::vector<std::string> names;
-    if (!o->pheno_name.empty()) names.push_back(o->pheno_name);
-    const phenotype_table pheno = read_phenotypes(o->pheno, s.samples(), names, "PHENO");
-    std::vector<double> y(pheno.values.col(0).data(),
-                          pheno.values.col(0).data() + pheno.values.rows());
+}
 
-    // The statistics pass has a progress line of its own; the chain's passes (one per
-    // iteration, short and many) show as one line in iterations.
-    run.show_passes({"statistics"});
-    const bayesr_result r = bayesr(s, run.selected(), y, o->chain, run.options());
-    if (!is_writer()) return 0;  // rank 0 writes the results of every rank (the same bits)
-    if (r.resumed_from > 0) run.log("resumed from iteration " + std::to_string(r.resumed_from));
-    run.log(pheno.names[0] + ": " + std::to_string(r.samples) + " samples used");
-    const bayesr_files files = write_bayesr(s, run.selected(), r, o->out, o->common.digits);
-    if (const bayesr_summary h2 = summarize(r); h2.kept > 0) {
-      char line[160];
-      std::snprintf(
-          line, sizeof line,
-          "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
-          h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
-      run.log(line);
-    }
-    if (r.iterations_run > 0) {
-      char line[160];
-      const char* mode = r.execution == bayesr_execution::sequential  ? "sequential"
-                         : r.execution == bayesr_execution::in_memory ? "in memory"
-                                                                      : "pipelined";
-      std::snprintf(line, sizeof line,
-                    "%zu iterations (%s) in %.2f s: %.2f ms per iteration, compute busy %.0f%%",
-                    r.iterations_run, mode, r.seconds,
-                    1e3 * r.seconds / static_cast<double>(r.iterations_run),
-                    r.seconds > 0 ? 100.0 * r.compute_busy_seconds / r.seconds : 0.0);
-      run.log(line);
-    }
-    const bool checkpointed = o->chain.sync_every == 0 || run_processes() == nullptr;
-    run.log("wrote " + files.trace.string() + " and " + files.effects.string() +
-            (checkpointed ? " and " + o->chain.checkpoint.string() : std::string()));
-    return 0;
-  };
+// The chain's options completed from the flags (priors, mode, checkpoint), and checked.
+bayesr_options chain_options(const bayesr_flags& o) {
+  bayesr_options chain = o.chain;
+  if (!o.g_prior.empty()) {
+    chain.sigma2_g_df = o.g_prior[0];
+    chain.sigma2_g_scale = o.g_prior[1];
+  }
+  if (!o.e_prior.empty()) {
+    chain.sigma2_e_df = o.e_prior[0];
+    chain.sigma2_e_scale = o.e_prior[1];
+  }
+  chain.execution = o.mode == "sequential"  ? bayesr_execution::sequential
+                    : o.mode == "in-memory" ? bayesr_execution::in_memory
+                    : o.mode == "pipelined" ? bayesr_execution::pipelined
+                                            : bayesr_execution::automatic;
+  chain.checkpoint = o.out + ".checkpoint";
+  // A --sync-every chain depends on the ranks and writes no checkpoint (its default period
+  // is dropped; an explicit one, or --resume, is refused by check_bayesr_options).
+  if (chain.sync_every > 0 && o.checkpoint_every->count() == 0) chain.checkpoint_every = 0;
+  check_bayesr_options(chain);
+  return chain;
+}
+
+// The posterior h² and the chain's speed, in the log.
+void report(analysis_run& run, const bayesr_result& r) {
+  if (const bayesr_summary h2 = summarize(r); h2.kept > 0) {
+    char line[160];
+    std::snprintf(
+        line, sizeof line,
+        "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
+        h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
+    run.log(line);
+  }
+  if (r.iterations_run > 0) {
+    char line[160];
+    const char* mode = r.execution == bayesr_execution::sequential  ? "sequential"
+                       : r.execution == bayesr_execution::in_memory ? "in memory"
+                                                                    : "pipelined";
+    std::snprintf(line, sizeof line,
+                  "%zu iterations (%s) in %.2f s: %.2f ms per iteration, compute busy %.0f%%",
+                  r.iterations_run, mode, r.seconds,
+                  1e3 * r.seconds / static_cast<double>(r.iterations_run),
+                  r.seconds > 0 ? 100.0 * r.compute_busy_seconds / r.seconds : 0.0);
+    run.log(line);
+  }
+}
+
+int run_bayesr(const bayesr_flags& o) {
+  const bayesr_options chain = chain_options(o);
+  analysis_run run("bayesr", o.common);
+  const store& s = run.source();
+  std::vector<std::string> names;
+  if (!o.pheno_name.empty()) names.push_back(o.pheno_name);
+  const phenotype_table pheno = read_phenotypes(o.pheno, s.samples(), names, "PHENO");
+  std::vector<double> y(pheno.values.col(0).data(),
+                        pheno.values.col(0).data() + pheno.values.rows());
+
+  // The statistics pass has a progress line of its own; the chain's passes (one per
+  // iteration, short and many) show as one line in iterations.
+  run.show_passes({"statistics"});
+  const bayesr_result r = bayesr(s, run.selected(), y, chain, run.options());
+  if (!is_writer()) return 0;  // rank 0 writes the results of every rank (the same bits)
+  if (r.resumed_from > 0) run.log("resumed from iteration " + std::to_string(r.resumed_from));
+  run.log(pheno.names[0] + ": " + std::to_string(r.samples) + " samples used");
+  const bayesr_files files = write_bayesr(s, run.selected(), r, o.out, o.common.digits);
+  report(run, r);
+  const bool checkpointed = chain.sync_every == 0 || run_processes() == nullptr;
+  run.log("wrote " + files.trace.string() + " and " + files.effects.string() +
+          (checkpointed ? " and " + chain.checkpoint.string() : std::string()));
+  return 0;
+}
+
+}  // namespace
+
+command add_bayesr(CLI::App& app) {
+  auto o = std::make_shared<bayesr_flags>();
+  declare_options(app, o.get());
+  return [o] { return run_bayesr(*o); };
 }
 
 }  // namespace colflow::cli

@@ -521,6 +521,98 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
   return plan;
 }
 
+namespace {
+
+// Each case/control trait's statuses and folds, checked before the pass, which they do not
+// need; marks the traits in `traits`.
+std::vector<case_control_trait> case_control_statuses(const phenotype_table& values,
+                                                      const wgr_samples& samples,
+                                                      const wgr_options& options,
+                                                      const detail::sample_folds* folds,
+                                                      std::vector<wgr_trait>& traits) {
+  std::vector<case_control_trait> statuses(traits.size());
+  for (std::size_t p = 0; p < options.case_control.size(); ++p) {
+    traits[p].case_control = options.case_control[p];
+    if (options.case_control[p])
+      statuses[p] = case_control_inputs(values, static_cast<Eigen::Index>(p), samples, folds);
+  }
+  return statuses;
+}
+
+// This process's blocks [first, end): on several processes each fits a contiguous share; a
+// block's fit is its own, so gathering the predictors gives every process the bits of one.
+std::pair<std::size_t, std::size_t> own_blocks(std::size_t blocks, communicator* processes) {
+  if (!distributed(processes)) return {0, blocks};
+  const auto ranks = static_cast<std::size_t>(processes->size()),
+             rank = static_cast<std::size_t>(processes->rank());
+  return {even_share(blocks, rank, ranks), even_share(blocks, rank + 1, ranks)};
+}
+
+// Streams this process's blocks through `level0`; the pass and the constant columns (of every
+// process) into `result`.
+void run_level0(const store& s, const wgr_layout& layout, std::size_t first_block,
+                std::size_t end_block, level0_pass& level0, const analysis_options& analysis,
+                wgr_result& result) {
+  const auto entry = [&](std::size_t block) {
+    return block == 0 ? 0 : layout.block_end[block - 1];
+  };
+  const std::vector<std::size_t> columns(
+      layout.columns.begin() + static_cast<std::ptrdiff_t>(entry(first_block)),
+      layout.columns.begin() + static_cast<std::ptrdiff_t>(entry(end_block)));
+  analysis_options alone = analysis;
+  alone.processes = nullptr;
+  detail::analysis_stream stream(s, alone, s.type() != value_type::genotype, "wgr level 0");
+  result.pass =
+      stream.columns.run(columns, [&](const column_view<double>& v) { return level0.add(v); });
+  level0.finish();
+  result.constant_columns = level0.constant_columns();
+  if (distributed(analysis.processes)) {
+    double constant = 0;
+    for (const double c :
+         all_gather_one(*analysis.processes, static_cast<double>(result.constant_columns)))
+      constant += c;
+    result.constant_columns = static_cast<std::size_t>(constant);
+  }
+}
+
+// Level 1 and the LOCO predictions of each trait in turn, its predictors freed once it is done.
+void run_level1(const wgr_samples& samples, const wgr_layout& layout, level0_pass& level0,
+                const std::vector<case_control_trait>& statuses, const detail::sample_folds* folds,
+                const wgr_options& options, const analysis_options& analysis, wgr_result& result) {
+  const std::size_t r = options.level0_h2.size();
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> ranges;
+  for (const auto& [first, end] : layout.chromosome_blocks)
+    ranges.emplace_back(static_cast<Eigen::Index>(first * r), static_cast<Eigen::Index>(end * r));
+  const std::vector<double> taus = shrinkages(options.level1_h2, result.blocks * r);
+  // The logistic model's latent scale has variance π²/3: regenie's level-1 shrinkage for a
+  // case/control trait is τ · 3/π².
+  std::vector<double> logistic_taus = taus;
+  for (double& tau : logistic_taus) tau *= 3 / (std::numbers::pi * std::numbers::pi);
+  for (std::size_t p = 0; p < result.traits.size(); ++p) {
+    wgr_trait& t = result.traits[p];
+    const Eigen::VectorXd y = samples.y.col(static_cast<Eigen::Index>(p));
+    throw_if_stop_requested();
+    const matrix w = gathered(level0.predictors().take(p), analysis.processes, result.blocks, r);
+    detail::level1_fit fit;
+    if (t.case_control) {
+      fit = case_control_level1(w, statuses[p], folds, logistic_taus, ranges,
+                                options.level1_full_fit);
+      t.level1_tau = logistic_taus;
+      t.cv_r2 = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      fit = folds ? detail::level1_ridge(w, y, *folds, taus, ranges)
+                  : detail::level1_ridge_loo(w, y, taus, ranges);
+      t.level1_tau = taus;
+      t.cv_r2 = 1 - fit.loss[fit.chosen] * static_cast<double>(y.size()) / y.squaredNorm();
+    }
+    t.level1_loss = std::move(fit.loss);
+    t.chosen = fit.chosen;
+    t.loco = std::move(fit.loco);
+  }
+}
+
+}  // namespace
+
 wgr_result whole_genome_regression(const store& s, const selection& sel,
                                    const phenotype_table& traits, const phenotype_table* covariates,
                                    const wgr_options& options, const analysis_options& analysis) {
@@ -537,13 +629,8 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
     result.fold_starts = folds->starts();
   }
   const detail::sample_folds* fold_plan = folds ? &*folds : nullptr;
-  // Case/control inputs are checked before the pass, which they do not need.
-  std::vector<case_control_trait> statuses(result.traits.size());
-  for (std::size_t p = 0; p < options.case_control.size(); ++p) {
-    result.traits[p].case_control = options.case_control[p];
-    if (options.case_control[p])
-      statuses[p] = case_control_inputs(traits, static_cast<Eigen::Index>(p), samples, fold_plan);
-  }
+  const std::vector<case_control_trait> statuses =
+      case_control_statuses(traits, samples, options, fold_plan, result.traits);
   const wgr_layout layout = lay_out(s, sel, options.block_size);
   result.rows = samples.rows;
   result.covariates = static_cast<std::size_t>(samples.basis.cols());
@@ -551,68 +638,10 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   result.left_out_columns = layout.left_out;
   result.blocks = layout.block_end.size();
 
-  // On several processes each fits a contiguous share of the blocks; a block's fit is its own,
-  // so gathering the predictors gives every process the bits of one.
-  const bool shared = distributed(analysis.processes);
-  const std::size_t ranks = shared ? static_cast<std::size_t>(analysis.processes->size()) : 1,
-                    rank = shared ? static_cast<std::size_t>(analysis.processes->rank()) : 0;
-  const std::size_t first_block = even_share(result.blocks, rank, ranks),
-                    end_block = even_share(result.blocks, rank + 1, ranks);
-  const auto entry = [&](std::size_t block) {
-    return block == 0 ? 0 : layout.block_end[block - 1];
-  };
-  const std::vector<std::size_t> columns(
-      layout.columns.begin() + static_cast<std::ptrdiff_t>(entry(first_block)),
-      layout.columns.begin() + static_cast<std::ptrdiff_t>(entry(end_block)));
+  const auto [first_block, end_block] = own_blocks(result.blocks, analysis.processes);
   level0_pass level0(s, sel, samples, layout, fold_plan, options, result.columns, first_block);
-  analysis_options alone = analysis;
-  alone.processes = nullptr;
-  detail::analysis_stream stream(s, alone, s.type() != value_type::genotype, "wgr level 0");
-  result.pass =
-      stream.columns.run(columns, [&](const column_view<double>& v) { return level0.add(v); });
-  level0.finish();
-  result.constant_columns = level0.constant_columns();
-  if (shared) {
-    double constant = 0;
-    for (const double c :
-         all_gather_one(*analysis.processes, static_cast<double>(result.constant_columns)))
-      constant += c;
-    result.constant_columns = static_cast<std::size_t>(constant);
-  }
-
-  const std::size_t r = options.level0_h2.size();
-  std::vector<std::pair<Eigen::Index, Eigen::Index>> ranges;
-  for (const auto& [first, end] : layout.chromosome_blocks)
-    ranges.emplace_back(static_cast<Eigen::Index>(first * r), static_cast<Eigen::Index>(end * r));
-  const std::vector<double> taus = shrinkages(options.level1_h2, result.blocks * r);
-  // The logistic model's latent scale has variance π²/3: regenie's level-1 shrinkage for a
-  // case/control trait is τ · 3/π².
-  std::vector<double> logistic_taus = taus;
-  for (double& tau : logistic_taus) tau *= 3 / (std::numbers::pi * std::numbers::pi);
-  for (std::size_t p = 0; p < result.traits.size(); ++p) {
-    wgr_trait& t = result.traits[p];
-    const auto column = static_cast<Eigen::Index>(p);
-    const Eigen::VectorXd y = samples.y.col(column);
-    throw_if_stop_requested();
-    // In memory: freed once its trait is done.
-    const matrix w = gathered(level0.predictors().take(p), analysis.processes, result.blocks,
-                              options.level0_h2.size());
-    detail::level1_fit fit;
-    if (t.case_control) {
-      fit = case_control_level1(w, statuses[p], folds ? &*folds : nullptr, logistic_taus, ranges,
-                                options.level1_full_fit);
-      t.level1_tau = logistic_taus;
-      t.cv_r2 = std::numeric_limits<double>::quiet_NaN();
-    } else {
-      fit = folds ? detail::level1_ridge(w, y, *folds, taus, ranges)
-                  : detail::level1_ridge_loo(w, y, taus, ranges);
-      t.level1_tau = taus;
-      t.cv_r2 = 1 - fit.loss[fit.chosen] * static_cast<double>(y.size()) / y.squaredNorm();
-    }
-    t.level1_loss = std::move(fit.loss);
-    t.chosen = fit.chosen;
-    t.loco = std::move(fit.loco);
-  }
+  run_level0(s, layout, first_block, end_block, level0, analysis, result);
+  run_level1(samples, layout, level0, statuses, fold_plan, options, analysis, result);
   return result;
 }
 

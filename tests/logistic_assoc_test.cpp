@@ -209,14 +209,25 @@ TEST(LogisticAssocTest, GenotypeScanEqualsExplicitFitsWithMissingCallsCovariates
   EXPECT_GT(plain_seen, 10u);
 }
 
+// A float64 store of the given columns (NaN missing), zstd frames.
+void write_dense_columns(const std::filesystem::path& path,
+                         const std::vector<std::vector<double>>& columns) {
+  const std::uint64_t n = columns.front().size();
+  store_writer w(path, writer_options{value_type::float64, n, false, "test"},
+                 test::numbered_samples(n));
+  for (std::size_t j = 0; j < columns.size(); ++j)
+    w.append(encode_float_column(columns[j], value_type::float64, dense_stats(columns[j]), 0,
+                                 column_encoding{codec_id::zstd, 3, true}),
+             test::numbered_column(j));
+  w.finish();
+}
+
 TEST(LogisticAssocTest, DenseScanEqualsExplicitFitsAndFlagsConstantAndCollinearColumns) {
   test::temp_dir dir;
   const std::uint64_t n = 150;
   const trait_data t = random_traits(n, 9);
   std::vector<std::vector<double>> values;
   {
-    store_writer w(dir / "f.cf", writer_options{value_type::float64, n, false, "test"},
-                   test::numbered_samples(n));
     std::mt19937_64 rng(4);
     std::normal_distribution<double> normal;
     for (int j = 0; j < 4; ++j) {
@@ -225,12 +236,9 @@ TEST(LogisticAssocTest, DenseScanEqualsExplicitFitsAndFlagsConstantAndCollinearC
         v[i] = j == 2   ? 5.0
                : j == 3 ? 2.0 * t.covar.values(static_cast<Eigen::Index>(i), 0) + 1.0
                         : (rng() % 15 == 0 ? NAN : normal(rng));
-      w.append(encode_float_column(v, value_type::float64, dense_stats(v), 0,
-                                   column_encoding{codec_id::zstd, 3, true}),
-               test::numbered_column(static_cast<std::uint64_t>(j)));
       values.push_back(v);
     }
-    w.finish();
+    write_dense_columns(dir / "f.cf", values);
   }
   const store s = store::open(dir / "f.cf");
   const std::vector<std::uint8_t> all(n, 1);
@@ -418,10 +426,9 @@ TEST(LogisticAssocTest, ScoreTestMarksUntestableColumnsAndIsThreadIndependent) {
   const std::uint64_t n = 150;
   const trait_data t = random_traits(n, 9);
   {
-    store_writer w(dir / "f.cf", writer_options{value_type::float64, n, false, "test"},
-                   test::numbered_samples(n));
     std::mt19937_64 rng(4);
     std::normal_distribution<double> normal;
+    std::vector<std::vector<double>> values;
     for (int j = 0; j < 4; ++j) {
       std::vector<double> v(n);
       for (std::size_t i = 0; i < n; ++i)
@@ -429,11 +436,9 @@ TEST(LogisticAssocTest, ScoreTestMarksUntestableColumnsAndIsThreadIndependent) {
                : j == 2 ? 2.0 * t.covar.values(static_cast<Eigen::Index>(i), 0) + 1.0
                : j == 3 ? NAN
                         : (i % 15 == 0 ? NAN : normal(rng));
-      w.append(encode_float_column(v, value_type::float64, dense_stats(v), 0,
-                                   column_encoding{codec_id::zstd, 3, true}),
-               test::numbered_column(static_cast<std::uint64_t>(j)));
+      values.push_back(v);
     }
-    w.finish();
+    write_dense_columns(dir / "f.cf", values);
   }
   const store s = store::open(dir / "f.cf");
   const auto run = [&](int threads) {

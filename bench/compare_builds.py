@@ -137,9 +137,10 @@ def output_jobs(data: str, inputs: dict[str, str]) -> list[tuple[str, list[str]]
     ]
 
 
-def last_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else ""
+def first_error_line(refusal: str) -> str:
+    """The first line of what the program wrote to stderr (after run()'s own heading line)."""
+    lines = [line for line in refusal.splitlines()[1:] if line.strip()]
+    return lines[0] if lines else ""
 
 
 def same_output(path_old: str, path_new: str, dirs: dict[str, str]) -> bool:
@@ -162,7 +163,7 @@ def compare_outputs(old: str, new: str, data: str, work: str) -> bool:
         try:
             run(old, args, dirs["old"])
         except RuntimeError as refusal:  # a command or option newer than the old build
-            print(f"skipped    {name}: the old build refused it: {last_line(str(refusal))}")
+            print(f"skipped    {name}: the old build refused it: {first_error_line(str(refusal))}")
             continue
         run(new, args, dirs["new"])
         print(f"ran {name}", file=sys.stderr)

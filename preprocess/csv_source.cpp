@@ -178,159 +178,196 @@ class line_reader {
   std::size_t pos_ = 0;
 };
 
+// The text of the file less a UTF-8 byte-order mark and the trailing line ends (trailing blank
+// lines are not rows); an empty file is refused.
+std::string_view body_of(std::string_view text, const std::string& path) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  if (text.empty()) fail(path, "empty file");
+  return text;
+}
+
+// The option's delimiter, or (option '\0') the first comma or tab of the first line, else ','.
+char delimiter_of(std::string_view text, char option, const std::string& path) {
+  if (option == '"' || option == '\n' || option == '\r' || option == ' ')
+    throw error(errc::invalid_argument,
+                path + ": the CSV delimiter cannot be a quote, a space or a line break");
+  if (option != '\0') return option;
+  const std::string_view first_line = text.substr(0, text.find('\n'));
+  const std::size_t at = first_line.find_first_of(",\t");
+  return at == std::string_view::npos ? ',' : first_line[at];
+}
+
+// What a cheap first read of the lines tells before any value is parsed: enough to decide the
+// layout and to size the value array exactly.
+struct csv_survey {
+  std::vector<std::string> first;  // the first line's fields: the header or the first row
+  std::uint64_t lines = 1;
+  bool later_first_numeric = true;  // the first field of every later line is a number or missing
+  std::size_t second_fields = 0;    // the fields of line 2 (0 without one)
+};
+
+csv_survey survey(std::string_view text, char delimiter, const std::string& path) {
+  csv_survey s;
+  line_reader lines(text);
+  std::string_view line;
+  lines.next(line);
+  field_reader first(line, delimiter, path, 1);
+  for (std::string_view f; first.next(f);) s.first.emplace_back(f);
+  while (lines.next(line)) {
+    ++s.lines;
+    field_reader fields(line, delimiter, path, s.lines);
+    std::string_view f;
+    fields.next(f);
+    if (s.later_first_numeric && !is_numeric(f)) s.later_first_numeric = false;
+    if (s.lines == 2) {
+      while (fields.next(f)) {
+      }
+      s.second_fields = fields.index();
+    }
+  }
+  return s;
+}
+
+// Where the names, the sample IDs and the values are (the rules of csv_source.hpp).
+struct csv_layout {
+  bool header = false;
+  bool ids = false;
+  bool header_without_corner = false;  // R's write.table: one name fewer than fields
+  std::size_t fields = 0;              // on every data line, the ID included
+};
+
+bool header_present(const csv_survey& s, const csv_options& options) {
+  if (options.header != csv_presence::detect) return options.header == csv_presence::present;
+  const bool first_numeric = is_numeric(s.first.front());
+  const bool others_numeric = std::all_of(s.first.begin() + 1, s.first.end(),
+                                          [](const std::string& f) { return is_numeric(f); });
+  // A lone non-numeric first field is a header only if it cannot be a sample ID: there are no
+  // IDs, or it is the only field, or no later line starts with a non-number.
+  return !others_numeric || (!first_numeric && options.ids != csv_presence::present &&
+                             (options.ids == csv_presence::absent || s.first.size() == 1 ||
+                              (s.lines > 1 && s.later_first_numeric)));
+}
+
+csv_layout layout_of(const csv_survey& s, const csv_options& options) {
+  csv_layout l;
+  l.header = header_present(s, options);
+  l.header_without_corner = l.header && s.lines > 1 && s.first.size() + 1 == s.second_fields &&
+                            options.ids != csv_presence::absent;
+  if (options.ids != csv_presence::detect) {
+    l.ids = options.ids == csv_presence::present;
+  } else {  // never an ID column that would leave no values
+    l.ids =
+        l.header_without_corner ||
+        (s.first.size() > 1 && ((l.header && s.first.front().empty()) || !s.later_first_numeric ||
+                                (!l.header && !is_numeric(s.first.front()))));
+  }
+  l.fields = l.header_without_corner ? s.second_fields : s.first.size();
+  return l;
+}
+
+// The header's column names (empty ones numbered), the ID column's name left out.
+std::vector<std::string> column_names(std::vector<std::string> header, const csv_layout& l,
+                                      const std::string& path) {
+  std::vector<std::string> names;
+  const std::size_t skip = l.ids && !l.header_without_corner ? 1 : 0;
+  for (std::size_t k = skip; k < header.size(); ++k) {
+    std::string& name = header[k];
+    if (name.find_first_of("\t\r\n") != std::string::npos)
+      fail(path, "line 1, column " + std::to_string(k + 1) + ": column name " + shown(name) +
+                     " holds a tab or line break, which a store cannot keep");
+    names.push_back(name.empty() ? "col" + std::to_string(names.size() + 1) : std::move(name));
+  }
+  return names;
+}
+
+void check_sample_id(const std::string& id, std::uint64_t line_no, const std::string& path) {
+  if (id.empty()) fail(path, line_text(line_no) + ": empty sample ID");
+  if (id.find_first_of(" \t\r\n") != std::string::npos)
+    fail(path, line_text(line_no) + ": sample ID " + shown(id) +
+                   " holds whitespace, which PLINK-style sample files cannot hold");
+}
+
+// Parses one data line into row `row` of the column-major values (rows per column: n); returns
+// its sample ID (empty without an ID column).
+std::string parse_row(std::string_view line, std::uint64_t line_no, const csv_layout& l,
+                      char delimiter, const std::string& path, std::size_t row, std::size_t n,
+                      std::vector<double>& values) {
+  const std::size_t id_fields = l.ids ? 1 : 0;
+  field_reader fields(line, delimiter, path, line_no);
+  std::string id;
+  for (std::string_view f; fields.next(f);) {
+    const std::size_t k = fields.index() - 1;
+    if (k >= l.fields) continue;  // counted for the message below
+    if (k < id_fields) {
+      id = f;  // checked once the line is known to have the right shape
+      continue;
+    }
+    switch (parse_number(f, values[(k - id_fields) * n + row])) {
+      case parsed::number:
+      case parsed::missing:
+        break;
+      case parsed::not_number:
+        fail(path, line_text(line_no) + ", column " + std::to_string(k + 1) + ": " + shown(f) +
+                       " is not a number");
+      case parsed::out_of_range:
+        fail(path, line_text(line_no) + ", column " + std::to_string(k + 1) + ": " + shown(f) +
+                       " is out of the range of float64");
+    }
+  }
+  if (fields.index() != l.fields)
+    fail(path, line_text(line_no) + " has " + std::to_string(fields.index()) +
+                   (fields.index() == 1 ? " field" : " fields") + ", expected " +
+                   std::to_string(l.fields));
+  if (l.ids) check_sample_id(id, line_no, path);
+  return id;
+}
+
+// The values (column-major, `rows` per column) and the sample IDs of the data lines.
+struct csv_rows {
+  std::vector<double> values;
+  std::vector<std::string> ids;  // empty without an ID column
+};
+
+csv_rows read_rows(std::string_view text, const csv_layout& layout, char delimiter,
+                   const std::string& path, std::size_t rows, std::size_t columns) {
+  csv_rows out;
+  out.values.resize(rows * columns);
+  if (layout.ids) out.ids.reserve(rows);
+  line_reader lines(text);
+  std::string_view line;
+  std::uint64_t line_no = 0;
+  if (layout.header) {
+    lines.next(line);
+    ++line_no;
+  }
+  for (std::size_t row = 0; lines.next(line); ++row) {
+    std::string id = parse_row(line, ++line_no, layout, delimiter, path, row, rows, out.values);
+    if (layout.ids) out.ids.push_back(std::move(id));
+  }
+  return out;
+}
+
 }  // namespace
 
 csv_source::csv_source(const std::filesystem::path& path, const csv_options& options)
     : path_(path.string()) {
-  const char d = options.delimiter;
-  if (d == '"' || d == '\n' || d == '\r' || d == ' ')
-    throw error(errc::invalid_argument,
-                path_ + ": the CSV delimiter cannot be a quote, a space or a line break");
-
   const mapped_text file(path_);
-  std::string_view text = file.text();
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte-order mark
-  // Trailing blank lines (and the final line end) are not rows.
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-  if (text.empty()) fail(path_, "empty file");
-
-  line_reader lines(text);
-  std::string_view line;
-  lines.next(line);
-  delimiter_ = d;
-  if (d == '\0') {
-    const std::size_t at = line.find_first_of(",\t");
-    delimiter_ = at == std::string_view::npos ? ',' : line[at];
-  }
-
-  // The first line, kept as strings: it may be the header.
-  std::vector<std::string> first;
-  {
-    field_reader fields(line, delimiter_, path_, 1);
-    for (std::string_view f; fields.next(f);) first.emplace_back(f);
-  }
-
-  // Pre-pass: count the lines, look at the first field of each later line and the number of
-  // fields of the second. Cheap next to the parse, and it sizes the value array exactly.
-  std::uint64_t line_count = 1;
-  bool later_first_numeric = true;
-  std::size_t second_fields = 0;
-  while (lines.next(line)) {
-    ++line_count;
-    field_reader fields(line, delimiter_, path_, line_count);
-    std::string_view f;
-    fields.next(f);
-    if (later_first_numeric && !is_numeric(f)) later_first_numeric = false;
-    if (line_count == 2) {
-      while (fields.next(f)) {
-      }
-      second_fields = fields.index();
-    }
-  }
-
-  const bool first_numeric = is_numeric(first.front());
-  const bool others_numeric = std::all_of(first.begin() + 1, first.end(),
-                                          [](const std::string& f) { return is_numeric(f); });
-  switch (options.header) {
-    case csv_presence::present:
-      has_header_ = true;
-      break;
-    case csv_presence::absent:
-      has_header_ = false;
-      break;
-    case csv_presence::detect:
-      // A lone non-numeric first field is a header only if it cannot be a sample ID: there
-      // are no IDs, or it is the only field, or no later line starts with a non-number.
-      has_header_ = !others_numeric || (!first_numeric && options.ids != csv_presence::present &&
-                                        (options.ids == csv_presence::absent || first.size() == 1 ||
-                                         (line_count > 1 && later_first_numeric)));
-      break;
-  }
-
-  // R's write.table writes no corner cell above the row names: one name fewer than fields.
-  const bool header_without_corner = has_header_ && line_count > 1 &&
-                                     first.size() + 1 == second_fields &&
-                                     options.ids != csv_presence::absent;
-  bool ids = false;
-  switch (options.ids) {
-    case csv_presence::present:
-      ids = true;
-      break;
-    case csv_presence::absent:
-      ids = false;
-      break;
-    case csv_presence::detect:
-      // Never an ID column that would leave no values.
-      ids = header_without_corner ||
-            (first.size() > 1 && ((has_header_ && first.front().empty()) || !later_first_numeric ||
-                                  (!has_header_ && !first_numeric)));
-      break;
-  }
-  const std::size_t expected = header_without_corner ? second_fields : first.size();
-  const std::size_t id_fields = ids ? 1 : 0;
-  if (expected <= id_fields) fail(path_, "no data columns (only the sample ID column)");
-  columns_ = expected - id_fields;
-  rows_ = line_count - (has_header_ ? 1 : 0);
+  const std::string_view text = body_of(file.text(), path_);
+  delimiter_ = delimiter_of(text, options.delimiter, path_);
+  csv_survey lines = survey(text, delimiter_, path_);
+  const csv_layout layout = layout_of(lines, options);
+  has_header_ = layout.header;
+  if (layout.fields <= (layout.ids ? 1u : 0u))
+    fail(path_, "no data columns (only the sample ID column)");
+  columns_ = layout.fields - (layout.ids ? 1 : 0);
+  rows_ = lines.lines - (has_header_ ? 1 : 0);
   if (rows_ == 0) fail(path_, "no data rows (only a header line)");
-
-  if (has_header_) {
-    const std::size_t skip = header_without_corner ? 0 : id_fields;
-    for (std::size_t k = skip; k < first.size(); ++k) {
-      std::string& name = first[k];
-      if (name.find_first_of("\t\r\n") != std::string::npos)
-        fail(path_, "line 1, column " + std::to_string(k + 1) + ": column name " + shown(name) +
-                        " holds a tab or line break, which a store cannot keep");
-      column_ids_.push_back(name.empty() ? "col" + std::to_string(column_ids_.size() + 1)
-                                         : std::move(name));
-    }
-  }
-
-  values_.resize(static_cast<std::size_t>(rows_ * columns_));
-  if (ids) sample_ids_.reserve(static_cast<std::size_t>(rows_));
-  const auto n = static_cast<std::size_t>(rows_);
-  line_reader data(text);
-  std::uint64_t line_no = 0;
-  if (has_header_) {
-    data.next(line);
-    ++line_no;
-  }
-  for (std::size_t i = 0; data.next(line); ++i) {
-    ++line_no;
-    field_reader fields(line, delimiter_, path_, line_no);
-    std::string_view f;
-    std::string id;
-    while (fields.next(f)) {
-      const std::size_t k = fields.index() - 1;
-      if (k >= expected) continue;  // counted for the message below
-      if (k < id_fields) {
-        id = f;  // checked once the line is known to have the right shape
-        continue;
-      }
-      double& slot = values_[(k - id_fields) * n + i];
-      switch (parse_number(f, slot)) {
-        case parsed::number:
-        case parsed::missing:
-          break;
-        case parsed::not_number:
-          fail(path_, line_text(line_no) + ", column " + std::to_string(k + 1) + ": " + shown(f) +
-                          " is not a number");
-        case parsed::out_of_range:
-          fail(path_, line_text(line_no) + ", column " + std::to_string(k + 1) + ": " + shown(f) +
-                          " is out of the range of float64");
-      }
-    }
-    if (fields.index() != expected)
-      fail(path_, line_text(line_no) + " has " + std::to_string(fields.index()) +
-                      (fields.index() == 1 ? " field" : " fields") + ", expected " +
-                      std::to_string(expected));
-    if (ids) {
-      if (id.empty()) fail(path_, line_text(line_no) + ": empty sample ID");
-      if (id.find_first_of(" \t\r\n") != std::string::npos)
-        fail(path_, line_text(line_no) + ": sample ID " + shown(id) +
-                        " holds whitespace, which PLINK-style sample files cannot hold");
-      sample_ids_.push_back(std::move(id));
-    }
-  }
+  if (has_header_) column_ids_ = column_names(std::move(lines.first), layout, path_);
+  csv_rows parsed = read_rows(text, layout, delimiter_, path_, static_cast<std::size_t>(rows_),
+                              static_cast<std::size_t>(columns_));
+  values_ = std::move(parsed.values);
+  sample_ids_ = std::move(parsed.ids);
 }
 
 std::vector<sample_info> csv_source::samples() const {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -211,6 +212,126 @@ std::uint32_t read_le(const unsigned char* p, std::size_t bytes) {
   return v;
 }
 
+// The fixed part before the header: magic, version and the header's length.
+struct npy_preamble {
+  int version = 1;
+  std::size_t header_offset = 0;
+  std::uint64_t header_length = 0;
+  std::uint64_t data_offset = 0;  // the first byte of the matrix
+};
+
+npy_preamble read_preamble(std::span<const std::byte> file, const std::string& path) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
+  const std::string_view head(reinterpret_cast<const char*>(bytes),
+                              std::min<std::size_t>(file.size(), 12));
+  if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
+    fail(path,
+         "is a .npz archive (zip), not a .npy file; extract its arrays first "
+         "(numpy.load, then numpy.save each one)");
+  if (head.size() < npy_magic.size() || head.substr(0, npy_magic.size()) != npy_magic)
+    fail(path, "not a .npy file (bad magic: expected \"\\x93NUMPY\")");
+  if (file.size() < 10)
+    fail(path, "truncated .npy file (" + std::to_string(file.size()) + " bytes)");
+  const int major = bytes[6], minor = bytes[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    fail(path, "unsupported .npy format version " + std::to_string(major) + "." +
+                   std::to_string(minor) + " (versions 1.0, 2.0 and 3.0 are read)");
+  npy_preamble p;
+  p.version = major;
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  p.header_offset = 8 + length_bytes;
+  if (file.size() < p.header_offset)
+    fail(path, "truncated .npy file (" + std::to_string(file.size()) + " bytes)");
+  p.header_length = read_le(bytes + 8, length_bytes);
+  p.data_offset = p.header_offset + p.header_length;
+  if (p.data_offset > file.size())
+    fail(path, "the .npy header of " + std::to_string(p.header_length) +
+                   " bytes runs past the end of the file (" + std::to_string(file.size()) +
+                   " bytes)");
+  return p;
+}
+
+// The header dictionary's three keys, each present once and nothing else.
+struct npy_header {
+  const py_value* descr = nullptr;
+  const py_value* order = nullptr;
+  const py_value* shape = nullptr;
+};
+
+npy_header header_keys(const std::vector<std::pair<std::string, py_value>>& entries,
+                       const std::string& path) {
+  npy_header h;
+  for (const auto& [key, value] : entries) {
+    const py_value** slot = key == "descr"           ? &h.descr
+                            : key == "fortran_order" ? &h.order
+                            : key == "shape"         ? &h.shape
+                                                     : nullptr;
+    if (!slot) fail(path, "unexpected key '" + key + "' in the .npy header");
+    if (*slot) fail(path, "duplicate key '" + key + "' in the .npy header");
+    *slot = &value;
+  }
+  if (!h.descr) fail(path, "the .npy header has no 'descr' key");
+  if (!h.order) fail(path, "the .npy header has no 'fortran_order' key");
+  if (!h.shape) fail(path, "the .npy header has no 'shape' key");
+  return h;
+}
+
+// Bytes per value of the dtype: little-endian float64 or float32 only.
+std::size_t item_size_of(const py_value& descr, const std::string& path) {
+  if (descr.kind != py_value::type::string)
+    fail(path, "unsupported dtype " + value_text(descr) +
+                   " (structured arrays are not read; save a plain float64 matrix)");
+  if (descr.text == "<f8") return 8;
+  if (descr.text == "<f4") return 4;
+  if (descr.text == ">f8" || descr.text == ">f4")
+    fail(path, "big-endian " + std::string(descr.text == ">f8" ? "float64" : "float32") + " ('" +
+                   descr.text +
+                   "') is not supported; convert it with numpy: numpy.save(path, "
+                   "a.astype('<f8'))");
+  fail(path, "unsupported dtype '" + descr.text +
+                 "': only float64 ('<f8') and float32 ('<f4') are read; convert it with "
+                 "numpy: numpy.save(path, a.astype('<f8'))");
+}
+
+bool fortran_order_of(const py_value& order, const std::string& path) {
+  if (order.kind != py_value::type::boolean)
+    fail(path, "'fortran_order' is " + value_text(order) + ", expected True or False");
+  return order.flag;
+}
+
+// The shape: one or two non-negative dimensions holding at least one value.
+std::vector<std::uint64_t> dims_of(const py_value& shape, const std::string& path) {
+  if (shape.kind != py_value::type::tuple)
+    fail(path, "'shape' is " + value_text(shape) + ", expected a tuple of integers");
+  std::vector<std::uint64_t> dims;
+  for (const py_value& d : shape.items) {
+    if (d.kind != py_value::type::integer || (d.negative && d.magnitude != 0))
+      fail(path, "'shape' " + value_text(shape) + " holds " + value_text(d) +
+                     ", expected non-negative integers");
+    dims.push_back(d.magnitude);
+  }
+  if (dims.size() != 1 && dims.size() != 2)
+    fail(path, "shape " + shape_text(dims) + " is " + std::to_string(dims.size()) +
+                   "-D; expected a 2-D matrix (samples, variables) or a 1-D vector");
+  if (dims[0] == 0 || (dims.size() == 2 && dims[1] == 0))
+    fail(path, "shape " + shape_text(dims) + " holds no values");
+  return dims;
+}
+
+// rows * columns * item_size must be the bytes after the header (checked without overflow).
+void check_data_size(const std::vector<std::uint64_t>& dims, std::size_t item_size,
+                     std::uint64_t available, const std::string& path) {
+  const std::uint64_t columns = dims.size() == 1 ? 1 : dims[1];
+  std::uint64_t expected = 0;
+  if (__builtin_mul_overflow(dims[0], columns, &expected) ||
+      __builtin_mul_overflow(expected, std::uint64_t{item_size}, &expected))
+    fail(path, "shape " + shape_text(dims) + " is too large (its size overflows 64 bits)");
+  if (expected != available)
+    fail(path, "expected " + std::to_string(expected) + " bytes of " +
+                   (item_size == 8 ? "float64" : "float32") + " data for shape " +
+                   shape_text(dims) + ", found " + std::to_string(available));
+}
+
 }  // namespace
 
 npy_source::npy_source(const std::filesystem::path& path, const npy_options& options)
@@ -219,127 +340,47 @@ npy_source::npy_source(const std::filesystem::path& path, const npy_options& opt
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     fail(path_, "not a regular file");
   const file_descriptor fd = open_read(path);
-  const std::uint64_t file_size = fd.size();
-  if (file_size == 0) fail(path_, "empty file, not a .npy file");
+  if (fd.size() == 0) fail(path_, "empty file, not a .npy file");
   map_ = std::make_unique<mapped_file>(fd, access_hint::normal);
-  map_size_ = static_cast<std::size_t>(file_size);
-  {
-    const char* base = reinterpret_cast<const char*>(map_->bytes().data());
-    const auto* bytes = reinterpret_cast<const unsigned char*>(base);
-    const std::string_view head(base, std::min<std::size_t>(map_size_, 12));
-    if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
-      fail(path_,
-           "is a .npz archive (zip), not a .npy file; extract its arrays first "
-           "(numpy.load, then numpy.save each one)");
-    if (head.size() < npy_magic.size() || head.substr(0, npy_magic.size()) != npy_magic)
-      fail(path_, "not a .npy file (bad magic: expected \"\\x93NUMPY\")");
-    if (map_size_ < 10)
-      fail(path_, "truncated .npy file (" + std::to_string(map_size_) + " bytes)");
-    const int major = bytes[6], minor = bytes[7];
-    if ((major != 1 && major != 2 && major != 3) || minor != 0)
-      fail(path_, "unsupported .npy format version " + std::to_string(major) + "." +
-                      std::to_string(minor) + " (versions 1.0, 2.0 and 3.0 are read)");
-    version_ = major;
-    const std::size_t length_bytes = major == 1 ? 2 : 4;
-    const std::size_t preamble = 8 + length_bytes;
-    if (map_size_ < preamble)
-      fail(path_, "truncated .npy file (" + std::to_string(map_size_) + " bytes)");
-    const std::uint64_t header_length = read_le(bytes + 8, length_bytes);
-    const std::uint64_t data_offset = preamble + header_length;
-    if (data_offset > file_size)
-      fail(path_, "the .npy header of " + std::to_string(header_length) +
-                      " bytes runs past the end of the file (" + std::to_string(file_size) +
-                      " bytes)");
+  map_size_ = static_cast<std::size_t>(fd.size());
+  const std::span<const std::byte> file = map_->bytes().first(map_size_);
 
-    // Versions 1 and 2 are latin-1, version 3 utf-8: every character that a valid header for
-    // a float array holds is ASCII, so one parser serves all three.
-    const std::string_view header(base + preamble, header_length);
-    const auto entries = header_parser(header, path_).parse_dict();
-    const py_value* descr = nullptr;
-    const py_value* order = nullptr;
-    const py_value* shape = nullptr;
-    for (const auto& [key, value] : entries) {
-      const py_value** slot = key == "descr"           ? &descr
-                              : key == "fortran_order" ? &order
-                              : key == "shape"         ? &shape
-                                                       : nullptr;
-      if (!slot) fail(path_, "unexpected key '" + key + "' in the .npy header");
-      if (*slot) fail(path_, "duplicate key '" + key + "' in the .npy header");
-      *slot = &value;
-    }
-    if (!descr) fail(path_, "the .npy header has no 'descr' key");
-    if (!order) fail(path_, "the .npy header has no 'fortran_order' key");
-    if (!shape) fail(path_, "the .npy header has no 'shape' key");
+  const npy_preamble preamble = read_preamble(file, path_);
+  version_ = preamble.version;
+  // Versions 1 and 2 are latin-1, version 3 utf-8: every character that a valid header for a
+  // float array holds is ASCII, so one parser serves all three.
+  const std::string_view header(reinterpret_cast<const char*>(file.data()) + preamble.header_offset,
+                                preamble.header_length);
+  const auto entries = header_parser(header, path_).parse_dict();
+  const npy_header keys = header_keys(entries, path_);
+  item_size_ = item_size_of(*keys.descr, path_);
+  fortran_order_ = fortran_order_of(*keys.order, path_);
+  const std::vector<std::uint64_t> dims = dims_of(*keys.shape, path_);
+  one_dimensional_ = dims.size() == 1;
+  rows_ = dims[0];
+  columns_ = one_dimensional_ ? 1 : dims[1];
+  if (one_dimensional_) fortran_order_ = true;
+  check_data_size(dims, item_size_, map_size_ - preamble.data_offset, path_);
+  open_matrix(file.data() + preamble.data_offset);
+}
 
-    // dtype.
-    if (descr->kind != py_value::type::string)
-      fail(path_, "unsupported dtype " + value_text(*descr) +
-                      " (structured arrays are not read; save a plain float64 matrix)");
-    if (descr->text == "<f8") {
-      item_size_ = 8;
-    } else if (descr->text == "<f4") {
-      item_size_ = 4;
-    } else if (descr->text == ">f8" || descr->text == ">f4") {
-      fail(path_, "big-endian " + std::string(descr->text == ">f8" ? "float64" : "float32") +
-                      " ('" + descr->text +
-                      "') is not supported; convert it with numpy: numpy.save(path, "
-                      "a.astype('<f8'))");
-    } else {
-      fail(path_, "unsupported dtype '" + descr->text +
-                      "': only float64 ('<f8') and float32 ('<f4') are read; convert it with "
-                      "numpy: numpy.save(path, a.astype('<f8'))");
-    }
-
-    if (order->kind != py_value::type::boolean)
-      fail(path_, "'fortran_order' is " + value_text(*order) + ", expected True or False");
-    fortran_order_ = order->flag;
-
-    if (shape->kind != py_value::type::tuple)
-      fail(path_, "'shape' is " + value_text(*shape) + ", expected a tuple of integers");
-    std::vector<std::uint64_t> dims;
-    for (const py_value& d : shape->items) {
-      if (d.kind != py_value::type::integer || (d.negative && d.magnitude != 0))
-        fail(path_, "'shape' " + value_text(*shape) + " holds " + value_text(d) +
-                        ", expected non-negative integers");
-      dims.push_back(d.magnitude);
-    }
-    if (dims.size() != 1 && dims.size() != 2)
-      fail(path_, "shape " + shape_text(dims) + " is " + std::to_string(dims.size()) +
-                      "-D; expected a 2-D matrix (samples, variables) or a 1-D vector");
-    one_dimensional_ = dims.size() == 1;
-    rows_ = dims[0];
-    columns_ = one_dimensional_ ? 1 : dims[1];
-    if (one_dimensional_) fortran_order_ = true;
-    if (rows_ == 0 || columns_ == 0) fail(path_, "shape " + shape_text(dims) + " holds no values");
-
-    // Size check, overflow-safe: rows * columns * item_size must equal the bytes after the header.
-    const std::uint64_t available = file_size - data_offset;
-    const char* type_name = item_size_ == 8 ? "float64" : "float32";
-    std::uint64_t expected = 0;
-    if (__builtin_mul_overflow(rows_, columns_, &expected) ||
-        __builtin_mul_overflow(expected, std::uint64_t{item_size_}, &expected))
-      fail(path_, "shape " + shape_text(dims) + " is too large (its size overflows 64 bits)");
-    if (expected != available)
-      fail(path_, "expected " + std::to_string(expected) + " bytes of " + type_name +
-                      " data for shape " + shape_text(dims) + ", found " +
-                      std::to_string(available));
-    // The data, read through matrix_source. Contiguous columns are read front to back once;
-    // a C-order file is swept once per block and benefits from the page cache between sweeps,
-    // so only the former gets the hint.
-    matrix_view m;
-    m.data = map_->bytes().data() + data_offset;
-    m.rows = rows_;
-    m.columns = columns_;
-    m.item_size = item_size_;
-    const auto item = static_cast<std::ptrdiff_t>(item_size_);
-    m.row_stride = fortran_order_ ? item : item * static_cast<std::ptrdiff_t>(columns_);
-    m.column_stride = fortran_order_ ? item * static_cast<std::ptrdiff_t>(rows_) : item;
-    matrix_options mo;
-    mo.description = description();
-    mo.block_bytes = options_.block_bytes;
-    matrix_ = std::make_unique<matrix_source>(m, std::move(mo));
-    if (matrix_->contiguous_columns()) map_->advise(access_hint::sequential);
-  }
+// The data, read through matrix_source. Contiguous columns are read front to back once; a
+// C-order file is swept once per block and benefits from the page cache between sweeps, so only
+// the former gets the sequential hint.
+void npy_source::open_matrix(const std::byte* data) {
+  matrix_view m;
+  m.data = data;
+  m.rows = rows_;
+  m.columns = columns_;
+  m.item_size = item_size_;
+  const auto item = static_cast<std::ptrdiff_t>(item_size_);
+  m.row_stride = fortran_order_ ? item : item * static_cast<std::ptrdiff_t>(columns_);
+  m.column_stride = fortran_order_ ? item * static_cast<std::ptrdiff_t>(rows_) : item;
+  matrix_options mo;
+  mo.description = description();
+  mo.block_bytes = options_.block_bytes;
+  matrix_ = std::make_unique<matrix_source>(m, std::move(mo));
+  if (matrix_->contiguous_columns()) map_->advise(access_hint::sequential);
 }
 
 npy_source::~npy_source() = default;

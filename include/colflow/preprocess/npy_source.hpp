@@ -80,6 +80,8 @@ class npy_source final : public column_source {
   int format_version() const noexcept { return version_; }
 
  private:
+  void open_matrix(const std::byte* data);
+
   std::string path_;
   std::uint64_t rows_ = 0, columns_ = 0;
   std::size_t item_size_ = 8;

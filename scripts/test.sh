@@ -18,6 +18,9 @@ bash scripts/install-deps.sh
 bash scripts/python-env.sh
 
 echo "test: configure, build and test with preset '$preset' ($jobs jobs)"
+# Free disk where the build and the tests' temporary stores go: a test that needs more than is
+# left says so and is skipped, and this line tells a short run from a failed one.
+df -h . "${TMPDIR:-/tmp}" | sed 's/^/test: /'
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j"$jobs"
 ctest --preset "$preset" --output-on-failure -j"$jobs"

@@ -187,11 +187,15 @@ std::string_view body_of(std::string_view text, const std::string& path) {
   return text;
 }
 
-// The option's delimiter, or (option '\0') the first comma or tab of the first line, else ','.
-char delimiter_of(std::string_view text, char option, const std::string& path) {
+// A delimiter option that cannot separate fields is refused before the file is opened.
+void check_delimiter_option(char option, const std::string& path) {
   if (option == '"' || option == '\n' || option == '\r' || option == ' ')
     throw error(errc::invalid_argument,
                 path + ": the CSV delimiter cannot be a quote, a space or a line break");
+}
+
+// The option's delimiter, or (option '\0') the first comma or tab of the first line, else ','.
+char delimiter_of(std::string_view text, char option) {
   if (option != '\0') return option;
   const std::string_view first_line = text.substr(0, text.find('\n'));
   const std::size_t at = first_line.find_first_of(",\t");
@@ -352,9 +356,10 @@ csv_rows read_rows(std::string_view text, const csv_layout& layout, char delimit
 
 csv_source::csv_source(const std::filesystem::path& path, const csv_options& options)
     : path_(path.string()) {
+  check_delimiter_option(options.delimiter, path_);
   const mapped_text file(path_);
   const std::string_view text = body_of(file.text(), path_);
-  delimiter_ = delimiter_of(text, options.delimiter, path_);
+  delimiter_ = delimiter_of(text, options.delimiter);
   csv_survey lines = survey(text, delimiter_, path_);
   const csv_layout layout = layout_of(lines, options);
   has_header_ = layout.header;

@@ -753,6 +753,10 @@ TEST_F(CsvReaderTest, HonoursExplicitDelimiter) {
                       {';', csv_presence::detect, csv_presence::detect}));
   EXPECT_TRUE(fails_with([&] { csv_source bad(write("1\n"), {'"'}); }, errc::invalid_argument,
                          "delimiter"));
+  // The option is checked before the file is opened: a missing file with a bad delimiter is
+  // refused for its delimiter.
+  EXPECT_TRUE(fails_with([&] { csv_source bad(dir_ / "missing.csv", {' '}); },
+                         errc::invalid_argument, "delimiter"));
   // A comma override on a tab file: each line is one field, the first a header name that a
   // store cannot keep.
   EXPECT_TRUE(refused("a\tb\n1\t2\n", "line 1, column 1: column name 'a\tb' holds a tab", {','}));

@@ -1,12 +1,14 @@
 // colflow grm: the genomic relationship matrix, as PLINK 2 --make-rel and PLINK 1.9
 // --make-grm-bin write it.
 #include <algorithm>
+#include <optional>
 
 #include "analysis_setup.hpp"
 #include "colflow/analysis/grm.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "memory_usage.hpp"
+#include "processes.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -109,17 +111,22 @@ command add_grm(CLI::App& app) {
                  ? " (" + std::to_string(plan.non_autosomal) + " on X, Y, MT left out)"
                  : std::string()) +
             "; memory " + human_bytes(static_cast<double>(plan.total_bytes)) + " (" +
-            std::to_string(plan.bands) + (plan.bands == 1 ? " band" : " bands") + " of " +
-            std::to_string(plan.band_rows) +
+            std::to_string(plan.bands) + (plan.bands == 1 ? " band" : " bands") +
+            (plan.processes > 1 ? " on " + std::to_string(plan.processes) + " ranks" : "") +
+            " of " + std::to_string(plan.band_rows) +
             " rows: " + human_bytes(static_cast<double>(plan.band_bytes)) + "; decoded variants " +
             human_bytes(static_cast<double>(plan.block_bytes)) + "; stream buffers " +
             human_bytes(static_cast<double>(plan.stream_bytes)) + ")" +
             (g.memory_limit != 0 ? ", limit " + human_bytes(static_cast<double>(g.memory_limit))
                                  : std::string()));
-    grm_writer writer(s, run.selected(), o->out, outputs, o->common.digits);
-    colflow::grm(s, run.selected(), g, run.options(),
-                 [&](const grm_band& band) { writer.write(band); });
-    const grm_files files = writer.commit();
+    // On ranks every rank receives every band; rank 0 alone writes them.
+    std::optional<grm_writer> writer;
+    if (is_writer()) writer.emplace(s, run.selected(), o->out, outputs, o->common.digits);
+    colflow::grm(s, run.selected(), g, run.options(), [&](const grm_band& band) {
+      if (writer) writer->write(band);
+    });
+    if (!writer) return 0;
+    const grm_files files = writer->commit();
     std::string line = "wrote";
     for (std::size_t i = 0; i < files.paths.size(); ++i)
       line += (i == 0 ? " " : ", ") + files.paths[i].string();

@@ -4,7 +4,6 @@
 // dense stores, on one process and on several.
 #include <gtest/gtest.h>
 
-#include <barrier>
 #include <bit>
 #include <cmath>
 #include <fstream>
@@ -488,32 +487,6 @@ TEST(StatsTest, PloidyRulesMatchPlainLoopsAndOnlySexChromosomesArePassedOverWith
   }
 }
 
-// Processes as threads of this one: all_gather through shared memory.
-struct shared_gather {
-  explicit shared_gather(std::size_t size) : parts(size), sync(static_cast<std::ptrdiff_t>(size)) {}
-  std::vector<std::vector<double>> parts;
-  std::barrier<> sync;
-};
-
-class thread_communicator final : public communicator {
- public:
-  thread_communicator(shared_gather& g, int rank) : g_(g), rank_(rank) {}
-  int rank() const noexcept override { return rank_; }
-  int size() const noexcept override { return static_cast<int>(g_.parts.size()); }
-  void all_gather(std::span<const double> mine, std::span<double> all,
-                  std::span<const std::size_t>) override {
-    g_.parts[static_cast<std::size_t>(rank_)].assign(mine.begin(), mine.end());
-    g_.sync.arrive_and_wait();
-    auto at = all.begin();
-    for (const auto& part : g_.parts) at = std::copy(part.begin(), part.end(), at);
-    g_.sync.arrive_and_wait();  // every part read before any process writes its next
-  }
-
- private:
-  shared_gather& g_;
-  int rank_;
-};
-
 TEST(StatsTest, ProcessesSharingTheColumnsGiveOneProcesssSummariesOnSexChromosomes) {
   std::vector<std::string> chroms;
   for (std::size_t j = 0; j < 40; ++j) chroms.push_back(sex_test_chromosomes[j * 7 % 5]);
@@ -532,12 +505,12 @@ TEST(StatsTest, ProcessesSharingTheColumnsGiveOneProcesssSummariesOnSexChromosom
   for (const selection& sel : {selection::all(s), subset}) {
     const auto one = column_summaries(s, sel, sexes);
     for (const std::size_t size : {2u, 3u}) {
-      shared_gather g(size);
+      test::shared_gather g(size);
       std::vector<std::vector<column_summary>> got(size);
       std::vector<std::thread> ranks;
       for (std::size_t r = 0; r < size; ++r)
         ranks.emplace_back([&, r] {
-          thread_communicator c(g, static_cast<int>(r));
+          test::thread_communicator c(g, static_cast<int>(r));
           analysis_options options;
           options.processes = &c;
           got[r] = column_summaries(s, sel, sexes, options);

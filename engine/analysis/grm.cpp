@@ -55,6 +55,12 @@ used_columns autosomal_columns(const store& s, const selection& sel) {
   return u;
 }
 
+// Rows per band when n rows are split in `parts` bands starting on tiles.
+std::uint64_t tile_multiple(std::uint64_t n, std::uint64_t parts) {
+  const std::uint64_t rows = (n + parts - 1) / parts;
+  return std::min(n, (rows + tile - 1) / tile * tile);
+}
+
 std::size_t resolved_in_flight(const analysis_options& options) {
   if (options.stream.in_flight != 0) return options.stream.in_flight;
   return 2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
@@ -253,22 +259,30 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
   plan.block_bytes = (pairwise ? 12 : 8) * n * block;
   plan.stream_bytes = resolved_in_flight(options) *
                       std::max<std::uint64_t>(options.stream.block_bytes, 8 * s.num_rows());
-  // A band of b rows holds b × n entries at most (its result, and the divisors while written).
-  const auto band_bytes = [&](std::uint64_t b) { return (per_cell + 8) * b * n; };
+  // A band of b rows holds b × n entries at most (its result, and the divisors while written);
+  // on R ranks each also receives the R bands of a round (their entries and divisors) and
+  // hands them on one at a time.
+  plan.processes =
+      distributed(options.processes) ? static_cast<std::size_t>(options.processes->size()) : 1;
+  const std::uint64_t gathered = plan.processes == 1 ? 0 : 16 * (plan.processes + 1);
+  const auto band_bytes = [&](std::uint64_t b) { return (per_cell + 8 + gathered) * b * n; };
   const std::uint64_t fixed = plan.block_bytes + plan.stream_bytes;
   const std::uint64_t smallest = std::min<std::uint64_t>(tile, n);
   plan.minimum_bytes = fixed + band_bytes(smallest);
-  std::uint64_t rows = n;
-  if (grm.memory_limit != 0 && fixed + band_bytes(n) > grm.memory_limit) {
+  // On ranks, at least two bands per rank (the triangle's bands grow down the matrix: more of
+  // them even out the rounds).
+  std::uint64_t rows = plan.processes == 1 ? n : tile_multiple(n, 2 * plan.processes);
+  if (grm.memory_limit != 0 && fixed + band_bytes(rows) > grm.memory_limit) {
     if (plan.minimum_bytes > grm.memory_limit)
       throw error(errc::invalid_argument,
                   "grm: " + std::to_string(n) + " samples need at least " +
                       mib(plan.minimum_bytes) + " (a band of " + std::to_string(smallest) +
                       " rows, a block of " + std::to_string(grm.block_columns) +
-                      " variants and the stream's buffers), more than the memory limit of " +
-                      mib(grm.memory_limit) + "; the whole matrix would take " +
-                      mib(fixed + band_bytes(n)));
-    rows = (grm.memory_limit - fixed) / ((per_cell + 8) * n) / tile * tile;
+                      " variants and the stream's buffers" +
+                      (plan.processes > 1 ? ", and the bands of every rank" : "") +
+                      "), more than the memory limit of " + mib(grm.memory_limit) +
+                      "; the whole matrix would take " + mib(fixed + band_bytes(n)));
+    rows = (grm.memory_limit - fixed) / band_bytes(1) / tile * tile;
   }
   plan.band_rows = static_cast<std::size_t>(rows);
   plan.bands = (plan.samples + plan.band_rows - 1) / plan.band_rows;
@@ -277,72 +291,176 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
   return plan;
 }
 
-grm_plan grm(const store& s, const selection& sel, const grm_options& grm,
-             const analysis_options& options, const std::function<void(const grm_band&)>& sink) {
-  const grm_plan plan = plan_grm(s, sel, grm, options);
-  const used_columns used = autosomal_columns(s, sel);
-  const std::size_t n = plan.samples, m = plan.variants;
-  const bool pairwise = grm.missing == grm_missing::pairwise;
-  const bool standardized = grm.scaling == grm_scaling::standardized;
-  const bool genotype = s.type() == value_type::genotype;
-  const auto block = static_cast<Eigen::Index>(std::min(grm.block_columns, m));
+namespace {
 
-  stream_options so = options.stream;
-  so.values = decode_as::stored;
-  so.decode_values = !genotype;
-  column_stream<double> stream(s, so);
+// The passes of one run: each band one pass over the used variants, on this process's stream.
+class band_maker {
+ public:
+  band_maker(const store& s, const selection& sel, const grm_options& grm,
+             const analysis_options& options, const grm_plan& plan)
+      : sel_(sel),
+        grm_(grm),
+        options_(options),
+        plan_(plan),
+        used_(autosomal_columns(s, sel)),
+        genotype_(s.type() == value_type::genotype),
+        stream_(s, stream_settings(options.stream, genotype_)),
+        missing_(plan.samples, 0),
+        x_(plan.samples) {}
 
-  std::vector<std::uint32_t> missing(n, 0);  // per selected sample, its missing calls
-  std::vector<double> x(n);
-  for (std::size_t b = 0; b < plan.bands; ++b) {
-    const std::size_t first = b * plan.band_rows, rows = std::min(plan.band_rows, n - first);
-    band_pass pass(n, first, rows, grm.full_rows, pairwise, block);
-    const std::string label =
-        plan.bands == 1 ? std::string("grm")
-                        : "grm band " + std::to_string(b + 1) + "/" + std::to_string(plan.bands);
-    stream.on_progress(options.progress
-                           ? std::function<void(const pass_progress&)>(
-                                 [&](const pass_progress& p) { options.progress(label, p); })
-                           : nullptr);
+  // Band b's entries and divisors. The first band made also counts each sample's missing calls,
+  // which every later band's divisors use.
+  grm_band make(std::size_t b) {
+    const std::size_t n = plan_.samples, m = plan_.variants;
+    const std::size_t first = b * plan_.band_rows, rows = std::min(plan_.band_rows, n - first);
+    const bool pairwise = grm_.missing == grm_missing::pairwise;
+    const auto block = static_cast<Eigen::Index>(std::min(grm_.block_columns, m));
+    band_pass pass(n, first, rows, grm_.full_rows, pairwise, block);
+    show_progress_of(b);
+    const bool count_missing = !counted_;
     Eigen::Index filled = 0;
-    stream.run(used.columns, [&](const column_view<double>& v) {
-      // The selected samples' dosages (NaN: missing), their count and sum.
-      std::uint64_t observed = 0;
-      double sum = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t row = sel.rows[i];
-        double value;
-        if (genotype) {
-          static constexpr double code_value[4] = {2.0, NAN, 1.0, 0.0};
-          value = code_value[(v.codes[row >> 2] >> (2 * (row & 3))) & 3];
-        } else {
-          value = v.values[static_cast<Eigen::Index>(row)];
-        }
-        x[i] = value;
-        if (!std::isnan(value)) {
-          ++observed;
-          sum += value;
-        }
-      }
-      const double p = observed == 0 ? 0.0 : sum / (2.0 * static_cast<double>(observed));
-      const double variance = 2.0 * p * (1.0 - p);
-      const bool zero = variance < variance_floor;
-      const double scale = standardized && !zero ? 1.0 / std::sqrt(variance) : 1.0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const bool absent = std::isnan(x[i]);
-        pass.set_value(filled, i, absent || zero ? 0.0 : (x[i] - 2.0 * p) * scale);
-        if (absent) {
-          pass.mark_missing(filled, i);
-          if (b == 0) ++missing[i];
-        }
-      }
+    stream_.run(used_.columns, [&](const column_view<double>& v) {
+      add_variant(v, pass, filled, count_missing);
       if (++filled == block || v.position + 1 == m) {
         pass.add_block(filled);
         filled = 0;
       }
       return true;
     });
-    sink(pass.finish(m, missing));
+    counted_ = true;
+    return pass.finish(m, missing_);
+  }
+
+ private:
+  static stream_options stream_settings(stream_options so, bool genotype) {
+    so.values = decode_as::stored;
+    so.decode_values = !genotype;
+    return so;
+  }
+
+  void show_progress_of(std::size_t b) {
+    const std::string label =
+        plan_.bands == 1 ? std::string("grm")
+                         : "grm band " + std::to_string(b + 1) + "/" + std::to_string(plan_.bands);
+    stream_.on_progress(options_.progress ? std::function<void(const pass_progress&)>(
+                                                [this, label](const pass_progress& p) {
+                                                  options_.progress(label, p);
+                                                })
+                                          : nullptr);
+  }
+
+  // The variant's values z of the selected samples as the block's `k`-th: its dosages (NaN:
+  // missing), p from their count and sum, then centred (and scaled) with missing calls 0.
+  void add_variant(const column_view<double>& v, band_pass& pass, Eigen::Index k,
+                   bool count_missing) {
+    const std::size_t n = plan_.samples;
+    std::uint64_t observed = 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t row = sel_.rows[i];
+      double value;
+      if (genotype_) {
+        static constexpr double code_value[4] = {2.0, NAN, 1.0, 0.0};
+        value = code_value[(v.codes[row >> 2] >> (2 * (row & 3))) & 3];
+      } else {
+        value = v.values[static_cast<Eigen::Index>(row)];
+      }
+      x_[i] = value;
+      if (!std::isnan(value)) {
+        ++observed;
+        sum += value;
+      }
+    }
+    const double p = observed == 0 ? 0.0 : sum / (2.0 * static_cast<double>(observed));
+    const double variance = 2.0 * p * (1.0 - p);
+    const bool zero = variance < variance_floor;
+    const bool standardized = grm_.scaling == grm_scaling::standardized;
+    const double scale = standardized && !zero ? 1.0 / std::sqrt(variance) : 1.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool absent = std::isnan(x_[i]);
+      pass.set_value(k, i, absent || zero ? 0.0 : (x_[i] - 2.0 * p) * scale);
+      if (absent) {
+        pass.mark_missing(k, i);
+        if (count_missing) ++missing_[i];
+      }
+    }
+  }
+
+  const selection& sel_;
+  const grm_options& grm_;
+  const analysis_options& options_;
+  const grm_plan& plan_;
+  used_columns used_;
+  bool genotype_;
+  column_stream<double> stream_;
+  std::vector<std::uint32_t> missing_;  // per selected sample, its missing calls
+  bool counted_ = false;
+  std::vector<double> x_;
+};
+
+// Band b's first row and width (the columns it holds).
+struct band_shape {
+  std::size_t first = 0, rows = 0, width = 0;
+};
+band_shape shape_of(const grm_plan& plan, std::size_t b, bool full_rows) {
+  if (b >= plan.bands) return {};
+  band_shape shape;
+  shape.first = b * plan.band_rows;
+  shape.rows = std::min(plan.band_rows, plan.samples - shape.first);
+  shape.width = full_rows ? plan.samples : shape.first + shape.rows;
+  return shape;
+}
+
+// Round t on R ranks: rank r made band t·R + r (`mine`, empty past the last band). One
+// all-gather of the entries and one of the divisors give every rank every band of the round,
+// handed to `sink` in row order.
+void exchange_round(communicator& c, const grm_plan& plan, bool full_rows, std::size_t t,
+                    const grm_band& mine, const std::function<void(const grm_band&)>& sink) {
+  const auto ranks = static_cast<std::size_t>(c.size());
+  std::vector<band_shape> shapes(ranks);
+  std::vector<std::size_t> counts(ranks);
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    shapes[r] = shape_of(plan, t * ranks + r, full_rows);
+    counts[r] = shapes[r].rows * shapes[r].width;
+    total += counts[r];
+  }
+  std::vector<double> values(total), variants(total);
+  c.all_gather(std::span<const double>(mine.values.data(), mine.values.size()), values, counts);
+  c.all_gather(std::span<const double>(mine.variants.data(), mine.variants.size()), variants,
+               counts);
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < ranks && counts[r] != 0; ++r) {
+    const auto rows = static_cast<Eigen::Index>(shapes[r].rows);
+    const auto width = static_cast<Eigen::Index>(shapes[r].width);
+    grm_band band;
+    band.first_row = shapes[r].first;
+    band.full = full_rows;
+    band.values = Eigen::Map<const matrix>(values.data() + at, rows, width);
+    band.variants = Eigen::Map<const matrix>(variants.data() + at, rows, width);
+    sink(band);
+    at += counts[r];
+  }
+}
+
+}  // namespace
+
+grm_plan grm(const store& s, const selection& sel, const grm_options& grm,
+             const analysis_options& options, const std::function<void(const grm_band&)>& sink) {
+  const grm_plan plan = plan_grm(s, sel, grm, options);
+  band_maker maker(s, sel, grm, options, plan);
+  if (plan.processes == 1) {
+    for (std::size_t b = 0; b < plan.bands; ++b) sink(maker.make(b));
+    return plan;
+  }
+  // On R ranks, round t makes bands t·R … t·R + R − 1, one per rank.
+  communicator& c = *options.processes;
+  const std::size_t rank = static_cast<std::size_t>(c.rank());
+  const std::size_t rounds = (plan.bands + plan.processes - 1) / plan.processes;
+  for (std::size_t t = 0; t < rounds; ++t) {
+    const std::size_t b = t * plan.processes + rank;
+    const grm_band mine = b < plan.bands ? maker.make(b) : grm_band{};
+    exchange_round(c, plan, grm.full_rows, t, mine, sink);
   }
   return plan;
 }

@@ -7,6 +7,7 @@
 # so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
 # loadings at 17 digits), whose columns the ranks share, and stats and assoc (linear and
 # logistic) on X, Y, XY and MT with --sex;
+# so are wgr's predictions and grm's matrices (bands made by the ranks in rounds);
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
@@ -173,7 +174,6 @@ else
   bad "--sync-every with --resume: $(cat messages.txt)"
 fi
 
-# An error on the ranks: every rank ends, non-zero, with the message, and nothing is written.
 # Whole-genome regression: each rank fits a share of the level-0 blocks, gathered before level 1.
 for r in 0 2 3; do
   on_ranks "$r" wgr geno.cf --pheno two.phen --covar covar.txt --block-size 20 --threads 1 \
@@ -183,6 +183,22 @@ for r in 2 3; do
   same_files "wgr, $r ranks" w0 "w$r" _1.loco _2.loco .wgr.tsv
 done
 
+# The relationship matrix: the ranks make its bands in rounds, rank 0 writes them. 700 samples
+# make 4 bands on 2 ranks and 6 on 3: the lower triangle (text and GCTA's files), and the
+# square (float64) of a subset of the variants.
+awk 'NR <= 700 {print $1, $2}' sim.fam > first700.txt
+for r in 0 2 3; do
+  on_ranks "$r" grm geno.cf --keep first700.txt --make-rel --make-grm-bin --threads 1 --quiet \
+    --out "g$r" 2>"err$r" || bad "grm on $r ranks: $(cat "err$r")"
+  on_ranks "$r" grm geno.cf --keep first700.txt --extract extract.txt --make-rel square bin \
+    --threads 1 --quiet --out "q$r" 2>"err$r" || bad "grm square on $r ranks: $(cat "err$r")"
+done
+for r in 2 3; do
+  same_files "grm, $r ranks" g0 "g$r" .rel .rel.id .grm.bin .grm.N.bin .grm.id
+  same_files "grm square, $r ranks" q0 "q$r" .rel.bin .rel.id
+done
+
+# An error on the ranks: every rank ends, non-zero, with the message, and nothing is written.
 if on_ranks 2 lasso geno.cf --pheno absent.phen --quiet --out failed 2>messages.txt; then
   bad "a missing phenotype file on 2 ranks exited 0"
 elif grep -q "absent.phen: no such file" messages.txt && ! ls failed.* >/dev/null 2>&1; then

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -51,6 +52,20 @@ int dosage_at(const std::vector<std::uint8_t>& codes, std::uint64_t i) {
     default:
       return -1;
   }
+}
+
+shared_gather::shared_gather(std::size_t size)
+    : parts(size), sync(static_cast<std::ptrdiff_t>(size)) {}
+
+void thread_communicator::all_gather(std::span<const double> mine, std::span<double> all,
+                                     std::span<const std::size_t> counts) {
+  if (mine.size() != counts[static_cast<std::size_t>(rank_)])
+    throw std::logic_error("all_gather: this process's part is not its count");
+  g_.parts[static_cast<std::size_t>(rank_)].assign(mine.begin(), mine.end());
+  g_.sync.arrive_and_wait();
+  auto at = all.begin();
+  for (const auto& part : g_.parts) at = std::copy(part.begin(), part.end(), at);
+  g_.sync.arrive_and_wait();  // every part read before any process writes its next
 }
 
 std::vector<sample_info> numbered_samples(std::uint64_t rows) {

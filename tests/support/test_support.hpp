@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <barrier>
 #include <cstdint>
 #include <filesystem>
 #include <random>
@@ -24,6 +25,27 @@ class temp_dir {
 
  private:
   std::filesystem::path path_;
+};
+
+// Processes as threads of this one (a test of an analysis on ranks): one shared_gather for all
+// of them, one thread_communicator per thread; all_gather meets the others through shared memory.
+struct shared_gather {
+  explicit shared_gather(std::size_t size);
+  std::vector<std::vector<double>> parts;
+  std::barrier<> sync;
+};
+
+class thread_communicator final : public communicator {
+ public:
+  thread_communicator(shared_gather& g, int rank) : g_(g), rank_(rank) {}
+  int rank() const noexcept override { return rank_; }
+  int size() const noexcept override { return static_cast<int>(g_.parts.size()); }
+  void all_gather(std::span<const double> mine, std::span<double> all,
+                  std::span<const std::size_t> counts) override;
+
+ private:
+  shared_gather& g_;
+  int rank_;
 };
 
 // Random 2-bit genotype codes for `rows` samples: frequency `p` of A1, `missing` rate.

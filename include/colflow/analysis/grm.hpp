@@ -87,6 +87,7 @@ struct grm_plan {
   std::size_t non_autosomal = 0;    ///< selected variants left out (X, Y, MT)
   std::size_t band_rows = 0;        ///< rows per band (the last band may have fewer)
   std::size_t bands = 0;            ///< bands, each one pass over the variants
+  std::size_t processes = 1;        ///< ranks sharing the bands (analysis_options::processes)
   std::uint64_t band_bytes = 0;     ///< bytes of one band (values and divisors)
   std::uint64_t block_bytes = 0;    ///< bytes of the decoded block of variants
   std::uint64_t stream_bytes = 0;   ///< bytes of the stream's buffers in flight
@@ -104,6 +105,11 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
 /// Computes the matrix band by band and hands each band to `sink`, in row order, on the
 /// calling thread. Progress labels: "grm" (one band) or "grm band B/N". Errors: those of
 /// plan_grm(), the stream's, and whatever `sink` throws (the run stops there).
+///
+/// On R processes (options.processes, a collective): at least 2 bands per process; in round t
+/// process r makes band t·R + r, and two all-gathers give every process the round's bands, so
+/// that `sink` sees every band, in row order, on every process. Each process holds the round's
+/// bands besides its own (plan_grm counts them). The entries are the single process's bits.
 grm_plan grm(const store& s, const selection& sel, const grm_options& grm,
              const analysis_options& options, const std::function<void(const grm_band&)>& sink);
 

@@ -54,12 +54,12 @@ void check_runs_on_ranks(const std::string& command) {
   const communicator* c = run_processes();
   if (c == nullptr) return;
   for (const char* on_ranks :
-       {"bayesr", "ridge", "lasso", "enet", "stats", "assoc", "pca", "wgr", "grm"})
+       {"bayesr", "ridge", "lasso", "enet", "stats", "assoc", "pca", "wgr", "grm", "ld"})
     if (command == on_ranks) return;
   throw error(errc::invalid_argument,
               "colflow " + command + " runs as one process, not on " + std::to_string(c->size()) +
                   " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats, assoc, pca, "
-                  "wgr and grm run (docs/SCALING.md)");
+                  "wgr, grm and ld run (docs/SCALING.md)");
 }
 
 int end_with_error(int code) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "colflow/colflow.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
@@ -315,6 +316,59 @@ TEST(LdTest, SameBitsAtAnyThreadCount) {
   write_ld(s, sel, results[0], dir / "a");
   write_ld(s, sel, results[2], dir / "b");
   EXPECT_EQ(test::read_file(dir / "a.ld"), test::read_file(dir / "b.ld"));
+}
+
+// Bit for bit, NaN equal to NaN.
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+bool same_result(const ld_result& x, const ld_result& y) {
+  if (x.pairs.size() != y.pairs.size()) return false;
+  for (std::size_t k = 0; k < x.pairs.size(); ++k) {
+    const ld_pair &p = x.pairs[k], &q = y.pairs[k];
+    if (p.a != q.a || p.b != q.b || std::memcmp(&p.r, &q.r, sizeof p.r) != 0 ||
+        std::memcmp(&p.r2, &q.r2, sizeof p.r2) != 0)
+      return false;
+  }
+  return same_bits(x.matrix, y.matrix) && same_bits(x.a1_freq, y.a1_freq) &&
+         x.band_end == y.band_end;
+}
+
+// Processes (threads here) sharing the rows: every process holds one process's result.
+TEST(LdTest, ProcessesShareTheRowsWithTheSameBits) {
+  test::temp_dir dir;
+  test::write_genotype_store(dir / "g.cf", 211, 61, column_encoding{}, 3);
+  const store s = store::open(dir / "g.cf");
+  const selection sel = selection::all(s);
+  std::vector<ld_options> shapes(4);
+  shapes[0].min_r2 = 0.01;
+  shapes[0].window = 20;
+  shapes[0].with_freqs = true;
+  shapes[1].inter_chr = true;
+  shapes[1].min_r2 = 0.02;
+  shapes[2].shape = ld_shape::band;
+  shapes[2].window = 9;
+  shapes[3].shape = ld_shape::square;
+  shapes[3].statistic = ld_statistic::r;
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    const ld_result one = ld(s, sel, shapes[k]);
+    for (const std::size_t size : {2u, 3u}) {
+      test::shared_gather g(size);
+      std::vector<ld_result> got(size);
+      std::vector<std::thread> ranks;
+      for (std::size_t r = 0; r < size; ++r)
+        ranks.emplace_back([&, r] {
+          test::thread_communicator c(g, static_cast<int>(r));
+          analysis_options a;
+          a.processes = &c;
+          got[r] = ld(s, sel, shapes[k], a);
+        });
+      for (auto& t : ranks) t.join();
+      for (std::size_t r = 0; r < size; ++r)
+        EXPECT_TRUE(same_result(got[r], one)) << "shape " << k << ", rank " << r << " of " << size;
+    }
+  }
 }
 
 // A dosage store of the same hard calls gives the genotype store's correlations; fractional

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <string>
 
 #include "colflow/error.hpp"
@@ -56,14 +55,17 @@ std::int64_t position_of(const column_info& c) {
   return p;
 }
 
-// The selected columns in memory, and the sums of any pair of them.
+// The selected columns at positions [first, end) in memory, and the sums of any pair of them
+// (positions in selection::columns).
 class column_set {
  public:
-  column_set(const store& s, const selection& sel, const analysis_options& analysis)
+  column_set(const store& s, const selection& sel, const analysis_options& analysis,
+             std::size_t first, std::size_t end)
       : genotype_(s.type() == value_type::genotype),
         rows_(s.num_rows()),
         kept_(sel.rows.size()),
-        count_(sel.columns.size()),
+        first_(first),
+        count_(end - first),
         words_(genotype_plane_words(rows_)) {
     stream_options so = analysis.stream;
     so.values = decode_as::stored;
@@ -71,16 +73,18 @@ class column_set {
     column_stream<double> stream(s, so);
     if (analysis.progress)
       stream.on_progress([&](const pass_progress& p) { analysis.progress("ld", p); });
+    const auto from = sel.columns.begin() + static_cast<std::ptrdiff_t>(first);
+    const std::vector<std::size_t> columns(from, from + static_cast<std::ptrdiff_t>(count_));
     if (genotype_) {
       const std::vector<std::uint8_t> mask = make_sample_mask(sel.row_kept);
       planes_.resize(count_ * 3 * words_);
-      stream.run(sel.columns, [&](const column_view<double>& v) {
+      stream.run(columns, [&](const column_view<double>& v) {
         make_genotype_planes(v.codes, rows_, mask, planes_.data() + v.position * 3 * words_);
         return true;
       });
     } else {
       values_.resize(count_ * kept_);
-      stream.run(sel.columns, [&](const column_view<double>& v) {
+      stream.run(columns, [&](const column_view<double>& v) {
         float* out = values_.data() + v.position * kept_;
         for (std::size_t k = 0; k < kept_; ++k)
           out[k] = static_cast<float>(v.values[static_cast<Eigen::Index>(sel.rows[k])]);
@@ -89,25 +93,23 @@ class column_set {
     }
   }
 
-  std::size_t size() const noexcept { return count_; }
-
   // Correlations of column a with columns [b, b + count) into out.
   void row(std::size_t a, std::size_t b, std::size_t count, correlation* out) const {
     if (genotype_) {
       constexpr std::size_t tile = 32;
-      const std::uint64_t* pa = planes_.data() + a * 3 * words_;
+      const std::uint64_t* pa = planes(a);
       const std::uint64_t* pb[tile];
       genotype_pair_sums sums[tile];
       for (std::size_t j0 = 0; j0 < count; j0 += tile) {
         const std::size_t m = std::min(tile, count - j0);
-        for (std::size_t j = 0; j < m; ++j) pb[j] = planes_.data() + (b + j0 + j) * 3 * words_;
+        for (std::size_t j = 0; j < m; ++j) pb[j] = planes(b + j0 + j);
         genotype_pair_products(&pa, 1, pb, m, words_, sums);
         for (std::size_t j = 0; j < m; ++j) out[j0 + j] = from_sums(sums[j]);
       }
     } else {
-      const float* x = values_.data() + a * kept_;
+      const float* x = values(a);
       for (std::size_t j = 0; j < count; ++j) {
-        const float* y = values_.data() + (b + j) * kept_;
+        const float* y = values(b + j);
         double n = 0, sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
         for (std::size_t k = 0; k < kept_; ++k) {
           const double u = x[k], w = y[k];
@@ -128,7 +130,7 @@ class column_set {
   double a1_freq(std::size_t a) const {
     double called = 0, sum = 0;
     if (genotype_) {
-      const std::uint64_t* p = planes_.data() + a * 3 * words_;
+      const std::uint64_t* p = planes(a);
       std::uint64_t c = 0, x = 0;
       for (std::size_t w = 0; w < words_; ++w)
         c += static_cast<std::uint64_t>(__builtin_popcountll(p[w]));
@@ -138,7 +140,7 @@ class column_set {
       sum = static_cast<double>(x);
     } else {
       for (std::size_t k = 0; k < kept_; ++k) {
-        const float v = values_[a * kept_ + k];
+        const float v = values(a)[k];
         if (std::isnan(v)) continue;
         called += 1;
         sum += v;
@@ -148,30 +150,36 @@ class column_set {
   }
 
  private:
+  const std::uint64_t* planes(std::size_t a) const {
+    return planes_.data() + (a - first_) * 3 * words_;
+  }
+  const float* values(std::size_t a) const { return values_.data() + (a - first_) * kept_; }
+
   bool genotype_;
-  std::size_t rows_, kept_, count_, words_;
+  std::size_t rows_, kept_, first_, count_, words_;
   std::vector<std::uint64_t> planes_;  // genotype: per column, called, one, two
   std::vector<float> values_;          // dosage: per column, the kept samples' dosages
 };
 
-// Runs body(i) for every i in [0, n) across the threads, in fixed chunks of rows, reporting
-// progress between chunks.
+// Runs body(i) for every i in [first, last) across the threads, in fixed chunks of rows,
+// reporting progress between chunks.
 template <typename Body>
-void for_rows(std::size_t n, const analysis_options& analysis, const Body& body) {
+void for_rows(std::size_t first, std::size_t last, const analysis_options& analysis,
+              const Body& body) {
   constexpr std::size_t chunk = 4096;
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t first = 0; first < n; first += chunk) {
-    const std::size_t last = std::min(n, first + chunk);
+  for (std::size_t from = first; from < last; from += chunk) {
+    const std::size_t to = std::min(last, from + chunk);
     tbb::parallel_for(
-        tbb::blocked_range<std::size_t>(first, last, 16),
+        tbb::blocked_range<std::size_t>(from, to, 16),
         [&](const tbb::blocked_range<std::size_t>& r) {
           for (std::size_t i = r.begin(); i < r.end(); ++i) body(i);
         },
         tbb::simple_partitioner());
     if (analysis.progress) {
       pass_progress p;
-      p.columns_done = last;
-      p.columns_total = n;
+      p.columns_done = to - first;
+      p.columns_total = last - first;
       p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       analysis.progress("ld pairs", p);
     }
@@ -192,7 +200,7 @@ class ld_window {
     for (std::size_t k = 0; k < columns_.size(); ++k) pos_[k] = position_of(info_[columns_[k]]);
   }
 
-  // One past the last column of row i's window.
+  // One past the last column of row i's window; never less than the previous row's.
   std::size_t end(std::size_t i) const {
     const std::size_t m = columns_.size();
     const std::size_t count_end = window_ > m - i ? m : i + static_cast<std::size_t>(window_);
@@ -210,65 +218,150 @@ class ld_window {
   std::vector<std::int64_t> pos_;
 };
 
+// The rows of the report each process computes: process r the rows [bounds[r], bounds[r + 1]),
+// shares of about equal pairs, and row i pairs with columns up to ends[i] (excluded). One
+// process computes them all.
+struct row_share {
+  communicator* processes = nullptr;  // null: this process alone
+  std::size_t rank = 0;
+  std::vector<std::size_t> bounds;
+  std::vector<std::size_t> ends;
+
+  std::size_t first() const { return bounds[rank]; }
+  std::size_t last() const { return bounds[rank + 1]; }
+  // The columns this process reads: from its first row to its rows' last window.
+  std::size_t columns_end() const { return last() == first() ? first() : ends[last() - 1]; }
+  // Per process, the sum of size(i) over its rows.
+  template <typename Size>
+  std::vector<std::size_t> counts(const Size& size) const {
+    std::vector<std::size_t> out(bounds.size() - 1, 0);
+    for (std::size_t r = 0; r + 1 < bounds.size(); ++r)
+      for (std::size_t i = bounds[r]; i < bounds[r + 1]; ++i) out[r] += size(i);
+    return out;
+  }
+  // Every process's values, in rank order (so in row order): `mine` alone on one process.
+  std::vector<double> gather(std::vector<double> mine,
+                             const std::vector<std::size_t>& counts) const {
+    if (processes == nullptr) return mine;
+    std::size_t total = 0;
+    for (const std::size_t c : counts) total += c;
+    std::vector<double> all(total);
+    processes->all_gather(mine, all, counts);
+    return all;
+  }
+};
+
+// `ends` of every row (non-decreasing), shared among the processes of `processes`.
+row_share share_rows(std::vector<std::size_t> ends, communicator* processes) {
+  row_share share;
+  const std::size_t m = ends.size();
+  std::size_t parts = 1;
+  if (distributed(processes)) {
+    share.processes = processes;
+    share.rank = static_cast<std::size_t>(processes->rank());
+    parts = static_cast<std::size_t>(processes->size());
+  }
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < m; ++i) total += ends[i] - i;
+  share.bounds.assign(parts + 1, m);
+  share.bounds[0] = 0;
+  std::uint64_t done = 0;
+  std::size_t r = 1;
+  for (std::size_t i = 0; i < m; ++i) {
+    while (r < parts && done * parts >= total * r) share.bounds[r++] = i;
+    done += ends[i] - i;
+  }
+  share.ends = std::move(ends);
+  return share;
+}
+
 // band: row i holds column i itself, then its window; rows stored one after another.
-void band_rows(const column_set& set, const ld_window& window, bool squared,
+void band_rows(const column_set& set, const row_share& share, bool squared,
                const analysis_options& analysis, ld_result& result) {
   const std::size_t m = result.columns;
-  result.band_end.resize(m);
+  result.band_end = share.ends;
   std::vector<std::size_t> offset(m + 1, 0);
-  for (std::size_t i = 0; i < m; ++i) {
-    result.band_end[i] = window.end(i);
-    offset[i + 1] = offset[i] + (result.band_end[i] - i);
-  }
-  result.matrix.assign(offset[m], nan);
-  for_rows(m, analysis, [&](std::size_t i) {
-    const std::size_t count = result.band_end[i] - i;
+  for (std::size_t i = 0; i < m; ++i) offset[i + 1] = offset[i] + (share.ends[i] - i);
+  const std::size_t base = offset[share.first()];
+  std::vector<double> mine(offset[share.last()] - base, nan);
+  for_rows(share.first(), share.last(), analysis, [&](std::size_t i) {
+    const std::size_t count = share.ends[i] - i;
     std::vector<correlation> c(count);
     set.row(i, i, count, c.data());
-    double* out = result.matrix.data() + offset[i];
+    double* out = mine.data() + (offset[i] - base);
     out[0] = std::isnan(c[0].r) ? nan : 1;
     for (std::size_t j = 1; j < count; ++j) out[j] = squared ? c[j].r2 : c[j].r;
   });
+  result.matrix =
+      share.gather(std::move(mine), share.counts([&](std::size_t i) { return share.ends[i] - i; }));
 }
 
-// table: each row's pairs with the columns after it within its window (every later column
-// with inter-chr) whose r² reaches min_r2, in row order.
-void table_pairs(const column_set& set, const ld_window* window, const ld_options& options,
+// table: each row's pairs with the columns after it up to its end (its window, or every later
+// column with inter-chr) whose r² reaches min_r2, in row order.
+void table_pairs(const column_set& set, const row_share& share, const ld_options& options,
                  const analysis_options& analysis, ld_result& result) {
-  const std::size_t m = result.columns;
-  std::vector<std::vector<ld_pair>> rows(m);
-  for_rows(m, analysis, [&](std::size_t i) {
-    const std::size_t end = window ? window->end(i) : m;
-    const std::size_t count = end - i - 1;
+  const std::size_t first = share.first();
+  std::vector<std::vector<ld_pair>> rows(share.last() - first);
+  for_rows(first, share.last(), analysis, [&](std::size_t i) {
+    const std::size_t count = share.ends[i] - i - 1;
     std::vector<correlation> c(count);
     if (count > 0) set.row(i, i + 1, count, c.data());
     for (std::size_t j = 0; j < count; ++j)
-      if (c[j].r2 >= options.min_r2) rows[i].push_back({i, i + 1 + j, c[j].r, c[j].r2});
+      if (c[j].r2 >= options.min_r2) rows[i - first].push_back({i, i + 1 + j, c[j].r, c[j].r2});
   });
   std::size_t total = 0;
   for (const auto& r : rows) total += r.size();
   result.pairs.reserve(total);
   for (auto& r : rows) result.pairs.insert(result.pairs.end(), r.begin(), r.end());
+  if (share.processes == nullptr) return;
+  // Every process's pairs as (a, b, r, r²): positions below 2^53 are exact doubles.
+  std::vector<double> packed;
+  packed.reserve(4 * total);
+  for (const ld_pair& p : result.pairs)
+    packed.insert(packed.end(), {static_cast<double>(p.a), static_cast<double>(p.b), p.r, p.r2});
+  std::vector<std::size_t> counts;
+  for (const double c : all_gather_one(*share.processes, static_cast<double>(packed.size())))
+    counts.push_back(static_cast<std::size_t>(c));
+  const std::vector<double> all = share.gather(std::move(packed), counts);
+  result.pairs.resize(all.size() / 4);
+  for (std::size_t k = 0; k < result.pairs.size(); ++k)
+    result.pairs[k] = {static_cast<std::size_t>(all[4 * k]),
+                       static_cast<std::size_t>(all[4 * k + 1]), all[4 * k + 2], all[4 * k + 3]};
 }
 
-// square and triangle: the upper triangle computed, mirrored below.
-void full_matrix(const column_set& set, bool squared, const analysis_options& analysis,
-                 ld_result& result) {
+// Row i of the upper triangle from its diagonal: m − i values at out.
+void upper_row(const column_set& set, std::size_t i, std::size_t m, bool squared, double* out) {
+  std::vector<correlation> c(m - i);
+  set.row(i, i, m - i, c.data());
+  // The diagonal is 1, as PLINK 1.9 writes it, or NaN for a variant constant over its calls.
+  out[0] = std::isnan(c[0].r) ? nan : 1;
+  for (std::size_t j = 1; j < m - i; ++j) out[j] = squared ? c[j].r2 : c[j].r;
+}
+
+// square and triangle: the upper triangle computed, mirrored below. On several processes each
+// computes its rows' upper parts, gathered into every process's matrix.
+void full_matrix(const column_set& set, const row_share& share, bool squared,
+                 const analysis_options& analysis, ld_result& result) {
   const std::size_t m = result.columns;
   result.matrix.assign(m * m, nan);
-  for_rows(m, analysis, [&](std::size_t i) {
-    const std::size_t count = m - i - 1;
-    std::vector<correlation> c(count);
-    if (count > 0) set.row(i, i + 1, count, c.data());
-    // The diagonal is 1, as PLINK 1.9 writes it, or NaN for a variant constant over its calls.
-    correlation self;
-    set.row(i, i, 1, &self);
-    result.matrix[i * m + i] = std::isnan(self.r) ? nan : 1;
-    for (std::size_t j = 0; j < count; ++j) {
-      const double v = squared ? c[j].r2 : c[j].r;
-      result.matrix[i * m + i + 1 + j] = v;
-      result.matrix[(i + 1 + j) * m + i] = v;
-    }
+  if (share.processes == nullptr) {
+    for_rows(0, m, analysis, [&](std::size_t i) {
+      upper_row(set, i, m, squared, result.matrix.data() + i * m + i);
+    });
+  } else {
+    // Row i's part starts at offset(i) − offset(first) of this process's values.
+    const auto offset = [m](std::size_t i) { return i * m - (i == 0 ? 0 : i * (i - 1) / 2); };
+    std::vector<double> mine(offset(share.last()) - offset(share.first()));
+    for_rows(share.first(), share.last(), analysis, [&](std::size_t i) {
+      upper_row(set, i, m, squared, mine.data() + (offset(i) - offset(share.first())));
+    });
+    const std::vector<double> all =
+        share.gather(std::move(mine), share.counts([m](std::size_t i) { return m - i; }));
+    for (std::size_t i = 0; i < m; ++i)
+      std::copy_n(all.data() + offset(i), m - i, result.matrix.data() + i * m + i);
+  }
+  tbb::parallel_for(std::size_t{1}, m, [&](std::size_t j) {
+    for (std::size_t i = 0; i < j; ++i) result.matrix[j * m + i] = result.matrix[i * m + j];
   });
 }
 
@@ -307,20 +400,27 @@ ld_result ld(const store& s, const selection& sel, const ld_options& options,
   result.columns = sel.columns.size();
   const bool windowed =
       (options.shape == ld_shape::table && !options.inter_chr) || options.shape == ld_shape::band;
-  std::optional<ld_window> window;
-  if (windowed) window.emplace(s, sel, options);
-  const column_set set(s, sel, analysis);
+  // Each row's end: its window's, or every later column.
+  const std::size_t m = result.columns;
+  std::vector<std::size_t> ends(m, m);
+  if (windowed) {
+    const ld_window window(s, sel, options);
+    for (std::size_t i = 0; i < m; ++i) ends[i] = window.end(i);
+  }
+  const row_share share = share_rows(std::move(ends), analysis.processes);
+  const column_set set(s, sel, analysis, share.first(), share.columns_end());
   if (options.with_freqs) {
-    result.a1_freq.resize(result.columns);
-    for (std::size_t k = 0; k < result.columns; ++k) result.a1_freq[k] = set.a1_freq(k);
+    std::vector<double> mine;
+    for (std::size_t k = share.first(); k < share.last(); ++k) mine.push_back(set.a1_freq(k));
+    result.a1_freq = share.gather(std::move(mine), share.counts([](std::size_t) { return 1; }));
   }
   const bool squared = options.statistic == ld_statistic::r2;
   if (options.shape == ld_shape::band)
-    band_rows(set, *window, squared, analysis, result);
+    band_rows(set, share, squared, analysis, result);
   else if (options.shape == ld_shape::table)
-    table_pairs(set, window ? &*window : nullptr, options, analysis, result);
+    table_pairs(set, share, options, analysis, result);
   else
-    full_matrix(set, squared, analysis, result);
+    full_matrix(set, share, squared, analysis, result);
   return result;
 }
 

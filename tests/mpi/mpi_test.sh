@@ -7,7 +7,8 @@
 # so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
 # loadings at 17 digits), whose columns the ranks share, and stats and assoc (linear and
 # logistic) on X, Y, XY and MT with --sex;
-# so are wgr's predictions and grm's matrices (bands made by the ranks in rounds);
+# so are wgr's predictions, grm's matrices (bands made by the ranks in rounds) and ld's reports
+# (rows shared);
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
@@ -196,6 +197,26 @@ done
 for r in 2 3; do
   same_files "grm, $r ranks" g0 "g$r" .rel .rel.id .grm.bin .grm.N.bin .grm.id
   same_files "grm square, $r ranks" q0 "q$r" .rel.bin .rel.id
+done
+
+# LD: the ranks share the rows of the report (each reads only the columns its rows need), and
+# rank 0 writes every row: the windowed table with frequencies, every pair of every chromosome,
+# the band, the square.
+for r in 0 2 3; do
+  on_ranks "$r" ld geno.cf --r2 with-freqs --ld-window 30 --ld-window-r2 0 --threads 1 --quiet \
+    --out "l$r" 2>"err$r" || bad "ld table on $r ranks: $(cat "err$r")"
+  on_ranks "$r" ld sexed.cf --r inter-chr --ld-window-r2 0.001 --digits 17 --threads 1 --quiet \
+    --out "li$r" 2>"err$r" || bad "ld inter-chr on $r ranks: $(cat "err$r")"
+  on_ranks "$r" ld geno.cf --extract extract.txt --r2 band --ld-window 12 --threads 1 --quiet \
+    --out "lb$r" 2>"err$r" || bad "ld band on $r ranks: $(cat "err$r")"
+  on_ranks "$r" ld geno.cf --keep keep.txt --r square bin --threads 1 --quiet --out "ls$r" \
+    2>"err$r" || bad "ld square on $r ranks: $(cat "err$r")"
+done
+for r in 2 3; do
+  same_files "ld table, $r ranks" l0 "l$r" .ld
+  same_files "ld inter-chr, $r ranks" li0 "li$r" .ld
+  same_files "ld band, $r ranks" lb0 "lb$r" .ldband .ldband.vars
+  same_files "ld square, $r ranks" ls0 "ls$r" .ld.bin
 done
 
 # An error on the ranks: every rank ends, non-zero, with the message, and nothing is written.

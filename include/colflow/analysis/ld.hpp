@@ -87,7 +87,10 @@ void check_ld_options(const ld_options& options);
 
 /// LD of the selected columns of a genotype or dosage store. The selected columns are read in
 /// one pass and held in memory (genotype: 3 bits a sample and column; dosage: 4 bytes a sample
-/// and column), then the pairs are computed across the threads. Throws colflow::error:
+/// and column), then the pairs are computed across the threads. On R processes
+/// (analysis.processes, a collective) each takes a run of rows of about 1/R of the pairs, reads
+/// only the columns they pair with, and the rows are gathered: every process returns the whole
+/// result, the single process's bits. Throws colflow::error:
 /// invalid_argument for options out of range (check_ld_options) or a store without variants
 /// (dense values); errors of the store's reads.
 ld_result ld(const store& s, const selection& sel, const ld_options& options,

@@ -54,12 +54,12 @@ void check_runs_on_ranks(const std::string& command) {
   const communicator* c = run_processes();
   if (c == nullptr) return;
   for (const char* on_ranks :
-       {"bayesr", "ridge", "lasso", "enet", "stats", "assoc", "pca", "wgr", "grm", "ld"})
+       {"bayesr", "ridge", "lasso", "enet", "stats", "assoc", "pca", "wgr", "grm", "ld", "score"})
     if (command == on_ranks) return;
   throw error(errc::invalid_argument,
               "colflow " + command + " runs as one process, not on " + std::to_string(c->size()) +
                   " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats, assoc, pca, "
-                  "wgr, grm and ld run (docs/SCALING.md)");
+                  "wgr, grm, ld and score run (docs/SCALING.md)");
 }
 
 int end_with_error(int code) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "colflow/colflow.hpp"
 #include "colflow/preprocess/converter.hpp"
@@ -176,7 +177,7 @@ TEST(ScoreTest, DosageStoreOfHardCallsEqualsGenotypeStore) {
     }
 }
 
-TEST(ScoreTest, BitIdenticalAtOneAndTwoThreads) {
+TEST(ScoreTest, BitIdenticalAtAnyThreadAndProcessCount) {
   test::temp_dir dir;
   // Three sample blocks, so that two threads share them.
   const std::size_t n = 3 * sample_block_rows + 77, m = 30;
@@ -202,6 +203,25 @@ TEST(ScoreTest, BitIdenticalAtOneAndTwoThreads) {
       o.scale = score_options::scaling::variance_standardize;
       results.push_back(score(s, selection::all(s), t, o, a).sums);
     }
+  }
+  // Processes (threads here) taking whole segments of the columns (15 of 2 columns: segments
+  // end inside the stream's batches), each one's result the single process's.
+  for (const std::size_t size : {2u, 3u}) {
+    test::shared_gather g(size);
+    std::vector<std::vector<double>> got(size);
+    std::vector<std::thread> ranks;
+    for (std::size_t r = 0; r < size; ++r)
+      ranks.emplace_back([&, r] {
+        test::thread_communicator c(g, static_cast<int>(r));
+        analysis_options a;
+        a.processes = &c;
+        a.stream.block_bytes = 4096;
+        score_options o;
+        o.scale = score_options::scaling::variance_standardize;
+        got[r] = score(s, selection::all(s), t, o, a).sums;
+      });
+    for (auto& th : ranks) th.join();
+    results.insert(results.end(), got.begin(), got.end());
   }
   for (const auto& r : results) {
     ASSERT_EQ(r.size(), results[0].size());

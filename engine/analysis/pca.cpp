@@ -14,6 +14,7 @@
 #include <numbers>
 
 #include "analysis/analysis_stream_internal.hpp"
+#include "analysis/column_segments_internal.hpp"
 #include "analysis/selected_stats_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/sample_blocks.hpp"
@@ -142,91 +143,6 @@ void parallel_chunks(Eigen::Index n, Eigen::Index grain, F&& f) {
       [&](const tbb::blocked_range<Eigen::Index>& r) { f(r.begin(), r.end() - r.begin()); },
       tbb::simple_partitioner{});
 }
-
-// The sums over columns (Y = Σ Z_b B_b, C = Σ B_bᵀ B_b) are added in a fixed grouping: the
-// blocks of columns form at most `max_segments` consecutive segments, each segment's blocks
-// are added up from zero, and the segments' sums are added in segment order. The grouping
-// depends on the selection and the block size only, so MPI ranks that each take whole
-// segments (docs/DESIGN.md §4.9) and exchange their segments' sums add exactly what one
-// process adds.
-class column_segments {
- public:
-  static constexpr std::size_t max_segments = 16;
-
-  // `m` selected columns in blocks of `block`; `processes` null for this process alone.
-  column_segments(std::size_t m, std::size_t block, communicator* processes)
-      : m_(m), block_(block), processes_(processes) {
-    const std::size_t blocks_total = (m + block - 1) / block;
-    per_segment_ = (blocks_total + max_segments - 1) / max_segments;
-    segments_ = (blocks_total + per_segment_ - 1) / per_segment_;
-    own_end_ = segments_;
-    if (processes) {
-      own_first_ = share(static_cast<std::size_t>(processes->rank()));
-      own_end_ = share(static_cast<std::size_t>(processes->rank()) + 1);
-    }
-  }
-
-  // The selection position of segment g's first column (m from the last segment on).
-  std::size_t first_column(std::size_t g) const { return std::min(m_, g * per_segment_ * block_); }
-  // This process's segments: [own_first(), own_end()).
-  std::size_t own_first() const noexcept { return own_first_; }
-  std::size_t own_end() const noexcept { return own_end_; }
-
-  // A running segment of a sum is complete: added to `total` in one process, kept in `done`
-  // for the exchange on several. Zeroed for the next.
-  void end(matrix& total, matrix& running, std::vector<matrix>& done) const {
-    if (processes_)
-      done.push_back(running);
-    else
-      total += running;
-    running.setZero();
-  }
-
-  // On several processes: every process's segments of a sum, added in segment order.
-  void exchange(matrix& total, std::vector<matrix>& done) const {
-    if (!processes_) return;
-    const auto cells = static_cast<std::size_t>(total.size());
-    std::vector<std::size_t> counts;
-    for (std::size_t r = 0; r < ranks(); ++r) counts.push_back(cells * (share(r + 1) - share(r)));
-    std::vector<double> mine;
-    for (const matrix& d : done) mine.insert(mine.end(), d.data(), d.data() + d.size());
-    std::vector<double> all(cells * segments_);
-    processes_->all_gather(mine, all, counts);
-    total.setZero();
-    for (std::size_t g = 0; g < segments_; ++g)
-      total += Eigen::Map<const matrix>(all.data() + g * cells, total.rows(), total.cols());
-    done.clear();
-  }
-
-  // On several processes: the rows of `b` (one per selected column) of each process's
-  // segments, to every process.
-  void gather_rows(matrix& b) const {
-    if (!processes_) return;
-    const std::size_t first = first_column(own_first_);
-    const matrix rows_mine =  // column-major: one column of it per selected column
-        b.middleRows(static_cast<Eigen::Index>(first),
-                     static_cast<Eigen::Index>(first_column(own_end_) - first))
-            .transpose();
-    const auto l = static_cast<std::size_t>(b.cols());
-    std::vector<std::size_t> counts;
-    for (std::size_t r = 0; r < ranks(); ++r)
-      counts.push_back(l * (first_column(share(r + 1)) - first_column(share(r))));
-    matrix all(b.cols(), static_cast<Eigen::Index>(m_));
-    processes_->all_gather(std::span<const double>(rows_mine.data(), rows_mine.size()),
-                           std::span<double>(all.data(), all.size()), counts);
-    b = all.transpose();
-  }
-
- private:
-  std::size_t ranks() const { return static_cast<std::size_t>(processes_->size()); }
-  // The first segment of process r.
-  std::size_t share(std::size_t r) const {
-    return even_share(segments_, r, static_cast<std::size_t>(processes_->size()));
-  }
-
-  std::size_t m_, block_, per_segment_ = 0, segments_ = 0, own_first_ = 0, own_end_ = 0;
-  communicator* processes_;
-};
 
 void check_pca_request(const store& s, const selection& sel, const pca_options& pca) {
   const std::size_t n = sel.rows.size(), m = sel.columns.size(), k = pca.components;
@@ -420,7 +336,7 @@ class randomized_pca {
   matrix y_, q_, bb_, c_, b_all_;
   std::size_t used_ = 0;     // columns that vary
   communicator* processes_;  // null: this process alone
-  column_segments segments_;
+  detail::column_segments segments_;
   std::size_t first_column_;                  // selection position of this process's first
   std::span<const std::size_t> own_columns_;  // this process's columns
   // A sum's running segment, and on several processes this process's finished segments.

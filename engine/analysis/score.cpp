@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/column_segments_internal.hpp"
 #include "analysis/selected_stats_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/sample_blocks.hpp"
@@ -159,7 +160,7 @@ void add_column(const column_view<double>& column, const double* table, bool gen
 }
 
 // The selected samples' scores, dosage sums, allele counts and denominators from the sums.
-void collect(const std::vector<double>& sums, std::size_t scores, const score_options& options,
+void collect(const Eigen::MatrixXd& sums, std::size_t scores, const score_options& options,
              score_result& r) {
   const std::size_t kept = r.rows.size(), terms = scores + 2;
   r.sums.resize(kept * scores);
@@ -195,11 +196,23 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
     stream.on_progress([&](const pass_progress& p) { analysis.progress("score", p); });
   detail::selected_stats statistics(s, sel.row_kept);
   sample_blocks blocks(n);
-  std::vector<double> sums(n * terms, 0.0);
+  // Each sample's sums take a segment's columns in order from zero, and the segments' sums in
+  // segment order (column_segments): on several processes each takes whole segments.
+  const detail::column_segments segments(
+      r.columns.size(), 1, distributed(analysis.processes) ? analysis.processes : nullptr);
+  const std::size_t first = segments.first_column(segments.own_first());
+  const std::vector<std::size_t> own(
+      r.columns.begin() + static_cast<std::ptrdiff_t>(first),
+      r.columns.begin() + static_cast<std::ptrdiff_t>(segments.first_column(segments.own_end())));
+  Eigen::MatrixXd total =
+      Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(terms), static_cast<Eigen::Index>(n));
+  Eigen::MatrixXd running = total;  // column i: sample i's sums of the segment so far
+  std::vector<Eigen::MatrixXd> done;
+  std::size_t segment = segments.own_first();
   column_terms t;
   std::vector<double> tables;  // per column of a batch: column_table's
   const std::size_t width = (genotype ? 4 : 3) * terms;
-  stream.run_batches(r.columns, [&](std::span<const column_view<double>> batch) {
+  stream.run_batches(own, [&](std::span<const column_view<double>> batch) {
     tables.resize(batch.size() * width);
     for (std::size_t b = 0; b < batch.size(); ++b) {
       const column_stats st = statistics(batch[b]);
@@ -207,14 +220,26 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
       terms_of(matches.at(batch[b].column), table, options, st.observed > 0 ? st.mean / 2 : 0.5, t);
       column_table(t, genotype, tables.data() + b * width);
     }
-    // Each sample's sums take the columns in order, whichever thread has its block.
-    blocks.for_each([&](std::size_t, std::size_t first, std::size_t rows) {
-      for (std::size_t b = 0; b < batch.size(); ++b)
-        add_column(batch[b], tables.data() + b * width, genotype, terms, first, rows, sums.data());
-    });
+    // The batch in runs of one segment: each sample's sums take a run's columns in order,
+    // whichever thread has its block; a run that completes its segment ends it.
+    for (std::size_t from = 0; from < batch.size();) {
+      const std::size_t segment_end = segments.first_column(segment + 1) - first;
+      const std::size_t to = std::min(batch.size(), from + (segment_end - batch[from].position));
+      blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {
+        for (std::size_t b = from; b < to; ++b)
+          add_column(batch[b], tables.data() + b * width, genotype, terms, row0, rows,
+                     running.data());
+      });
+      if (batch[to - 1].position + 1 == segment_end) {
+        segments.end(total, running, done);
+        ++segment;
+      }
+      from = to;
+    }
     return true;
   });
-  collect(sums, table.names.size(), options, r);
+  segments.exchange(total, done);
+  collect(total, table.names.size(), options, r);
   return r;
 }
 

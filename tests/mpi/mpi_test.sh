@@ -7,8 +7,8 @@
 # so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
 # loadings at 17 digits), whose columns the ranks share, and stats and assoc (linear and
 # logistic) on X, Y, XY and MT with --sex;
-# so are wgr's predictions, grm's matrices (bands made by the ranks in rounds) and ld's reports
-# (rows shared);
+# so are wgr's predictions, grm's matrices (bands made by the ranks in rounds), ld's reports
+# (rows shared) and scores (segments of columns);
 # a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
@@ -217,6 +217,22 @@ for r in 2 3; do
   same_files "ld inter-chr, $r ranks" li0 "li$r" .ld
   same_files "ld band, $r ranks" lb0 "lb$r" .ldband .ldband.vars
   same_files "ld square, $r ranks" ls0 "ls$r" .ld.bin
+done
+
+# Scores: the ranks take whole segments of the matched columns, their sums gathered and added
+# in segment order as one process adds them: two scores, a third of the entries naming A2
+# (sign flipped), mean-imputed on a subset of the samples and variance-standardised on all.
+awk '{print $2, (NR % 3 ? $5 : $6), NR / 100 - 1, (NR % 7) / 3}' sim.bim > weights.txt
+for r in 0 2 3; do
+  on_ranks "$r" score geno.cf --score weights.txt 1 2 3 --score-col-nums 3-4 --keep keep.txt \
+    --digits 17 --threads 1 --quiet --out "s$r" 2>"err$r" || bad "score on $r ranks: $(cat "err$r")"
+  on_ranks "$r" score geno.cf --score weights.txt 1 2 3 variance-standardize \
+    --score-col-nums 3-4 --digits 17 --threads 1 --quiet --out "sv$r" 2>"err$r" ||
+    bad "score variance-standardize on $r ranks: $(cat "err$r")"
+done
+for r in 2 3; do
+  same_files "score, $r ranks" s0 "s$r" .sscore
+  same_files "score variance-standardize, $r ranks" sv0 "sv$r" .sscore
 done
 
 # An error on the ranks: every rank ends, non-zero, with the message, and nothing is written.

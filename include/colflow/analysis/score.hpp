@@ -8,8 +8,11 @@
 /// the selected samples) or, with no_mean_imputation, left out. `center` subtracts that mean
 /// from every called dosage (a missing call then counts 0) and `variance_standardize` also
 /// divides by sqrt(2f(1 − f)), f the A1 frequency. All scores are computed in one streaming pass
-/// over the matched columns only; each sample's sums are added in column order, so results do
-/// not depend on threads or scheduling (docs/DESIGN.md §7). docs/ANALYSES.md, "score".
+/// over the matched columns only. Each sample's sums are added in column order within at most
+/// 16 fixed segments of the matched columns, and the segments' sums in segment order, so results
+/// depend on neither threads, scheduling nor processes: on R processes (analysis.processes, a
+/// collective) each scores whole segments and every process returns the single process's
+/// result (docs/DESIGN.md §4.9, §7). docs/ANALYSES.md, "score".
 #pragma once
 
 #include <cstddef>

@@ -63,7 +63,7 @@ command add_ld(CLI::App& app) {
     std::string out;
     std::vector<std::string> r, r2;
     std::int64_t window = 10;
-    double window_kb = 1000, window_r2 = 0.2;
+    double window_kb = 1000, window_cm = 0, window_r2 = 0.2;
   };
   auto o = std::make_shared<options>();
   add_analysis_flags(app, o->common);
@@ -77,9 +77,14 @@ command add_ld(CLI::App& app) {
   app.add_option("--ld-window", o->window,
                  "Table: pairs at most this many variants apart, minus one (default 10)")
       ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
-  app.add_option("--ld-window-kb", o->window_kb,
-                 "Table: pairs at most this many kb apart (default 1000)")
-      ->check(positive_number());
+  auto* kb = app.add_option("--ld-window-kb", o->window_kb,
+                            "Table: pairs at most this many kb apart (default 1000)")
+                 ->check(positive_number());
+  app.add_option("--ld-window-cm", o->window_cm,
+                 "Table and band: pairs at most this many cM apart on the store's genetic\n"
+                 "map (the .bim's third column), in place of --ld-window-kb")
+      ->check(positive_number())
+      ->excludes(kb);
   app.add_option("--ld-window-r2", o->window_r2,
                  "Table: pairs with r squared at least this (default 0.2; 0 lists every pair)")
       ->check(number_range(0, 1));
@@ -89,7 +94,8 @@ command add_ld(CLI::App& app) {
       "selected samples called in both variants (r's sign follows the store's A1; PLINK 1.9\n"
       "makes the minor allele A1 unless --keep-allele-order).\n"
       "Table (default): PREFIX.ld with CHR_A BP_A SNP_A CHR_B BP_B SNP_B R2 (or R), pairs on\n"
-      "one chromosome at most --ld-window - 1 variants and --ld-window-kb kb apart with\n"
+      "one chromosome at most --ld-window - 1 variants and --ld-window-kb kb (or\n"
+      "--ld-window-cm cM) apart with\n"
       "r2 >= --ld-window-r2; inter-chr: every pair, filtered by --ld-window-r2 alone;\n"
       "with-freqs adds MAF_A and MAF_B, the A1 frequencies.\n"
       "square / square0 / triangle: the matrix of every pair of selected variants, PREFIX.ld\n"
@@ -107,6 +113,7 @@ command add_ld(CLI::App& app) {
     apply_modifiers(r->count() > 0 ? "--r" : "--r2", r->count() > 0 ? o->r : o->r2, lo);
     lo.window = o->window;
     lo.window_kb = o->window_kb;
+    lo.window_cm = o->window_cm;
     lo.min_r2 = o->window_r2;
     check_ld_options(lo);  // before the store is opened
     analysis_run run("ld", o->common);

@@ -504,6 +504,82 @@ TEST(LdTest, BandHoldsTheWindowOfTheSquareMatrix) {
   EXPECT_EQ(test::read_table(dir / "x.ldband.vars").rows.size(), m);
 }
 
+// A genotype store of random codes whose variants sit at the given chromosomes and cM.
+void write_mapped_store(const std::filesystem::path& path, std::uint64_t n,
+                        const std::vector<std::pair<std::string, std::string>>& chrom_cm) {
+  writer_options o;
+  o.type = value_type::genotype;
+  o.rows = n;
+  store_writer w(path, o, test::numbered_samples(n));
+  std::mt19937_64 rng(17);
+  for (std::size_t j = 0; j < chrom_cm.size(); ++j) {
+    column_info c = test::numbered_column(j);
+    c.chrom = chrom_cm[j].first;
+    c.cm = chrom_cm[j].second;
+    const auto codes = test::random_genotype_codes(n, 0.3, 0.05, rng);
+    w.append(encode_genotype_column(codes, n, column_encoding{}), c);
+  }
+  w.finish();
+}
+
+// --ld-window-cm: the window follows the genetic map, chromosome by chromosome, in place of the
+// base pairs; the band's values are the square matrix's.
+TEST(LdTest, CentimorganWindowFollowsTheGeneticMap) {
+  test::temp_dir dir;
+  std::vector<std::pair<std::string, std::string>> map;
+  std::vector<double> cm;
+  for (std::size_t j = 0; j < 30; ++j) {
+    cm.push_back(j < 18 ? 0.25 * static_cast<double>(j * j % 7 + j) : 0.5 * static_cast<double>(j));
+    map.emplace_back(j < 18 ? "1" : "2", std::to_string(cm.back()));
+  }
+  write_mapped_store(dir / "g.cf", 90, map);
+  const store s = store::open(dir / "g.cf");
+  const selection sel = selection::all(s);
+  ld_options sq;
+  sq.shape = ld_shape::square;
+  const ld_result square = ld(s, sel, sq);
+  ld_options o;
+  o.shape = ld_shape::band;
+  o.window = 1000;
+  o.window_cm = 1.5;
+  const ld_result band = ld(s, sel, o);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < cm.size(); ++i) {
+    std::size_t end = i + 1;  // stops at the first variant too far or on another chromosome
+    while (end < cm.size() && (end < 18) == (i < 18) && cm[end] - cm[i] <= 1.5) ++end;
+    EXPECT_EQ(band.band_end[i], end) << i;
+    for (std::size_t j = i; j < band.band_end[i]; ++j, ++k)
+      EXPECT_TRUE(std::memcmp(&band.matrix[k], &square.matrix[i * cm.size() + j], 8) == 0);
+  }
+  // The table's pairs are the band's, less the diagonal.
+  o.shape = ld_shape::table;
+  o.min_r2 = 0;
+  const ld_result table = ld(s, sel, o);
+  std::size_t pairs = 0;
+  for (std::size_t i = 0; i < cm.size(); ++i) pairs += band.band_end[i] - i - 1;
+  EXPECT_EQ(table.pairs.size(), pairs);
+
+  // No map (every variant at 0 cM), a position that is not a number, and a bad distance.
+  write_mapped_store(dir / "flat.cf", 20, {{"1", "0"}, {"1", "0"}, {"1", "0"}});
+  write_mapped_store(dir / "bad.cf", 20, {{"1", "0.5"}, {"1", "x"}});
+  for (const auto& [name, message] :
+       {std::pair{"flat.cf", "has no genetic map"}, std::pair{"bad.cf", "has no position in cM"}}) {
+    const store f = store::open(dir / name);
+    try {
+      ld(f, selection::all(f), o);
+      ADD_FAILURE() << name << ": no error";
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("--ld-window-cm"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  o.window_cm = -1;
+  EXPECT_THROW(check_ld_options(o), error);
+  o.window_cm = 2;
+  o.inter_chr = true;
+  EXPECT_THROW(check_ld_options(o), error);
+}
+
 TEST(LdTest, ErrorsNameTheOptionAndWriteNothing) {
   test::temp_dir dir;
   column_encoding enc;

@@ -55,6 +55,15 @@ std::int64_t position_of(const column_info& c) {
   return p;
 }
 
+double genetic_position_of(const column_info& c) {
+  double cm = 0;
+  const auto [end, ec] = std::from_chars(c.cm.data(), c.cm.data() + c.cm.size(), cm);
+  if (ec != std::errc{} || end != c.cm.data() + c.cm.size() || !std::isfinite(cm))
+    throw error(errc::invalid_argument,
+                "--ld-window-cm: variant " + c.id + " has no position in cM ('" + c.cm + "')");
+  return cm;
+}
+
 // The selected columns at positions [first, end) in memory, and the sums of any pair of them
 // (positions in selection::columns).
 class column_set {
@@ -187,20 +196,34 @@ void for_rows(std::size_t first, std::size_t last, const analysis_options& analy
 }
 
 // The window of each row: the columns after it on its chromosome, at most `window` − 1
-// variants and `window_kb` kb further. Positions are read when made, so that a bad position
-// fails before the pass.
+// variants and `window_kb` kb (or `window_cm` cM) further. Positions are read when made, so
+// that a bad position fails before the pass.
 class ld_window {
  public:
   ld_window(const store& s, const selection& sel, const ld_options& o)
       : info_(s.columns()),
         columns_(sel.columns),
         window_(static_cast<std::uint64_t>(o.window)),
-        limit_(static_cast<std::int64_t>(std::llround(o.window_kb * 1000))),
+        limit_(o.window_cm > 0 ? o.window_cm : std::round(o.window_kb * 1000)),
         pos_(columns_.size()) {
-    for (std::size_t k = 0; k < columns_.size(); ++k) pos_[k] = position_of(info_[columns_[k]]);
+    if (o.window_cm > 0) {
+      bool mapped = false;
+      for (std::size_t k = 0; k < columns_.size(); ++k) {
+        pos_[k] = genetic_position_of(info_[columns_[k]]);
+        mapped = mapped || pos_[k] != 0;
+      }
+      if (!mapped && !columns_.empty())
+        throw error(errc::invalid_argument,
+                    "--ld-window-cm: " + s.path().string() +
+                        " has no genetic map (every selected variant is at 0 cM): give the .bim "
+                        "a map's cM positions, or use --ld-window-kb");
+    } else {  // base pairs, exact in a double
+      for (std::size_t k = 0; k < columns_.size(); ++k)
+        pos_[k] = static_cast<double>(position_of(info_[columns_[k]]));
+    }
   }
 
-  // One past the last column of row i's window; never less than the previous row's.
+  // One past the last column of row i's window.
   std::size_t end(std::size_t i) const {
     const std::size_t m = columns_.size();
     const std::size_t count_end = window_ > m - i ? m : i + static_cast<std::size_t>(window_);
@@ -214,8 +237,8 @@ class ld_window {
   const std::vector<column_info>& info_;
   const std::vector<std::size_t>& columns_;
   std::uint64_t window_;
-  std::int64_t limit_;
-  std::vector<std::int64_t> pos_;
+  double limit_;             // in the unit of pos_
+  std::vector<double> pos_;  // base pairs, or cM with window_cm
 };
 
 // The rows of the report each process computes: process r the rows [bounds[r], bounds[r + 1]),
@@ -229,8 +252,12 @@ struct row_share {
 
   std::size_t first() const { return bounds[rank]; }
   std::size_t last() const { return bounds[rank + 1]; }
-  // The columns this process reads: from its first row to its rows' last window.
-  std::size_t columns_end() const { return last() == first() ? first() : ends[last() - 1]; }
+  // The columns this process reads: from its first row to the furthest end of its rows.
+  std::size_t columns_end() const {
+    std::size_t end = first();
+    for (std::size_t i = first(); i < last(); ++i) end = std::max(end, ends[i]);
+    return end;
+  }
   // Per process, the sum of size(i) over its rows.
   template <typename Size>
   std::vector<std::size_t> counts(const Size& size) const {
@@ -251,7 +278,7 @@ struct row_share {
   }
 };
 
-// `ends` of every row (non-decreasing), shared among the processes of `processes`.
+// `ends` of every row, shared among the processes of `processes`.
 row_share share_rows(std::vector<std::size_t> ends, communicator* processes) {
   row_share share;
   const std::size_t m = ends.size();
@@ -374,6 +401,11 @@ void check_ld_options(const ld_options& o) {
   if (!(o.window_kb > 0) || !std::isfinite(o.window_kb))
     throw error(errc::invalid_argument, "--ld-window-kb: must be a positive distance in kb, not " +
                                             std::to_string(o.window_kb));
+  if (!(o.window_cm >= 0) || !std::isfinite(o.window_cm))
+    throw error(errc::invalid_argument, "--ld-window-cm: must be a positive distance in cM, not " +
+                                            std::to_string(o.window_cm));
+  if (o.window_cm > 0 && o.inter_chr)
+    throw error(errc::invalid_argument, "--ld-window-cm: inter-chr lists pairs in no window");
   if (!(o.min_r2 >= 0 && o.min_r2 <= 1))
     throw error(errc::invalid_argument,
                 "--ld-window-r2: must be in [0, 1], not " + std::to_string(o.min_r2));

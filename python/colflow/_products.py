@@ -114,12 +114,22 @@ def score(
     return out
 
 
+def _window_cm(window_cm: float | None) -> float:
+    """``window_cm`` for the core: 0 stands for none (the kb window); a given one must be > 0."""
+    if window_cm is None:
+        return 0.0
+    if not float(window_cm) > 0:
+        raise ValueError(f"window_cm: must be a positive distance in cM, not {window_cm}")
+    return float(window_cm)
+
+
 def ld(
     store: Store | str | os.PathLike[str],
     *,
     r2: bool = True,
     window: int = 10,
     window_kb: float = 1000,
+    window_cm: float | None = None,
     min_r2: float = 0.2,
     inter_chr: bool = False,
     with_freqs: bool = False,
@@ -132,7 +142,8 @@ def ld(
     table, as a DataFrame.
 
     The pairs on one chromosome at most ``window`` − 1 selected variants and ``window_kb`` kb
-    apart (``--ld-window``, ``--ld-window-kb``) with r² ≥ ``min_r2`` (``--ld-window-r2``; 0
+    apart (``--ld-window``, ``--ld-window-kb``; or ``window_cm`` cM on the store's genetic map,
+    ``--ld-window-cm``, in place of ``window_kb``) with r² ≥ ``min_r2`` (``--ld-window-r2``; 0
     lists every pair of the window); ``inter_chr=True`` every pair, filtered by ``min_r2``
     alone. r is the correlation of the A1 dosages over the samples called in both, exact on a
     genotype store. Columns ``CHR_A BP_A SNP_A CHR_B BP_B SNP_B`` and ``R2`` or ``R``, with
@@ -142,7 +153,8 @@ def ld(
     rows, cols = _selection(store, keep, columns)
     with _progress(progress, "ld") as report:
         r = _core.ld(store._core, rows, cols, r2, "table", inter_chr, int(window),
-                     float(window_kb), float(min_r2), with_freqs, _threads(num_threads), report)
+                     float(window_kb), _window_cm(window_cm), float(min_r2), with_freqs,
+                     _threads(num_threads), report)
     selected = np.asarray(r["columns"])
     a, b = selected[np.asarray(r["a"], dtype=np.int64)], selected[np.asarray(r["b"], dtype=np.int64)]
     fa, fb = _column_fields(store, a), _column_fields(store, b)
@@ -164,6 +176,7 @@ def ld_matrix(
     band: bool = False,
     window: int = 10,
     window_kb: float = 1000,
+    window_cm: float | None = None,
     keep: Any = None,
     columns: Any = None,
     num_threads: int | None = None,
@@ -173,7 +186,7 @@ def ld_matrix(
 
     By default every pair: a dense numpy array (``--r square``; the diagonal 1, NaN where a
     variant is constant over the samples with a call). ``band=True``: only the pairs within
-    ``window``/``window_kb`` (the table's window, no threshold), as a symmetric
+    ``window``/``window_kb`` (or ``window_cm``: the table's window, no threshold), as a symmetric
     ``scipy.sparse.csr_matrix``, the matrix summary-statistics methods take (``--r band``,
     docs/FORMAT.md). Needs scipy for ``band=True``.
     """
@@ -182,7 +195,7 @@ def ld_matrix(
     shape = "band" if band else "square"
     with _progress(progress, "ld") as report:
         r = _core.ld(store._core, rows, cols, r2, shape, False, int(window), float(window_kb),
-                     0.0, False, _threads(num_threads), report)
+                     _window_cm(window_cm), 0.0, False, _threads(num_threads), report)
     m = len(r["columns"])
     values = np.asarray(r["matrix"])
     if not band:

@@ -104,7 +104,8 @@ nb::dict score_from_table(const py_store& ps, index_array rows, index_array cols
 // `colflow ld`: the table's pairs, or the matrix (square or band) of the selected columns.
 nb::dict ld_pairs(const py_store& ps, index_array rows, index_array cols, bool r2,
                   const std::string& shape, bool inter_chr, std::int64_t window, double window_kb,
-                  double min_r2, bool with_freqs, int threads, nb::object progress) {
+                  double window_cm, double min_r2, bool with_freqs, int threads,
+                  nb::object progress) {
   const auto s = ps.get();
   const selection sel = make_selection(*s, span_of(rows), span_of(cols));
   ld_options o;
@@ -115,6 +116,7 @@ nb::dict ld_pairs(const py_store& ps, index_array rows, index_array cols, bool r
   o.inter_chr = inter_chr;
   o.window = window;
   o.window_kb = window_kb;
+  o.window_cm = window_cm;
   o.min_r2 = min_r2;
   o.with_freqs = with_freqs;
   ld_result r;
@@ -172,7 +174,8 @@ void bind_products(nb::module_& m) {
         "weights"_a, "names"_a, "scaling"_a, "no_mean_imputation"_a, "threads"_a,
         "progress"_a.none());
   m.def("ld", &ld_pairs, "store"_a, "rows"_a, "cols"_a, "r2"_a, "shape"_a, "inter_chr"_a,
-        "window"_a, "window_kb"_a, "min_r2"_a, "with_freqs"_a, "threads"_a, "progress"_a.none());
+        "window"_a, "window_kb"_a, "window_cm"_a, "min_r2"_a, "with_freqs"_a, "threads"_a,
+        "progress"_a.none());
   m.def("grm", &grm_matrix_of, "store"_a, "rows"_a, "cols"_a, "centered"_a, "mean_impute"_a,
         "threads"_a, "progress"_a.none());
 }

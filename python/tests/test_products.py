@@ -2,12 +2,15 @@
 forms against the DataFrame forms."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse
 
 import colflow
+from conftest import dataset
 
 DATA = "bed-reader/plink_sim_10s_100v_10pmiss"  # 10 samples, 100 variants, 10% missing
 
@@ -84,6 +87,29 @@ def test_ld_table_and_matrices_equal_numpy(make_store):
         # The band holds the pairs of the window on one chromosome, each equal to the square.
         np.testing.assert_array_equal(dense[near & (dense != 0)], square[near & (dense != 0)])
         assert (dense[~near] == 0).all()
+
+
+def test_ld_window_cm_follows_the_genetic_map(tmp_path):
+    # HapMap3 with a map of 0.01 cM per variant: on the first 300 variants (chromosome 1) a
+    # 0.035 cM window holds the next three, whatever their base pairs.
+    source = Path(dataset("hapmap3/HapMap3"))
+    bim = pd.read_csv(f"{source}.bim", sep="\t", header=None)
+    bim[2] = np.arange(1, len(bim) + 1) * 0.01
+    bim.to_csv(tmp_path / "mapped.bim", sep="\t", header=False, index=False)
+    store_path = tmp_path / "mapped.cf"
+    colflow.preprocess(f"{source}.bed", store_path, bim=tmp_path / "mapped.bim",
+                       fam=f"{source}.fam")
+    with colflow.open(store_path) as store:
+        first = np.s_[:300]
+        table = colflow.ld(store, columns=first, window=100, window_cm=0.035, min_r2=0)
+        ids = {v: k for k, v in enumerate(store.columns.id)}
+        gaps = np.array([ids[b] - ids[a] for a, b in zip(table.SNP_A, table.SNP_B)])
+        assert set(gaps) == {1, 2, 3}
+        assert len(table) == 3 * 300 - 6  # the last three rows have fewer pairs
+        band = colflow.ld_matrix(store, columns=first, band=True, window=100, window_cm=0.035)
+        assert band.nnz == 300 + 2 * len(table)
+        with pytest.raises(ValueError, match="window_cm"):
+            colflow.ld(store, columns=first, window_cm=0)
 
 
 def test_grm_equals_the_definition(make_store):

@@ -53,6 +53,11 @@ struct ld_options {
   /// Table and band: pairs at most window_kb × 1000 bp apart, positions from the store's POS
   /// (`--ld-window-kb`, > 0).
   double window_kb = 1000;
+  /// Table and band, when > 0: pairs at most window_cm centimorgans apart on the store's
+  /// genetic map (the .bim's third column), in place of window_kb (`--ld-window-cm`, colflow's:
+  /// the windows of LDpred2 and SBayesR's LD matrices). Every selected variant needs a position
+  /// in cM, and a map that is 0 for every variant (no map) is refused.
+  double window_cm = 0;
   /// Table: pairs with r² ≥ min_r2 (`--ld-window-r2`, in [0, 1]); pairs whose r is NaN are
   /// never listed.
   double min_r2 = 0.2;
@@ -82,7 +87,7 @@ struct ld_result {
 };
 
 /// Throws colflow::error invalid_argument naming the option (`--ld-window`, `--ld-window-kb`,
-/// `--ld-window-r2`, `inter-chr`) when it is out of range or does not apply.
+/// `--ld-window-cm`, `--ld-window-r2`, `inter-chr`) when it is out of range or does not apply.
 void check_ld_options(const ld_options& options);
 
 /// LD of the selected columns of a genotype or dosage store. The selected columns are read in

@@ -33,6 +33,9 @@ pass_stats scan_in_blocks(column_stream<double>& stream, std::span<const std::si
   std::vector<assoc_result> results(block.capacity() * phenotypes);
   return stream.run(columns, [&](const column_view<double>& v) {
     if (!block.add(v) && v.position + 1 != columns.size()) return true;
+    // The block holds copies: the pass never returns to its columns' frames, which leave the
+    // resident set (they stay in the page cache).
+    stream.source().drop_pages(block.column(0), block.column(block.size() - 1));
     tests(block, std::span(results).first(block.size() * phenotypes));
     for (std::size_t c = 0; c < block.size(); ++c)
       sink(block.position(c), block.column(c),

@@ -53,8 +53,9 @@ class column_block {
 // phenotype q. Called on the compute stage's thread; may spread the block over the threads.
 using block_tests = std::function<void(const column_block&, std::span<assoc_result>)>;
 
-// One pass of `stream` over `columns`, in blocks of `block.capacity()` columns (`block` empty),
-// each tested by `tests` and its columns' results then handed to `sink` in order.
+// One pass of `stream` over `columns` (ascending), in blocks of `block.capacity()` columns
+// (`block` empty), each tested by `tests` and its columns' results then handed to `sink` in
+// order; a block's mapped frames are dropped from the resident set once it is copied.
 pass_stats scan_in_blocks(column_stream<double>& stream, std::span<const std::size_t> columns,
                           column_block& block, std::size_t phenotypes, const block_tests& tests,
                           const assoc_sink& sink);

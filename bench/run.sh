@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The benchmark harness: colflow against plink2, plink1.9, Blosc2, bed-reader, scikit-learn and
-# regenie (../shared/peers),
-# side by side on the same data in one run (bench/harness/, `bench/run.sh --help`).
+# The benchmark harness: colflow against plink2, plink1.9, Blosc2, bed-reader, scikit-learn,
+# regenie, GCTB and BayesRRcmd (the last three from ../shared/peers), side by side on the same
+# data in one run (bench/harness/, `bench/run.sh --help`).
 #
 #   bench/run.sh --quick          every comparison on small data, 2 rounds (a few minutes)
 #   bench/run.sh                  the full run (under an hour on 2 cores); regenerates the
 #                                 generated section of docs/PERFORMANCE.md
-#   bench/run.sh --only codecs,streaming,analyses,products,models,scaling,inputs,python,wgr
+#   bench/run.sh --only codecs,streaming,analyses,products,models,scaling,inputs,python,wgr,bayesr
 #   bench/run.sh --only scaling --baseline-colflow "$(bench/compare_builds.sh REV --build-only)"
 #                                 1 against 2 threads; uk10k BayesR of this build against REV's
 #   bench/run.sh --report bench/results/FILE.tsv [--page]     plots and page from a results file
@@ -21,7 +21,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-deps.sh >&2
-# The libraries of the peers built from source (regenie), when ../shared/peers is there.
+# The libraries of the peers built from source (regenie, GCTB, BayesRRcmd), when ../shared/peers
+# is there.
 peers=../shared/peers/install-runtime.sh
 [[ ! -f $peers ]] || bash "$peers" >&2
 COLFLOW_VENV=bench/.venv bash scripts/python-env.sh numpy scikit-learn bed-reader blosc2 matplotlib >&2

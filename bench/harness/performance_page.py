@@ -155,10 +155,24 @@ def analysis_goals(rows, goals: Goals) -> None:
         elif r["versus"] == "colflow float64 zlib-6 pipelined":
             goals.add(f"{r['data']}: BayesR ≥ 2x faster than on a zlib-6 float64 store",
                       f"{1 / r['ratio']:.1f}x", 1 / r["ratio"] >= 2)
-    uk = one(rows, suite="models", data="uk10k", contender="colflow genotype auto")
-    if uk:
-        goals.add("uk10k: BayesR faster than GCTB 2.05 (13.4 ms per iteration, the issue's figure; "
-                  "not installable here)", f"{uk['seconds'] * 1e3:.1f} ms", uk["seconds"] < 0.0134)
+
+
+def bayesr_goals(rows, goals: Goals) -> None:
+    """BayesR per iteration at most 0.33x GCTB's and 0.1x BayesRRcmd's time, and the three
+    chains' posterior mean h² within 0.02 of each other."""
+    bounds = {"GCTB --bayes R": 0.33, "BayesRRcmd ppbayes --marker-cache": 0.1}
+    for r in find(rows, suite="bayesr", kind="ratio"):
+        bound = bounds.get(r["versus"])
+        if bound is not None:
+            goals.add(f"{r['data']}: BayesR per iteration ≤ {bound}x {r['versus']}",
+                      f"{r['ratio']:.2f}x", r["ratio"] <= bound)
+    for data in dict.fromkeys(r["data"] for r in find(rows, suite="bayesr")):
+        h2 = {r["contender"]: r["h2"] for r in find(rows, suite="bayesr", data=data, kind="measure")
+              if r["h2"] is not None}
+        if len(h2) > 1:
+            spread = max(h2.values()) - min(h2.values())
+            goals.add(f"{data}: BayesR's posterior mean h² within 0.02 of GCTB's and BayesRRcmd's",
+                      ", ".join(f"{v:.3f}" for v in h2.values()), spread <= 0.02)
 
 
 def product_goals(rows, goals: Goals) -> None:
@@ -216,6 +230,7 @@ def goals_of(header, rows) -> Goals:
     scaling_goals(rows, goals)
     input_goals(rows, goals)
     python_goals(rows, goals)
+    bayesr_goals(rows, goals)
     return goals
 
 
@@ -372,6 +387,7 @@ def peer_table(rows, suites) -> list[str]:
     body = []
     shown = [r for r in rows if r["kind"] == "measure" and r["suite"] in suites]
     with_busy = any(r["busy"] is not None for r in shown)
+    with_h2 = any(r.get("h2") is not None for r in shown)
     for r in shown:
         lead = next((x for x in find(rows, data=r["data"], task=r["task"], kind="ratio")
                      if x["versus"] == r["contender"]), None)
@@ -380,9 +396,10 @@ def peer_table(rows, suites) -> list[str]:
             "" if lead["contender"] == first else f" ({lead['contender'].removeprefix('colflow ')} / this)")
         body.append([r["data"], r["task"], r["contender"], seconds(r["seconds"]),
                      f"{r['seconds_min']:.3g}–{r['seconds_max']:.3g}", ratio_cell, mb(r["peak_rss_mb"])]
-                    + ([f"{r['busy'] * 100:.0f}%" if r["busy"] is not None else ""] if with_busy else []))
+                    + ([f"{r['busy'] * 100:.0f}%" if r["busy"] is not None else ""] if with_busy else [])
+                    + ([f"{r['h2']:.3f}" if r.get("h2") is not None else ""] if with_h2 else []))
     return table(["data", "task", "contender", "median", "range (s)", "first row / this", "peak RSS"]
-                 + (["compute busy"] if with_busy else []), body)
+                 + (["compute busy"] if with_busy else []) + (["h²"] if with_h2 else []), body)
 
 
 def section(results: str, header: dict, rows: list[dict], figures: list[str], base: str) -> str:
@@ -466,6 +483,15 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
               "decoded by libdeflate and, as \"(libz)\", by zlib's inflate (`COLFLOW_ZLIB_IMPL=zlib`, "
               "colflow before libdeflate) in the same rounds.", ""]
     lines += peer_table(rows, ("models",))
+    if any(find(rows, suite="bayesr")):
+        lines += ["### BayesR against GCTB and BayesRRcmd (`bench/run.sh --only bayesr`)", "",
+                  "The peers built from their public sources (`../shared/peers`), same data and "
+                  "chains: colflow `bayesr` on a genotype store, GCTB 2.05 `--bayes R` with its "
+                  "documented 4-component mixture (its sampler is single-threaded), BayesRRcmd "
+                  "`ppbayes` with its marker cache. Seconds per iteration of the chain alone (GCTB: "
+                  "the difference of chains of 2N and N iterations, over N); h² is each chain's "
+                  "posterior mean.", ""]
+        lines += peer_table(rows, ("bayesr",))
     if any(find(rows, suite="scaling")):
         lines += ["### Scaling with threads (`bench/run.sh --only scaling`)", "",
                   "Each analysis at `--threads 1` and at "

@@ -14,8 +14,8 @@ sequential for an uncompressed genotype store, nothing to decode; pipelined), th
 matrix decoded once into RAM as doubles (in-memory), and a zlib-6 float64 store of the
 standardised values (the original BayesRRcmd design, reproduced as a baseline), written and
 read by libdeflate, and its "(libz)" twin written and read by zlib's own deflate/inflate
-(COLFLOW_ZLIB_IMPL=zlib, colflow before libdeflate) in the same rounds. GCTB, the reference
-Bayesian tool, is not packaged for Debian and is not run here.
+(COLFLOW_ZLIB_IMPL=zlib, colflow before libdeflate) in the same rounds. GCTB and BayesRRcmd,
+built from their sources in ../shared/peers, are measured by the bayesr suite (suite_bayesr.py).
 """
 from __future__ import annotations
 

@@ -320,7 +320,9 @@ TEST(LdTest, SameBitsAtAnyThreadCount) {
 
 // Bit for bit, NaN equal to NaN.
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  // memcmp is given no null pointer, even for no bytes (an empty vector's data() may be null).
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 bool same_result(const ld_result& x, const ld_result& y) {

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "colflow/colflow.hpp"
 #include "kernels/dense_kernels_internal.hpp"
@@ -179,26 +178,19 @@ TEST_F(GrmStoreTest, ProcessesMakeTheBandsInRoundsWithTheSameBits) {
     o.full_rows = full_rows;
     // 130 rows in bands of 64: 3 bands, on 2 processes 2 rounds (the second one band), on 3 one.
     for (const std::size_t size : {2u, 3u}) {
-      test::shared_gather g(size);
       std::vector<Eigen::MatrixXd> got(size, Eigen::MatrixXd::Zero(130, 130));
       std::vector<std::size_t> next_row(size, 0), bands(size, 0), processes(size, 0);
-      std::vector<std::thread> ranks;
-      for (std::size_t r = 0; r < size; ++r)
-        ranks.emplace_back([&, r] {
-          test::thread_communicator c(g, static_cast<int>(r));
-          analysis_options ao;
-          ao.processes = &c;
-          const grm_plan plan = colflow::grm(s, sel, o, ao, [&](const grm_band& band) {
-            EXPECT_EQ(band.first_row, next_row[r]);  // every band, in row order
-            next_row[r] += static_cast<std::size_t>(band.values.rows());
-            got[r]
-                .middleRows(static_cast<Eigen::Index>(band.first_row), band.values.rows())
-                .leftCols(band.values.cols()) = band.values;
-          });
-          bands[r] = plan.bands;
-          processes[r] = plan.processes;
+      test::on_processes(size, [&](std::size_t r, analysis_options& ao) {
+        const grm_plan plan = colflow::grm(s, sel, o, ao, [&](const grm_band& band) {
+          EXPECT_EQ(band.first_row, next_row[r]);  // every band, in row order
+          next_row[r] += static_cast<std::size_t>(band.values.rows());
+          got[r]
+              .middleRows(static_cast<Eigen::Index>(band.first_row), band.values.rows())
+              .leftCols(band.values.cols()) = band.values;
         });
-      for (auto& t : ranks) t.join();
+        bands[r] = plan.bands;
+        processes[r] = plan.processes;
+      });
       for (std::size_t r = 0; r < size; ++r) {
         EXPECT_EQ(bands[r], 3u);
         EXPECT_EQ(processes[r], size);

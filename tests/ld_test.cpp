@@ -10,7 +10,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "colflow/colflow.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
@@ -356,17 +355,9 @@ TEST(LdTest, ProcessesShareTheRowsWithTheSameBits) {
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     const ld_result one = ld(s, sel, shapes[k]);
     for (const std::size_t size : {2u, 3u}) {
-      test::shared_gather g(size);
       std::vector<ld_result> got(size);
-      std::vector<std::thread> ranks;
-      for (std::size_t r = 0; r < size; ++r)
-        ranks.emplace_back([&, r] {
-          test::thread_communicator c(g, static_cast<int>(r));
-          analysis_options a;
-          a.processes = &c;
-          got[r] = ld(s, sel, shapes[k], a);
-        });
-      for (auto& t : ranks) t.join();
+      test::on_processes(
+          size, [&](std::size_t r, analysis_options& a) { got[r] = ld(s, sel, shapes[k], a); });
       for (std::size_t r = 0; r < size; ++r)
         EXPECT_TRUE(same_result(got[r], one)) << "shape " << k << ", rank " << r << " of " << size;
     }

@@ -11,7 +11,6 @@
 #include <map>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "colflow/colflow.hpp"
 #include "colflow/preprocess/converter.hpp"
@@ -207,20 +206,13 @@ TEST(ScoreTest, BitIdenticalAtAnyThreadAndProcessCount) {
   // Processes (threads here) taking whole segments of the columns (15 of 2 columns: segments
   // end inside the stream's batches), each one's result the single process's.
   for (const std::size_t size : {2u, 3u}) {
-    test::shared_gather g(size);
     std::vector<std::vector<double>> got(size);
-    std::vector<std::thread> ranks;
-    for (std::size_t r = 0; r < size; ++r)
-      ranks.emplace_back([&, r] {
-        test::thread_communicator c(g, static_cast<int>(r));
-        analysis_options a;
-        a.processes = &c;
-        a.stream.block_bytes = 4096;
-        score_options o;
-        o.scale = score_options::scaling::variance_standardize;
-        got[r] = score(s, selection::all(s), t, o, a).sums;
-      });
-    for (auto& th : ranks) th.join();
+    test::on_processes(size, [&](std::size_t r, analysis_options& a) {
+      a.stream.block_bytes = 4096;
+      score_options o;
+      o.scale = score_options::scaling::variance_standardize;
+      got[r] = score(s, selection::all(s), t, o, a).sums;
+    });
     results.insert(results.end(), got.begin(), got.end());
   }
   for (const auto& r : results) {

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <thread>
 
 #include "colflow/colflow.hpp"
 #include "shared_data.hpp"
@@ -505,17 +504,10 @@ TEST(StatsTest, ProcessesSharingTheColumnsGiveOneProcesssSummariesOnSexChromosom
   for (const selection& sel : {selection::all(s), subset}) {
     const auto one = column_summaries(s, sel, sexes);
     for (const std::size_t size : {2u, 3u}) {
-      test::shared_gather g(size);
       std::vector<std::vector<column_summary>> got(size);
-      std::vector<std::thread> ranks;
-      for (std::size_t r = 0; r < size; ++r)
-        ranks.emplace_back([&, r] {
-          test::thread_communicator c(g, static_cast<int>(r));
-          analysis_options options;
-          options.processes = &c;
-          got[r] = column_summaries(s, sel, sexes, options);
-        });
-      for (auto& t : ranks) t.join();
+      test::on_processes(size, [&](std::size_t r, analysis_options& options) {
+        got[r] = column_summaries(s, sel, sexes, options);
+      });
       for (std::size_t r = 0; r < size; ++r) {
         ASSERT_EQ(got[r].size(), one.size());
         for (std::size_t j = 0; j < one.size(); ++j) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 namespace colflow::test {
 
@@ -66,6 +67,20 @@ void thread_communicator::all_gather(std::span<const double> mine, std::span<dou
   auto at = all.begin();
   for (const auto& part : g_.parts) at = std::copy(part.begin(), part.end(), at);
   g_.sync.arrive_and_wait();  // every part read before any process writes its next
+}
+
+void on_processes(std::size_t size,
+                  const std::function<void(std::size_t rank, analysis_options& options)>& run) {
+  shared_gather g(size);
+  std::vector<std::thread> threads;
+  for (std::size_t r = 0; r < size; ++r)
+    threads.emplace_back([&, r] {
+      thread_communicator c(g, static_cast<int>(r));
+      analysis_options options;
+      options.processes = &c;
+      run(r, options);
+    });
+  for (auto& t : threads) t.join();
 }
 
 std::vector<sample_info> numbered_samples(std::uint64_t rows) {

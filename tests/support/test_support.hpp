@@ -5,6 +5,7 @@
 #include <barrier>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -47,6 +48,11 @@ class thread_communicator final : public communicator {
   shared_gather& g_;
   int rank_;
 };
+
+// Runs `run(rank, options)` on `size` thread processes at once, each with options.processes its
+// thread_communicator, and returns when all have: an analysis on ranks, in one test process.
+void on_processes(std::size_t size,
+                  const std::function<void(std::size_t rank, analysis_options& options)>& run);
 
 // Random 2-bit genotype codes for `rows` samples: frequency `p` of A1, `missing` rate.
 std::vector<std::uint8_t> random_genotype_codes(std::uint64_t rows, double p, double missing,

@@ -87,15 +87,19 @@ struct inputs {
         << out;
     std::mt19937_64 rng(2);
     std::normal_distribution<double> normal;
-    std::ofstream q(d + "/q.phen"), cc(d + "/cc.phen"), cov(d + "/cov.txt");
+    std::ofstream q(d + "/q.phen"), cc(d + "/cc.phen"), cov(d + "/cov.txt"), cov9(d + "/cov9.txt");
     q << "#IID Q\n";
     cc << "#IID CC\n";
     cov << "#IID C1 C2\n";
+    cov9 << "#IID C1 C2 C3 C4 C5 C6 C7 C8 C9\n";
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const double y = normal(rng);
       q << ids[i] << " " << y << "\n";
       cc << ids[i] << " " << (y + normal(rng) > 0.3 ? 2 : 1) << "\n";
       cov << ids[i] << " " << normal(rng) << " " << (i % 3 == 0) << "\n";
+      cov9 << ids[i];
+      for (int c = 0; c < 9; ++c) cov9 << " " << normal(rng);
+      cov9 << "\n";
     }
   }
 };
@@ -112,6 +116,8 @@ std::vector<command> commands(const std::string& d) {
       {"stats", {""}},
       {"assoc" + q + cov, {".Q.assoc.tsv"}},
       {"assoc --pheno " + d + "/cc.phen" + cov, {".CC.logistic.tsv"}},
+      // 11 coefficients: the logistic pass's code for any width (kernels/logistic_sums.cpp).
+      {"assoc --pheno " + d + "/cc.phen --covar " + d + "/cov9.txt", {".CC.logistic.tsv"}},
       {"lasso" + q + " --nlambda 4 --lambda-min-ratio 0.2", {".path.tsv", ".coef.tsv"}},
       {"bayesr" + q + " --iterations 8 --burnin 2", {".trace.tsv", ".effects.tsv"}},
       {"pca --k 3", {".eigenval", ".eigenvec"}},

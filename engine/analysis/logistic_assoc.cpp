@@ -142,9 +142,10 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
     Eigen::MatrixXd null_design(static_cast<Eigen::Index>(n), 1 + nc);
     null_design.col(0).setOnes();
     null_design.rightCols(nc) = t.covariates;
-    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(n));
     const detail::logistic_fit null_fit = detail::fit_logistic(
-        {null_design, t.y, ones,
+        {null_design,
+         t.y,
+         {},
          std::span<const double>(t.offset.data(), static_cast<std::size_t>(t.offset.size()))},
         Eigen::VectorXd::Zero(1 + nc), false);
     t.start = Eigen::VectorXd::Zero(2 + nc);
@@ -249,7 +250,9 @@ void test_genotype_counts(const binary_trait& t, std::span<const std::uint8_t> c
                       a1_controls = 2 * co.hom_a1 + co.het, a2_controls = 2 * co.hom_a2 + co.het;
   const bool zero = a1_cases == 0 || a2_cases == 0 || a1_controls == 0 || a2_controls == 0;
   const Eigen::MatrixXd design = x.topRows(n);
-  fit_column({design, y.head(n), count.head(n)}, t.start, zero, mode, r);
+  fit_column(
+      {design, y.head(n), std::span<const double>(count.data(), static_cast<std::size_t>(n))},
+      t.start, zero, mode, r);
 }
 
 // Any column, sample by sample: `value(row)` is the column's value at a store row, NaN for a
@@ -289,10 +292,9 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
     return;
   }
   const bool zero = variants && (a1[0] == 0 || a1[1] == 0 || a2[0] == 0 || a2[1] == 0);
-  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
   const std::span<const double> row_offsets(offset.data(),
                                             offset.size() ? static_cast<std::size_t>(n) : 0);
-  fit_column({x.topRows(n), y.head(n), ones, row_offsets}, t.start, zero, mode, r);
+  fit_column({x.topRows(n), y.head(n), {}, row_offsets}, t.start, zero, mode, r);
 }
 
 // The score test of one column (logistic_test::score): `value(row)` as for test_samples. A

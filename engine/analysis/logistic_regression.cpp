@@ -2,8 +2,10 @@
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "analysis/logistic_regression_internal.hpp"
+#include "kernels/logistic_sums_internal.hpp"
 
 namespace colflow::detail {
 namespace {
@@ -23,49 +25,67 @@ constexpr double step_tolerance = 1e-9;
 // and a line search would cost a logarithm per sample and step. Larger steps are checked.
 constexpr double trusted_step = 0.5;
 
-// The model at one beta: fitted probabilities, the Fisher information X'WX and its Cholesky
-// factor, and when asked the objective (log-likelihood, plus ½ log det of the information for
-// Firth).
+// The model at one beta: the Fisher information X'WX and its Cholesky factor, the gradient
+// of the log-likelihood, and when asked the per-row values (η, 1 + e^−|η|, p, w) and the
+// objective (log-likelihood, plus ½ log det of the information for Firth).
 struct model_at {
   Eigen::ArrayXd eta, one_plus_t, p, w;  // w: count · p(1 − p)
   Eigen::MatrixXd information;
+  Eigen::VectorXd gradient;
   Eigen::LLT<Eigen::MatrixXd> factor;
   double objective = 0;
+  bool has_rows = false;
   bool has_objective = false;
   bool positive_definite = false;
 };
 
+// A fit's data as logistic_sums reads it: the design's columns in place.
+struct design_view {
+  std::vector<const double*> columns;
+  logistic_design design;
+
+  explicit design_view(const logistic_data& d) : columns(static_cast<std::size_t>(d.x.cols())) {
+    for (Eigen::Index j = 0; j < d.x.cols(); ++j)
+      columns[static_cast<std::size_t>(j)] = d.x.col(j).data();
+    design = {columns, static_cast<std::size_t>(d.x.rows()), d.y.data(),
+              d.count.empty() ? nullptr : d.count.data(),
+              d.offset.empty() ? nullptr : d.offset.data()};
+  }
+};
+
+// The counts of the rows as an array (ones when the data has none).
+Eigen::ArrayXd row_counts(const logistic_data& d) {
+  if (d.count.empty()) return Eigen::ArrayXd::Ones(d.x.rows());
+  return Eigen::Map<const Eigen::ArrayXd>(d.count.data(), d.x.rows());
+}
+
 void add_objective(const logistic_data& d, bool firth, model_at& m) {
-  m.objective =
-      (d.count.array() * (d.y.array() * m.eta - m.eta.max(0.0) - m.one_plus_t.log())).sum();
+  // log(1 + t) in place of log1p(t) (a scalar call per row; Eigen's log is vectorised) loses
+  // digits only where t < 1e-8, terms below the objective's own rounding.
+  const Eigen::ArrayXd terms = d.y.array() * m.eta - m.eta.max(0.0) - m.one_plus_t.log();
+  m.objective = d.count.empty() ? terms.sum() : (row_counts(d) * terms).sum();
   if (firth && m.positive_definite)
     m.objective += m.factor.matrixLLT().diagonal().array().log().sum();  // ½ log det
   m.has_objective = true;
 }
 
-void evaluate(const logistic_data& d, const Eigen::VectorXd& beta, bool firth, model_at& m,
-              bool with_objective) {
-  m.eta = (d.x * beta).array();
-  if (!d.offset.empty()) m.eta += Eigen::Map<const Eigen::ArrayXd>(d.offset.data(), m.eta.size());
-  const Eigen::ArrayXd& eta = m.eta;
-  // One exponential per sample, of a non-positive number: e^−|η| gives p and log(1 + e^η)
-  // without overflow or cancellation. Eigen evaluates exp and log a SIMD vector at a time;
-  // log(1 + t) in place of log1p(t) (a scalar call per sample, not vectorised) loses digits
-  // only where t < 1e-8, terms below the objective's own rounding.
-  const Eigen::ArrayXd t = (-eta.abs()).exp();
-  m.one_plus_t = 1.0 + t;
-  const Eigen::ArrayXd r = m.one_plus_t.inverse();
-  m.p = (eta >= 0).select(r, t * r);
-  m.w = d.count.array() * m.p * (1.0 - m.p);
-  // X'WX entry by entry: for the few columns of a test, k(k+1)/2 vectorised sums beat a
-  // general matrix product's packing.
-  const Eigen::Index k = d.x.cols();
-  m.information.resize(k, k);
-  for (Eigen::Index j = 0; j < k; ++j) {
-    const Eigen::ArrayXd wx = m.w * d.x.col(j).array();
-    for (Eigen::Index l = j; l < k; ++l)
-      m.information(l, j) = m.information(j, l) = (wx * d.x.col(l).array()).sum();
+// One pass over the rows (logistic_sums): p from e^−|η| without overflow or cancellation, the
+// information and the gradient; the rows' values kept for Firth's step and the objective.
+void evaluate(const logistic_data& d, const design_view& view, const Eigen::VectorXd& beta,
+              bool firth, model_at& m, bool with_objective) {
+  const Eigen::Index n = d.x.rows(), k = d.x.cols();
+  m.has_rows = firth || with_objective;
+  if (m.has_rows) {
+    m.eta.resize(n);
+    m.one_plus_t.resize(n);
+    m.p.resize(n);
+    m.w.resize(n);
   }
+  m.information.resize(k, k);
+  m.gradient.resize(k);
+  const logistic_rows rows{m.eta.data(), m.one_plus_t.data(), m.p.data(), m.w.data()};
+  logistic_sums(view.design, beta.data(), m.information.data(), m.gradient.data(),
+                m.has_rows ? &rows : nullptr);
   m.factor.compute(m.information);
   // A pivot this small relative to the diagonal is a rank the data cannot carry.
   m.positive_definite = m.factor.info() == Eigen::Success;
@@ -86,16 +106,17 @@ void evaluate(const logistic_data& d, const Eigen::VectorXd& beta, bool firth, m
 // the information alone overshoot by as much as they fall short, forever.
 void gradient_and_step(const logistic_data& d, const model_at& m, bool firth,
                        Eigen::VectorXd& gradient, Eigen::VectorXd& step) {
-  Eigen::ArrayXd r = d.count.array() * (d.y.array() - m.p);
   if (!firth) {
-    gradient.noalias() = d.x.transpose() * r.matrix();
+    gradient = m.gradient;
     step = m.factor.solve(gradient);
     return;
   }
+  const Eigen::ArrayXd count = row_counts(d);
+  Eigen::ArrayXd r = count * (d.y.array() - m.p);
   // h_i = p_i(1 − p_i) · x_i' I⁻¹ x_i, from the columns of L⁻¹X'.
   const Eigen::MatrixXd z = m.factor.matrixL().solve(d.x.transpose());
   const Eigen::ArrayXd h = m.p * (1.0 - m.p) * z.colwise().squaredNorm().transpose().array();
-  r += d.count.array() * h * (0.5 - m.p);
+  r += count * h * (0.5 - m.p);
   gradient.noalias() = d.x.transpose() * r.matrix();
   const Eigen::MatrixXd curvature =
       d.x.transpose() * (d.x.array().colwise() * (m.w * (1.0 + h))).matrix();
@@ -107,10 +128,11 @@ void gradient_and_step(const logistic_data& d, const model_at& m, bool firth,
 logistic_fit fit_logistic(const logistic_data& d, const Eigen::VectorXd& start, bool firth) {
   logistic_fit fit;
   fit.beta = start;
+  const design_view view(d);
   model_at m, next;
-  evaluate(d, fit.beta, firth, m, firth);
+  evaluate(d, view, fit.beta, firth, m, firth);
   const int limit = firth ? max_firth_iterations : max_logistic_iterations;
-  const double samples = std::max(1.0, d.count.sum());
+  const double samples = std::max(1.0, row_counts(d).sum());
   for (fit.iterations = 0; fit.iterations < limit; ++fit.iterations) {
     if (!m.positive_definite) {
       fit.outcome = fit_outcome::singular;
@@ -137,17 +159,17 @@ logistic_fit fit_logistic(const logistic_data& d, const Eigen::VectorXd& start, 
     }
     if (!firth && step.cwiseAbs().maxCoeff() <= trusted_step) {
       fit.beta += step;
-      evaluate(d, fit.beta, firth, m, false);
+      evaluate(d, view, fit.beta, firth, m, false);
       continue;
     }
     // Backtracking: halve the step until the objective rises by a fair share of what the
     // quadratic model promises (Armijo's rule): full Newton steps can overshoot on the
     // likelihood of a rare allele.
-    if (!m.has_objective) add_objective(d, firth, m);
+    if (!m.has_objective) evaluate(d, view, fit.beta, firth, m, true);
     const double rounding = 4e-16 * std::max(1.0, std::fabs(m.objective));
     bool improved = false;
     for (int halvings = 0; halvings <= max_halvings; ++halvings, step *= 0.5) {
-      evaluate(d, fit.beta + step, firth, next, true);
+      evaluate(d, view, fit.beta + step, firth, next, true);
       if (next.positive_definite &&
           next.objective >= m.objective + 0.25 * promised * std::ldexp(1.0, -halvings) - rounding) {
         improved = true;

@@ -8,15 +8,16 @@
 
 namespace colflow::detail {
 
-// The data of one fit: the design's rows (intercept first), responses 0 or 1, and how many
-// identical samples each row stands for (1 per sample; counts when samples with the same
-// design row and response are grouped, as for a genotype column without covariates).
+// The data of one fit: the design's rows (intercept first), responses 0 or 1, and, when not
+// empty, how many identical samples each row stands for (counts when samples with the same
+// design row and response are grouped, as for a genotype column without covariates; empty:
+// one sample per row).
 // `offset`, when not empty, is a fixed term of each row's linear predictor (a LOCO
 // prediction), one per row of x.
 struct logistic_data {
   Eigen::Ref<const Eigen::MatrixXd> x;
   Eigen::Ref<const Eigen::VectorXd> y;
-  Eigen::Ref<const Eigen::VectorXd> count;
+  std::span<const double> count{};
   std::span<const double> offset{};
 };
 

@@ -209,9 +209,8 @@ case_control_trait case_control_inputs(const phenotype_table& traits, Eigen::Ind
                                               (cases == 0 ? "case" : "control"));
     }
   }
-  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
   const detail::logistic_fit null_fit =
-      detail::fit_logistic({basis, t.status, ones}, Eigen::VectorXd::Zero(basis.cols()), false);
+      detail::fit_logistic({basis, t.status}, Eigen::VectorXd::Zero(basis.cols()), false);
   if (null_fit.outcome != detail::fit_outcome::converged)
     throw error(errc::invalid_argument, "wgr: case/control trait " + name +
                                             ": its logistic fit on the covariates does not "

@@ -1,0 +1,119 @@
+// One pass of a logistic regression's Newton-Raphson over its samples
+// (logistic_sums_internal.hpp).
+//
+// The arithmetic is written once (logistic_sums_body.inl), on eight-lane vectors of GCC's
+// vector extension, and compiled once per path for its target: AVX-512 keeps a vector in one
+// register, AVX2 in two, the portable path in four SSE2 registers with a fused multiply-add
+// call per lane. Every operation is one IEEE operation per lane (the fused multiply-adds are
+// explicit, each path's own below, and no product is followed by a sum the compiler could
+// contract), so the paths differ in speed only.
+#include "kernels/logistic_sums_internal.hpp"
+
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "simd/cpu_dispatch_internal.hpp"
+
+// GCC notes that eight-double vectors are passed between functions differently with and
+// without AVX-512. None is: every helper below is inlined into the one function of its path.
+// (For the whole file: the note on a template comes at the end of the file.)
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace colflow::detail {
+namespace {
+
+typedef double lanes __attribute__((vector_size(64)));
+typedef long long lane_bits __attribute__((vector_size(64)));
+
+#define COLFLOW_INLINE __attribute__((always_inline)) inline
+
+// v in every lane: lane 0's value shuffled into all (GCC builds an initialiser list of a
+// value loaded from memory lane by lane).
+template <class V, class T>
+COLFLOW_INLINE V splat(T v) {
+  return __builtin_shuffle(V{v}, lane_bits{});
+}
+
+COLFLOW_INLINE lanes load(const double* p) {
+  lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+COLFLOW_INLINE void store(double* p, const lanes& v) { std::memcpy(p, &v, sizeof v); }
+
+COLFLOW_INLINE double lanes_total(const lanes& v) {
+  return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+}
+
+constexpr double inverse_factorial(int d) {
+  double f = 1;
+  for (int i = 2; i <= d; ++i) f *= i;  // exact: d! < 2^53 for d ≤ 18
+  return 1 / f;
+}
+
+// Where eight samples' values are read and written: column j's at columns[j] + at, and so on.
+struct samples_at {
+  const double* const* columns;
+  const double* y;
+  const double* count;   // or null
+  const double* offset;  // or null
+  std::size_t at;
+};
+
+// Each path: its fused multiply-add (a · b + c rounded once, lane by lane), then the body.
+namespace portable_path {
+#define COLFLOW_PATH
+COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
+  lanes r;
+  for (int i = 0; i < 8; ++i) r[i] = __builtin_fma(a[i], b[i], c[i]);
+  return r;
+}
+#include "kernels/logistic_sums_body.inl"
+#undef COLFLOW_PATH
+}  // namespace portable_path
+
+#if COLFLOW_X86_DISPATCH
+namespace avx2_path {
+#define COLFLOW_PATH __attribute__((target("avx2,fma")))
+COLFLOW_PATH COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
+  __m256d x[2], y[2], z[2];
+  std::memcpy(x, &a, sizeof x);
+  std::memcpy(y, &b, sizeof y);
+  std::memcpy(z, &c, sizeof z);
+  z[0] = _mm256_fmadd_pd(x[0], y[0], z[0]);
+  z[1] = _mm256_fmadd_pd(x[1], y[1], z[1]);
+  lanes r;
+  std::memcpy(&r, z, sizeof r);
+  return r;
+}
+#include "kernels/logistic_sums_body.inl"
+#undef COLFLOW_PATH
+}  // namespace avx2_path
+
+namespace avx512_path {
+#define COLFLOW_PATH __attribute__((target("avx512f,avx2,fma")))
+COLFLOW_PATH COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
+  return std::bit_cast<lanes>(_mm512_fmadd_pd(std::bit_cast<__m512d>(a), std::bit_cast<__m512d>(b),
+                                              std::bit_cast<__m512d>(c)));
+}
+#include "kernels/logistic_sums_body.inl"
+#undef COLFLOW_PATH
+}  // namespace avx512_path
+#endif
+
+}  // namespace
+
+void logistic_sums(const logistic_design& design, const double* beta, double* information,
+                   double* gradient, const logistic_rows* rows) {
+#if COLFLOW_X86_DISPATCH
+  if (cpu_has_avx512f()) return avx512_path::sums(design, beta, information, gradient, rows);
+  if (cpu_has_avx2_fma()) return avx2_path::sums(design, beta, information, gradient, rows);
+#endif
+  portable_path::sums(design, beta, information, gradient, rows);
+}
+
+}  // namespace colflow::detail

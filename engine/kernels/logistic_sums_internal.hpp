@@ -1,0 +1,44 @@
+// One pass of a logistic regression's Newton-Raphson over its samples: the fitted
+// probabilities at beta, the Fisher information X'WX and the gradient X'(y − p), each sample
+// read once (logistic_regression.cpp runs the fit on it).
+//
+// Eight samples travel together; every sum is accumulated per lane (sample i into lane
+// i mod 8) by fused multiply-adds in sample order, and the lanes are added
+// ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)). The exponential is the kernel's own: a reduction
+// to [−½ ln 2, ½ ln 2] and a polynomial of fused multiply-adds, so every code path (AVX-512,
+// AVX2 with FMA, portable on std::fma) gives the same bits; its error is a few units in the
+// last place (tests/logistic_sums_test.cpp holds p to 1e-15 of its value).
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+namespace colflow::detail {
+
+// A design by columns: k columns of `rows` values, responses 0 or 1, and optionally how many
+// identical samples each row stands for (null: one) and a fixed term of each row's linear
+// predictor (null: none).
+struct logistic_design {
+  std::span<const double* const> columns;
+  std::size_t rows = 0;
+  const double* y = nullptr;
+  const double* count = nullptr;
+  const double* offset = nullptr;
+};
+
+// Per-row values of the pass, each `rows` long: η = offset + x'β, 1 + e^−|η|, p and the
+// weight count · p(1 − p).
+struct logistic_rows {
+  double* eta;
+  double* one_plus_t;
+  double* p;
+  double* w;
+};
+
+// At beta (k values): information (k x k, column-major, both triangles) = Σ w x x', gradient
+// (k) = Σ count (y − p) x; and, when `rows` is not null, the per-row values. |η| beyond 708 is
+// taken as 708: e^−708 is below every sum's rounding.
+void logistic_sums(const logistic_design& design, const double* beta, double* information,
+                   double* gradient, const logistic_rows* rows);
+
+}  // namespace colflow::detail

@@ -1,16 +1,17 @@
-// logistic_sums (kernels/logistic_sums_internal.hpp): the information, the gradient and the
-// per-row values of a logistic fit's pass against the same sums in long double with the C
-// library's exponential, for designs of every width the kernel has code for and beyond, row
-// counts with and without a last partial group of eight, with and without counts and offsets;
-// and its exponential at the edges (η of ±0, beyond ±708, NaN-free far out). That every vector
-// path gives the same bits is checked on whole commands (vector_path_test).
-#include "kernels/logistic_sums_internal.hpp"
-
+// logistic_sums (kernels/logistic_sums_internal.hpp): the information, the gradient, the
+// per-row values and the log-likelihood of a logistic fit's pass against the same sums in long
+// double with the C library's exponential, for designs of every width the kernel has code for and
+// beyond, row counts with and without a last partial group of eight, with and without counts and
+// offsets; and its exponential at the edges (η of ±0, beyond ±708, NaN-free far out). That every
+// vector path gives the same bits is checked on whole commands (vector_path_test).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
+
+#include "kernels/logistic_sums_internal.hpp"
 
 namespace colflow::detail {
 namespace {
@@ -46,7 +47,8 @@ problem make_problem(std::size_t n, std::size_t k, bool counts, bool offsets, un
 }
 
 struct reference {
-  std::vector<long double> information, gradient, eta, p, w;
+  std::vector<long double> information, gradient, p, w;
+  long double log_likelihood = 0;
 };
 
 reference direct(const problem& q) {
@@ -56,7 +58,8 @@ reference direct(const problem& q) {
   r.gradient.assign(k, 0);
   for (std::size_t i = 0; i < n; ++i) {
     long double eta = q.offset.empty() ? 0 : q.offset[i];
-    for (std::size_t j = 0; j < k; ++j) eta += static_cast<long double>(q.columns[j][i]) * q.beta[j];
+    for (std::size_t j = 0; j < k; ++j)
+      eta += static_cast<long double>(q.columns[j][i]) * q.beta[j];
     const long double p = 1 / (1 + std::exp(-eta)), c = q.count.empty() ? 1 : q.count[i];
     const long double w = c * p * (1 - p), residual = c * (q.y[i] - p);
     for (std::size_t j = 0; j < k; ++j) {
@@ -64,7 +67,7 @@ reference direct(const problem& q) {
       for (std::size_t l = 0; l < k; ++l)
         r.information[l + j * k] += w * q.columns[j][i] * q.columns[l][i];
     }
-    r.eta.push_back(eta);
+    r.log_likelihood += c * (q.y[i] * eta - std::log1p(std::exp(eta)));
     r.p.push_back(p);
     r.w.push_back(w);
   }
@@ -81,25 +84,24 @@ TEST(LogisticSums, MatchTheDirectSumsAtEveryWidthAndLength) {
     for (std::size_t n : {1, 7, 8, 13, 64, 203})
       for (int variant = 0; variant < 3; ++variant) {
         SCOPED_TRACE(testing::Message() << "k " << k << " n " << n << " variant " << variant);
-        problem q = make_problem(n, k, variant == 1, variant == 2, static_cast<unsigned>(17 * k + n));
+        problem q =
+            make_problem(n, k, variant == 1, variant == 2, static_cast<unsigned>(17 * k + n));
         const reference want = direct(q);
-        std::vector<double> information(k * k, -1), gradient(k, -1), eta(n), one_plus_t(n), p(n),
-            w(n);
-        const logistic_rows rows{eta.data(), one_plus_t.data(), p.data(), w.data()};
+        std::vector<double> information(k * k, -1), gradient(k, -1), p(n), w(n);
+        double log_likelihood = 1;
+        const logistic_rows rows{p.data(), w.data(), &log_likelihood};
         logistic_sums(q.design(), q.beta.data(), information.data(), gradient.data(), &rows);
         const long double scale = n * 40.0L * 16;  // counts up to 40, |x x'| up to ~16
         for (std::size_t e = 0; e < k * k; ++e)
           expect_close(information[e], want.information[e], scale, "information");
         for (std::size_t j = 0; j < k; ++j)
           expect_close(gradient[j], want.gradient[j], scale, "gradient");
+        expect_close(log_likelihood, want.log_likelihood, scale, "log-likelihood");
         for (std::size_t i = 0; i < n; ++i) {
-          expect_close(eta[i], want.eta[i], 1 + std::fabs(want.eta[i]), "eta");
           EXPECT_LE(std::fabs(p[i] - want.p[i]), 1e-15L * want.p[i]) << "p, row " << i;
           // 1 − p carries p's rounding: w to a few units of p's last place, times the count.
           const double c = q.count.empty() ? 1 : q.count[i];
           EXPECT_LE(std::fabs(w[i] - want.w[i]), 1e-15L * c) << "w, row " << i;
-          EXPECT_LE(std::fabs(one_plus_t[i] - (1 + std::exp(-std::fabs(eta[i])))), 2.3e-16)
-              << "1 + t, row " << i;
         }
         // Symmetric to the bit, and the same without the per-row values.
         for (std::size_t j = 0; j < k; ++j)
@@ -114,16 +116,17 @@ TEST(LogisticSums, MatchTheDirectSumsAtEveryWidthAndLength) {
 
 TEST(LogisticSums, ExponentialHoldsAtTheEdges) {
   // One column (the intercept) whose coefficient sets η; offsets give each row its own.
-  const std::vector<double> etas = {0.0,    -0.0,   1e-300, -1e-300, 0.3465, -0.3466, 20,
-                                    -36.7,  300,    -707.9, 708.2,   -745,   800,     -1e6};
+  const std::vector<double> etas = {0.0,   -0.0, 1e-300, -1e-300, 0.3465, -0.3466, 20,
+                                    -36.7, 300,  -707.9, 708.2,   -745,   800,     -1e6};
   problem q;
   q.columns.assign(1, std::vector<double>(etas.size(), 1.0));
   q.y.assign(etas.size(), 1.0);
   q.offset = etas;
   q.beta = {0.0};
   const std::size_t n = etas.size();
-  std::vector<double> information(1), gradient(1), eta(n), one_plus_t(n), p(n), w(n);
-  const logistic_rows rows{eta.data(), one_plus_t.data(), p.data(), w.data()};
+  std::vector<double> information(1), gradient(1), p(n), w(n);
+  double log_likelihood = 1;
+  const logistic_rows rows{p.data(), w.data(), &log_likelihood};
   logistic_sums(q.design(), q.beta.data(), information.data(), gradient.data(), &rows);
   for (std::size_t i = 0; i < n; ++i) {
     SCOPED_TRACE(testing::Message() << "eta " << etas[i]);
@@ -142,6 +145,42 @@ TEST(LogisticSums, ExponentialHoldsAtTheEdges) {
     }
   }
   EXPECT_TRUE(std::isfinite(information[0]) && std::isfinite(gradient[0]));
+  // The logarithm's terms y η − max(η, 0) − log(1 + e^−|η|), |η| at most 708.
+  long double want = 0, magnitude = 0;
+  for (const double e : etas) {
+    const long double a = std::min(std::fabs(static_cast<long double>(e)), 708.0L);
+    want += e - std::max(0.0, e) - std::log1p(std::exp(-a));
+    magnitude += std::fabs(e) + 1;
+  }
+  EXPECT_LE(std::fabs(log_likelihood - want), 1e-16L * magnitude);
+}
+
+TEST(LogisticSums, WeightedSumsMatchTheDirectSums) {
+  for (std::size_t k : {3, 11})
+    for (std::size_t n : {5, 40, 101}) {
+      problem q = make_problem(n, k, false, false, static_cast<unsigned>(k + 3 * n));
+      std::mt19937_64 rng(n);
+      std::uniform_real_distribution<double> u(-1, 1);
+      std::vector<double> weight(n), residual(n);
+      std::vector<long double> information(k * k, 0), gradient(k, 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        weight[i] = std::fabs(u(rng));
+        residual[i] = u(rng);
+        for (std::size_t j = 0; j < k; ++j) {
+          gradient[j] += static_cast<long double>(residual[i]) * q.columns[j][i];
+          for (std::size_t l = 0; l < k; ++l)
+            information[l + j * k] +=
+                static_cast<long double>(weight[i]) * q.columns[j][i] * q.columns[l][i];
+        }
+      }
+      std::vector<double> got_information(k * k), got_gradient(k);
+      weighted_sums(q.design(), weight.data(), residual.data(), got_information.data(),
+                    got_gradient.data());
+      for (std::size_t e = 0; e < k * k; ++e)
+        expect_close(got_information[e], information[e], n * 16.0L, "information");
+      for (std::size_t j = 0; j < k; ++j)
+        expect_close(got_gradient[j], gradient[j], n * 16.0L, "gradient");
+    }
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
   assoc, 1 phenotype  plink2 --glm allow-no-covars     plink1.9 --assoc (quantitative: Wald t)
   assoc, 10 phenos    the same with 10 phenotype columns (plink1.9: --all-pheno)
   assoc, case/control plink2 --glm allow-no-covars firth-fallback (the phenotype's top 30% cases)
-  the same with 2 covariates (hide-covar)
+  the same with 2 covariates, and with 10 (hide-covar)
   pca --k 10          plink2 --pca 10 approx
   preprocess          plink2 --make-bed, plink1.9 --make-bed (a reference for I/O speed: each
                       reads the .bed and writes a file set of about its size); colflow's
@@ -38,25 +38,32 @@ def ten_phenotypes(ctx: Context, data: Dataset) -> str:
     return path
 
 
-def case_control(ctx: Context, data: Dataset) -> tuple[str, str]:
-    """A case/control phenotype (the simulated phenotype's top 30% are cases, PLINK's 1/2 codes)
-    and 2 covariates (one normal, one 0/1), with headers."""
+def case_control(ctx: Context, data: Dataset) -> tuple[str, str, str]:
+    """A case/control phenotype (the simulated phenotype's top 30% are cases, PLINK's 1/2 codes),
+    2 covariates (one normal, one 0/1), and 10 (those and 8 more normal ones), with headers."""
     name = os.path.basename(data.prefix)
     pheno, covar = ctx.ws.path(name + ".cc"), ctx.ws.path(name + ".covar")
-    if not (os.path.exists(covar) and os.path.getmtime(covar) > os.path.getmtime(data.pheno)):
+    covar10 = ctx.ws.path(name + ".covar10")
+    if not (os.path.exists(covar10) and os.path.getmtime(covar10) > os.path.getmtime(data.pheno)):
         with open(data.pheno) as f:
             rows = [line.split() for line in f]
         cut = sorted(float(y) for _, _, y in rows)[int(0.7 * len(rows))]
-        rng = random.Random(11)
-        with open(pheno + ".tmp", "w") as p, open(covar + ".tmp", "w") as c:
+        rng, more = random.Random(11), random.Random(13)
+        with open(pheno + ".tmp", "w") as p, open(covar + ".tmp", "w") as c, \
+                open(covar10 + ".tmp", "w") as c10:
             p.write("#FID IID CC\n")
             c.write("#FID IID C1 C2\n")
+            c10.write("#FID IID " + " ".join(f"C{i}" for i in range(1, 11)) + "\n")
             for fid, iid, y in rows:
                 p.write(f"{fid} {iid} {2 if float(y) >= cut else 1}\n")
-                c.write(f"{fid} {iid} {rng.gauss(0, 1):.6f} {rng.randint(0, 1)}\n")
+                two = f"{rng.gauss(0, 1):.6f} {rng.randint(0, 1)}"
+                c.write(f"{fid} {iid} {two}\n")
+                c10.write(f"{fid} {iid} {two} " +
+                          " ".join(f"{more.gauss(0, 1):.6f}" for _ in range(8)) + "\n")
         os.replace(pheno + ".tmp", pheno)
         os.replace(covar + ".tmp", covar)
-    return pheno, covar
+        os.replace(covar10 + ".tmp", covar10)
+    return pheno, covar, covar10
 
 
 def run(ctx: Context) -> list[Comparison]:
@@ -67,7 +74,7 @@ def run(ctx: Context) -> list[Comparison]:
     plink2 = ["plink2", "--bfile", data.prefix, "--threads", t, "--silent"]
     plink19 = ["plink1.9", "--bfile", data.prefix, "--threads", t, "--silent", "--allow-no-sex"]
     pheno10 = ten_phenotypes(ctx, data)
-    cc, covar = case_control(ctx, data)
+    cc, covar, covar10 = case_control(ctx, data)
 
     def command(cmd):
         return lambda: timed(cmd, ctx.ws.dir)
@@ -108,6 +115,11 @@ def run(ctx: Context) -> list[Comparison]:
                            "--covar", covar, "--out", f"{out}/clc"]),
         ("plink2 --glm", plink2 + ["--pheno", cc, "--covar", covar, "--glm", "hide-covar",
                                    "firth-fallback", "--out", f"{out}/p2lc"])])
+    compare("assoc, case/control, 10 covariates", [
+        ("colflow assoc", [ctx.colflow, "assoc", store, "--quiet", "--threads", t, "--pheno", cc,
+                           "--covar", covar10, "--out", f"{out}/clc10"]),
+        ("plink2 --glm", plink2 + ["--pheno", cc, "--covar", covar10, "--glm", "hide-covar",
+                                   "firth-fallback", "--out", f"{out}/p2lc10"])])
     compare("pca, 10 components", [
         ("colflow pca", [ctx.colflow, "pca", store, "--quiet", "--threads", t, "--k", "10", "--out", f"{out}/cp"]),
         ("plink2 --pca approx", plink2 + ["--pca", "10", "approx", "--out", f"{out}/p2p"])],

@@ -261,8 +261,12 @@ template <class Value>
 void test_samples(const binary_trait& t, const Value& value, bool variants, firth_mode mode,
                   assoc_result& r) {
   const Eigen::Index nc = t.covariates.cols(), k = 2 + nc;
-  Eigen::MatrixXd x(static_cast<Eigen::Index>(t.rows.size()), k);
-  Eigen::VectorXd y(x.rows()), offset(t.offset.size() ? x.rows() : 0);
+  // Kept between the columns a thread tests: the same sizes for every column of a trait.
+  thread_local Eigen::MatrixXd x;
+  thread_local Eigen::VectorXd y, offset;
+  x.resize(static_cast<Eigen::Index>(t.rows.size()), k);
+  y.resize(x.rows());
+  offset.resize(t.offset.size() ? x.rows() : 0);
   Eigen::Index n = 0;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   double a1[2] = {0, 0}, a2[2] = {0, 0};  // allele counts among controls and cases

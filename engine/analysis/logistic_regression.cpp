@@ -26,10 +26,10 @@ constexpr double step_tolerance = 1e-9;
 constexpr double trusted_step = 0.5;
 
 // The model at one beta: the Fisher information X'WX and its Cholesky factor, the gradient
-// of the log-likelihood, and when asked the per-row values (η, 1 + e^−|η|, p, w) and the
-// objective (log-likelihood, plus ½ log det of the information for Firth).
+// of the log-likelihood, and when asked the per-row p and w and the objective (log-likelihood,
+// plus ½ log det of the information for Firth).
 struct model_at {
-  Eigen::ArrayXd eta, one_plus_t, p, w;  // w: count · p(1 − p)
+  Eigen::ArrayXd p, w;  // w: count · p(1 − p)
   Eigen::MatrixXd information;
   Eigen::VectorXd gradient;
   Eigen::LLT<Eigen::MatrixXd> factor;
@@ -53,37 +53,28 @@ struct design_view {
   }
 };
 
-// The counts of the rows as an array (ones when the data has none).
-Eigen::ArrayXd row_counts(const logistic_data& d) {
-  if (d.count.empty()) return Eigen::ArrayXd::Ones(d.x.rows());
-  return Eigen::Map<const Eigen::ArrayXd>(d.count.data(), d.x.rows());
-}
-
-void add_objective(const logistic_data& d, bool firth, model_at& m) {
-  // log(1 + t) in place of log1p(t) (a scalar call per row; Eigen's log is vectorised) loses
-  // digits only where t < 1e-8, terms below the objective's own rounding.
-  const Eigen::ArrayXd terms = d.y.array() * m.eta - m.eta.max(0.0) - m.one_plus_t.log();
-  m.objective = d.count.empty() ? terms.sum() : (row_counts(d) * terms).sum();
+void add_objective(bool firth, double log_likelihood, model_at& m) {
+  m.objective = log_likelihood;
   if (firth && m.positive_definite)
     m.objective += m.factor.matrixLLT().diagonal().array().log().sum();  // ½ log det
   m.has_objective = true;
 }
 
 // One pass over the rows (logistic_sums): p from e^−|η| without overflow or cancellation, the
-// information and the gradient; the rows' values kept for Firth's step and the objective.
+// information and the gradient; p, w and the log-likelihood when Firth's step or the objective
+// needs them.
 void evaluate(const logistic_data& d, const design_view& view, const Eigen::VectorXd& beta,
               bool firth, model_at& m, bool with_objective) {
   const Eigen::Index n = d.x.rows(), k = d.x.cols();
   m.has_rows = firth || with_objective;
   if (m.has_rows) {
-    m.eta.resize(n);
-    m.one_plus_t.resize(n);
     m.p.resize(n);
     m.w.resize(n);
   }
   m.information.resize(k, k);
   m.gradient.resize(k);
-  const logistic_rows rows{m.eta.data(), m.one_plus_t.data(), m.p.data(), m.w.data()};
+  double log_likelihood = 0;
+  const logistic_rows rows{m.p.data(), m.w.data(), &log_likelihood};
   logistic_sums(view.design, beta.data(), m.information.data(), m.gradient.data(),
                 m.has_rows ? &rows : nullptr);
   m.factor.compute(m.information);
@@ -95,7 +86,7 @@ void evaluate(const logistic_data& d, const design_view& view, const Eigen::Vect
       if (!(diagonal[j] * diagonal[j] > 1e-12 * m.information(j, j))) m.positive_definite = false;
   }
   m.has_objective = false;
-  if (with_objective) add_objective(d, firth, m);
+  if (with_objective) add_objective(firth, log_likelihood, m);
 }
 
 // The gradient of the objective and the step that Newton's method takes: X'(y − p) weighted
@@ -104,22 +95,34 @@ void evaluate(const logistic_data& d, const design_view& view, const Eigen::Vect
 // objective's curvature is close to that (its own Hessian is costlier): where a single
 // sample determines a coefficient (h near 1) it is twice the information, and steps with
 // the information alone overshoot by as much as they fall short, forever.
-void gradient_and_step(const logistic_data& d, const model_at& m, bool firth,
-                       Eigen::VectorXd& gradient, Eigen::VectorXd& step) {
+void gradient_and_step(const logistic_data& d, const design_view& view, const model_at& m,
+                       bool firth, Eigen::VectorXd& gradient, Eigen::VectorXd& step) {
   if (!firth) {
     gradient = m.gradient;
     step = m.factor.solve(gradient);
     return;
   }
-  const Eigen::ArrayXd count = row_counts(d);
-  Eigen::ArrayXd r = count * (d.y.array() - m.p);
-  // h_i = p_i(1 − p_i) · x_i' I⁻¹ x_i, from the columns of L⁻¹X'.
-  const Eigen::MatrixXd z = m.factor.matrixL().solve(d.x.transpose());
-  const Eigen::ArrayXd h = m.p * (1.0 - m.p) * z.colwise().squaredNorm().transpose().array();
-  r += count * h * (0.5 - m.p);
-  gradient.noalias() = d.x.transpose() * r.matrix();
-  const Eigen::MatrixXd curvature =
-      d.x.transpose() * (d.x.array().colwise() * (m.w * (1.0 + h))).matrix();
+  const Eigen::Index n = d.x.rows(), k = d.x.cols();
+  // h_i = p_i(1 − p_i) · x_i' I⁻¹ x_i = p_i(1 − p_i) |L⁻¹ x_i|², I = LL'.
+  const Eigen::MatrixXd l_inverse = m.factor.matrixL().solve(Eigen::MatrixXd::Identity(k, k));
+  thread_local Eigen::ArrayXd weight, r;  // kept between steps: no allocation per step
+  weight.resize(n);
+  r.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    double norm = 0;
+    for (Eigen::Index j = 0; j < k; ++j) {
+      double z = 0;
+      for (Eigen::Index q = 0; q <= j; ++q) z += l_inverse(j, q) * d.x(i, q);
+      norm += z * z;
+    }
+    const double p = m.p[i], c = d.count.empty() ? 1.0 : d.count[static_cast<std::size_t>(i)];
+    const double h = p * (1.0 - p) * norm;
+    r[i] = c * (d.y[i] - p) + c * h * (0.5 - p);
+    weight[i] = m.w[i] * (1.0 + h);
+  }
+  Eigen::MatrixXd curvature(k, k);
+  gradient.resize(k);
+  weighted_sums(view.design, weight.data(), r.data(), curvature.data(), gradient.data());
   step = curvature.llt().solve(gradient);
 }
 
@@ -129,17 +132,20 @@ logistic_fit fit_logistic(const logistic_data& d, const Eigen::VectorXd& start, 
   logistic_fit fit;
   fit.beta = start;
   const design_view view(d);
-  model_at m, next;
+  // The per-row arrays live on between fits of a thread: a scan's fits have the same rows.
+  thread_local model_at m, next;
   evaluate(d, view, fit.beta, firth, m, firth);
   const int limit = firth ? max_firth_iterations : max_logistic_iterations;
-  const double samples = std::max(1.0, row_counts(d).sum());
+  const double samples = std::max(
+      1.0, d.count.empty() ? static_cast<double>(d.x.rows())
+                           : Eigen::Map<const Eigen::ArrayXd>(d.count.data(), d.x.rows()).sum());
   for (fit.iterations = 0; fit.iterations < limit; ++fit.iterations) {
     if (!m.positive_definite) {
       fit.outcome = fit_outcome::singular;
       return fit;
     }
     Eigen::VectorXd gradient, step;
-    gradient_and_step(d, m, firth, gradient, step);
+    gradient_and_step(d, view, m, firth, gradient, step);
     if (!step.allFinite()) break;
     // Converged: the step is negligible, or what it promises to gain is below the
     // objective's rounding (about the sample count times the precision; the score's own

@@ -7,14 +7,13 @@
 // call per lane. Every operation is one IEEE operation per lane (the fused multiply-adds are
 // explicit, each path's own below, and no product is followed by a sum the compiler could
 // contract), so the paths differ in speed only.
-#include "kernels/logistic_sums_internal.hpp"
-
 #include <bit>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <vector>
 
+#include "kernels/logistic_sums_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
 // GCC notes that eight-double vectors are passed between functions differently with and
@@ -59,9 +58,20 @@ constexpr double inverse_factorial(int d) {
 struct samples_at {
   const double* const* columns;
   const double* y;
-  const double* count;   // or null
-  const double* offset;  // or null
+  const double* count;     // or null
+  const double* offset;    // or null
+  const double* weight;    // a weighted pass's; null in a logistic pass
+  const double* residual;  // likewise
   std::size_t at;
+};
+
+// What one pass reads: the design, and beta (a logistic pass) or each row's weight and
+// residual (a weighted pass).
+struct pass_inputs {
+  const logistic_design& design;
+  const double* beta = nullptr;
+  const double* weight = nullptr;
+  const double* residual = nullptr;
 };
 
 // Each path: its fused multiply-add (a · b + c rounded once, lane by lane), then the body.
@@ -109,11 +119,22 @@ COLFLOW_PATH COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const la
 
 void logistic_sums(const logistic_design& design, const double* beta, double* information,
                    double* gradient, const logistic_rows* rows) {
+  const pass_inputs in{design, beta};
 #if COLFLOW_X86_DISPATCH
-  if (cpu_has_avx512f()) return avx512_path::sums(design, beta, information, gradient, rows);
-  if (cpu_has_avx2_fma()) return avx2_path::sums(design, beta, information, gradient, rows);
+  if (cpu_has_avx512f()) return avx512_path::sums(in, information, gradient, rows);
+  if (cpu_has_avx2_fma()) return avx2_path::sums(in, information, gradient, rows);
 #endif
-  portable_path::sums(design, beta, information, gradient, rows);
+  portable_path::sums(in, information, gradient, rows);
+}
+
+void weighted_sums(const logistic_design& design, const double* weight, const double* residual,
+                   double* information, double* gradient) {
+  const pass_inputs in{design, nullptr, weight, residual};
+#if COLFLOW_X86_DISPATCH
+  if (cpu_has_avx512f()) return avx512_path::weighted(in, information, gradient);
+  if (cpu_has_avx2_fma()) return avx2_path::weighted(in, information, gradient);
+#endif
+  portable_path::weighted(in, information, gradient);
 }
 
 }  // namespace colflow::detail

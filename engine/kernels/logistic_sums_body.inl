@@ -27,40 +27,28 @@ COLFLOW_PATH COLFLOW_INLINE lanes exp_nonpositive(const lanes& a) {
   return e * std::bit_cast<lanes>((n_bits + splat<lane_bits>(1023LL)) << 52);
 }
 
-// Eight samples into the accumulators: the k(k + 1)/2 entries (l, j), l ≤ j, of the
-// information column by column, then the k of the gradient.
-template <int K>
-COLFLOW_PATH COLFLOW_INLINE void add_samples(const samples_at& s, std::size_t k, const double* beta,
-                                             lanes* acc, const logistic_rows* rows,
-                                             std::size_t row) {
-  if constexpr (K > 0) k = K;
-  lanes eta = s.offset ? load(s.offset + s.at) : lanes{};
-#pragma GCC unroll 16
-  for (std::size_t j = 0; j < k; ++j)
-    eta = fused(load(s.columns[j] + s.at), splat<lanes>(beta[j]), eta);
-  // −|η|, no lower than −708.
-  const lane_bits sign = splat<lane_bits>(std::numeric_limits<long long>::min());
-  lanes a = std::bit_cast<lanes>(std::bit_cast<lane_bits>(eta) | sign);
-  const lanes floor = splat<lanes>(-708.0);
-  a = a < floor ? floor : a;
-  const lanes t = exp_nonpositive(a);
+// log(1 + t) for t in [0, 1]: 1 + t = 2^m u with m = 0, or m = 1 above √2, u in [1/√2, √2];
+// log u = 2 atanh(s), s = (u − 1)/(u + 1) (from t itself, without rounding 1 + t), |s| ≤ 0.172,
+// by its series to s^23 (the rest is below 1e-17 of it).
+COLFLOW_PATH COLFLOW_INLINE lanes log_one_plus(const lanes& t) {
+  constexpr int terms = 11;
+  const auto big = t > splat<lanes>(0x1.6a09e667f3bcdp-2);  // √2 − 1
   const lanes one = splat<lanes>(1.0);
-  const lanes one_plus_t = one + t;
-  const lanes inverse = one / one_plus_t;
-  const lanes p = eta >= lanes{} ? inverse : t * inverse;
-  lanes w = p * (one - p);
-  lanes residual = load(s.y + s.at) - p;
-  if (s.count) {
-    const lanes c = load(s.count + s.at);
-    w = c * w;
-    residual = c * residual;
-  }
-  if (rows) {
-    store(rows->eta + row, eta);
-    store(rows->one_plus_t + row, one_plus_t);
-    store(rows->p + row, p);
-    store(rows->w + row, w);
-  }
+  const lanes s = (big ? t - one : t) / (big ? t + splat<lanes>(3.0) : t + splat<lanes>(2.0));
+  const lanes z = s * s;
+  lanes q = splat<lanes>(2.0 / (2 * terms + 1));
+#pragma GCC unroll 16
+  for (int i = terms - 1; i >= 1; --i) q = fused(q, z, splat<lanes>(2.0 / (2 * i + 1)));
+  const lanes log_u = fused(s * z, q, s + s);
+  return big ? log_u + splat<lanes>(0x1.62e42fefa39efp-1) : log_u;
+}
+
+// Eight samples' weights w and residuals r into the accumulators: the k(k + 1)/2 entries
+// (l, j), l ≤ j, of Σ w x x' column by column, then the k of Σ r x.
+template <int K>
+COLFLOW_PATH COLFLOW_INLINE void accumulate(const samples_at& s, std::size_t k, const lanes& w,
+                                            const lanes& residual, lanes* acc) {
+  if constexpr (K > 0) k = K;
   std::size_t e = 0;
 #pragma GCC unroll 16
   for (std::size_t j = 0; j < k; ++j) {
@@ -74,82 +62,144 @@ COLFLOW_PATH COLFLOW_INLINE void add_samples(const samples_at& s, std::size_t k,
     acc[e] = fused(residual, load(s.columns[j] + s.at), acc[e]);
 }
 
-// The rows after the last full eight, in lanes 0 … rest − 1 of zero-padded copies. Zero
-// columns add exact zeros to every sum (w x_j x_l and (y − p) x_j are ±0 there, and a sum that
-// starts at +0 never becomes −0), so the padding changes no bit.
-template <int K>
-COLFLOW_PATH COLFLOW_INLINE void add_last_rows(const logistic_design& d, std::size_t from,
-                                               const double* beta, lanes* acc,
+// Eight samples of a logistic pass: η, p, w = count · p(1 − p) and r = count · (y − p), kept
+// when `rows` asks, then accumulated; of a weighted pass: w and r as given.
+template <int K, bool Weighted>
+COLFLOW_PATH COLFLOW_INLINE void add_samples(const samples_at& s, std::size_t k, const double* beta,
+                                             lanes* acc, const logistic_rows* rows,
+                                             std::size_t row) {
+  if constexpr (K > 0) k = K;
+  if constexpr (Weighted) {
+    accumulate<K>(s, k, load(s.weight + s.at), load(s.residual + s.at), acc);
+    return;
+  }
+  lanes eta = s.offset ? load(s.offset + s.at) : lanes{};
+#pragma GCC unroll 16
+  for (std::size_t j = 0; j < k; ++j)
+    eta = fused(load(s.columns[j] + s.at), splat<lanes>(beta[j]), eta);
+  // −|η|, no lower than −708.
+  const lane_bits sign = splat<lane_bits>(std::numeric_limits<long long>::min());
+  lanes a = std::bit_cast<lanes>(std::bit_cast<lane_bits>(eta) | sign);
+  const lanes floor = splat<lanes>(-708.0);
+  a = a < floor ? floor : a;
+  const lanes t = exp_nonpositive(a);
+  const lanes one = splat<lanes>(1.0);
+  const lanes inverse = one / (one + t);
+  const lanes p = eta >= lanes{} ? inverse : t * inverse;
+  lanes w = p * (one - p);
+  lanes residual = load(s.y + s.at) - p;
+  if (s.count) {
+    const lanes c = load(s.count + s.at);
+    w = c * w;
+    residual = c * residual;
+  }
+  accumulate<K>(s, k, w, residual, acc);
+  if (rows) {
+    store(rows->p + row, p);
+    store(rows->w + row, w);
+    // The log-likelihood's terms c (y η − max(η, 0) − log(1 + t)), after the k(k + 3)/2 sums.
+    const lanes y_eta = fused(load(s.y + s.at), eta, eta < lanes{} ? lanes{} : -eta);
+    const lanes term = y_eta - log_one_plus(t);
+    const std::size_t e = k * (k + 3) / 2;
+    acc[e] = s.count ? fused(load(s.count + s.at), term, acc[e]) : acc[e] + term;
+  }
+}
+
+// The rows after the last full eight, in lanes 0 … rest − 1 of zero-padded copies, with counts
+// (1 for each row when the design has none: c · v = v exactly). Zero counts and columns add
+// exact zeros to every sum (w x_j x_l, r x_j and the log-likelihood's c · term are ±0 there,
+// and a sum that starts at +0 never becomes −0), so the padding changes no bit.
+template <int K, bool Weighted>
+COLFLOW_PATH COLFLOW_INLINE void add_last_rows(const pass_inputs& in, std::size_t from, lanes* acc,
                                                const logistic_rows* rows) {
+  const logistic_design& d = in.design;
   const std::size_t k = d.columns.size(), rest = d.rows - from;
-  std::vector<double> padded((k + 3) * 8, 0.0), out(rows ? 4 * 8 : 0);
+  std::vector<double> padded((k + 5) * 8, 0.0), out(rows ? 2 * 8 : 0);
   std::vector<const double*> columns(k);
   const auto copy = [&](const double* source, std::size_t slot) {
     std::memcpy(padded.data() + slot * 8, source + from, rest * sizeof(double));
     return padded.data() + slot * 8;
   };
   for (std::size_t j = 0; j < k; ++j) columns[j] = copy(d.columns[j], j);
-  const samples_at s{columns.data(), copy(d.y, k), d.count ? copy(d.count, k + 1) : nullptr,
-                     d.offset ? copy(d.offset, k + 2) : nullptr, 0};
-  const logistic_rows staged{out.data(), out.data() + 8, out.data() + 16, out.data() + 24};
-  add_samples<K>(s, k, beta, acc, rows ? &staged : nullptr, 0);
+  const auto optional = [&](const double* source, std::size_t slot) {
+    return source ? copy(source, slot) : nullptr;
+  };
+  double* counts = padded.data() + (k + 1) * 8;
+  if (d.count)
+    copy(d.count, k + 1);
+  else
+    std::fill(counts, counts + rest, 1.0);
+  const samples_at s{columns.data(),
+                     optional(d.y, k),
+                     counts,
+                     optional(d.offset, k + 2),
+                     optional(in.weight, k + 3),
+                     optional(in.residual, k + 4),
+                     0};
+  const logistic_rows staged{out.data(), out.data() + 8, nullptr};
+  add_samples<K, Weighted>(s, k, in.beta, acc, rows ? &staged : nullptr, 0);
   if (!rows) return;
-  for (int v = 0; v < 4; ++v) {
-    double* target[] = {rows->eta, rows->one_plus_t, rows->p, rows->w};
-    std::memcpy(target[v] + from, out.data() + v * 8, rest * sizeof(double));
-  }
+  std::memcpy(rows->p + from, out.data(), rest * sizeof(double));
+  std::memcpy(rows->w + from, out.data() + 8, rest * sizeof(double));
 }
 
 // K > 0: a design of K columns, its accumulators in registers where they fit; K = 0: any k.
-template <int K>
-COLFLOW_PATH COLFLOW_INLINE void pass(const logistic_design& d, const double* beta,
-                                      double* information, double* gradient,
+template <int K, bool Weighted>
+COLFLOW_PATH COLFLOW_INLINE void pass(const pass_inputs& in, double* information, double* gradient,
                                       const logistic_rows* rows) {
+  const logistic_design& d = in.design;
   const std::size_t k = d.columns.size(), pairs = k * (k + 1) / 2;
-  constexpr std::size_t fixed = K > 0 ? K * (K + 3) / 2 : 1;
+  // The sums of the information, the gradient, and the log-likelihood.
+  constexpr std::size_t fixed = K > 0 ? K * (K + 3) / 2 + 1 : 1;
   lanes local[fixed];
-  std::unique_ptr<lanes[]> heap(K > 0 ? nullptr : new lanes[pairs + k]);
+  std::unique_ptr<lanes[]> heap(K > 0 ? nullptr : new lanes[pairs + k + 1]);
   lanes* acc = K > 0 ? local : heap.get();
-  for (std::size_t e = 0; e < pairs + k; ++e) acc[e] = lanes{};
+  for (std::size_t e = 0; e <= pairs + k; ++e) acc[e] = lanes{};
   const std::size_t full = d.rows / 8 * 8;
   for (std::size_t i = 0; i < full; i += 8)
-    add_samples<K>({d.columns.data(), d.y, d.count, d.offset, i}, k, beta, acc, rows, i);
-  if (full < d.rows) add_last_rows<K>(d, full, beta, acc, rows);
+    add_samples<K, Weighted>({d.columns.data(), d.y, d.count, d.offset, in.weight, in.residual, i},
+                             k, in.beta, acc, rows, i);
+  if (full < d.rows) add_last_rows<K, Weighted>(in, full, acc, rows);
   std::size_t e = 0;
   for (std::size_t j = 0; j < k; ++j)
     for (std::size_t l = 0; l <= j; ++l, ++e)
       information[l + j * k] = information[j + l * k] = lanes_total(acc[e]);
   for (std::size_t j = 0; j < k; ++j, ++e) gradient[j] = lanes_total(acc[e]);
+  if (rows) *rows->log_likelihood = lanes_total(acc[e]);
 }
 
 // Designs of up to 8 columns (intercept, the column, up to 6 covariates) get their own code.
-COLFLOW_PATH COLFLOW_INLINE void pass_any(const logistic_design& d, const double* beta,
-                                          double* information, double* gradient,
-                                          const logistic_rows* rows) {
-  switch (d.columns.size()) {
+template <bool Weighted>
+COLFLOW_PATH COLFLOW_INLINE void pass_any(const pass_inputs& in, double* information,
+                                          double* gradient, const logistic_rows* rows) {
+  switch (in.design.columns.size()) {
     case 1:
-      return pass<1>(d, beta, information, gradient, rows);
+      return pass<1, Weighted>(in, information, gradient, rows);
     case 2:
-      return pass<2>(d, beta, information, gradient, rows);
+      return pass<2, Weighted>(in, information, gradient, rows);
     case 3:
-      return pass<3>(d, beta, information, gradient, rows);
+      return pass<3, Weighted>(in, information, gradient, rows);
     case 4:
-      return pass<4>(d, beta, information, gradient, rows);
+      return pass<4, Weighted>(in, information, gradient, rows);
     case 5:
-      return pass<5>(d, beta, information, gradient, rows);
+      return pass<5, Weighted>(in, information, gradient, rows);
     case 6:
-      return pass<6>(d, beta, information, gradient, rows);
+      return pass<6, Weighted>(in, information, gradient, rows);
     case 7:
-      return pass<7>(d, beta, information, gradient, rows);
+      return pass<7, Weighted>(in, information, gradient, rows);
     case 8:
-      return pass<8>(d, beta, information, gradient, rows);
+      return pass<8, Weighted>(in, information, gradient, rows);
     default:
-      return pass<0>(d, beta, information, gradient, rows);
+      return pass<0, Weighted>(in, information, gradient, rows);
   }
 }
 
-// The path's entry: what logistic_sums calls.
-COLFLOW_PATH void sums(const logistic_design& d, const double* beta, double* information,
-                       double* gradient, const logistic_rows* rows) {
-  pass_any(d, beta, information, gradient, rows);
+// The path's entries: what logistic_sums and weighted_sums call.
+COLFLOW_PATH void sums(const pass_inputs& in, double* information, double* gradient,
+                       const logistic_rows* rows) {
+  pass_any<false>(in, information, gradient, rows);
+}
+
+COLFLOW_PATH void weighted(const pass_inputs& in, double* information, double* gradient) {
+  pass_any<true>(in, information, gradient, nullptr);
 }

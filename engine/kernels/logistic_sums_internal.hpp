@@ -26,19 +26,23 @@ struct logistic_design {
   const double* offset = nullptr;
 };
 
-// Per-row values of the pass, each `rows` long: η = offset + x'β, 1 + e^−|η|, p and the
-// weight count · p(1 − p).
+// What a pass keeps when asked: per row (`rows` long each) p and the weight count · p(1 − p);
+// and the log-likelihood Σ count (y η − max(η, 0) − log(1 + e^−|η|)), η = offset + x'β.
 struct logistic_rows {
-  double* eta;
-  double* one_plus_t;
   double* p;
   double* w;
+  double* log_likelihood;
 };
 
 // At beta (k values): information (k x k, column-major, both triangles) = Σ w x x', gradient
-// (k) = Σ count (y − p) x; and, when `rows` is not null, the per-row values. |η| beyond 708 is
+// (k) = Σ count (y − p) x; and, when `rows` is not null, what it asks for. |η| beyond 708 is
 // taken as 708: e^−708 is below every sum's rounding.
 void logistic_sums(const logistic_design& design, const double* beta, double* information,
                    double* gradient, const logistic_rows* rows);
+
+// information = Σ weight x x' and gradient = Σ residual x over the design's rows (its y, count
+// and offset unread), with the same lanes and order: the sums of a step of Firth's fit.
+void weighted_sums(const logistic_design& design, const double* weight, const double* residual,
+                   double* information, double* gradient);
 
 }  // namespace colflow::detail

@@ -6,6 +6,8 @@
 // vector path gives the same bits is checked on whole commands (vector_path_test).
 #include <gtest/gtest.h>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -155,32 +157,44 @@ TEST(LogisticSums, ExponentialHoldsAtTheEdges) {
   EXPECT_LE(std::fabs(log_likelihood - want), 1e-16L * magnitude);
 }
 
-TEST(LogisticSums, WeightedSumsMatchTheDirectSums) {
+TEST(LogisticSums, FirthSumsMatchTheDirectSums) {
   for (std::size_t k : {3, 11})
-    for (std::size_t n : {5, 40, 101}) {
-      problem q = make_problem(n, k, false, false, static_cast<unsigned>(k + 3 * n));
-      std::mt19937_64 rng(n);
-      std::uniform_real_distribution<double> u(-1, 1);
-      std::vector<double> weight(n), residual(n);
-      std::vector<long double> information(k * k, 0), gradient(k, 0);
-      for (std::size_t i = 0; i < n; ++i) {
-        weight[i] = std::fabs(u(rng));
-        residual[i] = u(rng);
-        for (std::size_t j = 0; j < k; ++j) {
-          gradient[j] += static_cast<long double>(residual[i]) * q.columns[j][i];
-          for (std::size_t l = 0; l < k; ++l)
-            information[l + j * k] +=
-                static_cast<long double>(weight[i]) * q.columns[j][i] * q.columns[l][i];
+    for (std::size_t n : {13, 40, 101})  // more rows than columns: I is positive definite
+      for (bool counts : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "k " << k << " n " << n << " counts " << counts);
+        problem q = make_problem(n, k, counts, false, static_cast<unsigned>(k + 3 * n));
+        std::vector<double> information(k * k), gradient(k), p(n), w(n);
+        double log_likelihood = 0;
+        const logistic_rows rows{p.data(), w.data(), &log_likelihood};
+        logistic_sums(q.design(), q.beta.data(), information.data(), gradient.data(), &rows);
+        const auto ki = static_cast<Eigen::Index>(k);
+        const Eigen::Map<const Eigen::MatrixXd> info(information.data(), ki, ki);
+        const Eigen::LLT<Eigen::MatrixXd> factor(info);
+        ASSERT_EQ(factor.info(), Eigen::Success);
+        const Eigen::MatrixXd l_inverse = factor.matrixL().solve(Eigen::MatrixXd::Identity(ki, ki));
+        const Eigen::MatrixXd inverse = factor.solve(Eigen::MatrixXd::Identity(ki, ki));
+        std::vector<long double> curvature(k * k, 0), want_gradient(k, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+          Eigen::VectorXd x(ki);
+          for (std::size_t j = 0; j < k; ++j) x[static_cast<Eigen::Index>(j)] = q.columns[j][i];
+          const long double h = static_cast<long double>(p[i]) * (1 - p[i]) * x.dot(inverse * x);
+          const long double c = counts ? q.count[i] : 1;
+          const long double r = c * ((q.y[i] - p[i]) + h * (0.5L - p[i]));
+          for (std::size_t j = 0; j < k; ++j) {
+            want_gradient[j] += r * q.columns[j][i];
+            for (std::size_t l = 0; l < k; ++l)
+              curvature[l + j * k] += w[i] * (1 + h) * q.columns[j][i] * q.columns[l][i];
+          }
         }
+        std::vector<double> got_curvature(k * k), got_gradient(k);
+        firth_sums(q.design(), l_inverse.data(), p.data(), w.data(), got_curvature.data(),
+                   got_gradient.data());
+        const long double scale = n * 40.0L * 16;
+        for (std::size_t e = 0; e < k * k; ++e)
+          expect_close(got_curvature[e], curvature[e], scale, "curvature");
+        for (std::size_t j = 0; j < k; ++j)
+          expect_close(got_gradient[j], want_gradient[j], scale, "gradient");
       }
-      std::vector<double> got_information(k * k), got_gradient(k);
-      weighted_sums(q.design(), weight.data(), residual.data(), got_information.data(),
-                    got_gradient.data());
-      for (std::size_t e = 0; e < k * k; ++e)
-        expect_close(got_information[e], information[e], n * 16.0L, "information");
-      for (std::size_t j = 0; j < k; ++j)
-        expect_close(got_gradient[j], gradient[j], n * 16.0L, "gradient");
-    }
 }
 
 }  // namespace

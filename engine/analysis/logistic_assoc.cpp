@@ -267,24 +267,44 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
   x.resize(static_cast<Eigen::Index>(t.rows.size()), k);
   y.resize(x.rows());
   offset.resize(t.offset.size() ? x.rows() : 0);
-  Eigen::Index n = 0;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  double a1[2] = {0, 0}, a2[2] = {0, 0};  // allele counts among controls and cases
+  // Allele counts among the cases and the controls: products with y (1 or 0) add exact zeros
+  // to the other status's sums, without a branch or a store per sample.
+  double a1_cases = 0, a1_controls = 0, a2_cases = 0, a2_controls = 0;
+  Eigen::Index missing = 0;
   for (std::size_t j = 0; j < t.rows.size(); ++j) {
     const double v = value(t.rows[j]);
-    if (std::isnan(v)) continue;
     const auto jj = static_cast<Eigen::Index>(j);
-    x(n, 0) = 1;
-    x(n, 1) = v;
-    x.row(n).tail(nc) = t.covariates.row(jj);
-    y[n] = t.y[jj];
-    if (offset.size()) offset[n] = t.offset[jj];
-    const int status = t.y[jj] == 1;
-    a1[status] += v;
-    a2[status] += 2 - v;
+    x(jj, 1) = v;
+    if (std::isnan(v)) {
+      ++missing;
+      continue;
+    }
+    const double is_case = t.y[jj], is_control = 1 - is_case;
+    a1_cases += is_case * v;
+    a1_controls += is_control * v;
+    a2_cases += is_case * (2 - v);
+    a2_controls += is_control * (2 - v);
     lo = std::min(lo, v);
     hi = std::max(hi, v);
-    ++n;
+  }
+  // The design's rows: the trait's own when every call is there (columns copied whole), else
+  // those with a call, moved up in place.
+  const Eigen::Index n = x.rows() - missing;
+  x.col(0).setOnes();
+  if (missing == 0) {
+    x.rightCols(nc) = t.covariates;
+    y = t.y;
+    offset = t.offset;
+  } else {
+    for (Eigen::Index j = 0, to = 0; j < x.rows(); ++j) {
+      if (std::isnan(x(j, 1))) continue;
+      x(to, 1) = x(j, 1);
+      x.row(to).tail(nc) = t.covariates.row(j);
+      y[to] = t.y[j];
+      if (offset.size()) offset[to] = t.offset[j];
+      ++to;
+    }
   }
   r.n_obs = static_cast<std::uint64_t>(n);
   if (!(lo < hi)) {
@@ -295,7 +315,8 @@ void test_samples(const binary_trait& t, const Value& value, bool variants, firt
     r.status = assoc_status::too_few_samples;
     return;
   }
-  const bool zero = variants && (a1[0] == 0 || a1[1] == 0 || a2[0] == 0 || a2[1] == 0);
+  const bool zero =
+      variants && (a1_controls == 0 || a1_cases == 0 || a2_controls == 0 || a2_cases == 0);
   const std::span<const double> row_offsets(offset.data(),
                                             offset.size() ? static_cast<std::size_t>(n) : 0);
   fit_column({x.topRows(n), y.head(n), {}, row_offsets}, t.start, zero, mode, r);

@@ -102,27 +102,12 @@ void gradient_and_step(const logistic_data& d, const design_view& view, const mo
     step = m.factor.solve(gradient);
     return;
   }
-  const Eigen::Index n = d.x.rows(), k = d.x.cols();
-  // h_i = p_i(1 − p_i) · x_i' I⁻¹ x_i = p_i(1 − p_i) |L⁻¹ x_i|², I = LL'.
+  const Eigen::Index k = d.x.cols();
   const Eigen::MatrixXd l_inverse = m.factor.matrixL().solve(Eigen::MatrixXd::Identity(k, k));
-  thread_local Eigen::ArrayXd weight, r;  // kept between steps: no allocation per step
-  weight.resize(n);
-  r.resize(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    double norm = 0;
-    for (Eigen::Index j = 0; j < k; ++j) {
-      double z = 0;
-      for (Eigen::Index q = 0; q <= j; ++q) z += l_inverse(j, q) * d.x(i, q);
-      norm += z * z;
-    }
-    const double p = m.p[i], c = d.count.empty() ? 1.0 : d.count[static_cast<std::size_t>(i)];
-    const double h = p * (1.0 - p) * norm;
-    r[i] = c * (d.y[i] - p) + c * h * (0.5 - p);
-    weight[i] = m.w[i] * (1.0 + h);
-  }
   Eigen::MatrixXd curvature(k, k);
   gradient.resize(k);
-  weighted_sums(view.design, weight.data(), r.data(), curvature.data(), gradient.data());
+  firth_sums(view.design, l_inverse.data(), m.p.data(), m.w.data(), curvature.data(),
+             gradient.data());
   step = curvature.llt().solve(gradient);
 }
 

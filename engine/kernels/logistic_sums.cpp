@@ -58,20 +58,21 @@ constexpr double inverse_factorial(int d) {
 struct samples_at {
   const double* const* columns;
   const double* y;
-  const double* count;     // or null
-  const double* offset;    // or null
-  const double* weight;    // a weighted pass's; null in a logistic pass
-  const double* residual;  // likewise
+  const double* count;   // or null
+  const double* offset;  // or null
+  const double* p;       // a Firth pass's: the logistic pass's p and w; null in a logistic pass
+  const double* w;
   std::size_t at;
 };
 
-// What one pass reads: the design, and beta (a logistic pass) or each row's weight and
-// residual (a weighted pass).
+// What one pass reads: the design, and beta (a logistic pass) or L⁻¹ and each row's p and w
+// (a Firth pass).
 struct pass_inputs {
   const logistic_design& design;
   const double* beta = nullptr;
-  const double* weight = nullptr;
-  const double* residual = nullptr;
+  const double* l_inverse = nullptr;
+  const double* p = nullptr;
+  const double* w = nullptr;
 };
 
 // Each path: its fused multiply-add (a · b + c rounded once, lane by lane), then the body.
@@ -127,14 +128,14 @@ void logistic_sums(const logistic_design& design, const double* beta, double* in
   portable_path::sums(in, information, gradient, rows);
 }
 
-void weighted_sums(const logistic_design& design, const double* weight, const double* residual,
-                   double* information, double* gradient) {
-  const pass_inputs in{design, nullptr, weight, residual};
+void firth_sums(const logistic_design& design, const double* l_inverse, const double* p,
+                const double* w, double* curvature, double* gradient) {
+  const pass_inputs in{design, nullptr, l_inverse, p, w};
 #if COLFLOW_X86_DISPATCH
-  if (cpu_has_avx512f()) return avx512_path::weighted(in, information, gradient);
-  if (cpu_has_avx2_fma()) return avx2_path::weighted(in, information, gradient);
+  if (cpu_has_avx512f()) return avx512_path::firth(in, curvature, gradient);
+  if (cpu_has_avx2_fma()) return avx2_path::firth(in, curvature, gradient);
 #endif
-  portable_path::weighted(in, information, gradient);
+  portable_path::firth(in, curvature, gradient);
 }
 
 }  // namespace colflow::detail

@@ -63,22 +63,36 @@ COLFLOW_PATH COLFLOW_INLINE void accumulate(const samples_at& s, std::size_t k, 
 }
 
 // Eight samples' w = count · p(1 − p) and r = count · (y − p) in a logistic pass (p, w and
-// the log-likelihood's terms kept when `rows` asks, the terms into acc[k(k + 3)/2]); w and r
-// as given in a weighted pass.
-template <int K, bool Weighted>
-COLFLOW_PATH COLFLOW_INLINE void weights(const samples_at& s, std::size_t k, const double* beta,
-                                         lanes* acc, const logistic_rows* rows, std::size_t row,
-                                         lanes& w, lanes& residual) {
+// the log-likelihood's terms kept when `rows` asks, the terms into acc[k(k + 3)/2]); in a
+// Firth pass, w (1 + h) and count ((y − p) + h (½ − p)) with h = p(1 − p) |L⁻¹x|².
+template <int K, bool Firth>
+// `coefficients`: β in a logistic pass, L⁻¹ in a Firth pass.
+COLFLOW_PATH COLFLOW_INLINE void weights(const samples_at& s, std::size_t k,
+                                         const double* coefficients, lanes* acc,
+                                         const logistic_rows* rows, std::size_t row, lanes& w,
+                                         lanes& residual) {
   if constexpr (K > 0) k = K;
-  if constexpr (Weighted) {
-    w = load(s.weight + s.at);
-    residual = load(s.residual + s.at);
+  if constexpr (Firth) {
+    lanes norm{};
+#pragma GCC unroll 16
+    for (std::size_t j = 0; j < k; ++j) {
+      lanes z{};
+#pragma GCC unroll 16
+      for (std::size_t q = 0; q <= j; ++q)
+        z = fused(splat<lanes>(coefficients[j + q * k]), load(s.columns[q] + s.at), z);
+      norm = fused(z, z, norm);
+    }
+    const lanes p = load(s.p + s.at), one = splat<lanes>(1.0);
+    const lanes h = (p * (one - p)) * norm;
+    residual = (load(s.y + s.at) - p) + h * (splat<lanes>(0.5) - p);
+    if (s.count) residual = load(s.count + s.at) * residual;
+    w = load(s.w + s.at) * (one + h);
     return;
   }
   lanes eta = s.offset ? load(s.offset + s.at) : lanes{};
 #pragma GCC unroll 16
   for (std::size_t j = 0; j < k; ++j)
-    eta = fused(load(s.columns[j] + s.at), splat<lanes>(beta[j]), eta);
+    eta = fused(load(s.columns[j] + s.at), splat<lanes>(coefficients[j]), eta);
   // −|η|, no lower than −708.
   const lane_bits sign = splat<lane_bits>(std::numeric_limits<long long>::min());
   lanes a = std::bit_cast<lanes>(std::bit_cast<lane_bits>(eta) | sign);
@@ -106,27 +120,27 @@ COLFLOW_PATH COLFLOW_INLINE void weights(const samples_at& s, std::size_t k, con
   }
 }
 
-template <int K, bool Weighted>
-COLFLOW_PATH COLFLOW_INLINE void add_samples(const samples_at& s, std::size_t k, const double* beta,
-                                             lanes* acc, const logistic_rows* rows,
-                                             std::size_t row) {
+template <int K, bool Firth>
+COLFLOW_PATH COLFLOW_INLINE void add_samples(const samples_at& s, std::size_t k,
+                                             const double* coefficients, lanes* acc,
+                                             const logistic_rows* rows, std::size_t row) {
   lanes w, residual;
-  weights<K, Weighted>(s, k, beta, acc, rows, row, w, residual);
+  weights<K, Firth>(s, k, coefficients, acc, rows, row, w, residual);
   accumulate<K>(s, k, w, residual, acc);
 }
 
 // Any k: 64 samples at a time (eight vectors), their w and r first, then each sum's
 // accumulator loaded once, fed the eight vectors in sample order, and stored: the same chain
 // per lane as eight samples at a time, with an eighth of the accumulators' loads and stores.
-template <bool Weighted>
-COLFLOW_PATH COLFLOW_INLINE void add_64_samples(samples_at s, std::size_t k, const double* beta,
-                                                lanes* acc, const logistic_rows* rows,
-                                                std::size_t row) {
+template <bool Firth>
+COLFLOW_PATH COLFLOW_INLINE void add_64_samples(samples_at s, std::size_t k,
+                                                const double* coefficients, lanes* acc,
+                                                const logistic_rows* rows, std::size_t row) {
   constexpr int vectors = 8;
   lanes w[vectors], residual[vectors], wx[vectors];
   const std::size_t at = s.at;
   for (int v = 0; v < vectors; ++v, s.at += 8)
-    weights<0, Weighted>(s, k, beta, acc, rows, row + 8 * v, w[v], residual[v]);
+    weights<0, Firth>(s, k, coefficients, acc, rows, row + 8 * v, w[v], residual[v]);
   s.at = at;
   std::size_t e = 0;
   for (std::size_t j = 0; j < k; ++j) {
@@ -154,7 +168,7 @@ COLFLOW_PATH COLFLOW_INLINE void add_64_samples(samples_at s, std::size_t k, con
 // (1 for each row when the design has none: c · v = v exactly). Zero counts and columns add
 // exact zeros to every sum (w x_j x_l, r x_j and the log-likelihood's c · term are ±0 there,
 // and a sum that starts at +0 never becomes −0), so the padding changes no bit.
-template <int K, bool Weighted>
+template <int K, bool Firth>
 COLFLOW_PATH COLFLOW_INLINE void add_last_rows(const pass_inputs& in, std::size_t from, lanes* acc,
                                                const logistic_rows* rows) {
   const logistic_design& d = in.design;
@@ -174,22 +188,18 @@ COLFLOW_PATH COLFLOW_INLINE void add_last_rows(const pass_inputs& in, std::size_
     copy(d.count, k + 1);
   else
     std::fill(counts, counts + rest, 1.0);
-  const samples_at s{columns.data(),
-                     optional(d.y, k),
-                     counts,
-                     optional(d.offset, k + 2),
-                     optional(in.weight, k + 3),
-                     optional(in.residual, k + 4),
-                     0};
+  const samples_at s{
+      columns.data(),        optional(d.y, k),      counts, optional(d.offset, k + 2),
+      optional(in.p, k + 3), optional(in.w, k + 4), 0};
   const logistic_rows staged{out.data(), out.data() + 8, nullptr};
-  add_samples<K, Weighted>(s, k, in.beta, acc, rows ? &staged : nullptr, 0);
+  add_samples<K, Firth>(s, k, Firth ? in.l_inverse : in.beta, acc, rows ? &staged : nullptr, 0);
   if (!rows) return;
   std::memcpy(rows->p + from, out.data(), rest * sizeof(double));
   std::memcpy(rows->w + from, out.data() + 8, rest * sizeof(double));
 }
 
 // K > 0: a design of K columns, its accumulators in registers where they fit; K = 0: any k.
-template <int K, bool Weighted>
+template <int K, bool Firth>
 COLFLOW_PATH COLFLOW_INLINE void pass(const pass_inputs& in, double* information, double* gradient,
                                       const logistic_rows* rows) {
   const logistic_design& d = in.design;
@@ -204,12 +214,12 @@ COLFLOW_PATH COLFLOW_INLINE void pass(const pass_inputs& in, double* information
   std::size_t i = 0;
   if constexpr (K == 0)
     for (; i + 64 <= full; i += 64)
-      add_64_samples<Weighted>({d.columns.data(), d.y, d.count, d.offset, in.weight, in.residual, i},
-                               k, in.beta, acc, rows, i);
+      add_64_samples<Firth>({d.columns.data(), d.y, d.count, d.offset, in.p, in.w, i}, k,
+                            Firth ? in.l_inverse : in.beta, acc, rows, i);
   for (; i < full; i += 8)
-    add_samples<K, Weighted>({d.columns.data(), d.y, d.count, d.offset, in.weight, in.residual, i},
-                             k, in.beta, acc, rows, i);
-  if (full < d.rows) add_last_rows<K, Weighted>(in, full, acc, rows);
+    add_samples<K, Firth>({d.columns.data(), d.y, d.count, d.offset, in.p, in.w, i}, k,
+                          Firth ? in.l_inverse : in.beta, acc, rows, i);
+  if (full < d.rows) add_last_rows<K, Firth>(in, full, acc, rows);
   std::size_t e = 0;
   for (std::size_t j = 0; j < k; ++j)
     for (std::size_t l = 0; l <= j; ++l, ++e)
@@ -219,37 +229,37 @@ COLFLOW_PATH COLFLOW_INLINE void pass(const pass_inputs& in, double* information
 }
 
 // Designs of up to 8 columns (intercept, the column, up to 6 covariates) get their own code.
-template <bool Weighted>
+template <bool Firth>
 COLFLOW_PATH COLFLOW_INLINE void pass_any(const pass_inputs& in, double* information,
                                           double* gradient, const logistic_rows* rows) {
   switch (in.design.columns.size()) {
     case 1:
-      return pass<1, Weighted>(in, information, gradient, rows);
+      return pass<1, Firth>(in, information, gradient, rows);
     case 2:
-      return pass<2, Weighted>(in, information, gradient, rows);
+      return pass<2, Firth>(in, information, gradient, rows);
     case 3:
-      return pass<3, Weighted>(in, information, gradient, rows);
+      return pass<3, Firth>(in, information, gradient, rows);
     case 4:
-      return pass<4, Weighted>(in, information, gradient, rows);
+      return pass<4, Firth>(in, information, gradient, rows);
     case 5:
-      return pass<5, Weighted>(in, information, gradient, rows);
+      return pass<5, Firth>(in, information, gradient, rows);
     case 6:
-      return pass<6, Weighted>(in, information, gradient, rows);
+      return pass<6, Firth>(in, information, gradient, rows);
     case 7:
-      return pass<7, Weighted>(in, information, gradient, rows);
+      return pass<7, Firth>(in, information, gradient, rows);
     case 8:
-      return pass<8, Weighted>(in, information, gradient, rows);
+      return pass<8, Firth>(in, information, gradient, rows);
     default:
-      return pass<0, Weighted>(in, information, gradient, rows);
+      return pass<0, Firth>(in, information, gradient, rows);
   }
 }
 
-// The path's entries: what logistic_sums and weighted_sums call.
+// The path's entries: what logistic_sums and firth_sums call.
 COLFLOW_PATH void sums(const pass_inputs& in, double* information, double* gradient,
                        const logistic_rows* rows) {
   pass_any<false>(in, information, gradient, rows);
 }
 
-COLFLOW_PATH void weighted(const pass_inputs& in, double* information, double* gradient) {
+COLFLOW_PATH void firth(const pass_inputs& in, double* information, double* gradient) {
   pass_any<true>(in, information, gradient, nullptr);
 }

@@ -40,9 +40,11 @@ struct logistic_rows {
 void logistic_sums(const logistic_design& design, const double* beta, double* information,
                    double* gradient, const logistic_rows* rows);
 
-// information = Σ weight x x' and gradient = Σ residual x over the design's rows (its y, count
-// and offset unread), with the same lanes and order: the sums of a step of Firth's fit.
-void weighted_sums(const logistic_design& design, const double* weight, const double* residual,
-                   double* information, double* gradient);
+// The sums of a step of Firth's fit at the beta where a logistic pass gave each row's p and w
+// and the information I = LL' (l_inverse: L⁻¹, k x k column-major, its upper triangle unread):
+// with each row's leverage h = p(1 − p) |L⁻¹x|², curvature = Σ w (1 + h) x x' and gradient =
+// Σ count ((y − p) + h (½ − p)) x; the same lanes and order as logistic_sums.
+void firth_sums(const logistic_design& design, const double* l_inverse, const double* p,
+                const double* w, double* curvature, double* gradient);
 
 }  // namespace colflow::detail

@@ -203,12 +203,13 @@ template <int K, bool Firth>
 COLFLOW_PATH COLFLOW_INLINE void pass(const pass_inputs& in, double* information, double* gradient,
                                       const logistic_rows* rows) {
   const logistic_design& d = in.design;
-  const std::size_t k = d.columns.size(), pairs = k * (k + 1) / 2;
+  const std::size_t k = K > 0 ? K : d.columns.size(), pairs = k * (k + 1) / 2;
   // The sums of the information, the gradient, and the log-likelihood.
   constexpr std::size_t fixed = K > 0 ? K * (K + 3) / 2 + 1 : 1;
   lanes local[fixed];
   std::unique_ptr<lanes[]> heap(K > 0 ? nullptr : new lanes[pairs + k + 1]);
   lanes* acc = K > 0 ? local : heap.get();
+#pragma GCC unroll 160
   for (std::size_t e = 0; e <= pairs + k; ++e) acc[e] = lanes{};
   const std::size_t full = d.rows / 8 * 8;
   std::size_t i = 0;
@@ -220,10 +221,14 @@ COLFLOW_PATH COLFLOW_INLINE void pass(const pass_inputs& in, double* information
     add_samples<K, Firth>({d.columns.data(), d.y, d.count, d.offset, in.p, in.w, i}, k,
                           Firth ? in.l_inverse : in.beta, acc, rows, i);
   if (full < d.rows) add_last_rows<K, Firth>(in, full, acc, rows);
+  // Fully unrolled where K is known, so that the accumulators can live in registers.
   std::size_t e = 0;
+#pragma GCC unroll 16
   for (std::size_t j = 0; j < k; ++j)
+#pragma GCC unroll 16
     for (std::size_t l = 0; l <= j; ++l, ++e)
       information[l + j * k] = information[j + l * k] = lanes_total(acc[e]);
+#pragma GCC unroll 16
   for (std::size_t j = 0; j < k; ++j, ++e) gradient[j] = lanes_total(acc[e]);
   if (rows) *rows->log_likelihood = lanes_total(acc[e]);
 }

@@ -7,7 +7,6 @@
 // call per lane. Every operation is one IEEE operation per lane (the fused multiply-adds are
 // explicit, each path's own below, and no product is followed by a sum the compiler could
 // contract), so the paths differ in speed only.
-#include <bit>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -16,35 +15,78 @@
 #include "kernels/logistic_sums_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
-// GCC notes that eight-double vectors are passed between functions differently with and
-// without AVX-512. None is: every helper below is inlined into the one function of its path.
-// (For the whole file: the note on a template comes at the end of the file.)
-#pragma GCC diagnostic ignored "-Wpsabi"
-
 namespace colflow::detail {
 namespace {
 
-typedef double lanes __attribute__((vector_size(64)));
-typedef long long lane_bits __attribute__((vector_size(64)));
-
 #define COLFLOW_INLINE __attribute__((always_inline)) inline
+
+typedef double lane_values __attribute__((vector_size(64)));
+typedef long long lane_words __attribute__((vector_size(64)));
+
+// Eight doubles, and eight 64-bit words (bit patterns and comparison masks). In structs: a
+// 64-byte struct is passed in memory on every x86-64 target, so no helper below has an
+// eight-double vector in its signature, which clang refuses on targets without AVX-512 even
+// where the helper is inlined (each one is, into the function of its path).
+struct lanes {
+  lane_values v;
+};
+struct lane_bits {
+  lane_words v;
+};
+
+COLFLOW_INLINE lanes operator+(const lanes& a, const lanes& b) { return {a.v + b.v}; }
+COLFLOW_INLINE lanes operator-(const lanes& a, const lanes& b) { return {a.v - b.v}; }
+COLFLOW_INLINE lanes operator*(const lanes& a, const lanes& b) { return {a.v * b.v}; }
+COLFLOW_INLINE lanes operator/(const lanes& a, const lanes& b) { return {a.v / b.v}; }
+COLFLOW_INLINE lanes operator-(const lanes& a) { return {-a.v}; }
+COLFLOW_INLINE lane_bits operator<(const lanes& a, const lanes& b) {
+  return {reinterpret_cast<lane_words>(a.v < b.v)};
+}
+COLFLOW_INLINE lane_bits operator>(const lanes& a, const lanes& b) { return b < a; }
+COLFLOW_INLINE lane_bits operator>=(const lanes& a, const lanes& b) {
+  return {reinterpret_cast<lane_words>(a.v >= b.v)};
+}
+// Lane by lane, a where the mask is set, b where it is clear.
+COLFLOW_INLINE lanes select(const lane_bits& mask, const lanes& a, const lanes& b) {
+  return {mask.v ? a.v : b.v};
+}
+COLFLOW_INLINE lane_bits operator+(const lane_bits& a, const lane_bits& b) { return {a.v + b.v}; }
+COLFLOW_INLINE lane_bits operator-(const lane_bits& a, const lane_bits& b) { return {a.v - b.v}; }
+COLFLOW_INLINE lane_bits operator|(const lane_bits& a, const lane_bits& b) { return {a.v | b.v}; }
+COLFLOW_INLINE lane_bits operator<<(const lane_bits& a, int bits) { return {a.v << bits}; }
+COLFLOW_INLINE lane_bits bits_of(const lanes& a) {
+  lane_bits b;
+  std::memcpy(&b.v, &a.v, sizeof b.v);
+  return b;
+}
+COLFLOW_INLINE lanes lanes_of(const lane_bits& b) {
+  lanes a;
+  std::memcpy(&a.v, &b.v, sizeof a.v);
+  return a;
+}
 
 // v in every lane: lane 0's value shuffled into all (GCC builds an initialiser list of a
 // value loaded from memory lane by lane).
 template <class V, class T>
 COLFLOW_INLINE V splat(T v) {
-  return __builtin_shuffle(V{v}, lane_bits{});
+  using vector = decltype(V::v);
+#if defined(__clang__)
+  return {__builtin_shufflevector(vector{v}, vector{v}, 0, 0, 0, 0, 0, 0, 0, 0)};
+#else
+  return {__builtin_shuffle(vector{v}, lane_words{})};
+#endif
 }
 
 COLFLOW_INLINE lanes load(const double* p) {
   lanes v;
-  std::memcpy(&v, p, sizeof v);
+  std::memcpy(&v.v, p, sizeof v.v);
   return v;
 }
 
-COLFLOW_INLINE void store(double* p, const lanes& v) { std::memcpy(p, &v, sizeof v); }
+COLFLOW_INLINE void store(double* p, const lanes& v) { std::memcpy(p, &v.v, sizeof v.v); }
 
-COLFLOW_INLINE double lanes_total(const lanes& v) {
+COLFLOW_INLINE double lanes_total(const lanes& l) {
+  const lane_values& v = l.v;
   return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
 }
 
@@ -80,7 +122,7 @@ namespace portable_path {
 #define COLFLOW_PATH
 COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
   lanes r;
-  for (int i = 0; i < 8; ++i) r[i] = __builtin_fma(a[i], b[i], c[i]);
+  for (int i = 0; i < 8; ++i) r.v[i] = __builtin_fma(a.v[i], b.v[i], c.v[i]);
   return r;
 }
 #include "kernels/logistic_sums_body.inl"
@@ -92,13 +134,13 @@ namespace avx2_path {
 #define COLFLOW_PATH __attribute__((target("avx2,fma")))
 COLFLOW_PATH COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
   __m256d x[2], y[2], z[2];
-  std::memcpy(x, &a, sizeof x);
-  std::memcpy(y, &b, sizeof y);
-  std::memcpy(z, &c, sizeof z);
+  std::memcpy(x, &a.v, sizeof x);
+  std::memcpy(y, &b.v, sizeof y);
+  std::memcpy(z, &c.v, sizeof z);
   z[0] = _mm256_fmadd_pd(x[0], y[0], z[0]);
   z[1] = _mm256_fmadd_pd(x[1], y[1], z[1]);
   lanes r;
-  std::memcpy(&r, z, sizeof r);
+  std::memcpy(&r.v, z, sizeof r.v);
   return r;
 }
 #include "kernels/logistic_sums_body.inl"
@@ -108,8 +150,14 @@ COLFLOW_PATH COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const la
 namespace avx512_path {
 #define COLFLOW_PATH __attribute__((target("avx512f,avx2,fma")))
 COLFLOW_PATH COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
-  return std::bit_cast<lanes>(_mm512_fmadd_pd(std::bit_cast<__m512d>(a), std::bit_cast<__m512d>(b),
-                                              std::bit_cast<__m512d>(c)));
+  __m512d x, y, z;
+  std::memcpy(&x, &a.v, sizeof x);
+  std::memcpy(&y, &b.v, sizeof y);
+  std::memcpy(&z, &c.v, sizeof z);
+  z = _mm512_fmadd_pd(x, y, z);
+  lanes r;
+  std::memcpy(&r.v, &z, sizeof r.v);
+  return r;
 }
 #include "kernels/logistic_sums_body.inl"
 #undef COLFLOW_PATH

@@ -23,8 +23,8 @@ COLFLOW_PATH COLFLOW_INLINE lanes exp_nonpositive(const lanes& a) {
   }
   const lanes r2 = r * r, r7 = (r2 * r2) * (r2 * r);
   const lanes e = fused(high, r7, low);
-  const lane_bits n_bits = std::bit_cast<lane_bits>(s) - std::bit_cast<lane_bits>(shifter);
-  return e * std::bit_cast<lanes>((n_bits + splat<lane_bits>(1023LL)) << 52);
+  const lane_bits n_bits = bits_of(s) - bits_of(shifter);
+  return e * lanes_of((n_bits + splat<lane_bits>(1023LL)) << 52);
 }
 
 // log(1 + t) for t in [0, 1]: 1 + t = 2^m u with m = 0, or m = 1 above √2, u in [1/√2, √2];
@@ -32,15 +32,16 @@ COLFLOW_PATH COLFLOW_INLINE lanes exp_nonpositive(const lanes& a) {
 // by its series to s^23 (the rest is below 1e-17 of it).
 COLFLOW_PATH COLFLOW_INLINE lanes log_one_plus(const lanes& t) {
   constexpr int terms = 11;
-  const auto big = t > splat<lanes>(0x1.6a09e667f3bcdp-2);  // √2 − 1
+  const lane_bits big = t > splat<lanes>(0x1.6a09e667f3bcdp-2);  // √2 − 1
   const lanes one = splat<lanes>(1.0);
-  const lanes s = (big ? t - one : t) / (big ? t + splat<lanes>(3.0) : t + splat<lanes>(2.0));
+  const lanes s =
+      select(big, t - one, t) / select(big, t + splat<lanes>(3.0), t + splat<lanes>(2.0));
   const lanes z = s * s;
   lanes q = splat<lanes>(2.0 / (2 * terms + 1));
 #pragma GCC unroll 16
   for (int i = terms - 1; i >= 1; --i) q = fused(q, z, splat<lanes>(2.0 / (2 * i + 1)));
   const lanes log_u = fused(s * z, q, s + s);
-  return big ? log_u + splat<lanes>(0x1.62e42fefa39efp-1) : log_u;
+  return select(big, log_u + splat<lanes>(0x1.62e42fefa39efp-1), log_u);
 }
 
 // Eight samples' weights w and residuals r into the accumulators: the k(k + 1)/2 entries
@@ -95,13 +96,13 @@ COLFLOW_PATH COLFLOW_INLINE void weights(const samples_at& s, std::size_t k,
     eta = fused(load(s.columns[j] + s.at), splat<lanes>(coefficients[j]), eta);
   // −|η|, no lower than −708.
   const lane_bits sign = splat<lane_bits>(std::numeric_limits<long long>::min());
-  lanes a = std::bit_cast<lanes>(std::bit_cast<lane_bits>(eta) | sign);
+  lanes a = lanes_of(bits_of(eta) | sign);
   const lanes floor = splat<lanes>(-708.0);
-  a = a < floor ? floor : a;
+  a = select(a < floor, floor, a);
   const lanes t = exp_nonpositive(a);
   const lanes one = splat<lanes>(1.0);
   const lanes inverse = one / (one + t);
-  const lanes p = eta >= lanes{} ? inverse : t * inverse;
+  const lanes p = select(eta >= lanes{}, inverse, t * inverse);
   w = p * (one - p);
   residual = load(s.y + s.at) - p;
   if (s.count) {
@@ -113,7 +114,7 @@ COLFLOW_PATH COLFLOW_INLINE void weights(const samples_at& s, std::size_t k,
     store(rows->p + row, p);
     store(rows->w + row, w);
     // The log-likelihood's terms c (y η − max(η, 0) − log(1 + t)).
-    const lanes y_eta = fused(load(s.y + s.at), eta, eta < lanes{} ? lanes{} : -eta);
+    const lanes y_eta = fused(load(s.y + s.at), eta, select(eta < lanes{}, lanes{}, -eta));
     const lanes term = y_eta - log_one_plus(t);
     const std::size_t e = k * (k + 3) / 2;
     acc[e] = s.count ? fused(load(s.count + s.at), term, acc[e]) : acc[e] + term;

@@ -135,17 +135,29 @@ void column_table(const column_terms& t, bool genotype, double* out) {
       out[code * terms + v] = code == 1 ? t.missing[v] : t.slope[v] * dosage[code] + t.offset[v];
 }
 
+// Adds the terms of each sample's genotype code (table: 4 x terms) to its sums; Terms > 0: that
+// many terms, known to the compiler (one score: 3).
+template <std::size_t Terms>
+void add_codes(const std::uint8_t* codes, const double* table, std::size_t terms, std::size_t first,
+               std::size_t rows, double* sums) {
+  if constexpr (Terms > 0) terms = Terms;
+  for (std::size_t i = first; i < first + rows; ++i) {
+    const std::size_t code = (codes[i >> 2] >> ((i & 3) << 1)) & 3;
+    const double* add = table + code * terms;
+    double* sum = sums + i * terms;
+    for (std::size_t v = 0; v < terms; ++v) sum[v] += add[v];
+  }
+}
+
 // Adds one column to the sums of samples [first, first + rows), `terms` per sample.
 void add_column(const column_view<double>& column, const double* table, bool genotype,
                 std::size_t terms, std::size_t first, std::size_t rows, double* sums) {
   if (genotype) {
     const std::uint8_t* codes = column.codes.data();
-    for (std::size_t i = first; i < first + rows; ++i) {
-      const std::size_t code = (codes[i >> 2] >> ((i & 3) << 1)) & 3;
-      const double* add = table + code * terms;
-      double* sum = sums + i * terms;
-      for (std::size_t v = 0; v < terms; ++v) sum[v] += add[v];
-    }
+    if (terms == 3)
+      add_codes<3>(codes, table, terms, first, rows, sums);
+    else
+      add_codes<0>(codes, table, terms, first, rows, sums);
     return;
   }
   const auto& x = column.values;

@@ -67,6 +67,7 @@ targets=(
 untargeted=(
   crash_safety_test vector_path_test
   codec_test genotype_test genotype_decode_test codec_tools_test column_blocks_test
+  logistic_sums_test
   store_golden_test store_malformed_test verify_test dense_reader_test dosage_store_test
   dosage_plink2_test selection_test sex_chromosomes_test analysis_output_test
 )

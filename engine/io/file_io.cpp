@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <new>
+#include <vector>
 
 #include "colflow/error.hpp"
 #include "io/truncation_guard_internal.hpp"
@@ -167,9 +169,36 @@ mapped_file::mapped_file(const file_descriptor& fd, access_hint hint) {
 }
 
 void mapped_file::advise(access_hint hint) const noexcept {
-  if (!data_ || hint == access_hint::normal) return;
-  ::madvise(const_cast<std::byte*>(data_), size_,
-            hint == access_hint::sequential ? MADV_SEQUENTIAL : MADV_WILLNEED);
+  if (!data_) return;
+  const int advice = hint == access_hint::normal       ? MADV_NORMAL
+                     : hint == access_hint::sequential ? MADV_SEQUENTIAL
+                     : hint == access_hint::random     ? MADV_RANDOM
+                                                       : MADV_WILLNEED;
+  ::madvise(const_cast<std::byte*>(data_), size_, advice);
+}
+
+void mapped_file::will_need(std::uint64_t offset, std::uint64_t size) const noexcept {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t end = std::min<std::uint64_t>(offset + size, size_);
+  const std::uint64_t first = offset / page * page;
+  if (!data_ || first >= end) return;
+  ::madvise(const_cast<std::byte*>(data_) + first, end - first, MADV_WILLNEED);
+}
+
+double mapped_file::resident_fraction() const noexcept {
+  if (!data_) return 1;
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t pages = (size_ + page - 1) / page;
+  std::vector<unsigned char> in_core;
+  try {
+    in_core.resize(pages);
+  } catch (const std::bad_alloc&) {
+    return 1;
+  }
+  if (::mincore(const_cast<std::byte*>(data_), size_, in_core.data()) != 0) return 1;
+  std::uint64_t resident = 0;
+  for (const unsigned char c : in_core) resident += c & 1U;
+  return static_cast<double>(resident) / static_cast<double>(pages);
 }
 
 void mapped_file::drop(std::uint64_t offset, std::uint64_t size) const noexcept {

@@ -1,6 +1,7 @@
 // Opening a store and reading its columns, frames and lists (colflow/store/store.hpp).
 #include "colflow/store/store.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -408,6 +409,23 @@ void store::drop_pages(std::size_t first, std::size_t last) const noexcept {
   const column_entry a = entry(first), b = entry(last);
   if (b.offset + b.frame_size <= a.offset) return;
   impl_->data_map.drop(a.offset, b.offset + b.frame_size - a.offset);
+}
+
+bool store::prepare_pass(std::span<const std::size_t> order) const noexcept {
+  if (impl_->options.access != access_mode::mmap) return false;
+  if (std::is_sorted(order.begin(), order.end())) {
+    impl_->data_map.advise(access_hint::sequential);
+    return false;
+  }
+  if (impl_->data_map.resident_fraction() >= 0.9) return false;
+  impl_->data_map.advise(access_hint::random);
+  return true;
+}
+
+void store::prefetch(std::size_t j) const noexcept {
+  if (impl_->options.access != access_mode::mmap || j >= num_columns()) return;
+  const column_entry e = entry(j);
+  impl_->data_map.will_need(e.offset, e.frame_size);
 }
 
 void store::verify_checksum(std::size_t j) const {

@@ -67,6 +67,7 @@ struct column_stream<T>::impl {
   std::vector<column_view<T>> views;       // a batch's views (compute is serial)
   std::atomic<bool> stop{false};
   std::size_t next_seq = 0, pass_block = 1;
+  bool prefetching = false;  // the store asked for each column to be prefetched (prepare_pass)
   std::atomic<std::uint64_t> bytes_read{0};
   std::uint64_t columns_done = 0;
   double busy = 0;
@@ -139,7 +140,22 @@ struct column_stream<T>::impl {
       fc.stop();
       return {};
     }
+    prefetch_ahead(first);
     return {next_seq++, first, std::min(pass_block, order.size() - first), nullptr};
+  }
+
+  // Positions [first, last) of the order start loading into the page cache.
+  void prefetch(std::size_t first, std::size_t last) const {
+    for (std::size_t pos = first; pos < std::min(last, order.size()); ++pos)
+      src.prefetch(order[pos]);
+  }
+
+  // When prefetching, the block `depth` blocks after the one at position `first` starts
+  // loading as that one is read: the frames arrive while the blocks between are computed.
+  void prefetch_ahead(std::size_t first) const {
+    if (!prefetching) return;
+    const std::size_t ahead = first + depth * pass_block;
+    prefetch(ahead, ahead + pass_block);
   }
 
   static error stopped_at(std::size_t pos) {
@@ -329,6 +345,8 @@ struct column_stream<T>::impl {
     // Short passes still pipeline: at least two blocks per buffer when the order allows.
     pass_block =
         std::max<std::size_t>(1, std::min(per_block, (o.size() + 2 * depth - 1) / (2 * depth)));
+    prefetching = src.prepare_pass(o);
+    if (prefetching) prefetch(0, depth * pass_block);
     stop = false;
     next_seq = 0;
     bytes_read = 0;
@@ -376,6 +394,7 @@ struct column_stream<T>::impl {
     begin(o, &k, nullptr);
     for (std::size_t pos = 0; pos < o.size() && !stop; pos += pass_block) {
       block b{pos / pass_block, pos, std::min(pass_block, o.size() - pos), nullptr};
+      prefetch_ahead(pos);
       decode_block(b);
       compute_block(b);
     }

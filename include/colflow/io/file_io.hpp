@@ -77,7 +77,7 @@ class buffered_writer {
 };
 
 // How a mapping will be read (madvise hints; only hints).
-enum class access_hint { normal, sequential, will_need };
+enum class access_hint { normal, sequential, random, will_need };
 
 // A read-only shared mapping of a whole file (empty files map to an empty span).
 class mapped_file {
@@ -90,6 +90,12 @@ class mapped_file {
   // memory (MADV_DONTNEED): the file's pages stay in the page cache, and a later read maps them
   // again with the same contents. Only a hint on memory use; never changes what is read.
   void drop(std::uint64_t offset, std::uint64_t size) const noexcept;
+  // Starts reading the pages of bytes [offset, offset + size) into the page cache without
+  // waiting for them (MADV_WILLNEED). Only a hint on timing; never changes what is read.
+  void will_need(std::uint64_t offset, std::uint64_t size) const noexcept;
+  // The fraction of the mapping's pages in the page cache now (mincore), 1 for an empty
+  // mapping or where the system cannot tell.
+  double resident_fraction() const noexcept;
   mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_), guard_(o.guard_) {
     o.data_ = nullptr;
     o.size_ = 0;

@@ -197,6 +197,17 @@ class store {
   /// pages stay in the page cache, and reading the columns again maps them again.
   void drop_pages(std::size_t first, std::size_t last) const noexcept;
 
+  /// Readies the mapping for a pass over the columns in `order` (mmap access; hints only,
+  /// never a change of what is read). An ascending order is left to the system's read-ahead.
+  /// Any other order, when a tenth or more of the data file is out of the page cache, turns
+  /// that read-ahead off (each fault would read megabytes around one frame of a few kilobytes,
+  /// and under memory pressure evict frames not yet read) and returns true: the pass should
+  /// then prefetch() each column a little before it reads it.
+  bool prepare_pass(std::span<const std::size_t> order) const noexcept;
+
+  /// Starts reading column `j`'s frame into the page cache without waiting (mmap access).
+  void prefetch(std::size_t j) const noexcept;
+
   /// Checks column `j`'s frame checksum. Throws errc::checksum_mismatch.
   void verify_checksum(std::size_t j) const;
 

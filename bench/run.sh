@@ -9,6 +9,9 @@
 #   bench/run.sh --only codecs,streaming,analyses,products,models,scaling,inputs,python,wgr,bayesr
 #   bench/run.sh --only scaling --baseline-colflow "$(bench/compare_builds.sh REV --build-only)"
 #                                 1 against 2 threads; uk10k BayesR of this build against REV's
+#   bench/run.sh --only scale [--scale-size 200000x200000] [--scale-memory 2048]
+#                                 a store larger than memory, in the page cache and under a
+#                                 memory limit (half an hour, 15 GB of disk; only when named)
 #   bench/run.sh --report bench/results/FILE.tsv [--page]     plots and page from a results file
 #
 # Installs what it needs first: Debian packages (scripts/install-deps.sh, plink2 and plink1.9

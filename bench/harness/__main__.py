@@ -1,7 +1,7 @@
 """The benchmark harness: colflow against the tools users would pick instead, side by side.
 
   python -m harness [--quick] [--only SUITE,...] [--rounds N] [--threads N] [--page]
-                    [--baseline-colflow PROGRAM]
+                    [--baseline-colflow PROGRAM] [--scale-size NxM] [--scale-memory MIB]
   python -m harness --report RESULTS.tsv [--page]     (plots and the page from a results file)
 
 bench/run.sh installs the peers, builds colflow and calls this from bench/. Writes
@@ -19,7 +19,7 @@ import time
 
 from . import machine, performance_page, plots
 from . import (suite_analyses, suite_bayesr, suite_codecs, suite_inputs, suite_models, suite_products,
-               suite_python, suite_scaling, suite_streaming, suite_wgr)
+               suite_python, suite_scale, suite_scaling, suite_streaming, suite_wgr)
 from .context import FULL, QUICK, Context
 from .data import Workspace, shared_uk10k
 from .measure import log, read_tsv, write_tsv
@@ -27,6 +27,9 @@ from .measure import log, read_tsv, write_tsv
 SUITES = {"codecs": suite_codecs, "streaming": suite_streaming, "analyses": suite_analyses,
           "products": suite_products, "models": suite_models, "scaling": suite_scaling,
           "inputs": suite_inputs, "python": suite_python, "wgr": suite_wgr, "bayesr": suite_bayesr}
+# Run only when asked for by name: half an hour and 15 GB of disk at its full size.
+ON_REQUEST = {"scale": suite_scale}
+DEFAULT = ",".join(SUITES)
 
 
 def main() -> int:
@@ -34,8 +37,9 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
                         help="small data, 2 rounds: every comparison in a few minutes")
-    parser.add_argument("--only", default=",".join(SUITES),
-                        help=f"comma-separated suites to run (default: all of {', '.join(SUITES)})")
+    parser.add_argument("--only", default=DEFAULT,
+                        help=f"comma-separated suites to run (default: all of {', '.join(SUITES)}; "
+                        f"{', '.join(ON_REQUEST)} only when named)")
     parser.add_argument("--rounds", type=int, help="alternating rounds per comparison")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for every tool")
     parser.add_argument("--page", action="store_true",
@@ -49,6 +53,11 @@ def main() -> int:
                         "(`bench/compare_builds.sh REV --build-only` makes one and prints its path): "
                         "the scaling suite times its uk10k BayesR iterations in the same rounds as "
                         "this build's")
+    parser.add_argument("--scale-size", metavar="NxM",
+                        help="samples x columns of the scale suite's store (default 200000x200000; "
+                        "40000x40000 with --quick)")
+    parser.add_argument("--scale-memory", metavar="MIB", type=int,
+                        help="the scale suite's memory limit in MiB (default 2048; 160 with --quick)")
     args = parser.parse_args()
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -58,12 +67,20 @@ def main() -> int:
         return report(root, results, args.page)
 
     suites = [s for s in args.only.split(",") if s]
-    unknown = [s for s in suites if s not in SUITES]
+    unknown = [s for s in suites if s not in SUITES and s not in ON_REQUEST]
     if unknown:
-        parser.error(f"unknown suite {', '.join(unknown)}; the suites are {', '.join(SUITES)}")
+        parser.error(f"unknown suite {', '.join(unknown)}; the suites are "
+                     f"{', '.join([*SUITES, *ON_REQUEST])}")
     scale = QUICK if args.quick else FULL
     if args.rounds:
         scale = dataclasses.replace(scale, rounds=args.rounds)
+    if args.scale_size:
+        size = args.scale_size.lower().split("x")
+        if len(size) != 2 or not all(part.isdigit() and int(part) > 0 for part in size):
+            parser.error(f"--scale-size {args.scale_size}: expected SAMPLESxCOLUMNS, e.g. 200000x200000")
+        scale = dataclasses.replace(scale, large_store=(int(size[0]), int(size[1])))
+    if args.scale_memory:
+        scale = dataclasses.replace(scale, memory_limit_mib=args.scale_memory)
     colflow = os.path.join(root, args.colflow)
     ws = Workspace(root, colflow, os.path.join(root, "build", "bench-quick" if args.quick else "bench-full"))
     baseline = os.path.join(root, args.baseline_colflow) if args.baseline_colflow else None
@@ -75,7 +92,9 @@ def main() -> int:
     header = machine.describe(root, colflow, os.path.dirname(os.path.dirname(colflow)))
     header += [f"date: {datetime.date.today().isoformat()}",
                f"command: bench/run.sh{' --quick' if args.quick else ''}"
-               f"{'' if args.only == ','.join(SUITES) else ' --only ' + args.only}"
+               f"{'' if args.only == DEFAULT else ' --only ' + args.only}"
+               f"{' --scale-size ' + args.scale_size if args.scale_size else ''}"
+               f"{' --scale-memory ' + str(args.scale_memory) if args.scale_memory else ''}"
                f"{' --baseline-colflow ' + os.path.relpath(baseline, root) if baseline else ''}",
                f"threads: {args.threads}", f"rounds: {scale.rounds}"]
     for line in header:
@@ -83,19 +102,19 @@ def main() -> int:
     rows = []
     for name in suites:
         log(f"\n== {name}")
-        for cmp in SUITES[name].run(ctx):
+        for cmp in {**SUITES, **ON_REQUEST}[name].run(ctx):
             rows += cmp.rows()
     header.append(f"minutes: {(time.time() - started) / 60:.1f}")
 
     # A run of some suites only is named after them, so that it never replaces the day's full run.
-    partial = "" if args.only == ",".join(SUITES) else "-" + "-".join(suites)
+    partial = "" if args.only == DEFAULT else "-" + "-".join(suites)
     name = (f"{datetime.date.today().isoformat()}-{machine.machine_id()}{partial}"
             f"{'-quick' if args.quick else ''}")
     results = os.path.join(root, "bench", "results", name + ".tsv")
     os.makedirs(os.path.dirname(results), exist_ok=True)
     write_tsv(results, rows, header)
     log(f"\nwrote {os.path.relpath(results, root)} ({len(rows)} rows) in {header[-1]}")
-    return report(root, results, args.page or (not args.quick and args.only == ",".join(SUITES)))
+    return report(root, results, args.page or (not args.quick and args.only == DEFAULT))
 
 
 def report(root: str, results: str, update_page: bool) -> int:

@@ -23,16 +23,20 @@ class Scale:
                                 # is zstd 22: minutes to compress the codec data, per run)
     bayesr_iterations: dict     # data set name -> iterations per run
     scaling: tuple[int, int]    # samples x variants of the simulation of the scaling suite
+    large_store: tuple[int, int]  # samples x columns of the scale suite's store
+    memory_limit_mib: int       # the scale suite's memory limit, well below that store
 
 
 FULL = Scale(quick=False, rounds=3, main=(10_000, 50_000), large=(20_000, 150_000),
              codec_columns=2_000, dense=(10_000, 1_000), subset_columns=5_000, passes=3,
              blosc2_levels=(1, 5),
-             bayesr_iterations={"uk10k": 100, "sim": 5}, scaling=(100_000, 6_000))
+             bayesr_iterations={"uk10k": 100, "sim": 5}, scaling=(100_000, 6_000),
+             large_store=(200_000, 200_000), memory_limit_mib=2048)
 QUICK = Scale(quick=True, rounds=2, main=(2_000, 10_000), large=(4_000, 40_000),
               codec_columns=2_000, dense=(2_000, 1_000), subset_columns=1_000, passes=2,
               blosc2_levels=(5,),
-              bayesr_iterations={"uk10k": 20, "sim": 5}, scaling=(20_000, 1_000))
+              bayesr_iterations={"uk10k": 20, "sim": 5}, scaling=(20_000, 1_000),
+              large_store=(40_000, 40_000), memory_limit_mib=160)
 
 
 @dataclasses.dataclass

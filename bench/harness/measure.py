@@ -29,6 +29,7 @@ class Run:
     busy: float | None = None          # compute-busy fraction of a streaming pass
     compression: float | None = None   # float64 bytes over compressed bytes (peers report it)
     h2: float | None = None            # a Bayesian model's posterior mean heritability
+    peak_anon_mb: float | None = None  # anonymous memory only (heap, stacks), when sampled
     stdout: str = ""
     stderr: str = ""
 
@@ -150,6 +151,7 @@ class Comparison:
                          "gb_per_s": median(r.gb_per_s for r in c.runs),
                          "busy": median(r.busy for r in c.runs), "compression": c.compression,
                          "h2": median(r.h2 for r in c.runs),
+                         "peak_anon_mb": median(r.peak_anon_mb for r in c.runs),
                          "pairs_per_s": self.work / median(r.seconds for r in c.runs)
                          if self.work else None})
         if self.peak and rows:
@@ -163,7 +165,7 @@ class Comparison:
 
 COLUMNS = ["kind", "suite", "data", "task", "contender", "threads", "runs", "seconds",
            "seconds_min", "seconds_max", "peak_rss_mb", "gb_per_s", "compression", "busy",
-           "versus", "ratio", "pairs_per_s", "h2"]
+           "versus", "ratio", "pairs_per_s", "h2", "peak_anon_mb"]
 
 
 def format_cell(value) -> str:
@@ -199,7 +201,7 @@ def read_tsv(path: str) -> tuple[dict[str, str], list[dict]]:
         else:
             row = dict(zip(columns, line.split("\t")))
             for k in ("seconds", "seconds_min", "seconds_max", "peak_rss_mb", "gb_per_s",
-                      "compression", "busy", "ratio", "pairs_per_s", "h2"):
+                      "compression", "busy", "ratio", "pairs_per_s", "h2", "peak_anon_mb"):
                 row[k] = float(row[k]) if row.get(k) else None
             for k in ("threads", "runs"):
                 row[k] = int(row[k]) if row.get(k) else None

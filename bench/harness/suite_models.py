@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Callable
 
 from .context import Context
 from .data import Dataset, first_columns
@@ -59,12 +60,14 @@ def full_path(ctx: Context, store: str) -> Comparison:
 
 def bayesr_iteration(ctx: Context, store: str, pheno: str, iterations: int, mode: str,
                      env: dict | None = None, threads: int | None = None,
-                     colflow: str | None = None) -> Run:
+                     colflow: str | None = None, runner: Callable | None = None) -> Run:
     """Seconds per iteration as bayesr reports them (the chain alone: no start-up, no output),
-    with ctx's threads and program unless others are given."""
-    run = timed([colflow or ctx.colflow, "bayesr", store, "--pheno", pheno, "--iterations", str(iterations),
-                 "--burnin", "1", "--threads", str(threads or ctx.threads), "--checkpoint-every", "0",
-                 "--mode", mode, "--out", ctx.ws.path("out/chain")], ctx.ws.dir, env)
+    with ctx's threads and program unless others are given; runner(cmd, cwd) runs the process
+    in place of measure.timed."""
+    cmd = [colflow or ctx.colflow, "bayesr", store, "--pheno", pheno, "--iterations", str(iterations),
+           "--burnin", "1", "--threads", str(threads or ctx.threads), "--checkpoint-every", "0",
+           "--mode", mode, "--out", ctx.ws.path("out/chain")]
+    run = runner(cmd, ctx.ws.dir) if runner else timed(cmd, ctx.ws.dir, env)
     m = re.search(r"([0-9.]+) ms per iteration, compute busy ([0-9]+)%", run.stderr)
     if not m:
         raise RuntimeError(f"bayesr printed no timing line:\n{run.stderr}")

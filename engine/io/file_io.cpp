@@ -185,20 +185,24 @@ void mapped_file::will_need(std::uint64_t offset, std::uint64_t size) const noex
   ::madvise(const_cast<std::byte*>(data_) + first, end - first, MADV_WILLNEED);
 }
 
-double mapped_file::resident_fraction() const noexcept {
-  if (!data_) return 1;
+std::pair<std::uint64_t, std::uint64_t> mapped_file::resident_pages(
+    std::uint64_t offset, std::uint64_t size) const noexcept {
   const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  const std::uint64_t pages = (size_ + page - 1) / page;
+  const std::uint64_t end = std::min<std::uint64_t>(offset + size, size_);
+  const std::uint64_t first = offset / page * page;
+  if (!data_ || first >= end) return {0, 0};
+  const std::uint64_t pages = (end - first + page - 1) / page;
   std::vector<unsigned char> in_core;
   try {
     in_core.resize(pages);
   } catch (const std::bad_alloc&) {
-    return 1;
+    return {pages, pages};
   }
-  if (::mincore(const_cast<std::byte*>(data_), size_, in_core.data()) != 0) return 1;
+  if (::mincore(const_cast<std::byte*>(data_) + first, end - first, in_core.data()) != 0)
+    return {pages, pages};
   std::uint64_t resident = 0;
   for (const unsigned char c : in_core) resident += c & 1U;
-  return static_cast<double>(resident) / static_cast<double>(pages);
+  return {resident, pages};
 }
 
 void mapped_file::drop(std::uint64_t offset, std::uint64_t size) const noexcept {

@@ -412,12 +412,25 @@ void store::drop_pages(std::size_t first, std::size_t last) const noexcept {
 }
 
 bool store::prepare_pass(std::span<const std::size_t> order) const noexcept {
-  if (impl_->options.access != access_mode::mmap) return false;
-  if (std::is_sorted(order.begin(), order.end())) {
+  if (impl_->options.access != access_mode::mmap || order.empty()) return false;
+  const bool ascending = std::is_sorted(order.begin(), order.end());
+  if (ascending && order.back() - order.front() < 2 * order.size()) {
     impl_->data_map.advise(access_hint::sequential);
     return false;
   }
-  if (impl_->data_map.resident_fraction() >= 0.9) return false;
+  // Residency of the whole file (one call) for a pass over much of it, else of its frames.
+  std::pair<std::uint64_t, std::uint64_t> pages{0, 0};
+  if (4 * order.size() >= num_columns()) {
+    pages = impl_->data_map.resident_pages(0, impl_->data_map.bytes().size());
+  } else {
+    for (const std::size_t j : order) {
+      const column_entry e = entry(j);
+      const auto [resident, all] = impl_->data_map.resident_pages(e.offset, e.frame_size);
+      pages.first += resident;
+      pages.second += all;
+    }
+  }
+  if (10 * pages.first >= 9 * pages.second) return false;
   impl_->data_map.advise(access_hint::random);
   return true;
 }

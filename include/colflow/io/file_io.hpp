@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace colflow {
@@ -93,9 +94,10 @@ class mapped_file {
   // Starts reading the pages of bytes [offset, offset + size) into the page cache without
   // waiting for them (MADV_WILLNEED). Only a hint on timing; never changes what is read.
   void will_need(std::uint64_t offset, std::uint64_t size) const noexcept;
-  // The fraction of the mapping's pages in the page cache now (mincore), 1 for an empty
-  // mapping or where the system cannot tell.
-  double resident_fraction() const noexcept;
+  // The pages of bytes [offset, offset + size) in the page cache now, and all of them
+  // (mincore): {0, 0} for an empty range, {n, n} where the system cannot tell.
+  std::pair<std::uint64_t, std::uint64_t> resident_pages(std::uint64_t offset,
+                                                         std::uint64_t size) const noexcept;
   mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_), guard_(o.guard_) {
     o.data_ = nullptr;
     o.size_ = 0;

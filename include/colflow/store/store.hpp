@@ -198,8 +198,9 @@ class store {
   void drop_pages(std::size_t first, std::size_t last) const noexcept;
 
   /// Readies the mapping for a pass over the columns in `order` (mmap access; hints only,
-  /// never a change of what is read). An ascending order is left to the system's read-ahead.
-  /// Any other order, when a tenth or more of the data file is out of the page cache, turns
+  /// never a change of what is read). An ascending order that reads most of the span it
+  /// covers is left to the system's read-ahead. Any other order (shuffled, or a few columns
+  /// far apart), when a tenth or more of its frames' pages are out of the page cache, turns
   /// that read-ahead off (each fault would read megabytes around one frame of a few kilobytes,
   /// and under memory pressure evict frames not yet read) and returns true: the pass should
   /// then prefetch() each column a little before it reads it.

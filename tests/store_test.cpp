@@ -1,9 +1,14 @@
 // Stores written and read back: genotype and float columns, their values and statistics.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <thread>
+
+#include "colflow/io/file_io.hpp"
 
 #include "test_support.hpp"
 
@@ -173,6 +178,37 @@ TEST(StoreTest, ConcurrentReadsGiveTheSameValues) {
     for (auto& t : threads) t.join();
     EXPECT_EQ(mismatches.load(), 0);
   }
+}
+
+// Drops the file's pages from the page cache where the file system allows it; whether it did.
+bool drop_from_page_cache(const std::filesystem::path& path) {
+  const file_descriptor fd = open_read(path);
+  ::fdatasync(fd.get());
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+  const mapped_file map(fd, access_hint::normal);
+  return map.resident_pages(0, map.bytes().size()).first == 0;
+}
+
+TEST(StoreTest, OutOfOrderPassesOutOfThePageCacheArePrefetched) {
+  test::temp_dir dir;
+  const std::uint64_t rows = 4096 * 4, columns = 64;  // frames of 4 KiB: one page each
+  test::write_genotype_store(dir / "g.cf", rows, columns, {codec_id::none, 0, false});
+  std::vector<std::size_t> ascending(columns), shuffled(columns), sparse = {3, 40};
+  for (std::size_t j = 0; j < columns; ++j) ascending[j] = j, shuffled[j] = (j * 37) % columns;
+  std::vector<double> expected(rows), got(rows);
+  store::open(dir / "g.cf", {access_mode::pread, true}).read_column(shuffled[1], expected);
+  if (!drop_from_page_cache(dir / "g.cf" / "columns.dat"))
+    GTEST_SKIP() << "this file system keeps the pages cached";
+  const store s = store::open(dir / "g.cf");
+  EXPECT_FALSE(s.prepare_pass(ascending));  // left to the system's read-ahead
+  EXPECT_TRUE(s.prepare_pass(shuffled));
+  EXPECT_TRUE(s.prepare_pass(sparse));
+  for (const std::size_t j : shuffled) s.prefetch(j);
+  s.read_column(shuffled[1], got);
+  EXPECT_EQ(got, expected);  // hints only
+  for (std::size_t j = 0; j < columns; ++j) s.read_column(j, got);
+  EXPECT_FALSE(s.prepare_pass(shuffled));  // every frame is in the page cache again
+  EXPECT_FALSE(store::open(dir / "g.cf", {access_mode::pread, true}).prepare_pass(shuffled));
 }
 
 TEST(StoreTest, RejectsBadReadArguments) {

@@ -21,7 +21,7 @@ struct wgr_flags {
   std::string pheno, covar, out, lowmem_prefix;
   std::vector<std::string> pheno_names, covar_names;
   bool quantile_normalize = false, quantitative = false, binary = false, zero_one = false,
-       lowmem = false, loocv = false, l1_full = false;
+       lowmem = false, loocv = false, l1_full = false, allow_short_chromosomes = false;
   std::size_t block_size = 1000, folds = 5, level0 = 5, level1 = 5;
   std::uint64_t memory_mib = 0;
   const CLI::Option* folds_flag = nullptr;
@@ -74,6 +74,9 @@ void declare_options(CLI::App& app, wgr_flags* o) {
                  "Columns per level-0 block, within a chromosome")
       ->check(integer_range(1, std::size_t{1} << 20))
       ->capture_default_str();
+  app.add_flag("--allow-short-chromosomes", o->allow_short_chromosomes,
+               "Fit a chromosome with fewer columns than one block as one smaller block (regenie "
+               "does so silently); without it such a chromosome is refused, naming it");
   o->folds_flag =
       app.add_option("--folds,--cv", o->folds,
                      "Folds of the cross-validation (consecutive samples). Given, it holds even "
@@ -166,6 +169,7 @@ wgr_options model_options(const wgr_flags& o, analysis_run& run, const phenotype
                           std::size_t threads, std::uint64_t limit) {
   wgr_options options;
   options.block_size = o.block_size;
+  options.allow_short_chromosomes = o.allow_short_chromosomes;
   options.folds = o.folds;
   options.validation = o.loocv                      ? wgr_validation::leave_one_out
                        : o.folds_flag->count() != 0 ? wgr_validation::folds

@@ -61,6 +61,7 @@ TEST_F(WgrTest, ResultsDoNotDependOnThreadsOrInFlightDepth) {
   load(s, sel, traits, covariates);
   wgr_options o;
   o.block_size = 150;
+  o.allow_short_chromosomes = true;  // chromosome 5 has 88 columns, fewer than one block
   const auto run = [&](std::size_t threads, std::size_t in_flight) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     analysis_options a;
@@ -105,6 +106,7 @@ TEST_F(WgrTest, CaseControlTraitsDoNotDependOnThreadsAndRefuseOtherValues) {
   traits.values = (traits.values.array() > 0.3).cast<double>();  // about 38% cases
   wgr_options o;
   o.block_size = 150;
+  o.allow_short_chromosomes = true;  // chromosome 5 has 88 columns, fewer than one block
   o.case_control = {true};
   const auto run = [&](std::size_t threads) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
@@ -154,26 +156,30 @@ TEST_F(WgrTest, RefusesBadOptionsAndTraits) {
       EXPECT_NE(e.message().find(message), std::string::npos) << e.message();
     }
   };
-  wgr_options o;
+  // The default block of 1000 columns is longer than every chromosome of the toy store.
+  refused({}, traits, nullptr, "chromosome 1 has 569 selected column(s), fewer than one block of 1000");
+  wgr_options base;
+  base.allow_short_chromosomes = true;
+  wgr_options o = base;
   o.block_size = 0;
   refused(o, traits, nullptr, "block size");
-  o = {};
+  o = base;
   o.folds = 1;
   refused(o, traits, nullptr, "2 folds");
-  o = {};
+  o = base;
   o.level0_h2 = {0.5, 1.0};
   refused(o, traits, nullptr, "(0, 1)");
   phenotype_table constant = traits;
   constant.values.col(0).setConstant(2.5);
-  refused({}, constant, nullptr, "T1 is constant");
+  refused(base, constant, nullptr, "T1 is constant");
   phenotype_table sparse = traits;
   sparse.values.col(1).tail(sparse.values.rows() - 6).setConstant(std::nan(""));
-  refused({}, sparse, nullptr, "T2 has 5 values among the samples used: too few");
+  refused(base, sparse, nullptr, "T2 has 5 values among the samples used: too few");
   phenotype_table twice = covariates;
   twice.names.push_back("C1 again");
   twice.values.conservativeResize(Eigen::NoChange, 2);
   twice.values.col(1) = 2 * twice.values.col(0);
-  refused({}, traits, &twice, "collinear");
+  refused(base, traits, &twice, "collinear");
 }
 
 TEST(WgrFoldsTest, ConsecutiveWithTheRestInTheLast) {

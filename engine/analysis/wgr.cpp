@@ -274,7 +274,28 @@ struct wgr_layout {
   std::size_t left_out = 0;
 };
 
-wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size) {
+std::string chromosome_name(std::size_t index) {
+  return index + 1 == static_cast<std::size_t>(chromosomes) ? "X" : std::to_string(index + 1);
+}
+
+// Refuses a chromosome with some selected columns but fewer than one block, unless allowed.
+void check_chromosome_sizes(const std::vector<std::vector<std::size_t>>& by_chromosome,
+                            const wgr_options& o, const store& s) {
+  if (o.allow_short_chromosomes) return;
+  for (std::size_t c = 0; c < by_chromosome.size(); ++c) {
+    const std::size_t n = by_chromosome[c].size();
+    if (n != 0 && n < o.block_size)
+      throw error(errc::invalid_argument,
+                  "wgr: chromosome " + chromosome_name(c) + " has " + std::to_string(n) +
+                      " selected column(s), fewer than one block of " +
+                      std::to_string(o.block_size) + " (" + s.path().string() +
+                      "): lower --block-size to at most the smallest chromosome's count, or "
+                      "pass --allow-short-chromosomes to fit it as one smaller block");
+  }
+}
+
+wgr_layout lay_out(const store& s, const selection& sel, const wgr_options& o) {
+  const std::size_t block_size = o.block_size;
   wgr_layout l;
   std::vector<std::vector<std::size_t>> by_chromosome(chromosomes);
   for (std::size_t p = 0; p < sel.columns.size(); ++p) {
@@ -284,6 +305,7 @@ wgr_layout lay_out(const store& s, const selection& sel, std::size_t block_size)
     else
       by_chromosome[static_cast<std::size_t>(c - 1)].push_back(p);
   }
+  check_chromosome_sizes(by_chromosome, o, s);
   for (const auto& positions : by_chromosome) {
     const std::size_t first = l.block_end.size();
     for (std::size_t i = 0; i < positions.size(); ++i) {
@@ -468,7 +490,7 @@ wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& t
                   const phenotype_table* covariates, const wgr_options& options,
                   std::size_t threads) {
   check_options(options);
-  const wgr_layout layout = lay_out(s, sel, options.block_size);
+  const wgr_layout layout = lay_out(s, sel, options);
   wgr_plan plan;
   const std::vector<std::size_t> rows = usable_rows(sel, traits, covariates);
   plan.samples = rows.size();
@@ -630,7 +652,7 @@ wgr_result whole_genome_regression(const store& s, const selection& sel,
   const detail::sample_folds* fold_plan = folds ? &*folds : nullptr;
   const std::vector<case_control_trait> statuses =
       case_control_statuses(traits, samples, options, fold_plan, result.traits);
-  const wgr_layout layout = lay_out(s, sel, options.block_size);
+  const wgr_layout layout = lay_out(s, sel, options);
   result.rows = samples.rows;
   result.covariates = static_cast<std::size_t>(samples.basis.cols());
   result.columns = layout.order.size();

@@ -42,6 +42,7 @@ def wgr(
     covar: Any = None,
     *,
     block_size: int = 1000,
+    allow_short_chromosomes: bool = False,
     folds: int | None = None,
     loocv: bool = False,
     l1_full: bool = False,
@@ -58,9 +59,10 @@ def wgr(
     ``pheno`` and ``covar`` take the forms of ``assoc`` (DataFrames indexed by IID, numpy
     arrays of one row per sample, or the paths of PLINK-style files). The traits named in
     ``binary`` are case/control, coded 0 control and 1 case (the command's ``--binary --1``);
-    the others are quantitative. ``block_size``, ``folds``, ``loocv``, ``l1_full``, ``l0`` and
-    ``l1`` are the command's ``--block-size``, ``--folds``, ``--loocv``, ``--l1-full``, ``--l0``
-    and ``--l1``: without ``folds`` or ``loocv``, 5 folds, or leave-one-out for a case/control
+    the others are quantitative. ``block_size``, ``allow_short_chromosomes``, ``folds``,
+    ``loocv``, ``l1_full``, ``l0`` and ``l1`` are the command's ``--block-size``,
+    ``--allow-short-chromosomes``, ``--folds``, ``--loocv``, ``--l1-full``, ``--l0`` and
+    ``--l1``: without ``folds`` or ``loocv``, 5 folds, or leave-one-out for a case/control
     trait on fewer than 5,000 samples (regenie's rule). The same bits as the command at any
     thread count. Raises InvalidArgumentError as the command does.
     """
@@ -77,7 +79,7 @@ def wgr(
     rows, cols = _selected_rows(store, keep), _selected_columns(store, columns)
     with _progress(progress, "wgr") as report:
         r = _core.wgr(store._core, rows, cols, values, names, covar_values, covar_names,
-                      block_size, folds, loocv, l1_full, l0, l1, [n in binary for n in names],
+                      block_size, allow_short_chromosomes, folds, loocv, l1_full, l0, l1, [n in binary for n in names],
                       _threads(num_threads), report)
     iids = store.samples.iid.to_numpy()[np.asarray(r["rows"])]
     chromosomes = list(range(1, 24))

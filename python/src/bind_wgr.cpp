@@ -18,7 +18,7 @@ namespace {
 nb::dict wgr_of(const py_store& ps, index_array rows, index_array cols, table_array pheno,
                 const std::vector<std::string>& names, std::optional<table_array> covar,
                 const std::vector<std::string>& covar_names, std::size_t block_size,
-                std::optional<std::size_t> folds, bool loocv, bool l1_full, std::size_t level0,
+                bool allow_short_chromosomes, std::optional<std::size_t> folds, bool loocv, bool l1_full, std::size_t level0,
                 std::size_t level1, const std::vector<bool>& case_control, int threads,
                 nb::object progress) {
   const auto s = ps.get();
@@ -28,6 +28,7 @@ nb::dict wgr_of(const py_store& ps, index_array rows, index_array cols, table_ar
   if (covar) covariates = make_table(*covar, covar_names, s->num_rows());
   wgr_options o;
   o.block_size = block_size;
+  o.allow_short_chromosomes = allow_short_chromosomes;
   // As the command: K folds when given, leave-one-out when asked, else regenie's rule.
   if (folds) o.folds = *folds;
   o.validation = loocv   ? wgr_validation::leave_one_out
@@ -67,7 +68,7 @@ nb::dict wgr_of(const py_store& ps, index_array rows, index_array cols, table_ar
 
 void bind_wgr(nb::module_& m) {
   m.def("wgr", &wgr_of, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
-        "covar_names"_a, "block_size"_a, "folds"_a.none(), "loocv"_a, "l1_full"_a, "level0"_a,
+        "covar_names"_a, "block_size"_a, "allow_short_chromosomes"_a, "folds"_a.none(), "loocv"_a, "l1_full"_a, "level0"_a,
         "level1"_a, "case_control"_a, "threads"_a, "progress"_a.none());
 }
 

@@ -784,7 +784,7 @@ def test_assoc_refuses_predictions_fitted_under_the_other_model(toy, case_contro
     """A case/control trait's step 1 fitted as quantitative is not on the log-odds scale of an
     offset: colflow wgr's summary records the model, and assoc --loco refuses the mismatch."""
     colflow_cli("wgr", toy["store"], "--pheno", case_control["pheno"], "--quantitative",
-                "--block-size", 1000, "--out", tmp_path / "qt")
+                "--block-size", 300, "--out", tmp_path / "qt")
     assert set(read_tsv(tmp_path / "qt.wgr.tsv").MODEL) == {"quantitative"}
     done = subprocess.run([colflow_binary, "assoc", toy["store"], "--pheno", case_control["pheno"],
                            "--binary", "--1", "--loco", tmp_path / "qt_pred.list", "--out",
@@ -806,8 +806,11 @@ def test_bad_inputs_are_refused_and_write_nothing(toy, colflow_binary, tmp_path)
     few = pd.read_csv(pheno, sep=" ")
     few.loc[5:, "T1"] = np.nan
     few[["FID", "IID", "T1"]].to_csv(tmp_path / "few.txt", sep=" ", index=False, na_rep="NA")
-    refused("wgr", store, "--pheno", tmp_path / "few.txt", "--out", tmp_path / "out",
-            message="too few")
+    # The toy store's chromosomes 4 and 5 have fewer columns than the default block of 1,000.
+    refused("wgr", store, "--pheno", pheno, "--out", tmp_path / "out",
+            message="chromosome 4 has 995 selected column(s), fewer than one block of 1000")
+    refused("wgr", store, "--pheno", tmp_path / "few.txt", "--block-size", 300, "--out",
+            tmp_path / "out", message="too few")
     refused("wgr", store, "--pheno", pheno, "--folds", 1, "--out", tmp_path / "out",
             message="--folds")
     refused("wgr", store, "--pheno", pheno, "--folds", 5, "--loocv", "--out", tmp_path / "out",

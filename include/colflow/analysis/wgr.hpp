@@ -68,6 +68,11 @@ inline constexpr std::size_t wgr_leave_one_out_below = 5000;
 
 struct wgr_options {
   std::size_t block_size = 1000;  ///< columns per level-0 block (within a chromosome)
+  /// Accept a chromosome with fewer selected columns than one block, fitted as one smaller
+  /// block (regenie does so silently). By default such a chromosome is refused: its LOCO
+  /// prediction and its share of level 1 would rest on a block unlike the others, which is most
+  /// often a sign of a --block-size meant for other data.
+  bool allow_short_chromosomes = false;
   std::size_t folds = 5;          ///< K of the cross-validation, at least 2
   wgr_validation validation = wgr_validation::automatic;
   /// With leave-one-out, a case/control trait's LOCO predictions come from the level-1 fit on

@@ -4,7 +4,8 @@
   assoc, 1 phenotype  plink2 --glm allow-no-covars     plink1.9 --assoc (quantitative: Wald t)
   assoc, 10 phenos    the same with 10 phenotype columns (plink1.9: --all-pheno)
   assoc, case/control plink2 --glm allow-no-covars firth-fallback (the phenotype's top 30% cases)
-  the same with 2 covariates, and with 10 (hide-covar)
+  the same with 2 covariates, and with 10 (hide-covar); also on uk10k (its phenotype's top
+                      30%) when ../shared/data has it
   pca --k 10          plink2 --pca 10 approx
   preprocess          plink2 --make-bed, plink1.9 --make-bed (a reference for I/O speed: each
                       reads the .bed and writes a file set of about its size); colflow's
@@ -81,8 +82,8 @@ def run(ctx: Context) -> list[Comparison]:
 
     comparisons = []
 
-    def compare(task, contenders, rounds=ctx.scale.rounds):
-        cmp = Comparison("analyses", data.name, task)
+    def compare(task, contenders, rounds=ctx.scale.rounds, on=data):
+        cmp = Comparison("analyses", on.name, task)
         for name, cmd in contenders:
             cmp.add(name, command(cmd), threads=ctx.threads)
         for name, _ in contenders[1:]:
@@ -120,6 +121,17 @@ def run(ctx: Context) -> list[Comparison]:
                            "--covar", covar10, "--out", f"{out}/clc10"]),
         ("plink2 --glm", plink2 + ["--pheno", cc, "--covar", covar10, "--glm", "hide-covar",
                                    "firth-fallback", "--out", f"{out}/p2lc10"])])
+    if ctx.uk10k:  # real LD and 3,642 samples: the per-column fit costs more than the products
+        real = ctx.uk10k
+        real_store = ctx.ws.store(real, "genotype", "--codec", "genotype")
+        real_cc, real_covar, real_covar10 = case_control(ctx, real)
+        for label, cov, tag in [("2 covariates", real_covar, "u2"), ("10 covariates", real_covar10, "u10")]:
+            compare(f"assoc, case/control, {label}", [
+                ("colflow assoc", [ctx.colflow, "assoc", real_store, "--quiet", "--threads", t, "--pheno",
+                                   real_cc, "--covar", cov, "--out", f"{out}/c{tag}"]),
+                ("plink2 --glm", ["plink2", "--bfile", real.prefix, "--threads", t, "--silent", "--pheno",
+                                  real_cc, "--covar", cov, "--glm", "hide-covar", "firth-fallback", "--out",
+                                  f"{out}/p{tag}"])], on=real)
     compare("pca, 10 components", [
         ("colflow pca", [ctx.colflow, "pca", store, "--quiet", "--threads", t, "--k", "10", "--out", f"{out}/cp"]),
         ("plink2 --pca approx", plink2 + ["--pca", "10", "approx", "--out", f"{out}/p2p"])],

@@ -79,9 +79,13 @@ class band_pass {
         mirror_(full_rows && first_row == 0 && rows == n),
         pairwise_(pairwise),
         block_(static_cast<std::size_t>(block)),
-        sums_(matrix::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(width_))),
+        sums_(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(width_)),
         z_(((n + tile - 1) / tile) * tile * block_, 0.0) {
-    if (pairwise_) both_.setZero(sums_.rows(), sums_.cols());
+    zero_across_threads(sums_);
+    if (pairwise_) {
+      both_.resize(sums_.rows(), sums_.cols());
+      zero_across_threads(both_);
+    }
     // The tiles of the band: (I, J) with I a tile of its rows and J any tile of its width, or
     // J ≤ I where the upper triangle is the mirror of the lower.
     const std::size_t first_tile = first_ / tile, end_tile = (first_ + rows_ + tile - 1) / tile;
@@ -122,42 +126,54 @@ class band_pass {
     list_start_.clear();
   }
 
-  // The band's entries and divisors: sums / (M − m_i − m_j + both_ij), or × 1/M.
+  // The band's entries and divisors: sums / (M − m_i − m_j + both_ij), or × 1/M; zeros above
+  // the diagonal unless the band holds full rows. Each entry on its own, columns across the
+  // threads.
   grm_band finish(std::size_t variants, const std::vector<std::uint32_t>& missing) {
     if (mirror_) mirror_lower_triangle();
     grm_band band;
     band.first_row = first_;
     band.full = full_;
-    const auto m = static_cast<double>(variants);
     band.variants.resize(sums_.rows(), sums_.cols());
-    for (Eigen::Index c = 0; c < sums_.cols(); ++c)
-      for (Eigen::Index r = 0; r < sums_.rows(); ++r) {
-        const auto i = first_ + static_cast<std::size_t>(r), j = static_cast<std::size_t>(c);
-        double d = m;
-        if (pairwise_) {
-          d = i == j ? m - missing[i] : m - missing[i] - missing[j] + both_(r, c);
-        }
-        band.variants(r, c) = d;
-      }
-    if (pairwise_) {
-      sums_.array() /= band.variants.array();
-    } else {
-      sums_ *= 1.0 / m;  // PLINK 2 multiplies by the reciprocal here
-    }
-    if (!full_) {  // only the lower triangle is meaningful: zeros above it
-      for (Eigen::Index r = 0; r < sums_.rows(); ++r) {
-        const auto from = static_cast<Eigen::Index>(first_) + r + 1;
-        if (from < sums_.cols()) {
-          sums_.row(r).tail(sums_.cols() - from).setZero();
-          band.variants.row(r).tail(sums_.cols() - from).setZero();
-        }
-      }
-    }
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, sums_.cols(), 64),
+                      [&](const tbb::blocked_range<Eigen::Index>& columns) {
+                        for (Eigen::Index c = columns.begin(); c != columns.end(); ++c)
+                          finish_column(c, static_cast<double>(variants), missing, band.variants);
+                      });
     band.values = std::move(sums_);
     return band;
   }
 
  private:
+  // Zeros the pages of a fresh matrix across the threads, before the first pass writes them.
+  template <typename Matrix>
+  static void zero_across_threads(Matrix& a) {
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, a.cols(), 64),
+                      [&](const tbb::blocked_range<Eigen::Index>& columns) {
+                        a.middleCols(columns.begin(), columns.size()).setZero();
+                      });
+  }
+
+  void finish_column(Eigen::Index c, double m, const std::vector<std::uint32_t>& missing,
+                     matrix& divisors) {
+    const auto j = static_cast<std::size_t>(c);
+    for (Eigen::Index r = 0; r < sums_.rows(); ++r) {
+      const auto i = first_ + static_cast<std::size_t>(r);
+      if (!full_ && j > i) {  // only the lower triangle is meaningful
+        sums_(r, c) = 0;
+        divisors(r, c) = 0;
+        continue;
+      }
+      double d = m;
+      if (pairwise_) d = i == j ? m - missing[i] : m - missing[i] - missing[j] + both_(r, c);
+      divisors(r, c) = d;
+      if (pairwise_)
+        sums_(r, c) /= d;
+      else
+        sums_(r, c) *= 1.0 / m;  // PLINK 2 multiplies by the reciprocal here
+    }
+  }
+
   // Tile (i, j) of the whole matrix, restricted to the band's rows: its entries accumulate in
   // place.
   void add_tile(std::size_t i, std::size_t j, Eigen::Index k) {

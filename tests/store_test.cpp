@@ -1,7 +1,6 @@
 // Stores written and read back: genotype and float columns, their values and statistics.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -9,7 +8,6 @@
 #include <thread>
 
 #include "colflow/io/file_io.hpp"
-
 #include "test_support.hpp"
 
 namespace colflow {

@@ -157,7 +157,8 @@ TEST_F(WgrTest, RefusesBadOptionsAndTraits) {
     }
   };
   // The default block of 1000 columns is longer than every chromosome of the toy store.
-  refused({}, traits, nullptr, "chromosome 1 has 569 selected column(s), fewer than one block of 1000");
+  refused({}, traits, nullptr,
+          "chromosome 1 has 569 selected column(s), fewer than one block of 1000");
   wgr_options base;
   base.allow_short_chromosomes = true;
   wgr_options o = base;

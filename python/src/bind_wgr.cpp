@@ -18,9 +18,9 @@ namespace {
 nb::dict wgr_of(const py_store& ps, index_array rows, index_array cols, table_array pheno,
                 const std::vector<std::string>& names, std::optional<table_array> covar,
                 const std::vector<std::string>& covar_names, std::size_t block_size,
-                bool allow_short_chromosomes, std::optional<std::size_t> folds, bool loocv, bool l1_full, std::size_t level0,
-                std::size_t level1, const std::vector<bool>& case_control, int threads,
-                nb::object progress) {
+                bool allow_short_chromosomes, std::optional<std::size_t> folds, bool loocv,
+                bool l1_full, std::size_t level0, std::size_t level1,
+                const std::vector<bool>& case_control, int threads, nb::object progress) {
   const auto s = ps.get();
   const selection sel = make_selection(*s, span_of(rows), span_of(cols));
   const phenotype_table traits = make_table(pheno, names, s->num_rows());
@@ -68,8 +68,8 @@ nb::dict wgr_of(const py_store& ps, index_array rows, index_array cols, table_ar
 
 void bind_wgr(nb::module_& m) {
   m.def("wgr", &wgr_of, "store"_a, "rows"_a, "cols"_a, "pheno"_a, "names"_a, "covar"_a.none(),
-        "covar_names"_a, "block_size"_a, "allow_short_chromosomes"_a, "folds"_a.none(), "loocv"_a, "l1_full"_a, "level0"_a,
-        "level1"_a, "case_control"_a, "threads"_a, "progress"_a.none());
+        "covar_names"_a, "block_size"_a, "allow_short_chromosomes"_a, "folds"_a.none(), "loocv"_a,
+        "l1_full"_a, "level0"_a, "level1"_a, "case_control"_a, "threads"_a, "progress"_a.none());
 }
 
 }  // namespace colflow::python

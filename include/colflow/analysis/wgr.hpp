@@ -73,7 +73,7 @@ struct wgr_options {
   /// prediction and its share of level 1 would rest on a block unlike the others, which is most
   /// often a sign of a --block-size meant for other data.
   bool allow_short_chromosomes = false;
-  std::size_t folds = 5;          ///< K of the cross-validation, at least 2
+  std::size_t folds = 5;  ///< K of the cross-validation, at least 2
   wgr_validation validation = wgr_validation::automatic;
   /// With leave-one-out, a case/control trait's LOCO predictions come from the level-1 fit on
   /// every sample rather than from each sample's leave-one-out fit (regenie's --l1-full).

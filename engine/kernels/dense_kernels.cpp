@@ -11,12 +11,13 @@ namespace {
 // B's entry (k, c) lies at data[k · row_stride + c · col_stride]: multiply_add's B is
 // column-major ({1, ldb}); multiply_add_transposed's B is the transpose of its l x b block bt,
 // read in place ({ldb, 1}). The two products differ in nothing else.
+template <typename T>
 struct matrix_b {
-  const double* data;
+  const T* data;
   std::size_t row_stride;  // from B(k, c) to B(k + 1, c)
   std::size_t col_stride;  // from B(k, c) to B(k, c + 1)
 
-  double operator()(std::size_t k, std::size_t c) const noexcept {
+  T operator()(std::size_t k, std::size_t c) const noexcept {
     return data[k * row_stride + c * col_stride];
   }
   // B's columns from c on.
@@ -31,16 +32,17 @@ struct matrix_b {
 // correctly rounded library routine where it does not, so every path gives the same bits
 // (simd/vector_path.hpp). The portable path (from = 0) and the vector paths' last rows, inlined
 // there so that std::fma is the FMA instruction of their target.
-__attribute__((always_inline)) inline void multiply_add_rows(const double* z, std::size_t ldz,
+template <typename T>
+__attribute__((always_inline)) inline void multiply_add_rows(const T* z, std::size_t ldz,
                                                              std::size_t from, std::size_t n,
-                                                             std::size_t b, matrix_b bmat,
-                                                             std::size_t l, double* y,
+                                                             std::size_t b, matrix_b<T> bmat,
+                                                             std::size_t l, T* y,
                                                              std::size_t ldy) noexcept {
   for (std::size_t c = 0; c < l; ++c)
     for (std::size_t k = 0; k < b; ++k) {
-      const double f = bmat(k, c);
-      const double* zk = z + k * ldz;
-      double* yc = y + c * ldy;
+      const T f = bmat(k, c);
+      const T* zk = z + k * ldz;
+      T* yc = y + c * ldy;
       for (std::size_t i = from; i < n; ++i) yc[i] = std::fma(zk[i], f, yc[i]);
     }
 }
@@ -67,65 +69,95 @@ void transpose_multiply_portable(const double* z, std::size_t ldz, std::size_t n
 #if COLFLOW_X86_DISPATCH
 #define COLFLOW_AVX2 __attribute__((target("avx2,fma")))
 
-// Rows [i, i+8) x NC columns of Y += Z·B: 2·NC accumulators, fed by two loads of Z and NC
-// broadcasts of B per step of k; each lane runs its entry's chain over k in order.
-template <int NC>
-COLFLOW_AVX2 void multiply_add_tile_avx2(const double* z, std::size_t ldz, std::size_t i,
-                                         std::size_t b, matrix_b bmat, double* y,
+// The AVX2 registers of T: load, store, broadcast and fused multiply-add, lane by lane.
+template <typename T>
+struct avx2_vector;
+template <>
+struct avx2_vector<double> {
+  using type = __m256d;
+  static constexpr std::size_t lanes = 4;
+  COLFLOW_AVX2 static type load(const double* p) noexcept { return _mm256_loadu_pd(p); }
+  COLFLOW_AVX2 static void store(double* p, type v) noexcept { _mm256_storeu_pd(p, v); }
+  COLFLOW_AVX2 static type broadcast(double x) noexcept { return _mm256_set1_pd(x); }
+  COLFLOW_AVX2 static type fmadd(type a, type b, type c) noexcept {
+    return _mm256_fmadd_pd(a, b, c);
+  }
+};
+template <>
+struct avx2_vector<float> {
+  using type = __m256;
+  static constexpr std::size_t lanes = 8;
+  COLFLOW_AVX2 static type load(const float* p) noexcept { return _mm256_loadu_ps(p); }
+  COLFLOW_AVX2 static void store(float* p, type v) noexcept { _mm256_storeu_ps(p, v); }
+  COLFLOW_AVX2 static type broadcast(float x) noexcept { return _mm256_set1_ps(x); }
+  COLFLOW_AVX2 static type fmadd(type a, type b, type c) noexcept {
+    return _mm256_fmadd_ps(a, b, c);
+  }
+};
+
+// Rows [i, i + 2·lanes) x NC columns of Y += Z·B: 2·NC accumulators, fed by two loads of Z
+// and NC broadcasts of B per step of k; each lane runs its entry's chain over k in order.
+template <typename T, int NC>
+COLFLOW_AVX2 void multiply_add_tile_avx2(const T* z, std::size_t ldz, std::size_t i,
+                                         std::size_t b, matrix_b<T> bmat, T* y,
                                          std::size_t ldy) noexcept {
-  __m256d lo[NC], hi[NC];
+  using V = avx2_vector<T>;
+  constexpr std::size_t w = V::lanes;
+  typename V::type lo[NC], hi[NC];
   for (int c = 0; c < NC; ++c) {
-    lo[c] = _mm256_loadu_pd(y + c * ldy + i);
-    hi[c] = _mm256_loadu_pd(y + c * ldy + i + 4);
+    lo[c] = V::load(y + c * ldy + i);
+    hi[c] = V::load(y + c * ldy + i + w);
   }
   for (std::size_t k = 0; k < b; ++k) {
-    const __m256d z0 = _mm256_loadu_pd(z + k * ldz + i), z1 = _mm256_loadu_pd(z + k * ldz + i + 4);
+    const auto z0 = V::load(z + k * ldz + i), z1 = V::load(z + k * ldz + i + w);
     for (int c = 0; c < NC; ++c) {
-      const __m256d f = _mm256_set1_pd(bmat(k, static_cast<std::size_t>(c)));
-      lo[c] = _mm256_fmadd_pd(z0, f, lo[c]);
-      hi[c] = _mm256_fmadd_pd(z1, f, hi[c]);
+      const auto f = V::broadcast(bmat(k, static_cast<std::size_t>(c)));
+      lo[c] = V::fmadd(z0, f, lo[c]);
+      hi[c] = V::fmadd(z1, f, hi[c]);
     }
   }
   for (int c = 0; c < NC; ++c) {
-    _mm256_storeu_pd(y + c * ldy + i, lo[c]);
-    _mm256_storeu_pd(y + c * ldy + i + 4, hi[c]);
+    V::store(y + c * ldy + i, lo[c]);
+    V::store(y + c * ldy + i + w, hi[c]);
   }
 }
 
 // The `width` (at most NC) columns left after the wide tiles, as one tile of that width.
-template <int NC>
-COLFLOW_AVX2 void multiply_add_rest_avx2(const double* z, std::size_t ldz, std::size_t i,
-                                         std::size_t b, matrix_b bmat, std::size_t width, double* y,
+template <typename T, int NC>
+COLFLOW_AVX2 void multiply_add_rest_avx2(const T* z, std::size_t ldz, std::size_t i,
+                                         std::size_t b, matrix_b<T> bmat, std::size_t width, T* y,
                                          std::size_t ldy) noexcept {
   if constexpr (NC > 0) {
     if (width == static_cast<std::size_t>(NC))
-      return multiply_add_tile_avx2<NC>(z, ldz, i, b, bmat, y, ldy);
-    multiply_add_rest_avx2<NC - 1>(z, ldz, i, b, bmat, width, y, ldy);
+      return multiply_add_tile_avx2<T, NC>(z, ldz, i, b, bmat, y, ldy);
+    multiply_add_rest_avx2<T, NC - 1>(z, ldz, i, b, bmat, width, y, ldy);
   }
 }
 
-// What the AVX2 path does with the columns of a block of 8 rows that a tile of Wide leaves:
+// What the AVX2 path does with the columns of a block of rows that a tile of Wide leaves:
 // one narrower tile (multiply_add, whose l is the SVD's few k + oversampling), or one column
 // at a time (multiply_add_transposed).
 enum class rest_columns { one_tile, one_by_one };
 
-// Y += Z·B: blocks of 8 rows in tiles of Wide columns, then the rest as Rest says, then the
-// last rows by multiply_add_rows. Tiles only change which entries share registers, not any
-// entry's chain.
-template <int Wide, rest_columns Rest>
-COLFLOW_AVX2 void multiply_add_avx2(const double* z, std::size_t ldz, std::size_t n, std::size_t b,
-                                    matrix_b bmat, std::size_t l, double* y,
+// Y += Z·B: blocks of 2·lanes rows in tiles of Wide columns, then the rest as Rest says, then
+// the last rows by multiply_add_rows. Tiles only change which entries share registers, not
+// any entry's chain.
+template <typename T, int Wide, rest_columns Rest>
+COLFLOW_AVX2 void multiply_add_avx2(const T* z, std::size_t ldz, std::size_t n, std::size_t b,
+                                    matrix_b<T> bmat, std::size_t l, T* y,
                                     std::size_t ldy) noexcept {
+  constexpr std::size_t rows = 2 * avx2_vector<T>::lanes;
   std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
+  for (; i + rows <= n; i += rows) {
     std::size_t c = 0;
     for (; c + Wide <= l; c += Wide)
-      multiply_add_tile_avx2<Wide>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
+      multiply_add_tile_avx2<T, Wide>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
     if constexpr (Rest == rest_columns::one_tile)
-      multiply_add_rest_avx2<Wide - 1>(z, ldz, i, b, bmat.from_column(c), l - c, y + c * ldy, ldy);
+      multiply_add_rest_avx2<T, Wide - 1>(z, ldz, i, b, bmat.from_column(c), l - c, y + c * ldy,
+                                          ldy);
     else
       for (; c < l; ++c)
-        multiply_add_tile_avx2<1>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
+        multiply_add_tile_avx2<T, 1>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
   }
   multiply_add_rows(z, ldz, i, n, b, bmat, l, y, ldy);
 }
@@ -185,69 +217,117 @@ COLFLOW_AVX2 void transpose_multiply_avx2(const double* z, std::size_t ldz, std:
 
 #define COLFLOW_AVX512 __attribute__((target("avx512f,avx2,fma")))
 
-// Rows [i, i+16) x NC columns of Y += Z·B: 2·NC accumulators of 8 doubles, the lanes running
-// the same chains as the AVX2 tile's.
-template <int NC>
-COLFLOW_AVX512 void multiply_add_tile_avx512(const double* z, std::size_t ldz, std::size_t i,
-                                             std::size_t b, matrix_b bmat, double* y,
+// The AVX-512 registers of T, as avx2_vector.
+template <typename T>
+struct avx512_vector;
+template <>
+struct avx512_vector<double> {
+  using type = __m512d;
+  static constexpr std::size_t lanes = 8;
+  COLFLOW_AVX512 static type load(const double* p) noexcept { return _mm512_loadu_pd(p); }
+  COLFLOW_AVX512 static void store(double* p, type v) noexcept { _mm512_storeu_pd(p, v); }
+  COLFLOW_AVX512 static type broadcast(double x) noexcept { return _mm512_set1_pd(x); }
+  COLFLOW_AVX512 static type fmadd(type a, type b, type c) noexcept {
+    return _mm512_fmadd_pd(a, b, c);
+  }
+};
+template <>
+struct avx512_vector<float> {
+  using type = __m512;
+  static constexpr std::size_t lanes = 16;
+  COLFLOW_AVX512 static type load(const float* p) noexcept { return _mm512_loadu_ps(p); }
+  COLFLOW_AVX512 static void store(float* p, type v) noexcept { _mm512_storeu_ps(p, v); }
+  COLFLOW_AVX512 static type broadcast(float x) noexcept { return _mm512_set1_ps(x); }
+  COLFLOW_AVX512 static type fmadd(type a, type b, type c) noexcept {
+    return _mm512_fmadd_ps(a, b, c);
+  }
+};
+
+// Rows [i, i + 2·lanes) x NC columns of Y += Z·B: 2·NC accumulators, the lanes running the
+// same chains as the AVX2 tile's.
+template <typename T, int NC>
+COLFLOW_AVX512 void multiply_add_tile_avx512(const T* z, std::size_t ldz, std::size_t i,
+                                             std::size_t b, matrix_b<T> bmat, T* y,
                                              std::size_t ldy) noexcept {
-  __m512d lo[NC], hi[NC];
+  using V = avx512_vector<T>;
+  constexpr std::size_t w = V::lanes;
+  typename V::type lo[NC], hi[NC];
   for (int c = 0; c < NC; ++c) {
-    lo[c] = _mm512_loadu_pd(y + c * ldy + i);
-    hi[c] = _mm512_loadu_pd(y + c * ldy + i + 8);
+    lo[c] = V::load(y + c * ldy + i);
+    hi[c] = V::load(y + c * ldy + i + w);
   }
   for (std::size_t k = 0; k < b; ++k) {
-    const __m512d z0 = _mm512_loadu_pd(z + k * ldz + i), z1 = _mm512_loadu_pd(z + k * ldz + i + 8);
+    const auto z0 = V::load(z + k * ldz + i), z1 = V::load(z + k * ldz + i + w);
     for (int c = 0; c < NC; ++c) {
-      const __m512d f = _mm512_set1_pd(bmat(k, static_cast<std::size_t>(c)));
-      lo[c] = _mm512_fmadd_pd(z0, f, lo[c]);
-      hi[c] = _mm512_fmadd_pd(z1, f, hi[c]);
+      const auto f = V::broadcast(bmat(k, static_cast<std::size_t>(c)));
+      lo[c] = V::fmadd(z0, f, lo[c]);
+      hi[c] = V::fmadd(z1, f, hi[c]);
     }
   }
   for (int c = 0; c < NC; ++c) {
-    _mm512_storeu_pd(y + c * ldy + i, lo[c]);
-    _mm512_storeu_pd(y + c * ldy + i + 8, hi[c]);
+    V::store(y + c * ldy + i, lo[c]);
+    V::store(y + c * ldy + i + w, hi[c]);
   }
 }
 
-// Y += Z·B: blocks of 16 rows in tiles of 8 columns, then one column at a time, then the last
-// rows by multiply_add_rows. Taken by multiply_add_transposed only.
-COLFLOW_AVX512 void multiply_add_avx512(const double* z, std::size_t ldz, std::size_t n,
-                                        std::size_t b, matrix_b bmat, std::size_t l, double* y,
+// Y += Z·B: blocks of 2·lanes rows in tiles of 8 columns, then one column at a time, then the
+// last rows by the AVX2 path (its blocks are half as tall) and multiply_add_rows. Taken by
+// multiply_add_transposed only.
+template <typename T>
+COLFLOW_AVX512 void multiply_add_avx512(const T* z, std::size_t ldz, std::size_t n,
+                                        std::size_t b, matrix_b<T> bmat, std::size_t l, T* y,
                                         std::size_t ldy) noexcept {
+  constexpr std::size_t rows = 2 * avx512_vector<T>::lanes;
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  for (; i + rows <= n; i += rows) {
     std::size_t c = 0;
     for (; c + 8 <= l; c += 8)
-      multiply_add_tile_avx512<8>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
+      multiply_add_tile_avx512<T, 8>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
     for (; c < l; ++c)
-      multiply_add_tile_avx512<1>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
+      multiply_add_tile_avx512<T, 1>(z, ldz, i, b, bmat.from_column(c), y + c * ldy, ldy);
   }
-  multiply_add_rows(z, ldz, i, n, b, bmat, l, y, ldy);
+  multiply_add_avx2<T, 6, rest_columns::one_by_one>(z + i, ldz, n - i, b, bmat, l, y + i, ldy);
 }
 
 #endif
 
 }  // namespace
 
-void multiply_add_transposed(const double* a, std::size_t lda, std::size_t n, std::size_t b,
-                             const double* bt, std::size_t ldb, std::size_t l, double* y,
-                             std::size_t ldy) noexcept {
-  const matrix_b bmat{bt, ldb, 1};  // B(k, c) = bt[c + k · ldb]
+namespace {
+
+template <typename T>
+void multiply_add_transposed_any(const T* a, std::size_t lda, std::size_t n, std::size_t b,
+                                 const T* bt, std::size_t ldb, std::size_t l, T* y,
+                                 std::size_t ldy) noexcept {
+  const matrix_b<T> bmat{bt, ldb, 1};  // B(k, c) = bt[c + k · ldb]
 #if COLFLOW_X86_DISPATCH
   if (cpu_has_avx512f()) return multiply_add_avx512(a, lda, n, b, bmat, l, y, ldy);
   if (cpu_has_avx2_fma())
-    return multiply_add_avx2<6, rest_columns::one_by_one>(a, lda, n, b, bmat, l, y, ldy);
+    return multiply_add_avx2<T, 6, rest_columns::one_by_one>(a, lda, n, b, bmat, l, y, ldy);
 #endif
   multiply_add_rows(a, lda, 0, n, b, bmat, l, y, ldy);
 }
 
+}  // namespace
+
+void multiply_add_transposed(const double* a, std::size_t lda, std::size_t n, std::size_t b,
+                             const double* bt, std::size_t ldb, std::size_t l, double* y,
+                             std::size_t ldy) noexcept {
+  multiply_add_transposed_any(a, lda, n, b, bt, ldb, l, y, ldy);
+}
+
+void multiply_add_transposed(const float* a, std::size_t lda, std::size_t n, std::size_t b,
+                             const float* bt, std::size_t ldb, std::size_t l, float* y,
+                             std::size_t ldy) noexcept {
+  multiply_add_transposed_any(a, lda, n, b, bt, ldb, l, y, ldy);
+}
+
 void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b, const double* bm,
                   std::size_t ldb, std::size_t l, double* y, std::size_t ldy) noexcept {
-  const matrix_b bmat{bm, 1, ldb};  // B(k, c) = bm[k + c · ldb]
+  const matrix_b<double> bmat{bm, 1, ldb};  // B(k, c) = bm[k + c · ldb]
 #if COLFLOW_X86_DISPATCH
   if (cpu_has_avx2_fma())
-    return multiply_add_avx2<4, rest_columns::one_tile>(z, ldz, n, b, bmat, l, y, ldy);
+    return multiply_add_avx2<double, 4, rest_columns::one_tile>(z, ldz, n, b, bmat, l, y, ldy);
 #endif
   multiply_add_rows(z, ldz, 0, n, b, bmat, l, y, ldy);
 }

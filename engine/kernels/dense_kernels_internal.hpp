@@ -1,7 +1,8 @@
 // Dense matrix products on column-major blocks:
 //   multiply_add:             Y (n x l) += Z (n x b) · B (b x l)
 //   transpose_multiply:       C (b x l)  = Zᵀ (b x n) · Q (n x l)
-//   multiply_add_transposed:  Y (n x l) += A (n x b) · Bᵀ (b x l), B being l x b
+//   multiply_add_transposed:  Y (n x l) += A (n x b) · Bᵀ (b x l), B being l x b (binary64
+//                             or binary32)
 // the first two for the randomised SVD's passes (l small: k + oversampling; b a block of
 // streamed columns), the third for the relationship matrix's tiles of samples. Built for AVX-512 or
 // AVX2 with FMA when the CPU has them (chosen at run time: the library is compiled for plain
@@ -25,6 +26,12 @@ void multiply_add(const double* z, std::size_t ldz, std::size_t n, std::size_t b
 // as a·b = b·a exactly, the product of A with itself is symmetric to the bit.
 void multiply_add_transposed(const double* a, std::size_t lda, std::size_t n, std::size_t b,
                              const double* bt, std::size_t ldb, std::size_t l, double* y,
+                             std::size_t ldy) noexcept;
+
+// The same in binary32: each entry one chain of single-precision fused multiply-adds
+// (std::fma on floats on the portable path), the same bits on every path.
+void multiply_add_transposed(const float* a, std::size_t lda, std::size_t n, std::size_t b,
+                             const float* bt, std::size_t ldb, std::size_t l, float* y,
                              std::size_t ldy) noexcept;
 
 void transpose_multiply(const double* z, std::size_t ldz, std::size_t n, std::size_t b,

@@ -42,6 +42,7 @@ command add_grm(CLI::App& app) {
     CLI::Option* gcta_option = nullptr;
     std::string out;
     std::uint64_t memory_mib = 0;
+    std::string precision = "auto";
   };
   auto o = std::make_shared<options>();
   add_analysis_flags(app, o->common);
@@ -65,6 +66,12 @@ command add_grm(CLI::App& app) {
                  "reserves); a matrix larger than that is computed in bands of rows, one pass\n"
                  "each, and a run that cannot fit even one band is refused")
       ->check(integer_range(1, std::uint64_t{1} << 40));
+  app.add_option("--precision", o->precision,
+                 "Arithmetic of the products: double (binary64, as PLINK), single (binary32\n"
+                 "values and products per block of 256 variants, summed in binary64: about\n"
+                 "twice as fast), or auto (the default: single when every file written holds\n"
+                 "binary32, --make-grm-bin and --make-rel bin4; double otherwise)")
+      ->check(one_of({"auto", "double", "single"}));
   app.footer(
       "Entry (i, j): the sum over autosomal variants of z_i z_j, z = (x - 2p) / sqrt(2p(1-p))\n"
       "(cov: x - 2p), missing calls 0, divided by the variants where both samples have a call\n"
@@ -100,6 +107,10 @@ command add_grm(CLI::App& app) {
                                           : rel_shape::square0;
     }
     g.full_rows = outputs.needs_full_rows();
+    const bool binary32_only = (!rel || outputs.form == rel_form::bin4);
+    g.precision = o->precision == "single" || (o->precision == "auto" && binary32_only)
+                      ? grm_precision::single
+                      : grm_precision::double_;
     g.memory_limit = o->memory_mib != 0 ? o->memory_mib << 20 : available_memory() / 2;
 
     analysis_run run("grm", o->common);
@@ -110,7 +121,8 @@ command add_grm(CLI::App& app) {
             (plan.non_autosomal != 0
                  ? " (" + std::to_string(plan.non_autosomal) + " on X, Y, MT left out)"
                  : std::string()) +
-            "; memory " + human_bytes(static_cast<double>(plan.total_bytes)) + " (" +
+            "; " + (g.precision == grm_precision::single ? "binary32" : "binary64") +
+            " products; memory " + human_bytes(static_cast<double>(plan.total_bytes)) + " (" +
             std::to_string(plan.bands) + (plan.bands == 1 ? " band" : " bands") +
             (plan.processes > 1 ? " on " + std::to_string(plan.processes) + " ranks" : "") +
             " of " + std::to_string(plan.band_rows) +

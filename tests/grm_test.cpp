@@ -168,6 +168,43 @@ TEST_F(GrmStoreTest, SameBitsAtAnyThreadCountAndMemoryLimit) {
   EXPECT_EQ(rows, 130u);
 }
 
+// Single precision: within a few binary32 units of the binary64 matrix, and the same bits at
+// any thread count, block size (a multiple of the 128-variant chain) and memory limit.
+TEST_F(GrmStoreTest, SinglePrecisionIsCloseToDoubleAndTheSameBitsEverywhere) {
+  const store s = store::open(dir / "g.cf");
+  const selection sel = selection::all(s);
+  const grm_matrix exact = grm_dense(s, sel, {});
+  grm_options o;
+  o.precision = grm_precision::single;
+  grm_matrix one;
+  {
+    tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 1);
+    one = grm_dense(s, sel, o);
+  }
+  EXPECT_EQ(one.plan.block_columns, 1024u);
+  EXPECT_TRUE(one.variants == exact.variants);
+  const double worst =
+      ((one.values - exact.values).array() / (1.0 + exact.values.array().abs())).abs().maxCoeff();
+  EXPECT_LT(worst, 1e-6);
+  EXPECT_GT(worst, 0.0);  // the binary32 path was taken
+  EXPECT_TRUE(one.values == one.values.transpose());
+  for (const std::size_t threads : {2, 3}) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    EXPECT_TRUE(grm_dense(s, sel, o).values == one.values) << threads << " threads";
+  }
+  grm_options small = o;
+  small.block_columns = 128;  // 200 variants: a block of 128, then one of 72
+  EXPECT_TRUE(grm_dense(s, sel, small).values == one.values);
+  analysis_options ao;
+  ao.stream.in_flight = 2;
+  small.memory_limit = plan_grm(s, sel, small, ao).minimum_bytes;
+  const grm_matrix bands = grm_dense(s, sel, small, ao);
+  EXPECT_EQ(bands.plan.bands, 3u);
+  EXPECT_TRUE(bands.values == one.values);
+  small.block_columns = 100;
+  EXPECT_THROW(plan_grm(s, sel, small), error);
+}
+
 TEST_F(GrmStoreTest, ProcessesMakeTheBandsInRoundsWithTheSameBits) {
   const store s = store::open(dir / "g.cf");
   const selection sel = selection::all(s);
@@ -245,30 +282,37 @@ TEST_F(GrmStoreTest, WriterRefusesASquareFromLowerBands) {
 
 // The tile product of this CPU's path (AVX-512, AVX2 or portable) against each entry's chain of
 // std::fma written out, on sizes that leave remainders of every vector width; and A·Aᵀ exactly
-// symmetric.
-TEST(GrmKernelTest, EveryEntryIsOneFusedChainOnEveryPath) {
+// symmetric. In binary64 and binary32.
+template <typename Real>
+void expect_fused_chains() {
   std::mt19937_64 rng(3);
-  std::normal_distribution<double> normal;
-  for (const std::size_t n : {1, 7, 16, 23, 64}) {
+  std::normal_distribution<Real> normal;
+  for (const std::size_t n : {1, 7, 16, 23, 40, 64}) {
     const std::size_t lda = 70, b = 37, l = n + 3;
-    std::vector<double> a(lda * b), bt(lda * b), y(n * l), expected(n * l);
-    for (double& v : a) v = normal(rng);
-    for (double& v : bt) v = normal(rng);
-    for (double& v : y) v = normal(rng);
+    std::vector<Real> a(lda * b), bt(lda * b), y(n * l), expected(n * l);
+    for (Real& v : a) v = normal(rng);
+    for (Real& v : bt) v = normal(rng);
+    for (Real& v : y) v = normal(rng);
     for (std::size_t c = 0; c < l; ++c)
       for (std::size_t i = 0; i < n; ++i) {
-        double acc = y[i + c * n];
+        Real acc = y[i + c * n];
         for (std::size_t k = 0; k < b; ++k) acc = std::fma(a[i + k * lda], bt[c + k * lda], acc);
         expected[i + c * n] = acc;
       }
     detail::multiply_add_transposed(a.data(), lda, n, b, bt.data(), lda, l, y.data(), n);
-    EXPECT_EQ(0, std::memcmp(y.data(), expected.data(), y.size() * sizeof(double))) << "n " << n;
+    EXPECT_EQ(0, std::memcmp(y.data(), expected.data(), y.size() * sizeof(Real)))
+        << "n " << n << ", " << sizeof(Real) << "-byte values";
 
-    std::vector<double> square(n * n, 0.0);
+    std::vector<Real> square(n * n, Real(0));
     detail::multiply_add_transposed(a.data(), lda, n, b, a.data(), lda, n, square.data(), n);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < i; ++j) ASSERT_EQ(square[i + j * n], square[j + i * n]);
   }
+}
+
+TEST(GrmKernelTest, EveryEntryIsOneFusedChainOnEveryPath) {
+  expect_fused_chains<double>();
+  expect_fused_chains<float>();
 }
 
 TEST(GrmDosageTest, DosageStoreMatchesTheExplicitDefinition) {
@@ -412,18 +456,26 @@ TEST(GrmPlinkTest, GctaFilesEqualPlink19MakeGrmBin) {
     const plink_pair p = prepare(test::dataset(name), dir);
     std::string out;
     const std::string c = (dir / "c").string(), q = (dir / "q").string();
-    ASSERT_EQ(test::run_cli("grm " + p.store + " --quiet --make-grm-bin --out " + c, out), 0)
-        << out;
     ASSERT_EQ(test::run_command(
                   "plink1.9 --bfile " + p.bfile + " --make-grm-bin --out " + q + " --silent", out),
               0)
         << out;
-    EXPECT_EQ(read_words(c + ".grm.id"), read_words(q + ".grm.id"));
-    const auto ours = read_floats(c + ".grm.bin"), theirs = read_floats(q + ".grm.bin");
-    ASSERT_EQ(ours.size(), theirs.size());
-    for (std::size_t i = 0; i < ours.size(); ++i)
-      ASSERT_TRUE(close_floats(ours[i], theirs[i])) << i << ": " << ours[i] << " " << theirs[i];
-    EXPECT_EQ(read_floats(c + ".grm.N.bin"), read_floats(q + ".grm.N.bin"));
+    const auto theirs = read_floats(q + ".grm.bin");
+    // binary32 products (the default for these binary32 files) and binary64 ones.
+    for (const char* precision : {"", " --precision double"}) {
+      SCOPED_TRACE(precision);
+      ASSERT_EQ(test::run_cli("grm " + p.store + " --make-grm-bin --out " + c + precision, out), 0)
+          << out;
+      EXPECT_NE(out.find(*precision == 0 ? "binary32 products" : "binary64 products"),
+                std::string::npos)
+          << out;
+      EXPECT_EQ(read_words(c + ".grm.id"), read_words(q + ".grm.id"));
+      const auto ours = read_floats(c + ".grm.bin");
+      ASSERT_EQ(ours.size(), theirs.size());
+      for (std::size_t i = 0; i < ours.size(); ++i)
+        ASSERT_TRUE(close_floats(ours[i], theirs[i])) << i << ": " << ours[i] << " " << theirs[i];
+      EXPECT_EQ(read_floats(c + ".grm.N.bin"), read_floats(q + ".grm.N.bin"));
+    }
   }
 }
 

@@ -122,6 +122,7 @@ std::vector<command> commands(const std::string& d) {
       {"bayesr" + q + " --iterations 8 --burnin 2", {".trace.tsv", ".effects.tsv"}},
       {"pca --k 3", {".eigenval", ".eigenvec"}},
       {"grm --make-rel square bin", {".rel.bin"}},
+      {"grm --make-grm-bin", {".grm.bin", ".grm.N.bin"}},  // binary32 products
       {"ld --r2 --ld-window-r2 0", {".ld"}},
   };
 }

@@ -59,8 +59,9 @@ def peaks(threads: int) -> dict[str, tuple[str, float]]:
     LD (genotype_products.hpp): a pair of 64-bit plane words covers 64 samples with nine AND,
     nine POPCNT and nine ADD; with VPOPCNTDQ a 512-bit vector holds 8 words and two vector
     ports issue per cycle, else scalar POPCNT (one a cycle) with the AND and ADD beside it.
-    GRM: one double multiply-add per sample pair and variant, two FMA ports of 8 (AVX-512) or
-    4 (AVX2) lanes."""
+    GRM: one multiply-add per sample pair and variant, in binary32 for the binary32 outputs
+    timed here (colflow's default for them), two FMA ports of 16 (AVX-512) or 8 (AVX2) lanes.
+    Some CPUs issue one 512-bit FMA per cycle (AMD Zen 4 splits it in two): half this bound."""
     hz, flags = cpu_clock_hz(), cpu_flags()
     if "avx512_vpopcntdq" in flags:
         integer = threads * hz * 2 * 512 / 27
@@ -68,11 +69,11 @@ def peaks(threads: int) -> dict[str, tuple[str, float]]:
     else:
         integer = threads * hz * 64 / 9
         integer_how = "1 POPCNT/cycle x 64 bits / 9 popcounts"
-    lanes = 8 if "avx512f" in flags else 4 if "fma" in flags else 1
+    lanes = 16 if "avx512f" in flags else 8 if "fma" in flags else 1
     fma = threads * hz * 2 * lanes
     clock = f"{threads} cores x {hz / 1e9:.2f} GHz"
     return {"ld": (f"integer peak: {clock} x {integer_how}", integer),
-            "grm": (f"FMA peak: {clock} x 2 FMA x {lanes} doubles", fma)}
+            "grm": (f"FMA peak: {clock} x 2 FMA x {lanes} floats", fma)}
 
 
 def run(ctx: Context) -> list[Comparison]:
@@ -136,7 +137,10 @@ def run(ctx: Context) -> list[Comparison]:
         rounds=grm_rounds, work=grm_work, peak=bounds["grm"])
     compare(grm_data, "grm, --make-grm-bin", [
         ("colflow grm", colflow("grm", grm_store, "--make-grm-bin", "--out", f"{out}/cg")),
-        ("plink1.9 --make-grm-bin", plink19(grm_data.prefix, "--make-grm-bin", "--out", f"{out}/pg"))],
+        ("plink1.9 --make-grm-bin", plink19(grm_data.prefix, "--make-grm-bin", "--out", f"{out}/pg")),
+        # The binary64 products PLINK computes, beside the default binary32 ones.
+        ("colflow grm --precision double", colflow("grm", grm_store, "--make-grm-bin",
+                                                   "--precision", "double", "--out", f"{out}/cgd"))],
         rounds=grm_rounds, work=grm_work, peak=bounds["grm"])
     for cmp, rounds in comparisons:
         cmp.run(rounds, log)

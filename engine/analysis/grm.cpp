@@ -23,6 +23,12 @@ using matrix = Eigen::MatrixXd;
 // Samples per tile. A tile's products are always taken with the same dimensions, wherever its
 // band starts, so an entry's bits do not depend on the bands (bands start on a tile).
 constexpr std::size_t tile = 64;
+// In single precision, the variants of one binary32 chain: chains start at multiples of it in
+// the pass (blocks are multiples of it), so the bits do not depend on the block.
+constexpr std::size_t single_chain = 128;
+// Variants per block by default: in single precision 1024 (each block reads and writes the
+// band's binary64 sums once, which bounds a pass of binary32 products), 256 in double.
+constexpr std::size_t default_block_single = 1024, default_block_double = 256;
 // Below this, a variant's 2p(1 − p) counts as zero (monomorphic over the samples).
 constexpr double variance_floor = 1e-12;
 
@@ -70,7 +76,7 @@ std::size_t resolved_in_flight(const analysis_options& options) {
 class band_pass {
  public:
   band_pass(std::size_t n, std::size_t first_row, std::size_t rows, bool full_rows, bool pairwise,
-            Eigen::Index block)
+            bool single, Eigen::Index block)
       : n_(n),
         first_(first_row),
         rows_(rows),
@@ -78,9 +84,14 @@ class band_pass {
         full_(full_rows),
         mirror_(full_rows && first_row == 0 && rows == n),
         pairwise_(pairwise),
+        single_(single),
         block_(static_cast<std::size_t>(block)),
-        sums_(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(width_)),
-        z_(((n + tile - 1) / tile) * tile * block_, 0.0) {
+        sums_(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(width_)) {
+    const std::size_t values = ((n + tile - 1) / tile) * tile * block_;
+    if (single_)
+      z32_.assign(values, 0.0f);
+    else
+      z_.assign(values, 0.0);
     zero_across_threads(sums_);
     if (pairwise_) {
       both_.resize(sums_.rows(), sums_.cols());
@@ -97,7 +108,11 @@ class band_pass {
 
   // Sets the value of sample i at the block's k-th variant.
   void set_value(Eigen::Index k, std::size_t i, double value) {
-    z_[(i / tile) * tile * block_ + static_cast<std::size_t>(k) * tile + i % tile] = value;
+    const std::size_t at = (i / tile) * tile * block_ + static_cast<std::size_t>(k) * tile + i % tile;
+    if (single_)
+      z32_[at] = static_cast<float>(value);
+    else
+      z_[at] = value;
   }
 
   // Sample i has no call at the block's k-th variant (pairwise divisors only); called in
@@ -110,7 +125,8 @@ class band_pass {
 
   // Adds the products of the block's first `k` variants, tile by tile across the threads. Each
   // entry is one chain of fused multiply-adds over the variants in order (dense_kernels), so
-  // neither the tiles, the threads nor the bands change its bits.
+  // neither the tiles, the threads nor the bands change its bits; in single precision one
+  // chain of binary32 ones per block, added to the entry's binary64 sum.
   void add_block(Eigen::Index k) {
     tbb::parallel_for(
         tbb::blocked_range<std::size_t>(0, tiles_.size(), 1),
@@ -128,13 +144,16 @@ class band_pass {
 
   // The band's entries and divisors: sums / (M − m_i − m_j + both_ij), or × 1/M; zeros above
   // the diagonal unless the band holds full rows. Each entry on its own, columns across the
-  // threads.
+  // threads. The divisors take the place of the both-missing counts they are made from.
   grm_band finish(std::size_t variants, const std::vector<std::uint32_t>& missing) {
     if (mirror_) mirror_lower_triangle();
     grm_band band;
     band.first_row = first_;
     band.full = full_;
-    band.variants.resize(sums_.rows(), sums_.cols());
+    if (pairwise_)
+      band.variants = std::move(both_);
+    else
+      band.variants.resize(sums_.rows(), sums_.cols());
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, sums_.cols(), 64),
                       [&](const tbb::blocked_range<Eigen::Index>& columns) {
                         for (Eigen::Index c = columns.begin(); c != columns.end(); ++c)
@@ -154,6 +173,8 @@ class band_pass {
                       });
   }
 
+  // Column c's entries and divisors; with pairwise divisors, `divisors` holds the both-missing
+  // counts (finish) until each is replaced by its divisor.
   void finish_column(Eigen::Index c, double m, const std::vector<std::uint32_t>& missing,
                      matrix& divisors) {
     const auto j = static_cast<std::size_t>(c);
@@ -165,7 +186,7 @@ class band_pass {
         continue;
       }
       double d = m;
-      if (pairwise_) d = i == j ? m - missing[i] : m - missing[i] - missing[j] + both_(r, c);
+      if (pairwise_) d = i == j ? m - missing[i] : m - missing[i] - missing[j] + divisors(r, c);
       divisors(r, c) = d;
       if (pairwise_)
         sums_(r, c) /= d;
@@ -182,14 +203,40 @@ class band_pass {
     const std::size_t col0 = j * tile, cols = std::min(tile, n_ - col0);
     const auto ldy = static_cast<std::size_t>(sums_.rows());
     double* y = sums_.data() + (from - first_) + col0 * ldy;
-    detail::multiply_add_transposed(tile_values(i) + (from - row0), tile, to - from,
-                                    static_cast<std::size_t>(k), tile_values(j), tile, cols, y,
-                                    ldy);
+    const auto block = static_cast<std::size_t>(k);
+    if (single_)
+      return add_tile_single(i, j, from - row0, to - from, cols, y, ldy, block);
+    detail::multiply_add_transposed(tile_values(z_, i) + (from - row0), tile, to - from, block,
+                                    tile_values(z_, j), tile, cols, y, ldy);
+  }
+
+  // add_tile in single precision: rows [skip, skip + rows) of tile i against tile j, whose
+  // binary64 sums are y. Each chain of single_chain variants is summed in binary32 from zero,
+  // then added to the entry's sum, in order; the sums stay in a local copy for the block.
+  void add_tile_single(std::size_t i, std::size_t j, std::size_t skip, std::size_t rows,
+                       std::size_t cols, double* y, std::size_t ldy, std::size_t k) const {
+    double sums[tile * tile];
+    float chain[tile * tile];
+    for (std::size_t c = 0; c < cols; ++c)
+      std::copy_n(y + c * ldy, rows, sums + c * rows);
+    const std::size_t entries = rows * cols;
+    for (std::size_t k0 = 0; k0 < k; k0 += single_chain) {
+      std::fill_n(chain, entries, 0.0f);
+      detail::multiply_add_transposed(tile_values(z32_, i) + skip + k0 * tile, tile, rows,
+                                      std::min(single_chain, k - k0),
+                                      tile_values(z32_, j) + k0 * tile, tile, cols, chain, rows);
+      for (std::size_t e = 0; e < entries; ++e) sums[e] += chain[e];
+    }
+    for (std::size_t c = 0; c < cols; ++c)
+      std::copy_n(sums + c * rows, rows, y + c * ldy);
   }
 
   // The block's values of tile t's samples: 64 × block, column-major (leading dimension 64),
   // so that a tile's product reads both operands in order.
-  const double* tile_values(std::size_t t) const { return z_.data() + t * tile * block_; }
+  template <typename Real>
+  const Real* tile_values(const std::vector<Real>& z, std::size_t t) const {
+    return z.data() + t * tile * block_;
+  }
 
   // Ends the missing-sample lists of the variants before the block's k-th.
   void close_lists(Eigen::Index k) {
@@ -235,13 +282,15 @@ class band_pass {
   bool full_;
   bool mirror_;  // a square band holding the whole matrix: the lower triangle, then mirrored
   bool pairwise_;
+  bool single_;  // binary32 products per block (grm_precision::single)
   // The block's missing calls: the samples of variant t are missing_[list_start_[t] …
   // list_start_[t + 1]), ascending.
   std::vector<std::uint32_t> missing_;
   std::vector<std::size_t> list_start_;
   std::size_t block_;
   matrix sums_, both_;
-  std::vector<double> z_;  // the block's values, tile by tile (tile_values)
+  std::vector<double> z_;    // the block's values, tile by tile (tile_values)
+  std::vector<float> z32_;  // the same in binary32, in single precision
   std::vector<std::pair<std::size_t, std::size_t>> tiles_;
 };
 
@@ -253,7 +302,12 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
     throw error(errc::invalid_argument, s.path().string() +
                                             ": grm needs a genotype or dosage store (it is " +
                                             std::string(value_type_name(s.type())) + ")");
-  if (grm.block_columns == 0) throw error(errc::invalid_argument, "grm: block_columns is 0");
+  const bool single = grm.precision == grm_precision::single;
+  if (single && grm.block_columns % single_chain != 0)
+    throw error(errc::invalid_argument,
+                "grm: block_columns " + std::to_string(grm.block_columns) +
+                    " is not a multiple of " + std::to_string(single_chain) +
+                    " (single precision sums chains of that many variants)");
   grm_plan plan;
   plan.samples = sel.rows.size();
   if (plan.samples < 2)
@@ -268,20 +322,29 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
                     " on X, Y or MT are left out, as PLINK leaves them out of a GRM)");
   const std::uint64_t n = plan.samples;
   const bool pairwise = grm.missing == grm_missing::pairwise;
-  const std::uint64_t per_cell = pairwise ? 16 : 8;  // sums (and both-missing counts)
   // The block: its values, and with pairwise divisors the missing calls (4 bytes each, at most
   // every call).
-  const std::uint64_t block = std::min<std::uint64_t>(grm.block_columns, plan.variants);
-  plan.block_bytes = (pairwise ? 12 : 8) * n * block;
+  std::uint64_t columns = grm.block_columns;
+  if (columns == 0) {
+    columns = single ? default_block_single : default_block_double;
+    // A large block is only for speed: not where it would take over an eighth of the limit.
+    if (single && grm.memory_limit != 0 && 8 * n * columns > grm.memory_limit / 8)
+      columns = 2 * single_chain;
+  }
+  plan.block_columns = static_cast<std::size_t>(columns);
+  const std::uint64_t block = std::min<std::uint64_t>(columns, plan.variants);
+  const std::uint64_t value_bytes = grm.precision == grm_precision::single ? 4 : 8;
+  plan.block_bytes = ((pairwise ? 4 : 0) + value_bytes) * n * block;
   plan.stream_bytes = resolved_in_flight(options) *
                       std::max<std::uint64_t>(options.stream.block_bytes, 8 * s.num_rows());
-  // A band of b rows holds b × n entries at most (its result, and the divisors while written);
+  // A band of b rows holds b × n entries at most: its sums, and its divisors (which take the
+  // place of the both-missing counts);
   // on R ranks each also receives the R bands of a round (their entries and divisors) and
   // hands them on one at a time.
   plan.processes =
       distributed(options.processes) ? static_cast<std::size_t>(options.processes->size()) : 1;
   const std::uint64_t gathered = plan.processes == 1 ? 0 : 16 * (plan.processes + 1);
-  const auto band_bytes = [&](std::uint64_t b) { return (per_cell + 8 + gathered) * b * n; };
+  const auto band_bytes = [&](std::uint64_t b) { return (16 + gathered) * b * n; };
   const std::uint64_t fixed = plan.block_bytes + plan.stream_bytes;
   const std::uint64_t smallest = std::min<std::uint64_t>(tile, n);
   plan.minimum_bytes = fixed + band_bytes(smallest);
@@ -293,7 +356,7 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
       throw error(errc::invalid_argument,
                   "grm: " + std::to_string(n) + " samples need at least " +
                       mib(plan.minimum_bytes) + " (a band of " + std::to_string(smallest) +
-                      " rows, a block of " + std::to_string(grm.block_columns) +
+                      " rows, a block of " + std::to_string(plan.block_columns) +
                       " variants and the stream's buffers" +
                       (plan.processes > 1 ? ", and the bands of every rank" : "") +
                       "), more than the memory limit of " + mib(grm.memory_limit) +
@@ -330,8 +393,9 @@ class band_maker {
     const std::size_t n = plan_.samples, m = plan_.variants;
     const std::size_t first = b * plan_.band_rows, rows = std::min(plan_.band_rows, n - first);
     const bool pairwise = grm_.missing == grm_missing::pairwise;
-    const auto block = static_cast<Eigen::Index>(std::min(grm_.block_columns, m));
-    band_pass pass(n, first, rows, grm_.full_rows, pairwise, block);
+    const auto block = static_cast<Eigen::Index>(std::min(plan_.block_columns, m));
+    band_pass pass(n, first, rows, grm_.full_rows, pairwise,
+                   grm_.precision == grm_precision::single, block);
     show_progress_of(b);
     const bool count_missing = !counted_;
     Eigen::Index filled = 0;

@@ -1,6 +1,9 @@
 // The files of `colflow grm`: PLINK 2's .rel forms and PLINK 1.9's (GCTA's) .grm.bin set.
 #include <unistd.h>
 
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <optional>
@@ -47,6 +50,39 @@ class binary_file {
   std::FILE* file_ = nullptr;
 };
 
+// Rows [r0, r1) of a band as T, one after another as the files hold them: row r has the
+// entries of columns 0 … width(i) − 1 of matrix m, i = first_row + r, those above the diagonal
+// 0 unless `upper`. Converted across the threads in squares of 64 rows by 64 columns, so that
+// the column-major band is read in order and each output row is written in cache.
+template <typename T>
+void band_rows(const Eigen::MatrixXd& m, std::size_t first_row, std::size_t r0, std::size_t r1,
+               bool triangle, bool upper, std::vector<T>& out) {
+  constexpr std::size_t square = 64;
+  const auto width = [&](std::size_t r) {
+    return triangle ? first_row + r + 1 : static_cast<std::size_t>(m.cols());
+  };
+  std::vector<std::size_t> start(r1 - r0 + 1, 0);
+  for (std::size_t r = r0; r < r1; ++r) start[r - r0 + 1] = start[r - r0] + width(r);
+  out.resize(start.back());
+  const std::size_t columns = width(r1 - 1);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, (columns + square - 1) / square),
+                    [&](const tbb::blocked_range<std::size_t>& blocks) {
+                      for (std::size_t b = blocks.begin(); b != blocks.end(); ++b)
+                        for (std::size_t q = r0; q < r1; q += square)
+                          for (std::size_t c = b * square; c < std::min(columns, (b + 1) * square);
+                               ++c)
+                            for (std::size_t r = q; r < std::min(r1, q + square); ++r) {
+                              if (c >= width(r)) continue;
+                              const std::size_t i = first_row + r;
+                              const double v = c <= i || upper
+                                                   ? m(static_cast<Eigen::Index>(r),
+                                                       static_cast<Eigen::Index>(c))
+                                                   : 0.0;
+                              out[start[r - r0] + c] = static_cast<T>(v);
+                            }
+                    });
+}
+
 std::filesystem::path rel_matrix_path(const std::filesystem::path& prefix, rel_form form) {
   return detail::prefixed(prefix, form == rel_form::text ? ".rel" : ".rel.bin");
 }
@@ -83,36 +119,36 @@ struct grm_writer::impl {
   std::vector<double> doubles;
   std::vector<float> floats, counts;
 
-  // Row i of a .rel matrix: entries 0..i, then the rest by the shape.
-  void rel_row(const grm_band& band, Eigen::Index r, std::size_t i) {
-    const std::size_t width = outputs.shape == rel_shape::triangle ? i + 1 : n;
-    const auto value = [&](std::size_t c) {
-      if (c <= i || outputs.shape == rel_shape::square)
-        return band.values(r, static_cast<Eigen::Index>(c));
-      return 0.0;
-    };
-    if (rel_text) {
-      for (std::size_t c = 0; c < width; ++c) rel_text->number(value(c));
-      rel_text->end_line();
-    } else if (outputs.form == rel_form::bin) {
-      doubles.resize(width);
-      for (std::size_t c = 0; c < width; ++c) doubles[c] = value(c);
+  // Rows [r0, r1) of the band in the .rel matrix: entries 0..i, then the rest by the shape.
+  void rel_rows(const grm_band& band, std::size_t r0, std::size_t r1) {
+    const bool triangle = outputs.shape == rel_shape::triangle;
+    const bool upper = outputs.shape == rel_shape::square;
+    if (outputs.form == rel_form::bin) {
+      band_rows(band.values, band.first_row, r0, r1, triangle, upper, doubles);
       rel_bin->write(doubles);
-    } else {
-      floats.resize(width);
-      for (std::size_t c = 0; c < width; ++c) floats[c] = static_cast<float>(value(c));
+    } else if (outputs.form == rel_form::bin4) {
+      band_rows(band.values, band.first_row, r0, r1, triangle, upper, floats);
       rel_bin->write(floats);
+    } else {
+      for (std::size_t r = r0; r < r1; ++r) rel_text_row(band, r);
     }
   }
 
-  void gcta_row(const grm_band& band, Eigen::Index r, std::size_t i) {
-    floats.resize(i + 1);
-    counts.resize(i + 1);
-    for (std::size_t c = 0; c <= i; ++c) {
-      floats[c] = static_cast<float>(band.values(r, static_cast<Eigen::Index>(c)));
-      counts[c] = static_cast<float>(band.variants(r, static_cast<Eigen::Index>(c)));
-    }
+  void rel_text_row(const grm_band& band, std::size_t r) {
+    const std::size_t i = band.first_row + r;
+    const std::size_t width = outputs.shape == rel_shape::triangle ? i + 1 : n;
+    for (std::size_t c = 0; c < width; ++c)
+      rel_text->number(c <= i || outputs.shape == rel_shape::square
+                           ? band.values(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c))
+                           : 0.0);
+    rel_text->end_line();
+  }
+
+  // Rows [r0, r1) of the band in GCTA's files: the lower triangle with the diagonal.
+  void gcta_rows(const grm_band& band, std::size_t r0, std::size_t r1) {
+    band_rows(band.values, band.first_row, r0, r1, true, false, floats);
     gcta_values->write(floats);
+    band_rows(band.variants, band.first_row, r0, r1, true, false, counts);
     gcta_counts->write(counts);
   }
 };
@@ -151,10 +187,12 @@ void grm_writer::write(const grm_band& band) {
     throw error(errc::invalid_argument,
                 "grm_writer: a band of " + std::to_string(width) + " columns" +
                     (w.outputs.needs_full_rows() ? " (the square shape needs full rows)" : ""));
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t i = band.first_row + r;
-    if (w.outputs.rel) w.rel_row(band, static_cast<Eigen::Index>(r), i);
-    if (w.outputs.gcta) w.gcta_row(band, static_cast<Eigen::Index>(r), i);
+  // A few hundred rows at a time: the converted rows stay a small fraction of the band.
+  constexpr std::size_t rows_per_write = 256;
+  for (std::size_t r0 = 0; r0 < rows; r0 += rows_per_write) {
+    const std::size_t r1 = std::min(rows, r0 + rows_per_write);
+    if (w.outputs.rel) w.rel_rows(band, r0, r1);
+    if (w.outputs.gcta) w.gcta_rows(band, r0, r1);
   }
   w.next_row += rows;
 }

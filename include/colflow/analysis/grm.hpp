@@ -24,6 +24,9 @@
 /// column order, whichever tile, thread, band or vector unit (AVX-512, AVX2, portable) computes
 /// it, so the result is the same bits at any thread count, any memory limit and on any CPU
 /// (docs/DESIGN.md §7). Entry (j, i) equals entry (i, j) to the bit. The pair counts are exact.
+/// In single precision (grm_precision::single) the values are rounded to binary32, and each
+/// run of 128 variants (from the first, in column order) is one chain of binary32 fused
+/// multiply-adds from zero, added to the entry's binary64 sum: the same guarantees.
 #pragma once
 
 #include <Eigen/Core>
@@ -52,14 +55,26 @@ enum class grm_missing {
   mean_impute,  ///< every variant (M): PLINK 2's `meanimpute`
 };
 
+/// The arithmetic of the products.
+enum class grm_precision {
+  /// binary64 values and products: what PLINK computes (the .rel text and bin forms)
+  double_,
+  /// binary32 values and products per block, binary64 sums across blocks: twice the vector
+  /// lanes, for outputs that are binary32 anyway (GCTA's .grm.bin, .rel.bin4). An entry moves from the binary64 one by a few units of binary32's last place
+  /// relative to the sum of its products' magnitudes (each block's sum is rounded to
+  /// binary32's 24 bits).
+  single,
+};
+
 struct grm_options {
   grm_scaling scaling = grm_scaling::standardized;
   grm_missing missing = grm_missing::pairwise;
+  grm_precision precision = grm_precision::double_;
   /// Compute every column of a band's rows, not only the lower triangle (square outputs).
   bool full_rows = false;
-  /// Variants decoded into one dense block before its products (memory and cache only: the
-  /// bits do not depend on it).
-  std::size_t block_columns = 256;
+  /// Variants decoded into one dense block before its products (memory and cache only in
+  /// double precision; in single precision each block's products are one binary32 chain).
+  std::size_t block_columns = 0;
   /// Bytes the computation may hold (the bands, the decoded block, the stream's buffers);
   /// 0: no limit, one band.
   std::uint64_t memory_limit = 0;
@@ -86,6 +101,7 @@ struct grm_plan {
   std::size_t variants = 0;         ///< M: selected variants but those on X, Y and MT
   std::size_t non_autosomal = 0;    ///< selected variants left out (X, Y, MT)
   std::size_t band_rows = 0;        ///< rows per band (the last band may have fewer)
+  std::size_t block_columns = 0;    ///< variants decoded per block
   std::size_t bands = 0;            ///< bands, each one pass over the variants
   std::size_t processes = 1;        ///< ranks sharing the bands (analysis_options::processes)
   std::uint64_t band_bytes = 0;     ///< bytes of one band (values and divisors)
@@ -97,7 +113,8 @@ struct grm_plan {
 
 /// The plan grm() follows: the variants used and the bands that fit in options.memory_limit.
 /// Throws colflow::error invalid_argument for a store that is not of genotypes or dosages,
-/// fewer than 2 selected samples, no autosomal variant, block_columns 0, or a limit below
+/// fewer than 2 selected samples, no autosomal variant, block_columns not a multiple of 128 in
+/// single precision, or a limit below
 /// minimum_bytes (the message names both sizes).
 grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
                   const analysis_options& options = {});

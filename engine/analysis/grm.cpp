@@ -108,7 +108,8 @@ class band_pass {
 
   // Sets the value of sample i at the block's k-th variant.
   void set_value(Eigen::Index k, std::size_t i, double value) {
-    const std::size_t at = (i / tile) * tile * block_ + static_cast<std::size_t>(k) * tile + i % tile;
+    const std::size_t at =
+        (i / tile) * tile * block_ + static_cast<std::size_t>(k) * tile + i % tile;
     if (single_)
       z32_[at] = static_cast<float>(value);
     else
@@ -204,8 +205,7 @@ class band_pass {
     const auto ldy = static_cast<std::size_t>(sums_.rows());
     double* y = sums_.data() + (from - first_) + col0 * ldy;
     const auto block = static_cast<std::size_t>(k);
-    if (single_)
-      return add_tile_single(i, j, from - row0, to - from, cols, y, ldy, block);
+    if (single_) return add_tile_single(i, j, from - row0, to - from, cols, y, ldy, block);
     detail::multiply_add_transposed(tile_values(z_, i) + (from - row0), tile, to - from, block,
                                     tile_values(z_, j), tile, cols, y, ldy);
   }
@@ -217,8 +217,7 @@ class band_pass {
                        std::size_t cols, double* y, std::size_t ldy, std::size_t k) const {
     double sums[tile * tile];
     float chain[tile * tile];
-    for (std::size_t c = 0; c < cols; ++c)
-      std::copy_n(y + c * ldy, rows, sums + c * rows);
+    for (std::size_t c = 0; c < cols; ++c) std::copy_n(y + c * ldy, rows, sums + c * rows);
     const std::size_t entries = rows * cols;
     for (std::size_t k0 = 0; k0 < k; k0 += single_chain) {
       std::fill_n(chain, entries, 0.0f);
@@ -227,8 +226,7 @@ class band_pass {
                                       tile_values(z32_, j) + k0 * tile, tile, cols, chain, rows);
       for (std::size_t e = 0; e < entries; ++e) sums[e] += chain[e];
     }
-    for (std::size_t c = 0; c < cols; ++c)
-      std::copy_n(sums + c * rows, rows, y + c * ldy);
+    for (std::size_t c = 0; c < cols; ++c) std::copy_n(sums + c * rows, rows, y + c * ldy);
   }
 
   // The block's values of tile t's samples: 64 × block, column-major (leading dimension 64),
@@ -289,7 +287,7 @@ class band_pass {
   std::vector<std::size_t> list_start_;
   std::size_t block_;
   matrix sums_, both_;
-  std::vector<double> z_;    // the block's values, tile by tile (tile_values)
+  std::vector<double> z_;   // the block's values, tile by tile (tile_values)
   std::vector<float> z32_;  // the same in binary32, in single precision
   std::vector<std::pair<std::size_t, std::size_t>> tiles_;
 };

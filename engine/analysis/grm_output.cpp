@@ -1,7 +1,6 @@
 // The files of `colflow grm`: PLINK 2's .rel forms and PLINK 1.9's (GCTA's) .grm.bin set.
-#include <unistd.h>
-
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -65,21 +64,20 @@ void band_rows(const Eigen::MatrixXd& m, std::size_t first_row, std::size_t r0, 
   for (std::size_t r = r0; r < r1; ++r) start[r - r0 + 1] = start[r - r0] + width(r);
   out.resize(start.back());
   const std::size_t columns = width(r1 - 1);
+  // Rows [q, q + 64) by columns [c0, c0 + 64): read down each column, written across rows.
+  const auto convert = [&](std::size_t q, std::size_t c0) {
+    for (std::size_t c = c0; c < std::min(columns, c0 + square); ++c)
+      for (std::size_t r = q; r < std::min(r1, q + square); ++r) {
+        if (c >= width(r)) continue;
+        const bool shown = c <= first_row + r || upper;
+        out[start[r - r0] + c] = static_cast<T>(
+            shown ? m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) : 0.0);
+      }
+  };
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, (columns + square - 1) / square),
-                    [&](const tbb::blocked_range<std::size_t>& blocks) {
-                      for (std::size_t b = blocks.begin(); b != blocks.end(); ++b)
-                        for (std::size_t q = r0; q < r1; q += square)
-                          for (std::size_t c = b * square; c < std::min(columns, (b + 1) * square);
-                               ++c)
-                            for (std::size_t r = q; r < std::min(r1, q + square); ++r) {
-                              if (c >= width(r)) continue;
-                              const std::size_t i = first_row + r;
-                              const double v = c <= i || upper
-                                                   ? m(static_cast<Eigen::Index>(r),
-                                                       static_cast<Eigen::Index>(c))
-                                                   : 0.0;
-                              out[start[r - r0] + c] = static_cast<T>(v);
-                            }
+                    [&](const tbb::blocked_range<std::size_t>& squares) {
+                      for (std::size_t b = squares.begin(); b != squares.end(); ++b)
+                        for (std::size_t q = r0; q < r1; q += square) convert(q, b * square);
                     });
 }
 

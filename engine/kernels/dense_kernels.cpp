@@ -98,9 +98,8 @@ struct avx2_vector<float> {
 // Rows [i, i + 2·lanes) x NC columns of Y += Z·B: 2·NC accumulators, fed by two loads of Z
 // and NC broadcasts of B per step of k; each lane runs its entry's chain over k in order.
 template <typename T, int NC>
-COLFLOW_AVX2 void multiply_add_tile_avx2(const T* z, std::size_t ldz, std::size_t i,
-                                         std::size_t b, matrix_b<T> bmat, T* y,
-                                         std::size_t ldy) noexcept {
+COLFLOW_AVX2 void multiply_add_tile_avx2(const T* z, std::size_t ldz, std::size_t i, std::size_t b,
+                                         matrix_b<T> bmat, T* y, std::size_t ldy) noexcept {
   using V = avx2_vector<T>;
   constexpr std::size_t w = V::lanes;
   typename V::type lo[NC], hi[NC];
@@ -124,8 +123,8 @@ COLFLOW_AVX2 void multiply_add_tile_avx2(const T* z, std::size_t ldz, std::size_
 
 // The `width` (at most NC) columns left after the wide tiles, as one tile of that width.
 template <typename T, int NC>
-COLFLOW_AVX2 void multiply_add_rest_avx2(const T* z, std::size_t ldz, std::size_t i,
-                                         std::size_t b, matrix_b<T> bmat, std::size_t width, T* y,
+COLFLOW_AVX2 void multiply_add_rest_avx2(const T* z, std::size_t ldz, std::size_t i, std::size_t b,
+                                         matrix_b<T> bmat, std::size_t width, T* y,
                                          std::size_t ldy) noexcept {
   if constexpr (NC > 0) {
     if (width == static_cast<std::size_t>(NC))
@@ -274,8 +273,8 @@ COLFLOW_AVX512 void multiply_add_tile_avx512(const T* z, std::size_t ldz, std::s
 // last rows by the AVX2 path (its blocks are half as tall) and multiply_add_rows. Taken by
 // multiply_add_transposed only.
 template <typename T>
-COLFLOW_AVX512 void multiply_add_avx512(const T* z, std::size_t ldz, std::size_t n,
-                                        std::size_t b, matrix_b<T> bmat, std::size_t l, T* y,
+COLFLOW_AVX512 void multiply_add_avx512(const T* z, std::size_t ldz, std::size_t n, std::size_t b,
+                                        matrix_b<T> bmat, std::size_t l, T* y,
                                         std::size_t ldy) noexcept {
   constexpr std::size_t rows = 2 * avx512_vector<T>::lanes;
   std::size_t i = 0;

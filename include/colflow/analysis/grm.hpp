@@ -60,7 +60,8 @@ enum class grm_precision {
   /// binary64 values and products: what PLINK computes (the .rel text and bin forms)
   double_,
   /// binary32 values and products per block, binary64 sums across blocks: twice the vector
-  /// lanes, for outputs that are binary32 anyway (GCTA's .grm.bin, .rel.bin4). An entry moves from the binary64 one by a few units of binary32's last place
+  /// lanes, for outputs that are binary32 anyway (GCTA's .grm.bin, .rel.bin4). An entry moves from
+  /// the binary64 one by a few units of binary32's last place
   /// relative to the sum of its products' magnitudes (each block's sum is rounded to
   /// binary32's 24 bits).
   single,

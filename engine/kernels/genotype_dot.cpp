@@ -52,6 +52,21 @@ struct byte_calls {
 };
 constexpr byte_calls calls{};
 
+// A byte's four dosages, then its four calls (byte_calls), for the AVX-512 kernel that sums
+// both in one vector: one aligned load.
+struct byte_dosages_and_calls {
+  alignas(64) double eight[256][8];
+  constexpr byte_dosages_and_calls() noexcept : eight{} {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned k = 0; k < 4; ++k) {
+        const unsigned code = (b >> (2 * k)) & 3u;
+        eight[b][k] = code_dosage(code);
+        eight[b][4 + k] = code == 1u ? 0.0 : 1.0;
+      }
+  }
+};
+constexpr byte_dosages_and_calls dosages_and_calls{};
+
 // A byte of codes with the samples a mask byte drops turned into missing calls (0b01), so
 // that the tables give them neither a dosage nor a call.
 constexpr std::uint8_t masked_byte(std::uint8_t codes, std::uint8_t mask) noexcept {
@@ -422,6 +437,36 @@ __attribute__((target("avx2,fma"))) void sums_avx2(const std::uint8_t* codes, st
   }
 }
 
+// sums_avx2 with each pair of accumulators (dosages, calls) as the two halves of one 512-bit
+// vector: the same lanes, chains and additions, so the same bits, with one load of the table
+// and one of the weights (broadcast to both halves) per byte instead of three loads.
+__attribute__((target("avx512f,avx2,fma"))) void sums_avx512(const std::uint8_t* codes,
+                                                             std::size_t n, const double* w,
+                                                             double& dot, double& called) noexcept {
+  const std::size_t full = n / 4;
+  __m512d a[4];
+  for (int k = 0; k < 4; ++k) a[k] = _mm512_setzero_pd();
+  std::size_t b = 0;
+  for (; b + 4 <= full; b += 4)
+    for (int k = 0; k < 4; ++k) {
+      const std::size_t at = b + static_cast<std::size_t>(k);
+      const __m512d wv = _mm512_broadcast_f64x4(_mm256_loadu_pd(w + 4 * at));
+      a[k] = _mm512_fmadd_pd(_mm512_load_pd(dosages_and_calls.eight[codes[at]]), wv, a[k]);
+    }
+  for (; b < full; ++b) {
+    const __m512d wv = _mm512_broadcast_f64x4(_mm256_loadu_pd(w + 4 * b));
+    a[0] = _mm512_fmadd_pd(_mm512_load_pd(dosages_and_calls.eight[codes[b]]), wv, a[0]);
+  }
+  const __m512d sum = _mm512_add_pd(_mm512_add_pd(a[0], a[1]), _mm512_add_pd(a[2], a[3]));
+  dot = detail::lanes_sum(_mm512_castpd512_pd256(sum));
+  called = detail::lanes_sum(_mm512_extractf64x4_pd(sum, 1));
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+    dot = std::fma(code_dosage(code), w[i], dot);
+    called += code == 1u ? 0.0 : w[i];
+  }
+}
+
 __attribute__((target("avx2,fma"))) double dot_avx2(const std::uint8_t* codes, std::size_t n,
                                                     const double* w) noexcept {
   const std::size_t full = n / 4;
@@ -466,6 +511,7 @@ __attribute__((target("avx2,fma"))) void axpy_avx2(const std::uint8_t* codes, st
 void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
                           double& dot, double& called) noexcept {
 #if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx512f()) return sums_avx512(codes.data(), n, w, dot, called);
   if (detail::cpu_has_avx2_fma()) return sums_avx2(codes.data(), n, w, dot, called);
 #endif
   sums_portable(codes.data(), n, w, dot, called);

@@ -265,15 +265,21 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
     for (std::size_t from = 0; from < batch.size();) {
       const std::size_t segment_end = segments.first_column(segment + 1) - first;
       const std::size_t to = std::min(batch.size(), from + (segment_end - batch[from].position));
-      blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {
-        std::size_t b = from;
-        if (genotype && terms == 3)
+      if (genotype && terms == 3)
+        blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {
+          std::size_t b = from;
           for (; b + 4 <= to; b += 4)
             add_codes_3<4>(batch, b, tables.data(), width, row0, rows, running.data());
-        for (; b < to; ++b)
-          add_column(batch[b], tables.data() + b * width, genotype, terms, row0, rows,
-                     running.data());
-      });
+          for (; b < to; ++b)
+            add_codes<3>(batch[b].codes.data(), tables.data() + b * width, terms, row0, rows,
+                         running.data());
+        });
+      else
+        blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {
+          for (std::size_t b = from; b < to; ++b)
+            add_column(batch[b], tables.data() + b * width, genotype, terms, row0, rows,
+                       running.data());
+        });
       if (batch[to - 1].position + 1 == segment_end) {
         segments.end(total, running, done);
         ++segment;

@@ -450,16 +450,16 @@ __attribute__((target("avx512f,avx2,fma"))) void sums_avx512(const std::uint8_t*
   for (; b + 4 <= full; b += 4)
     for (int k = 0; k < 4; ++k) {
       const std::size_t at = b + static_cast<std::size_t>(k);
-      const __m512d wv = _mm512_broadcast_f64x4(_mm256_loadu_pd(w + 4 * at));
+      const __m512d wv = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(w + 4 * at));
       a[k] = _mm512_fmadd_pd(_mm512_load_pd(dosages_and_calls.eight[codes[at]]), wv, a[k]);
     }
   for (; b < full; ++b) {
-    const __m512d wv = _mm512_broadcast_f64x4(_mm256_loadu_pd(w + 4 * b));
+    const __m512d wv = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(w + 4 * b));
     a[0] = _mm512_fmadd_pd(_mm512_load_pd(dosages_and_calls.eight[codes[b]]), wv, a[0]);
   }
   const __m512d sum = _mm512_add_pd(_mm512_add_pd(a[0], a[1]), _mm512_add_pd(a[2], a[3]));
-  dot = detail::lanes_sum(_mm512_castpd512_pd256(sum));
-  called = detail::lanes_sum(_mm512_extractf64x4_pd(sum, 1));
+  dot = detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0x0f, sum, 0));
+  called = detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0x0f, sum, 1));
   for (std::size_t i = 4 * full; i < n; ++i) {
     const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
     dot = std::fma(code_dosage(code), w[i], dot);

@@ -68,7 +68,7 @@ command add_grm(CLI::App& app) {
       ->check(integer_range(1, std::uint64_t{1} << 40));
   app.add_option("--precision", o->precision,
                  "Arithmetic of the products: double (binary64, as PLINK), single (binary32\n"
-                 "values and products per block of 256 variants, summed in binary64: about\n"
+                 "values, each run of 128 variants summed in binary32, then in binary64: about\n"
                  "twice as fast), or auto (the default: single when every file written holds\n"
                  "binary32, --make-grm-bin and --make-rel bin4; double otherwise)")
       ->check(one_of({"auto", "double", "single"}));

@@ -1,6 +1,7 @@
 // 2-bit genotype codes: counts, statistics and decoding against a double reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -282,6 +283,45 @@ TEST(GenotypeTest, StandardisedProductAndResidualUpdateWithoutDecoding) {
       }
     }
   }
+}
+
+// The order dosage_dot adds in on every path (engine/kernels/genotype_dot.cpp): whole bytes
+// into four accumulators of four lanes (byte b into b mod 4 while four remain, the rest into
+// the first), then ((a0 + a1) + (a2 + a3)) by lane, (l0 + l1) + (l2 + l3), and the last
+// samples one by one.
+double dosage_dot_in_order(const std::vector<std::uint8_t>& codes, std::uint64_t n,
+                           const std::vector<double>& w) {
+  const std::uint64_t full = n / 4;
+  double acc[4][4] = {};
+  for (std::uint64_t b = 0; b < full; ++b)
+    for (std::uint64_t l = 0; l < 4; ++l) {
+      const int d = std::max(0, test::dosage_at(codes, 4 * b + l));
+      acc[b < (full & ~std::uint64_t{3}) ? b % 4 : 0][l] += d * w[4 * b + l];
+    }
+  double lane[4];
+  for (int l = 0; l < 4; ++l) lane[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+  double dot = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+  for (std::uint64_t i = 4 * full; i < n; ++i) dot += std::max(0, test::dosage_at(codes, i)) * w[i];
+  return dot;
+}
+
+// Columns from no carrier of A1 to nearly all, over lengths of part windows, whole windows and
+// more: listed or streamed, a byte at a time or whole windows, the dot has the bits of the
+// sum over every byte.
+TEST(GenotypeTest, DosageDotHasTheBitsOfTheFullSumAtAnyDensity) {
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> normal;
+  for (std::uint64_t n : {3u, 255u, 256u, 259u, 4095u, 4096u, 4100u, 9001u})
+    for (double p : {0.0, 0.001, 0.01, 0.05, 0.2, 0.5, 0.95}) {
+      const auto codes = dirty_codes(n, p, 0.02, rng);
+      std::vector<double> w(n);
+      for (double& x : w) x = normal(rng);
+      const double dot = dosage_dot(codes, n, w.data());
+      EXPECT_EQ(dot, dosage_dot_in_order(codes, n, w)) << n << " " << p;
+      if (p == 0.0) {
+        EXPECT_FALSE(std::signbit(dot)) << n;
+      }
+    }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -467,13 +468,127 @@ __attribute__((target("avx512f,avx2,fma"))) void sums_avx512(const std::uint8_t*
   }
 }
 
+// Bit j set when byte j of the 32 at `codes` holds a carrier: a sample of dosage above 0, whose
+// code has its low bit clear (0b00, 0b10). A byte of 0b01 (missing) and 0b11 codes holds none.
+__attribute__((target("avx2"), always_inline)) inline std::uint32_t carrier_bytes(
+    const std::uint8_t* codes) noexcept {
+  const __m256i low = _mm256_set1_epi8(0x55);
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
+  return ~static_cast<std::uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(v, low), low)));
+}
+
+// The same for 64 bytes.
+__attribute__((target("avx512f,avx512bw"), always_inline)) inline std::uint64_t carrier_bytes_64(
+    const std::uint8_t* codes) noexcept {
+  const __m512i low = _mm512_set1_epi8(0x55);
+  return _mm512_cmpneq_epi8_mask(_mm512_and_si512(_mm512_loadu_si512(codes), low), low);
+}
+
+// The offsets of a byte's set bits, in increasing order, as 16-bit lanes (the rest 0).
+struct set_bit_offsets {
+  alignas(16) std::uint16_t at[256][8];
+  constexpr set_bit_offsets() noexcept : at{} {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned bit = 0, k = 0; bit < 8; ++bit)
+        if (b >> bit & 1u) at[b][k++] = static_cast<std::uint16_t>(bit);
+  }
+};
+constexpr set_bit_offsets set_bits{};
+
+// Carriers' bytes are listed a window of this many bytes at a time (a multiple of 64).
+constexpr std::size_t carrier_window = 1024;
+
+// Counts the bytes with a carrier among bytes [0, bytes) of `codes` (a multiple of 64) and,
+// when there are at most `most`, writes their offsets to `out` in increasing order; returns
+// the count. `out` must have room for `bytes` + 32 entries.
+using carrier_lister = std::size_t (*)(const std::uint8_t* codes, std::size_t bytes,
+                                       std::size_t most, std::uint16_t* out) noexcept;
+
+// Eight bytes at a time through a table of the set bits' offsets, without a branch.
+__attribute__((target("avx2,popcnt"))) std::size_t list_carriers_avx2(const std::uint8_t* codes,
+                                                                      std::size_t bytes,
+                                                                      std::size_t most,
+                                                                      std::uint16_t* out) noexcept {
+  std::size_t count = 0;
+  for (std::size_t c = 0; c < bytes; c += 32)
+    count += static_cast<std::size_t>(std::popcount(carrier_bytes(codes + c)));
+  if (count > most) return count;
+  count = 0;
+  for (std::size_t c = 0; c < bytes; c += 32) {
+    std::uint32_t live = carrier_bytes(codes + c);
+    for (std::size_t q = c; q < c + 32; q += 8, live >>= 8) {
+      const __m128i offsets =
+          _mm_add_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(set_bits.at[live & 0xffu])),
+                        _mm_set1_epi16(static_cast<short>(q)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + count), offsets);
+      count += static_cast<std::size_t>(std::popcount(live & 0xffu));
+    }
+  }
+  return count;
+}
+
+// 64 bytes a compare, their offsets compressed to the front of a vector.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::size_t list_carriers_avx512(
+    const std::uint8_t* codes, std::size_t bytes, std::size_t most, std::uint16_t* out) noexcept {
+  std::size_t count = 0;
+  for (std::size_t c = 0; c < bytes; c += 64)
+    count += static_cast<std::size_t>(std::popcount(carrier_bytes_64(codes + c)));
+  if (count > most) return count;
+  __m512i offsets = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16,
+                                     15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i step = _mm512_set1_epi16(32);
+  count = 0;
+  for (std::size_t c = 0; c < bytes; c += 64) {
+    const std::uint64_t live = carrier_bytes_64(codes + c);
+    for (int half = 0; half < 2; ++half) {
+      const auto mask = static_cast<__mmask32>(live >> (32 * half));
+      _mm512_storeu_si512(out + count, _mm512_maskz_compress_epi16(mask, offsets));
+      count += static_cast<std::size_t>(std::popcount(static_cast<std::uint32_t>(mask)));
+      offsets = _mm512_add_epi16(offsets, step);
+    }
+  }
+  return count;
+}
+
 __attribute__((target("avx2,fma"))) double dot_avx2(const std::uint8_t* codes, std::size_t n,
-                                                    const double* w) noexcept {
-  const std::size_t full = n / 4;
+                                                    const double* w, carrier_lister list) noexcept {
+  const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
   __m256d d[4];
   for (int k = 0; k < 4; ++k) d[k] = _mm256_setzero_pd();
   std::size_t b = 0;
-  for (; b + 4 <= full; b += 4)
+  // A byte without a carrier adds +0 to every lane of its accumulator, which leaves it as it
+  // is (w finite; an accumulator starts at +0 and never turns −0). A window where a third of
+  // the bytes or fewer hold a carrier is thus summed over a list of those bytes alone, with
+  // the bits of the full sum; the accumulators stay in memory while the list is added.
+  const std::size_t windowed = grouped & ~std::size_t{63};
+  if (windowed > 0) {
+    alignas(32) double acc[4][4];
+    for (int k = 0; k < 4; ++k) _mm256_store_pd(acc[k], d[k]);
+    alignas(64) std::uint16_t live[carrier_window + 32];
+    while (b < windowed) {
+      const std::size_t end = std::min(b + carrier_window, windowed);
+      const std::size_t count = list(codes + b, end - b, (end - b) / 3, live);
+      if (3 * count > end - b) {
+        for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc[k]);
+        for (; b < end; b += 4)
+          for (int k = 0; k < 4; ++k)
+            d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]),
+                                   _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
+        for (int k = 0; k < 4; ++k) _mm256_store_pd(acc[k], d[k]);
+        continue;
+      }
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t at = b + live[i];
+        double* a = acc[at % 4];  // b is a multiple of 4: byte `at` is of accumulator at mod 4
+        _mm256_store_pd(a, _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[at]]),
+                                           _mm256_loadu_pd(w + 4 * at), _mm256_load_pd(a)));
+      }
+      b = end;
+    }
+    for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc[k]);
+  }
+  for (; b < grouped; b += 4)
     for (int k = 0; k < 4; ++k)
       d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]),
                              _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
@@ -519,7 +634,8 @@ void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, co
 
 double dosage_dot(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept {
 #if COLFLOW_X86_DISPATCH
-  if (detail::cpu_has_avx2_fma()) return dot_avx2(codes.data(), n, w);
+  if (detail::cpu_has_avx512_vbmi2()) return dot_avx2(codes.data(), n, w, list_carriers_avx512);
+  if (detail::cpu_has_avx2_fma()) return dot_avx2(codes.data(), n, w, list_carriers_avx2);
 #endif
   return dot_portable(codes.data(), n, w);
 }

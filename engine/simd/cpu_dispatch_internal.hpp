@@ -68,6 +68,17 @@ inline bool cpu_has_avx512_popcnt() noexcept {
   return has;
 }
 
+// AVX-512 with byte and word lanes (BW) and their compress instructions (VBMI2): Ice Lake,
+// Zen 4 and later.
+inline bool cpu_has_avx512_vbmi2() noexcept {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return cpu_has_avx512f() && __builtin_cpu_supports("avx512bw") != 0 &&
+           __builtin_cpu_supports("avx512vbmi2") != 0;
+  }();
+  return has;
+}
+
 inline bool cpu_has_popcnt() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();

@@ -84,9 +84,11 @@ void dosage_dots(const std::uint8_t* const* columns, std::size_t count, const do
 void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
                           double& dot, double& called) noexcept;
 
-/// The dot product alone: sum of dosage_i * w[i] (a missing call counts 0). Half the work of
-/// dosage_and_call_sums, for columns without a missing call among the samples where w is not
-/// zero (where the call sum is the sum of w, which a solver can keep itself).
+/// The dot product alone: sum of dosage_i * w[i] (a missing call counts 0; w finite). Half the
+/// work of dosage_and_call_sums, for columns without a missing call among the samples where w
+/// is not zero (where the call sum is the sum of w, which a solver can keep itself). Where few
+/// bytes of codes hold a dosage above 0 (a rare A1 allele) it costs those bytes, not the
+/// column, with the same bits.
 double dosage_dot(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept;
 
 /// r[i] += a * dosage_i + c for every sample with a call that `mask` keeps (all when empty);

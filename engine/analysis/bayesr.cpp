@@ -534,10 +534,18 @@ class chain_run {
     for (std::size_t i = 0; i < order_.size(); ++i) order_columns_[i] = sel_.columns[order_[i]];
     run_pass([&](const column_view<double>& v) {
       const std::size_t p = order_[v.position];
+      if (v.position + 1 < order_.size()) cache_state(order_[v.position + 1]);
       const double delta = chain_.update(p, z_.dot(p, v, state_.residual, residual_sum));
       if (delta != 0.0) z_.subtract(p, v, delta, state_.residual);
       return true;
     });
+  }
+
+  // Asks for column p's statistics and effect without waiting: requested while the column
+  // before it is sampled, they spare a shuffled order's wait on each.
+  void cache_state(std::size_t p) const noexcept {
+    __builtin_prefetch(&z_.stats()[p]);
+    __builtin_prefetch(&state_.beta[p]);
   }
 
   // hydra's scheme: this process's columns in the iteration's order, an exchange every

@@ -11,9 +11,10 @@ on uk10k and on the scaling suite's simulation (100,000 x 6,000; 20,000 x 1,000 
 run). Seconds per iteration of the chain alone: colflow's and BayesRRcmd's own timing lines;
 GCTB prints none, so its figure is the difference of a chain of 2N iterations and one of N,
 divided by N (loading and output cancel out). Each contender also records the posterior mean
-h² of its chain of 2N iterations (column h2; GCTB's hsq, BayesRRcmd's sigmaG / (sigmaG +
-sigmaE) over its samples after the burn-in). Skipped, saying why, where the peers are absent or
-do not run.
+h² of its chain of 2N iterations (column h2): GCTB's hsq, and for BayesRRcmd, which prints
+none, var(g) / (var(g) + sigmaE) of each sample it keeps after the burn-in, g = Zβ its genetic
+values (Z the standardised genotypes), as GCTB and colflow define h². Skipped, saying why, where
+the peers are absent or do not run.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import csv
 import os
 import re
 import statistics
+
+import numpy as np
 
 from .context import Context
 from .data import Dataset
@@ -89,11 +92,40 @@ def brr_chain(ctx: Context, brr: str, prepared: str, data: Dataset, iterations: 
     if not m:
         raise RuntimeError(f"BayesRRcmd printed no iteration duration:\n{run.stdout[-2000:]}")
     run.seconds = float(m.group(1))
-    with open(samples) as f:
-        rows = list(csv.DictReader(f, skipinitialspace=True))
-    ratios = [float(r["sigmaG[1]"]) / (float(r["sigmaG[1]"]) + float(r["sigmaE"])) for r in rows]
-    run.h2 = statistics.mean(ratios) if ratios else None
+    run.h2 = genetic_values_h2(data, samples)
     return run
+
+
+def standardised_columns(data: Dataset, first: int, last: int) -> np.ndarray:
+    """Columns [first, last) of the .bed as a samples x columns float64 array: A1 counts
+    centred and scaled to SD 1 (n - 1 divisor), a missing call 0 (the column's mean)."""
+    per_column = (data.samples + 3) // 4
+    raw = np.fromfile(data.bed, dtype=np.uint8, count=(last - first) * per_column,
+                      offset=3 + first * per_column).reshape(last - first, per_column)
+    codes = np.stack([(raw >> (2 * k)) & 3 for k in range(4)], axis=2).reshape(last - first, -1)
+    x = np.array([2.0, np.nan, 1.0, 0.0])[codes[:, :data.samples]]
+    x -= np.nanmean(x, axis=1, keepdims=True)
+    x[np.isnan(x)] = 0.0
+    sd = np.sqrt((x * x).sum(axis=1, keepdims=True) / (data.samples - 1))
+    return (x / np.where(sd > 0, sd, 1.0)).T
+
+
+def genetic_values_h2(data: Dataset, samples_csv: str) -> float | None:
+    """Posterior mean of var(g) / (var(g) + sigmaE) over BayesRRcmd's kept samples, g = Zβ."""
+    with open(samples_csv) as f:
+        reader = csv.reader(f, skipinitialspace=True)
+        header = next(reader)
+        rows = [list(map(float, row)) for row in reader if row]
+    if not rows:
+        return None
+    table = np.array(rows)
+    betas = table[:, [i for i, h in enumerate(header) if h.startswith("beta[")]].T
+    g = np.zeros((data.samples, betas.shape[1]))
+    for first in range(0, betas.shape[0], 512):
+        last = min(first + 512, betas.shape[0])
+        g += standardised_columns(data, first, last) @ betas[first:last]
+    var_g = g.var(axis=0, ddof=1)
+    return float(np.mean(var_g / (var_g + table[:, header.index("sigmaE")])))
 
 
 def brr_input(ctx: Context, brr: str, data: Dataset) -> str:

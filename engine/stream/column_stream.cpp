@@ -258,7 +258,6 @@ struct column_stream<T>::impl {
     return error(errc::kernel_error, "kernel failed at " + where + ": " + e.what());
   }
 
-  // The columns of a block one by one through the kernel; returns how many it computed.
   // Asks for the first cache lines of a column's codes without waiting: requested while the
   // column before it is computed, they spare the kernel a wait on each short frame that a
   // shuffled order reads from the mapping.
@@ -267,6 +266,7 @@ struct column_stream<T>::impl {
     for (std::size_t at = 0; at < bytes; at += 64) __builtin_prefetch(d.codes.data() + at, 0, 3);
   }
 
+  // The columns of a block one by one through the kernel; returns how many it computed.
   std::size_t compute_columns(const block& b) {
     for (std::size_t k = 0; k < b.count; ++k) {
       const decoded& d = b.buf->columns[k];

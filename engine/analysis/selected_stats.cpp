@@ -12,7 +12,7 @@ selected_stats::selected_stats(const store& s, std::span<const std::uint8_t> kep
   for (std::size_t i = 0; i < kept.size(); ++i)
     if (kept[i]) rows_.push_back(i);
   if (genotype_) {
-    mask_ = make_sample_mask(kept);
+    if (rows_.size() != store_rows_) mask_ = make_sample_mask(kept);
   } else {
     values_.resize(rows_.size());
   }

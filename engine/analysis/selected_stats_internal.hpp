@@ -25,7 +25,9 @@ class selected_stats {
 
   std::span<const double> kept_values() const noexcept { return values_; }
   const std::vector<std::size_t>& rows() const noexcept { return rows_; }
-  const std::vector<std::uint8_t>& mask() const noexcept { return mask_; }  // packed, genotype
+  // The kept samples as a packed genotype mask; empty when every sample is kept, where a
+  // kernel given no mask does the same work with one load less per byte.
+  const std::vector<std::uint8_t>& mask() const noexcept { return mask_; }
 
  private:
   bool genotype_, dosage_;

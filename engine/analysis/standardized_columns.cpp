@@ -90,9 +90,7 @@ void standardized_columns::subtract(std::size_t p, const column_view<double>& v,
   const column_stats& st = stats_[p];
   if (genotype_) {
     const std::uint8_t* codes = v.codes.data();
-    // With every sample used the mask keeps all: left out, it is one load less per byte.
-    const std::span<const std::uint8_t> mask =
-        used_count_ == rows_ ? std::span<const std::uint8_t>() : statistics_.mask();
+    const std::span<const std::uint8_t> mask = statistics_.mask();
     const double a = -delta / st.sd, c = delta * st.mean / st.sd;
     blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
       const std::size_t bytes = (n + 3) / 4;

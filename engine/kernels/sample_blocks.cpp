@@ -114,15 +114,18 @@ class block_team {
   }
 
   // Thread `home` computes blocks of generation `gen`: its own stretch first, then the others'.
+  // It reports the blocks it computed once, when it has no more to claim: a count shared by
+  // the threads costs a transfer of its cache line between cores at every update.
   void work(std::size_t home, std::uint64_t gen, block_function f, void* context) noexcept {
+    std::size_t computed = 0;
     for (std::size_t k = 0; k < threads_; ++k) {
       const std::size_t t = (home + k) % threads_;
-      for (std::size_t b; (b = claim(t, gen)) != none;) {
+      for (std::size_t b; (b = claim(t, gen)) != none; ++computed) {
         const std::size_t first = b * sample_block_rows;
         f(context, b, first, std::min(sample_block_rows, rows_ - first));
-        done_.fetch_add(1, std::memory_order_acq_rel);
       }
     }
+    if (computed > 0) done_.fetch_add(computed, std::memory_order_acq_rel);
   }
 
   // A helper's life: every new generation it sees, until it has waited idle_limit for one.

@@ -242,28 +242,34 @@ TEST(GenotypeTest, StandardisedProductAndResidualUpdateWithoutDecoding) {
     const auto codes = dirty_codes(n, 0.35, 0.08, rng);
     std::vector<double> w(n);
     for (double& x : w) x = normal(rng);
-    double dot = 0, called = 0;
-    dosage_and_call_sums(codes, n, w.data(), dot, called);
-    double expect_dot = 0, expect_called = 0, scale = 0;
+    const double dot = dosage_dot(codes, n, w.data());
+    const double second = second_dosage_dot(codes, n, w.data());
+    const double missing = missing_sum(codes, n, w.data());
+    double expect_dot = 0, expect_second = 0, expect_missing = 0, w_sum = 0, scale = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       const int d = test::dosage_at(codes, i);
       if (d >= 0) {
         expect_dot += d * w[i];
-        expect_called += w[i];
+        expect_second += (2 - d) * w[i];
+      } else {
+        expect_missing += w[i];
       }
+      w_sum += w[i];
       scale += 2 * std::fabs(w[i]);
     }
     EXPECT_NEAR(dot, expect_dot, 1e-13 * scale) << n;
-    EXPECT_NEAR(called, expect_called, 1e-13 * scale) << n;
-    EXPECT_NEAR(dosage_dot(codes, n, w.data()), expect_dot, 1e-13 * scale) << n;
-    // zᵀw from the two sums equals the product with the decoded standardised column.
+    EXPECT_NEAR(second, expect_second, 1e-13 * scale) << n;
+    EXPECT_NEAR(missing, expect_missing, 1e-13 * scale) << n;
+    // zᵀw from either allele's sum equals the product with the decoded standardised column.
     const column_stats st = genotype_stats(count_genotypes(codes, n), n);
     if (st.sd > 0) {
       std::vector<double> z(n);
       decode_genotypes(codes, standardized_lut(st), z);
       double zw = 0;
       for (std::uint64_t i = 0; i < n; ++i) zw += z[i] * w[i];
+      const double called = w_sum - missing;
       EXPECT_NEAR((dot - st.mean * called) / st.sd, zw, 1e-12 * scale / st.sd) << n;
+      EXPECT_NEAR(((2 - st.mean) * called - second) / st.sd, zw, 1e-12 * scale / st.sd) << n;
     }
 
     // r −= δz through genotype_axpy, with and without a mask.
@@ -285,43 +291,58 @@ TEST(GenotypeTest, StandardisedProductAndResidualUpdateWithoutDecoding) {
   }
 }
 
-// The order dosage_dot adds in on every path (engine/kernels/genotype_dot.cpp): whole bytes
-// into four accumulators of four lanes (byte b into b mod 4 while four remain, the rest into
-// the first), then ((a0 + a1) + (a2 + a3)) by lane, (l0 + l1) + (l2 + l3), and the last
-// samples one by one.
-double dosage_dot_in_order(const std::vector<std::uint8_t>& codes, std::uint64_t n,
-                           const std::vector<double>& w) {
+// The order dosage_dot, second_dosage_dot and missing_sum add in on every path
+// (engine/kernels/genotype_dot.cpp): whole bytes into four accumulators of four lanes (byte b
+// into b mod 4 while four remain, the rest into the first), then ((a0 + a1) + (a2 + a3)) by
+// lane, (l0 + l1) + (l2 + l3), and the last samples one by one. `value` maps a dosage (−1 for
+// a missing call) to the sample's term.
+template <typename Value>
+double sum_in_order(const std::vector<std::uint8_t>& codes, std::uint64_t n,
+                    const std::vector<double>& w, Value value) {
   const std::uint64_t full = n / 4;
   double acc[4][4] = {};
   for (std::uint64_t b = 0; b < full; ++b)
-    for (std::uint64_t l = 0; l < 4; ++l) {
-      const int d = std::max(0, test::dosage_at(codes, 4 * b + l));
-      acc[b < (full & ~std::uint64_t{3}) ? b % 4 : 0][l] += d * w[4 * b + l];
-    }
+    for (std::uint64_t l = 0; l < 4; ++l)
+      acc[b < (full & ~std::uint64_t{3}) ? b % 4 : 0][l] +=
+          value(test::dosage_at(codes, 4 * b + l)) * w[4 * b + l];
   double lane[4];
   for (int l = 0; l < 4; ++l) lane[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
-  double dot = (lane[0] + lane[1]) + (lane[2] + lane[3]);
-  for (std::uint64_t i = 4 * full; i < n; ++i) dot += std::max(0, test::dosage_at(codes, i)) * w[i];
-  return dot;
+  double sum = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+  for (std::uint64_t i = 4 * full; i < n; ++i) sum += value(test::dosage_at(codes, i)) * w[i];
+  return sum;
 }
 
-// Columns from no carrier of A1 to nearly all, over lengths of part windows, whole windows and
-// more: listed or streamed, a byte at a time or whole windows, the dot has the bits of the
-// sum over every byte.
-TEST(GenotypeTest, DosageDotHasTheBitsOfTheFullSumAtAnyDensity) {
+// Columns from no carrier of A1 to nearly all, with few missing calls or many, over lengths of
+// part windows, whole windows and more: listed or streamed, a byte at a time or whole windows,
+// each sum has the bits of the sum over every byte.
+TEST(GenotypeTest, SparseSumsHaveTheBitsOfTheFullSumAtAnyDensity) {
   std::mt19937_64 rng(21);
   std::normal_distribution<double> normal;
+  const auto first = [](int d) { return static_cast<double>(std::max(0, d)); };
+  const auto second = [](int d) { return d < 0 ? 0.0 : static_cast<double>(2 - d); };
+  const auto missing = [](int d) { return d < 0 ? 1.0 : 0.0; };
   for (std::uint64_t n : {3u, 255u, 256u, 259u, 4095u, 4096u, 4100u, 9001u})
-    for (double p : {0.0, 0.001, 0.01, 0.05, 0.2, 0.5, 0.95}) {
-      const auto codes = dirty_codes(n, p, 0.02, rng);
-      std::vector<double> w(n);
-      for (double& x : w) x = normal(rng);
-      const double dot = dosage_dot(codes, n, w.data());
-      EXPECT_EQ(dot, dosage_dot_in_order(codes, n, w)) << n << " " << p;
-      if (p == 0.0) {
-        EXPECT_FALSE(std::signbit(dot)) << n;
+    for (double p : {0.0, 0.001, 0.01, 0.05, 0.2, 0.5, 0.95, 1.0})
+      for (double miss : {0.0, 0.02, 0.5}) {
+        const auto codes = dirty_codes(n, p, miss, rng);
+        std::vector<double> w(n);
+        for (double& x : w) x = normal(rng);
+        const double dot = dosage_dot(codes, n, w.data());
+        EXPECT_EQ(dot, sum_in_order(codes, n, w, first)) << n << " " << p << " " << miss;
+        const double other = second_dosage_dot(codes, n, w.data());
+        EXPECT_EQ(other, sum_in_order(codes, n, w, second)) << n << " " << p << " " << miss;
+        const double missed = missing_sum(codes, n, w.data());
+        EXPECT_EQ(missed, sum_in_order(codes, n, w, missing)) << n << " " << p << " " << miss;
+        if (p == 0.0) {
+          EXPECT_FALSE(std::signbit(dot)) << n;
+        }
+        if (p == 1.0 && miss == 0.0) {
+          EXPECT_FALSE(std::signbit(other)) << n;
+        }
+        if (miss == 0.0) {
+          EXPECT_FALSE(std::signbit(missed)) << n;
+        }
       }
-    }
 }
 
 }  // namespace

@@ -183,15 +183,16 @@ TEST(VectorPathTest, EveryCommandGivesTheSameBytesOnEveryPath) {
     for (const command& c : commands(in.d)) expect_same_bytes_on_every_path(paths, in.d, store, c);
 }
 
-// No missing call and most variants rare, over two sample blocks and a part block: the dots
-// that add only the bytes holding a rare allele (kernels/genotype_dot.cpp) give the bytes of
-// the full sums, which the portable path adds.
+// Most variants rare, A1 the rare allele or the common one, 1% of calls missing, over two
+// sample blocks and a part block: the sums that add only the bytes holding the rarer allele or
+// a missing call (kernels/genotype_dot.cpp) give the bytes of the full sums, which the
+// portable path adds.
 TEST(VectorPathTest, RareVariantSolversGiveTheSameBytesOnEveryPath) {
   const test::temp_dir dir;
   const std::string d = dir.path().string();
   std::string out;
   ASSERT_EQ(test::run_cli("simulate --quiet --samples 9000 --variants 40 --causal 5 --maf-min "
-                          "0.0005 --seed 12 --out " +
+                          "0.0005 --missing 0.01 --seed 12 --out " +
                               d + "/rare",
                           out),
             0)

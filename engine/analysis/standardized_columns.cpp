@@ -8,6 +8,18 @@
 #include "colflow/kernels/genotype_kernels.hpp"
 
 namespace colflow::detail {
+namespace {
+
+// Asks for `bytes` of the next column's codes from `at` on, without waiting. A thread takes the
+// blocks of its own stretch first, column after column (sample_blocks), so the thread that
+// computes a block now likely computes the same block of the next column; in a shuffled order
+// that block's lines would otherwise miss in every cache.
+void cache_block(std::span<const std::uint8_t> next, std::size_t bytes, std::size_t at) noexcept {
+  if (next.size() < at + bytes) return;
+  for (std::size_t line = 0; line < bytes; line += 64) __builtin_prefetch(next.data() + at + line);
+}
+
+}  // namespace
 
 phenotype_samples used_samples(const store& s, const selection& sel,
                                std::span<const double> phenotype, std::size_t minimum,
@@ -52,31 +64,49 @@ standardized_columns::standardized_columns(const store& s, const selection& sel,
 
 template <typename Blocks>
 double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
-                                          std::span<const double> r, double r_sum) const {
+                                          std::span<const double> r, double r_sum,
+                                          std::span<const std::uint8_t> next) const {
   // A block of rows is a run of whole bytes of codes: the kernels see it as a short column.
+  // They add only the bytes that hold the counted allele, so the rarer one is counted: where
+  // A1 is the common allele, x = 2 − (the other allele's dosage) for every call.
   const column_stats& st = stats_[p];
+  const bool count_second = st.mean > 1.0;
+  const auto allele_dot = [&](std::size_t first, std::size_t n) {
+    const std::span<const std::uint8_t> block(codes + first / 4, (n + 3) / 4);
+    cache_block(next, block.size(), first / 4);
+    return count_second ? second_dosage_dot(block, n, r.data() + first)
+                        : dosage_dot(block, n, r.data() + first);
+  };
+  double allele = 0, missing = 0;
   if (st.observed == used_count_) {
-    const double d = blocks.sum([&](std::size_t, std::size_t first, std::size_t n) {
-      return dosage_dot({codes + first / 4, (n + 3) / 4}, n, r.data() + first);
-    });
-    return (d - st.mean * r_sum) / st.sd;
+    allele = blocks.sum(
+        [&](std::size_t, std::size_t first, std::size_t n) { return allele_dot(first, n); });
+  } else {
+    const auto sums =
+        blocks.template sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+          out[0] = allele_dot(first, n);
+          out[1] = missing_sum({codes + first / 4, (n + 3) / 4}, n, r.data() + first);
+        });
+    allele = sums[0];
+    missing = sums[1];
   }
-  const auto [d, called] =
-      blocks.template sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
-        dosage_and_call_sums({codes + first / 4, (n + 3) / 4}, n, r.data() + first, out[0], out[1]);
-      });
-  return (d - st.mean * called) / st.sd;
+  // Σ (x − m) r over the calls, whose r sum to r_sum less the missing calls' (r is 0 where a
+  // sample is not used).
+  const double called = r_sum - missing;
+  const double centred =
+      count_second ? (2.0 - st.mean) * called - allele : allele - st.mean * called;
+  return centred / st.sd;
 }
 
 double standardized_columns::dot_alone(std::size_t p, const column_view<double>& v,
                                        std::span<const double> r, double r_sum) const {
   sample_blocks alone(rows_, sample_blocks::never);
-  return genotype_dot(alone, p, v.codes.data(), r, r_sum);
+  return genotype_dot(alone, p, v.codes.data(), r, r_sum, {});
 }
 
 double standardized_columns::dot(std::size_t p, const column_view<double>& v,
                                  std::span<const double> r, double r_sum) {
-  if (genotype_) return genotype_dot(blocks_, p, v.codes.data(), r, r_sum);
+  if (genotype_) return genotype_dot(blocks_, p, v.codes.data(), r, r_sum, v.next_codes);
   // Standardised block by block, by the thread that then multiplies the block.
   return blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
     standardize(p, v, first, n, z_.data());

@@ -2,7 +2,7 @@
 // samples a fit uses (docs/DESIGN.md §2 statistics of those samples; a missing call and an unused
 // sample count 0). Solvers need two things per column, the product zᵀr with the residual and
 // the update r −= δz. On a genotype store both work on the packed codes and the column's
-// statistics (dosage_and_call_sums, genotype_axpy), so nothing is decoded; a dense column is
+// statistics (dosage_dot, missing_sum, genotype_axpy), so nothing is decoded; a dense column is
 // standardised into a scratch vector once per visit. Both are computed on sample blocks
 // (colflow/kernels/sample_blocks.hpp), across the threads when the column is long enough, with
 // the same bits at any thread count. Shared by the penalised regressions and BayesR.
@@ -57,10 +57,10 @@ class standardized_columns {
   bool constant(std::size_t p) const noexcept { return !(stats_[p].sd > 0.0); }
 
   // z_pᵀ r, added over the sample blocks in block order. `r_sum` is the sum of r over the used
-  // samples (r is 0 on the others), which the caller keeps: a genotype column with a call for every
-  // used sample then needs only the dosage products (half the work). Column updates r −= δz leave
-  // the sum unchanged (z sums to zero over the used samples), so a solver computes it once per
-  // pass.
+  // samples (r is 0 on the others), which the caller keeps: a genotype column then needs only the
+  // products with its rarer allele's dosages, and the sum of r over its missing calls, each
+  // costing the bytes of codes that hold one. Column updates r −= δz leave the sum unchanged
+  // (z sums to zero over the used samples), so a solver computes it once per pass.
   double dot(std::size_t p, const column_view<double>& v, std::span<const double> r, double r_sum);
 
   // The same product of a genotype column computed on the calling thread alone, by the same
@@ -77,10 +77,13 @@ class standardized_columns {
   void values(std::size_t p, const column_view<double>& v, double* out) const;
 
  private:
-  // Rows [first, first + n) of z_p into out[first, first + n).
+  // dot() of a genotype column over `blocks`; asks for the blocks of `next` (the codes of the
+  // column computed next, or empty) as it goes.
   template <typename Blocks>
   double genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
-                      std::span<const double> r, double r_sum) const;
+                      std::span<const double> r, double r_sum,
+                      std::span<const std::uint8_t> next) const;
+  // Rows [first, first + n) of z_p into out[first, first + n).
   void standardize(std::size_t p, const column_view<double>& v, std::size_t first, std::size_t n,
                    double* out) const;
 

@@ -24,14 +24,29 @@ constexpr double code_dosage(unsigned code) noexcept {
   return code == 0 ? 2.0 : code == 2 ? 1.0 : 0.0;  // 0b01 (missing) and 0b11 count 0
 }
 
-struct byte_dosages {
+// The second allele's dosage: 2 minus the first's for a call, 0 for a missing one.
+constexpr double second_dosage(unsigned code) noexcept {
+  return code == 3 ? 2.0 : code == 2 ? 1.0 : 0.0;
+}
+
+constexpr double code_call(unsigned code) noexcept { return code == 1 ? 0.0 : 1.0; }
+constexpr double code_missing(unsigned code) noexcept { return code == 1 ? 1.0 : 0.0; }
+
+// The four values a byte's samples take under a function of their codes: one aligned load
+// stands for the decode of four samples.
+struct byte_values {
   alignas(32) double four[256][4];
-  constexpr byte_dosages() noexcept : four{} {
+  constexpr explicit byte_values(double (*value)(unsigned) noexcept) noexcept : four{} {
     for (unsigned b = 0; b < 256; ++b)
-      for (unsigned k = 0; k < 4; ++k) four[b][k] = code_dosage((b >> (2 * k)) & 3u);
+      for (unsigned k = 0; k < 4; ++k) four[b][k] = value((b >> (2 * k)) & 3u);
   }
+  // A single sample's value: the byte whose first code is `code` and the rest 0b00.
+  constexpr double of(unsigned code) const noexcept { return four[code][0]; }
 };
-constexpr byte_dosages table{};
+constexpr byte_values table{code_dosage};
+constexpr byte_values second_table{second_dosage};
+constexpr byte_values calls{code_call};  // 1 for a call, 0 for a missing one
+constexpr byte_values missing_table{code_missing};
 
 // The same four dosages twice, for the AVX-512 kernel's pairs of vectors: one aligned load.
 struct byte_dosages_twice {
@@ -42,31 +57,6 @@ struct byte_dosages_twice {
   }
 };
 constexpr byte_dosages_twice table_twice{};
-
-// 1 for a call, 0 for a missing one (code 0b01), four samples per byte.
-struct byte_calls {
-  alignas(32) double four[256][4];
-  constexpr byte_calls() noexcept : four{} {
-    for (unsigned b = 0; b < 256; ++b)
-      for (unsigned k = 0; k < 4; ++k) four[b][k] = ((b >> (2 * k)) & 3u) == 1u ? 0.0 : 1.0;
-  }
-};
-constexpr byte_calls calls{};
-
-// A byte's four dosages, then its four calls (byte_calls), for the AVX-512 kernel that sums
-// both in one vector: one aligned load.
-struct byte_dosages_and_calls {
-  alignas(64) double eight[256][8];
-  constexpr byte_dosages_and_calls() noexcept : eight{} {
-    for (unsigned b = 0; b < 256; ++b)
-      for (unsigned k = 0; k < 4; ++k) {
-        const unsigned code = (b >> (2 * k)) & 3u;
-        eight[b][k] = code_dosage(code);
-        eight[b][4 + k] = code == 1u ? 0.0 : 1.0;
-      }
-  }
-};
-constexpr byte_dosages_and_calls dosages_and_calls{};
 
 // A byte of codes with the samples a mask byte drops turned into missing calls (0b01), so
 // that the tables give them neither a dosage nor a call.
@@ -354,7 +344,7 @@ namespace {
 
 // Bytes [0, full) into four accumulators of four lanes, byte b into accumulator b mod 4 while
 // four remain and the rest into accumulator 0; the result is ((a0 + a1) + (a2 + a3)) lane by
-// lane, then (lane 0 + lane 1) + (lane 2 + lane 3), as sums_avx2 and dot_avx2 add them.
+// lane, then (lane 0 + lane 1) + (lane 2 + lane 3), as sparse_sum_avx2 adds them.
 template <typename Term>
 double four_by_four(std::size_t full, Term term) noexcept {
   double acc[4][4] = {};
@@ -369,27 +359,15 @@ double four_by_four(std::size_t full, Term term) noexcept {
   return (lane[0] + lane[1]) + (lane[2] + lane[3]);
 }
 
-void sums_portable(const std::uint8_t* codes, std::size_t n, const double* w, double& dot,
-                   double& called) noexcept {
+// The sum of value(code_i) * w[i] (`values` built from value) in the order of sparse_sum_avx2.
+double sum_portable(const byte_values& values, const std::uint8_t* codes, std::size_t n,
+                    const double* w) noexcept {
   const std::size_t full = n / 4;
-  dot = four_by_four(
-      full, [&](std::size_t b, std::size_t l) { return table.four[codes[b]][l] * w[4 * b + l]; });
-  called = four_by_four(
-      full, [&](std::size_t b, std::size_t l) { return calls.four[codes[b]][l] * w[4 * b + l]; });
-  for (std::size_t i = 4 * full; i < n; ++i) {
-    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
-    dot += code_dosage(code) * w[i];
-    called += code == 1u ? 0.0 : w[i];
-  }
-}
-
-double dot_portable(const std::uint8_t* codes, std::size_t n, const double* w) noexcept {
-  const std::size_t full = n / 4;
-  double dot = four_by_four(
-      full, [&](std::size_t b, std::size_t l) { return table.four[codes[b]][l] * w[4 * b + l]; });
+  double sum = four_by_four(
+      full, [&](std::size_t b, std::size_t l) { return values.four[codes[b]][l] * w[4 * b + l]; });
   for (std::size_t i = 4 * full; i < n; ++i)
-    dot += code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u) * w[i];
-  return dot;
+    sum += values.of((codes[i / 4] >> (2 * (i % 4))) & 3u) * w[i];
+  return sum;
 }
 
 // r + a·x, then + c·call, as axpy_avx2's two fused steps (both products are exact).
@@ -409,80 +387,42 @@ void axpy_portable(const std::uint8_t* codes, std::size_t n, const std::uint8_t*
 }
 
 #if COLFLOW_X86_DISPATCH
-__attribute__((target("avx2,fma"))) void sums_avx2(const std::uint8_t* codes, std::size_t n,
-                                                   const double* w, double& dot,
-                                                   double& called) noexcept {
-  const std::size_t full = n / 4;
-  // Four independent pairs of accumulators: one chain would wait on the FMA latency at every
-  // byte; four keep both FMA ports busy. The grouping is fixed, so the result is too.
-  __m256d d[4], c[4];
-  for (int k = 0; k < 4; ++k) d[k] = c[k] = _mm256_setzero_pd();
-  std::size_t b = 0;
-  for (; b + 4 <= full; b += 4)
-    for (int k = 0; k < 4; ++k) {
-      const __m256d wv = _mm256_loadu_pd(w + 4 * (b + k));
-      d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]), wv, d[k]);
-      c[k] = _mm256_fmadd_pd(_mm256_load_pd(calls.four[codes[b + k]]), wv, c[k]);
-    }
-  for (; b < full; ++b) {
-    const __m256d wv = _mm256_loadu_pd(w + 4 * b);
-    d[0] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b]]), wv, d[0]);
-    c[0] = _mm256_fmadd_pd(_mm256_load_pd(calls.four[codes[b]]), wv, c[0]);
-  }
-  dot = detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3])));
-  called = detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(c[0], c[1]), _mm256_add_pd(c[2], c[3])));
-  for (std::size_t i = 4 * full; i < n; ++i) {
-    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
-    dot = std::fma(code_dosage(code), w[i], dot);
-    called += code == 1u ? 0.0 : w[i];
-  }
-}
+// The bytes a sparse sum must add: those holding a sample whose value is not 0.
+enum class live { first_allele, second_allele, missing };
 
-// sums_avx2 with each pair of accumulators (dosages, calls) as the two halves of one 512-bit
-// vector: the same lanes, chains and additions, so the same bits, with one load of the table
-// and one of the weights (broadcast to both halves) per byte instead of three loads.
-__attribute__((target("avx512f,avx2,fma"))) void sums_avx512(const std::uint8_t* codes,
-                                                             std::size_t n, const double* w,
-                                                             double& dot, double& called) noexcept {
-  const std::size_t full = n / 4;
-  __m512d a[4];
-  for (int k = 0; k < 4; ++k) a[k] = _mm512_setzero_pd();
-  std::size_t b = 0;
-  for (; b + 4 <= full; b += 4)
-    for (int k = 0; k < 4; ++k) {
-      const std::size_t at = b + static_cast<std::size_t>(k);
-      const __m512d wv = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(w + 4 * at));
-      a[k] = _mm512_fmadd_pd(_mm512_load_pd(dosages_and_calls.eight[codes[at]]), wv, a[k]);
-    }
-  for (; b < full; ++b) {
-    const __m512d wv = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(w + 4 * b));
-    a[0] = _mm512_fmadd_pd(_mm512_load_pd(dosages_and_calls.eight[codes[b]]), wv, a[0]);
-  }
-  const __m512d sum = _mm512_add_pd(_mm512_add_pd(a[0], a[1]), _mm512_add_pd(a[2], a[3]));
-  dot = detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0x0f, sum, 0));
-  called = detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0x0f, sum, 1));
-  for (std::size_t i = 4 * full; i < n; ++i) {
-    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
-    dot = std::fma(code_dosage(code), w[i], dot);
-    called += code == 1u ? 0.0 : w[i];
-  }
-}
-
-// Bit j set when byte j of the 32 at `codes` holds a carrier: a sample of dosage above 0, whose
-// code has its low bit clear (0b00, 0b10). A byte of 0b01 (missing) and 0b11 codes holds none.
-__attribute__((target("avx2"), always_inline)) inline std::uint32_t carrier_bytes(
+// Bit j set when byte j of the 32 at `codes` is live:
+// - first_allele: a sample of dosage above 0, whose code has its low bit clear (0b00, 0b10);
+// - second_allele: a code with its high bit set (0b10, 0b11);
+// - missing: a code 0b01, low bit set and high bit clear.
+template <live L>
+__attribute__((target("avx2"), always_inline)) inline std::uint32_t live_bytes(
     const std::uint8_t* codes) noexcept {
-  const __m256i low = _mm256_set1_epi8(0x55);
+  const __m256i low = _mm256_set1_epi8(0x55), zero = _mm256_setzero_si256();
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
-  return ~static_cast<std::uint32_t>(
-      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(v, low), low)));
+  __m256i dead;  // 0xff in the bytes without a live sample
+  if constexpr (L == live::first_allele)
+    dead = _mm256_cmpeq_epi8(_mm256_and_si256(v, low), low);
+  else if constexpr (L == live::second_allele)
+    dead = _mm256_cmpeq_epi8(_mm256_andnot_si256(low, v), zero);
+  else  // a low bit whose high bit (shifted down to it) is clear
+    dead = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_andnot_si256(_mm256_srli_epi16(v, 1), v), low),
+                             zero);
+  return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(dead));
 }
 
 // The same for 64 bytes.
-__attribute__((target("avx512f,avx512bw"), always_inline)) inline std::uint64_t carrier_bytes_64(
+template <live L>
+__attribute__((target("avx512f,avx512bw"), always_inline)) inline std::uint64_t live_bytes_64(
     const std::uint8_t* codes) noexcept {
   const __m512i low = _mm512_set1_epi8(0x55);
-  return _mm512_cmpneq_epi8_mask(_mm512_and_si512(_mm512_loadu_si512(codes), low), low);
+  const __m512i v = _mm512_loadu_si512(codes);
+  if constexpr (L == live::first_allele)
+    return _mm512_cmpneq_epi8_mask(_mm512_and_si512(v, low), low);
+  else if constexpr (L == live::second_allele)
+    return _mm512_test_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(0xaa)));
+  else  // v & ~(v >> 1) & 0x55 in one ternary logic op (0x20: a & ~b & c)
+    return _mm512_test_epi8_mask(_mm512_ternarylogic_epi32(v, _mm512_srli_epi16(v, 1), low, 0x20),
+                                 low);
 }
 
 // The offsets of a byte's set bits, in increasing order, as 16-bit lanes (the rest 0).
@@ -496,27 +436,28 @@ struct set_bit_offsets {
 };
 constexpr set_bit_offsets set_bits{};
 
-// Carriers' bytes are listed a window of this many bytes at a time (a multiple of 64).
-constexpr std::size_t carrier_window = 1024;
+// Live bytes are listed a window of this many bytes at a time (a multiple of 64).
+constexpr std::size_t live_window = 1024;
 
-// Counts the bytes with a carrier among bytes [0, bytes) of `codes` (a multiple of 64) and,
-// when there are at most `most`, writes their offsets to `out` in increasing order; returns
-// the count. `out` must have room for `bytes` + 32 entries.
-using carrier_lister = std::size_t (*)(const std::uint8_t* codes, std::size_t bytes,
-                                       std::size_t most, std::uint16_t* out) noexcept;
+// Counts the live bytes among bytes [0, bytes) of `codes` (a multiple of 64) and, when there
+// are at most `most`, writes their offsets to `out` in increasing order; returns the count.
+// `out` must have room for `bytes` + 32 entries.
+using live_lister = std::size_t (*)(const std::uint8_t* codes, std::size_t bytes, std::size_t most,
+                                    std::uint16_t* out) noexcept;
 
 // Eight bytes at a time through a table of the set bits' offsets, without a branch.
-__attribute__((target("avx2,popcnt"))) std::size_t list_carriers_avx2(const std::uint8_t* codes,
-                                                                      std::size_t bytes,
-                                                                      std::size_t most,
-                                                                      std::uint16_t* out) noexcept {
+template <live L>
+__attribute__((target("avx2,popcnt"))) std::size_t list_live_avx2(const std::uint8_t* codes,
+                                                                  std::size_t bytes,
+                                                                  std::size_t most,
+                                                                  std::uint16_t* out) noexcept {
   std::size_t count = 0;
   for (std::size_t c = 0; c < bytes; c += 32)
-    count += static_cast<std::size_t>(std::popcount(carrier_bytes(codes + c)));
+    count += static_cast<std::size_t>(std::popcount(live_bytes<L>(codes + c)));
   if (count > most) return count;
   count = 0;
   for (std::size_t c = 0; c < bytes; c += 32) {
-    std::uint32_t live = carrier_bytes(codes + c);
+    std::uint32_t live = live_bytes<L>(codes + c);
     for (std::size_t q = c; q < c + 32; q += 8, live >>= 8) {
       const __m128i offsets =
           _mm_add_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(set_bits.at[live & 0xffu])),
@@ -528,19 +469,20 @@ __attribute__((target("avx2,popcnt"))) std::size_t list_carriers_avx2(const std:
   return count;
 }
 
-// 64 bytes a compare, their offsets compressed to the front of a vector.
-__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::size_t list_carriers_avx512(
+// 64 bytes a test, their offsets compressed to the front of a vector.
+template <live L>
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::size_t list_live_avx512(
     const std::uint8_t* codes, std::size_t bytes, std::size_t most, std::uint16_t* out) noexcept {
   std::size_t count = 0;
   for (std::size_t c = 0; c < bytes; c += 64)
-    count += static_cast<std::size_t>(std::popcount(carrier_bytes_64(codes + c)));
+    count += static_cast<std::size_t>(std::popcount(live_bytes_64<L>(codes + c)));
   if (count > most) return count;
   __m512i offsets = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16,
                                      15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i step = _mm512_set1_epi16(32);
   count = 0;
   for (std::size_t c = 0; c < bytes; c += 64) {
-    const std::uint64_t live = carrier_bytes_64(codes + c);
+    const std::uint64_t live = live_bytes_64<L>(codes + c);
     for (int half = 0; half < 2; ++half) {
       const auto mask = static_cast<__mmask32>(live >> (32 * half));
       _mm512_storeu_si512(out + count, _mm512_maskz_compress_epi16(mask, offsets));
@@ -551,29 +493,34 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::size_t list_
   return count;
 }
 
-__attribute__((target("avx2,fma"))) double dot_avx2(const std::uint8_t* codes, std::size_t n,
-                                                    const double* w, carrier_lister list) noexcept {
+// The sum of value(code_i) * w[i] over the samples, `values` built from value, where a byte
+// whose samples all have value 0 is live to no lister: four accumulators of four lanes, as
+// four_by_four adds.
+template <const byte_values& values>
+__attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* codes, std::size_t n,
+                                                           const double* w,
+                                                           live_lister list) noexcept {
   const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
   __m256d d[4];
   for (int k = 0; k < 4; ++k) d[k] = _mm256_setzero_pd();
   std::size_t b = 0;
-  // A byte without a carrier adds +0 to every lane of its accumulator, which leaves it as it
+  // A byte that is not live adds +0 to every lane of its accumulator, which leaves it as it
   // is (w finite; an accumulator starts at +0 and never turns −0). A window where a third of
-  // the bytes or fewer hold a carrier is thus summed over a list of those bytes alone, with
-  // the bits of the full sum; the accumulators stay in memory while the list is added.
+  // the bytes or fewer are live is thus summed over a list of those bytes alone, with the
+  // bits of the full sum; the accumulators stay in memory while the list is added.
   const std::size_t windowed = grouped & ~std::size_t{63};
   if (windowed > 0) {
     alignas(32) double acc[4][4];
     for (int k = 0; k < 4; ++k) _mm256_store_pd(acc[k], d[k]);
-    alignas(64) std::uint16_t live[carrier_window + 32];
+    alignas(64) std::uint16_t live[live_window + 32];
     while (b < windowed) {
-      const std::size_t end = std::min(b + carrier_window, windowed);
+      const std::size_t end = std::min(b + live_window, windowed);
       const std::size_t count = list(codes + b, end - b, (end - b) / 3, live);
       if (3 * count > end - b) {
         for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc[k]);
         for (; b < end; b += 4)
           for (int k = 0; k < 4; ++k)
-            d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]),
+            d[k] = _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[b + k]]),
                                    _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
         for (int k = 0; k < 4; ++k) _mm256_store_pd(acc[k], d[k]);
         continue;
@@ -581,7 +528,7 @@ __attribute__((target("avx2,fma"))) double dot_avx2(const std::uint8_t* codes, s
       for (std::size_t i = 0; i < count; ++i) {
         const std::size_t at = b + live[i];
         double* a = acc[at % 4];  // b is a multiple of 4: byte `at` is of accumulator at mod 4
-        _mm256_store_pd(a, _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[at]]),
+        _mm256_store_pd(a, _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[at]]),
                                            _mm256_loadu_pd(w + 4 * at), _mm256_load_pd(a)));
       }
       b = end;
@@ -590,15 +537,15 @@ __attribute__((target("avx2,fma"))) double dot_avx2(const std::uint8_t* codes, s
   }
   for (; b < grouped; b += 4)
     for (int k = 0; k < 4; ++k)
-      d[k] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b + k]]),
+      d[k] = _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[b + k]]),
                              _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
   for (; b < full; ++b)
-    d[0] = _mm256_fmadd_pd(_mm256_load_pd(table.four[codes[b]]), _mm256_loadu_pd(w + 4 * b), d[0]);
-  double dot =
+    d[0] = _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[b]]), _mm256_loadu_pd(w + 4 * b), d[0]);
+  double sum =
       detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3])));
   for (std::size_t i = 4 * full; i < n; ++i)
-    dot = std::fma(code_dosage((codes[i / 4] >> (2 * (i % 4))) & 3u), w[i], dot);
-  return dot;
+    sum = std::fma(values.of((codes[i / 4] >> (2 * (i % 4))) & 3u), w[i], sum);
+  return sum;
 }
 
 __attribute__((target("avx2,fma"))) void axpy_avx2(const std::uint8_t* codes, std::size_t n,
@@ -623,21 +570,34 @@ __attribute__((target("avx2,fma"))) void axpy_avx2(const std::uint8_t* codes, st
 
 }  // namespace
 
-void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
-                          double& dot, double& called) noexcept {
+namespace {
+
+// The sum of value(code_i) * w[i] (`values` built from value), with L the bytes holding a
+// sample of value above 0, on the widest path this CPU has; the same bits on every path.
+template <const byte_values& values, live L>
+double sparse_sum(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept {
 #if COLFLOW_X86_DISPATCH
-  if (detail::cpu_has_avx512f()) return sums_avx512(codes.data(), n, w, dot, called);
-  if (detail::cpu_has_avx2_fma()) return sums_avx2(codes.data(), n, w, dot, called);
+  if (detail::cpu_has_avx512_vbmi2())
+    return sparse_sum_avx2<values>(codes.data(), n, w, list_live_avx512<L>);
+  if (detail::cpu_has_avx2_fma())
+    return sparse_sum_avx2<values>(codes.data(), n, w, list_live_avx2<L>);
 #endif
-  sums_portable(codes.data(), n, w, dot, called);
+  return sum_portable(values, codes.data(), n, w);
 }
 
+}  // namespace
+
 double dosage_dot(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept {
-#if COLFLOW_X86_DISPATCH
-  if (detail::cpu_has_avx512_vbmi2()) return dot_avx2(codes.data(), n, w, list_carriers_avx512);
-  if (detail::cpu_has_avx2_fma()) return dot_avx2(codes.data(), n, w, list_carriers_avx2);
-#endif
-  return dot_portable(codes.data(), n, w);
+  return sparse_sum<table, live::first_allele>(codes, n, w);
+}
+
+double second_dosage_dot(std::span<const std::uint8_t> codes, std::size_t n,
+                         const double* w) noexcept {
+  return sparse_sum<second_table, live::second_allele>(codes, n, w);
+}
+
+double missing_sum(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept {
+  return sparse_sum<missing_table, live::missing>(codes, n, w);
 }
 
 void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,

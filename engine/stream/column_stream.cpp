@@ -278,7 +278,9 @@ struct column_stream<T>::impl {
       bool go;
       // A failed pass leaves its buffers to begin(), which reclaims all of them.
       try {
-        go = (*kernel)(view_of(d));
+        column_view<T> view = view_of(d);
+        if (k + 1 < b.count) view.next_codes = b.buf->columns[k + 1].codes;
+        go = (*kernel)(view);
       } catch (const std::exception& e) {
         throw kernel_failure(
             "column " + std::to_string(d.column) + " (position " + std::to_string(d.position) + ")",

@@ -16,7 +16,7 @@
 /// coefficient change is below the tolerance, and a full pass then checks the KKT conditions of
 /// every other column (violators join the working set and the sweeps resume).
 /// Genotype columns are never decoded: products with the residual and residual updates work on
-/// the packed codes (dosage_and_call_sums, genotype_axpy).
+/// the packed codes (dosage_dot, missing_sum, genotype_axpy).
 #pragma once
 
 #include <Eigen/Core>

@@ -78,18 +78,20 @@ class dosage_vectors {
 void dosage_dots(const std::uint8_t* const* columns, std::size_t count, const dosage_vectors& v,
                  double* out) noexcept;
 
-/// The two sums a standardised product needs, in one pass over the codes: dot = sum of
-/// dosage_i * w[i] (a missing call counts 0) and called = sum of w[i] over the samples with a
-/// call. With the column's mean m and SD s (docs/DESIGN.md §2), zᵀw = (dot − m · called) / s.
-void dosage_and_call_sums(std::span<const std::uint8_t> codes, std::size_t n, const double* w,
-                          double& dot, double& called) noexcept;
-
-/// The dot product alone: sum of dosage_i * w[i] (a missing call counts 0; w finite). Half the
-/// work of dosage_and_call_sums, for columns without a missing call among the samples where w
-/// is not zero (where the call sum is the sum of w, which a solver can keep itself). Where few
-/// bytes of codes hold a dosage above 0 (a rare A1 allele) it costs those bytes, not the
-/// column, with the same bits.
+/// The dot product of the dosages with w: sum of dosage_i * w[i] (a missing call counts 0;
+/// w finite). Where few bytes of codes hold a dosage above 0 (a rare A1 allele) it costs those
+/// bytes, not the column, with the same bits.
 double dosage_dot(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept;
+
+/// dosage_dot with the other allele's dosages: sum of (2 − dosage_i) * w[i] over the samples
+/// with a call. Cheap where A1 is common and the other allele rare.
+double second_dosage_dot(std::span<const std::uint8_t> codes, std::size_t n,
+                         const double* w) noexcept;
+
+/// The sum of w[i] over the samples whose call is missing (w finite), at the cost of the bytes
+/// that hold one. With the column's mean m and SD s (docs/DESIGN.md §2) and S the sum of w,
+/// zᵀw = (dosage_dot − m · (S − missing_sum)) / s: the standardised product, without decoding.
+double missing_sum(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept;
 
 /// r[i] += a * dosage_i + c for every sample with a call that `mask` keeps (all when empty);
 /// other entries are left as they are. With a = −δ/s and c = δm/s this is r −= δz, the

@@ -65,6 +65,9 @@ struct column_view {
   /// for the stream's decode_as, so kernels can work without decoding. Empty otherwise.
   std::span<const std::uint8_t> codes;
   genotype_lut<T> lut{};
+  /// The codes of the column the pass hands over next, when it is already decoded (empty
+  /// otherwise): a kernel may ask for them early, as it computes this column.
+  std::span<const std::uint8_t> next_codes;
 };
 
 /// What a pass did. compute_busy is the time spent in the kernel; compute_wait is the rest of

@@ -246,10 +246,10 @@ struct column_stream<T>::impl {
     v.values = values;
   }
 
-  column_view<T> view_of(const decoded& d) const {
-    return {d.column, d.position,
-            d.stats,  {d.values, d.values ? static_cast<Eigen::Index>(rows) : 0},
-            d.codes,  d.lut};
+  // `next`: the codes of the column the kernel gets after this one, when known.
+  column_view<T> view_of(const decoded& d, std::span<const std::uint8_t> next = {}) const {
+    const auto values = static_cast<Eigen::Index>(d.values ? rows : 0);
+    return {d.column, d.position, d.stats, {d.values, values}, d.codes, d.lut, next};
   }
 
   static error kernel_failure(const std::string& where, const std::exception& e) {
@@ -278,9 +278,8 @@ struct column_stream<T>::impl {
       bool go;
       // A failed pass leaves its buffers to begin(), which reclaims all of them.
       try {
-        column_view<T> view = view_of(d);
-        if (k + 1 < b.count) view.next_codes = b.buf->columns[k + 1].codes;
-        go = (*kernel)(view);
+        go = (*kernel)(view_of(
+            d, k + 1 < b.count ? b.buf->columns[k + 1].codes : std::span<const std::uint8_t>()));
       } catch (const std::exception& e) {
         throw kernel_failure(
             "column " + std::to_string(d.column) + " (position " + std::to_string(d.position) + ")",

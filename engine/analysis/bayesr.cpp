@@ -529,16 +529,61 @@ class chain_run {
     chain_.end(visited_);
   }
 
-  // Every visited column, streamed in the iteration's order.
+  // Every visited column, streamed in the iteration's order. Where the threads share each
+  // product of a genotype store, its columns go two at a time where a message holds two
+  // (visit_pair): one meeting of the threads for two products. A column of one thread gains
+  // nothing by it, and would compute for nothing the products that an update voids. On several
+  // processes each sum is a collective that all must call alike, and whether a process's
+  // blocks run on threads is its own: there the columns go one at a time.
   void streamed_pass(double residual_sum) {
     for (std::size_t i = 0; i < order_.size(); ++i) order_columns_[i] = sel_.columns[order_[i]];
-    run_pass([&](const column_view<double>& v) {
-      const std::size_t p = order_[v.position];
-      if (v.position + 1 < order_.size()) cache_state(order_[v.position + 1]);
-      const double delta = chain_.update(p, z_.dot(p, v, state_.residual, residual_sum));
-      if (delta != 0.0) z_.subtract(p, v, delta, state_.residual);
+    if (!z_.genotype() || !z_.blocks().parallel() || processes_ != nullptr) {
+      run_pass([&](const column_view<double>& v) {
+        if (v.position + 1 < order_.size()) cache_state(order_[v.position + 1]);
+        visit(order_[v.position], v, residual_sum);
+        return true;
+      });
+      return;
+    }
+    run_batch_pass([&](std::span<const column_view<double>> views) {
+      std::size_t i = 0;
+      for (; i + 1 < views.size(); i += 2) {
+        detail::standardized_columns::next_pair next;  // the next pair's codes
+        for (std::size_t k = 0; k < 2 && i + 2 + k < views.size(); ++k)
+          next[k] = views[i + 2 + k].codes;
+        visit_pair(order_[views[i].position], views[i], order_[views[i + 1].position], views[i + 1],
+                   next, residual_sum);
+      }
+      if (i < views.size()) visit(order_[views[i].position], views[i], residual_sum);
       return true;
     });
+  }
+
+  // Samples column p's effect and updates the residual.
+  void visit(std::size_t p, const column_view<double>& v, double residual_sum) {
+    const double delta = chain_.update(p, z_.dot(p, v, state_.residual, residual_sum));
+    if (delta != 0.0) z_.subtract(p, v, delta, state_.residual);
+  }
+
+  // visit() of p then q, with both products computed at once against the residual before p.
+  // q's product holds when p leaves the residual as it is (its effect stays 0, most visits);
+  // otherwise it is computed again after p's update. Either way each column sees the product a
+  // visit in turn gives it, to the bit, and the draws come in the same order.
+  void visit_pair(std::size_t p, const column_view<double>& v, std::size_t q,
+                  const column_view<double>& u, const detail::standardized_columns::next_pair& next,
+                  double residual_sum) {
+    const std::size_t after = u.position + 1;
+    if (after < order_.size()) cache_state(order_[after]);
+    if (after + 1 < order_.size()) cache_state(order_[after + 1]);
+    const auto [first, second] = z_.dot_pair(p, v, q, u, state_.residual, residual_sum, next);
+    const double delta = chain_.update(p, first);
+    if (delta != 0.0) {
+      z_.subtract(p, v, delta, state_.residual);
+      visit(q, u, residual_sum);
+      return;
+    }
+    const double delta_q = chain_.update(q, second);
+    if (delta_q != 0.0) z_.subtract(q, u, delta_q, state_.residual);
   }
 
   // Asks for column p's statistics and effect without waiting: requested while the column
@@ -578,9 +623,19 @@ class chain_run {
 
   // One pass of `kernel` over order_columns_, pipelined or sequential; its time counted.
   void run_pass(const column_kernel<double>& kernel) {
-    const pass_stats ps = result_.execution == bayesr_execution::sequential
-                              ? stream_.columns.run_sequential(order_columns_, kernel)
-                              : stream_.columns.run(order_columns_, kernel);
+    count(result_.execution == bayesr_execution::sequential
+              ? stream_.columns.run_sequential(order_columns_, kernel)
+              : stream_.columns.run(order_columns_, kernel));
+  }
+
+  // The same with the columns of a message together.
+  void run_batch_pass(const batch_kernel<double>& kernel) {
+    count(result_.execution == bayesr_execution::sequential
+              ? stream_.columns.run_batches_sequential(order_columns_, kernel)
+              : stream_.columns.run_batches(order_columns_, kernel));
+  }
+
+  void count(const pass_stats& ps) {
     result_.seconds += ps.wall_seconds;
     result_.compute_busy_seconds += ps.compute_busy_seconds;
   }

@@ -62,46 +62,61 @@ standardized_columns::standardized_columns(const store& s, const selection& sel,
       stats_(sel.columns.size()),
       z_(genotype_ ? 0 : static_cast<Eigen::Index>(rows_)) {}
 
+// A block of rows is a run of whole bytes of codes: the kernels see it as a short column. They
+// add only the bytes that hold what they count, so the rarer allele is counted: where A1 is the
+// common allele, x = 2 − (the other allele's dosage) for every call. out[1] is 0 for a column
+// with a call for every used sample.
+void standardized_columns::block_sums(std::size_t p, const std::uint8_t* codes,
+                                      std::span<const double> r, std::size_t first, std::size_t n,
+                                      double* out) const {
+  const column_stats& st = stats_[p];
+  const std::span<const std::uint8_t> block(codes + first / 4, (n + 3) / 4);
+  const double* w = r.data() + first;
+  out[0] = st.mean > 1.0 ? second_dosage_dot(block, n, w) : dosage_dot(block, n, w);
+  out[1] = st.observed == used_count_ ? 0.0 : missing_sum(block, n, w);
+}
+
+// Σ (x − m) r over the calls, whose r sum to r_sum less the missing calls' (r is 0 where a
+// sample is not used), over the SD.
+double standardized_columns::centred_dot(std::size_t p, double allele, double missing,
+                                         double r_sum) const {
+  const column_stats& st = stats_[p];
+  const double called = r_sum - missing;
+  const double centred =
+      st.mean > 1.0 ? (2.0 - st.mean) * called - allele : allele - st.mean * called;
+  return centred / st.sd;
+}
+
 template <typename Blocks>
 double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
                                           std::span<const double> r, double r_sum,
                                           std::span<const std::uint8_t> next) const {
-  // A block of rows is a run of whole bytes of codes: the kernels see it as a short column.
-  // They add only the bytes that hold the counted allele, so the rarer one is counted: where
-  // A1 is the common allele, x = 2 − (the other allele's dosage) for every call.
-  const column_stats& st = stats_[p];
-  const bool count_second = st.mean > 1.0;
-  const auto allele_dot = [&](std::size_t first, std::size_t n) {
-    const std::span<const std::uint8_t> block(codes + first / 4, (n + 3) / 4);
-    cache_block(next, block.size(), first / 4);
-    return count_second ? second_dosage_dot(block, n, r.data() + first)
-                        : dosage_dot(block, n, r.data() + first);
-  };
-  double allele = 0, missing = 0;
-  if (st.observed == used_count_) {
-    allele = blocks.sum(
-        [&](std::size_t, std::size_t first, std::size_t n) { return allele_dot(first, n); });
-  } else {
-    const auto sums =
-        blocks.template sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
-          out[0] = allele_dot(first, n);
-          out[1] = missing_sum({codes + first / 4, (n + 3) / 4}, n, r.data() + first);
-        });
-    allele = sums[0];
-    missing = sums[1];
-  }
-  // Σ (x − m) r over the calls, whose r sum to r_sum less the missing calls' (r is 0 where a
-  // sample is not used).
-  const double called = r_sum - missing;
-  const double centred =
-      count_second ? (2.0 - st.mean) * called - allele : allele - st.mean * called;
-  return centred / st.sd;
+  const auto sums =
+      blocks.template sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+        cache_block(next, (n + 3) / 4, first / 4);
+        block_sums(p, codes, r, first, n, out);
+      });
+  return centred_dot(p, sums[0], sums[1], r_sum);
 }
 
 double standardized_columns::dot_alone(std::size_t p, const column_view<double>& v,
                                        std::span<const double> r, double r_sum) const {
   sample_blocks alone(rows_, sample_blocks::never);
   return genotype_dot(alone, p, v.codes.data(), r, r_sum, {});
+}
+
+std::array<double, 2> standardized_columns::dot_pair(std::size_t p, const column_view<double>& v,
+                                                     std::size_t q, const column_view<double>& u,
+                                                     std::span<const double> r, double r_sum,
+                                                     const next_pair& next) {
+  const auto sums =
+      blocks_.sums<4>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+        for (const std::span<const std::uint8_t> codes : next)
+          cache_block(codes, (n + 3) / 4, first / 4);
+        block_sums(p, v.codes.data(), r, first, n, out);
+        block_sums(q, u.codes.data(), r, first, n, out + 2);
+      });
+  return {centred_dot(p, sums[0], sums[1], r_sum), centred_dot(q, sums[2], sums[3], r_sum)};
 }
 
 double standardized_columns::dot(std::size_t p, const column_view<double>& v,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -70,6 +71,15 @@ class standardized_columns {
   double dot_alone(std::size_t p, const column_view<double>& v, std::span<const double> r,
                    double r_sum) const;
 
+  // dot() of genotype columns p (view v) and q (view u) with the same r, each with the bits
+  // dot() gives it: one loop over the sample blocks computes both, and the second product reads
+  // each block of r from the closest cache. `next`: the codes of the two columns after q (or
+  // empty), whose blocks are asked for as the loop goes.
+  using next_pair = std::array<std::span<const std::uint8_t>, 2>;
+  std::array<double, 2> dot_pair(std::size_t p, const column_view<double>& v, std::size_t q,
+                                 const column_view<double>& u, std::span<const double> r,
+                                 double r_sum, const next_pair& next);
+
   // r −= δ z_p, after dot() on the same view (which standardised a dense column).
   void subtract(std::size_t p, const column_view<double>& v, double delta, std::span<double> r);
 
@@ -79,6 +89,11 @@ class standardized_columns {
  private:
   // dot() of a genotype column over `blocks`; asks for the blocks of `next` (the codes of the
   // column computed next, or empty) as it goes.
+  // Column p's two sums over rows [first, first + n) into out[0] and out[1], and the product
+  // they make over all the blocks.
+  void block_sums(std::size_t p, const std::uint8_t* codes, std::span<const double> r,
+                  std::size_t first, std::size_t n, double* out) const;
+  double centred_dot(std::size_t p, double allele, double missing, double r_sum) const;
   template <typename Blocks>
   double genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
                       std::span<const double> r, double r_sum,

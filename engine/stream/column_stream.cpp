@@ -400,8 +400,9 @@ struct column_stream<T>::impl {
     return finish();
   }
 
-  pass_stats run_sequential(std::span<const std::size_t> o, const column_kernel<T>& k) {
-    begin(o, &k, nullptr);
+  pass_stats run_sequential(std::span<const std::size_t> o, const column_kernel<T>* k,
+                            const batch_kernel<T>* bk) {
+    begin(o, k, bk);
     for (std::size_t pos = 0; pos < o.size() && !stop; pos += pass_block) {
       block b{pos / pass_block, pos, std::min(pass_block, o.size() - pos), nullptr};
       prefetch_ahead(pos);
@@ -437,7 +438,13 @@ pass_stats column_stream<T>::run_batches(std::span<const std::size_t> order,
 template <typename T>
 pass_stats column_stream<T>::run_sequential(std::span<const std::size_t> order,
                                             const column_kernel<T>& kernel) {
-  return impl_->run_sequential(order, kernel);
+  return impl_->run_sequential(order, &kernel, nullptr);
+}
+
+template <typename T>
+pass_stats column_stream<T>::run_batches_sequential(std::span<const std::size_t> order,
+                                                    const batch_kernel<T>& kernel) {
+  return impl_->run_sequential(order, nullptr, &kernel);
 }
 
 template <typename T>

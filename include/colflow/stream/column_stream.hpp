@@ -98,8 +98,10 @@ using column_kernel = std::function<bool(const column_view<T>&)>;
 
 /// A batch kernel: called once per message with the consecutive columns it holds, in order
 /// (views valid only during the call), for passes whose columns do not depend on one another
-/// (products with a fixed vector, statistics): it may spread them over threads. Return false to
-/// stop the pass after this batch. Errors as for column_kernel, naming the batch's positions.
+/// (products with a fixed vector, statistics): it may spread them over threads. A pass whose
+/// columns depend on the ones before takes them in order, and may still share work between
+/// neighbours (BayesR's products of two columns). Return false to stop the pass after this batch.
+/// Errors as for column_kernel, naming the batch's positions.
 template <typename T>
 using batch_kernel = std::function<bool(std::span<const column_view<T>>)>;
 
@@ -127,6 +129,9 @@ class column_stream {
   /// The same pass without the graph: decode then compute, one column at a time, on the
   /// calling thread. The baseline the benchmarks compare against.
   pass_stats run_sequential(std::span<const std::size_t> order, const column_kernel<T>& kernel);
+  /// run_batches without the graph, as run_sequential.
+  pass_stats run_batches_sequential(std::span<const std::size_t> order,
+                                    const batch_kernel<T>& kernel);
 
   /// Called from the compute stage about every tenth of a second during a pass (and at the end).
   void on_progress(std::function<void(const pass_progress&)> callback);

@@ -559,10 +559,16 @@ class chain_run {
     });
   }
 
-  // Samples column p's effect and updates the residual.
-  void visit(std::size_t p, const column_view<double>& v, double residual_sum) {
-    const double delta = chain_.update(p, z_.dot(p, v, state_.residual, residual_sum));
+  // Samples column p's effect from its product with the residual and updates the residual;
+  // returns the effect's change.
+  double sample(std::size_t p, const column_view<double>& v, double product) {
+    const double delta = chain_.update(p, product);
     if (delta != 0.0) z_.subtract(p, v, delta, state_.residual);
+    return delta;
+  }
+
+  double visit(std::size_t p, const column_view<double>& v, double residual_sum) {
+    return sample(p, v, z_.dot(p, v, state_.residual, residual_sum));
   }
 
   // visit() of p then q, with both products computed at once against the residual before p.
@@ -576,14 +582,10 @@ class chain_run {
     if (after < order_.size()) cache_state(order_[after]);
     if (after + 1 < order_.size()) cache_state(order_[after + 1]);
     const auto [first, second] = z_.dot_pair(p, v, q, u, state_.residual, residual_sum, next);
-    const double delta = chain_.update(p, first);
-    if (delta != 0.0) {
-      z_.subtract(p, v, delta, state_.residual);
+    if (sample(p, v, first) != 0.0)
       visit(q, u, residual_sum);
-      return;
-    }
-    const double delta_q = chain_.update(q, second);
-    if (delta_q != 0.0) z_.subtract(q, u, delta_q, state_.residual);
+    else
+      sample(q, u, second);
   }
 
   // Asks for column p's statistics and effect without waiting: requested while the column
@@ -605,11 +607,8 @@ class chain_run {
     std::size_t done = 0, exchanges = 0;
     run_pass([&](const column_view<double>& v) {
       const std::size_t p = own_order_[v.position];
-      const double delta = chain_.update(p, z_.dot(p, v, state_.residual, residual_sum));
-      if (delta != 0.0) {
-        z_.subtract(p, v, delta, state_.residual);
-        exchange_->record(p, state_, delta);
-      }
+      const double delta = visit(p, v, residual_sum);
+      if (delta != 0.0) exchange_->record(p, state_, delta);
       if (++done % o_.sync_every == 0) {
         exchange_->exchange(state_);
         ++exchanges;

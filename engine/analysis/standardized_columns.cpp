@@ -10,6 +10,9 @@
 namespace colflow::detail {
 namespace {
 
+// The products count the rarer allele: the other one where A1 is the common allele.
+bool counts_second_allele(const column_stats& st) noexcept { return st.mean > 1.0; }
+
 // Asks for `bytes` of the next column's codes from `at` on, without waiting. A thread takes the
 // blocks of its own stretch first, column after column (sample_blocks), so the thread that
 // computes a block now likely computes the same block of the next column; in a shuffled order
@@ -72,7 +75,7 @@ void standardized_columns::block_sums(std::size_t p, const std::uint8_t* codes,
   const column_stats& st = stats_[p];
   const std::span<const std::uint8_t> block(codes + first / 4, (n + 3) / 4);
   const double* w = r.data() + first;
-  out[0] = st.mean > 1.0 ? second_dosage_dot(block, n, w) : dosage_dot(block, n, w);
+  out[0] = counts_second_allele(st) ? second_dosage_dot(block, n, w) : dosage_dot(block, n, w);
   out[1] = st.observed == used_count_ ? 0.0 : missing_sum(block, n, w);
 }
 
@@ -83,7 +86,7 @@ double standardized_columns::centred_dot(std::size_t p, double allele, double mi
   const column_stats& st = stats_[p];
   const double called = r_sum - missing;
   const double centred =
-      st.mean > 1.0 ? (2.0 - st.mean) * called - allele : allele - st.mean * called;
+      counts_second_allele(st) ? (2.0 - st.mean) * called - allele : allele - st.mean * called;
   return centred / st.sd;
 }
 

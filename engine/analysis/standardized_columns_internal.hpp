@@ -87,13 +87,13 @@ class standardized_columns {
   void values(std::size_t p, const column_view<double>& v, double* out) const;
 
  private:
-  // dot() of a genotype column over `blocks`; asks for the blocks of `next` (the codes of the
-  // column computed next, or empty) as it goes.
   // Column p's two sums over rows [first, first + n) into out[0] and out[1], and the product
   // they make over all the blocks.
   void block_sums(std::size_t p, const std::uint8_t* codes, std::span<const double> r,
                   std::size_t first, std::size_t n, double* out) const;
   double centred_dot(std::size_t p, double allele, double missing, double r_sum) const;
+  // dot() of a genotype column over `blocks`; asks for the blocks of `next` (the codes of the
+  // column computed next, or empty) as it goes.
   template <typename Blocks>
   double genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
                       std::span<const double> r, double r_sum,

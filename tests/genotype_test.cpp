@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -314,7 +315,7 @@ double sum_in_order(const std::vector<std::uint8_t>& codes, std::uint64_t n,
 
 // Columns from no carrier of A1 to nearly all, with few missing calls or many, over lengths of
 // part windows, whole windows and more: listed or streamed, a byte at a time or whole windows,
-// each sum has the bits of the sum over every byte.
+// alone or paired with the missing calls' sum, each sum has the bits of the sum over every byte.
 TEST(GenotypeTest, SparseSumsHaveTheBitsOfTheFullSumAtAnyDensity) {
   std::mt19937_64 rng(21);
   std::normal_distribution<double> normal;
@@ -333,6 +334,14 @@ TEST(GenotypeTest, SparseSumsHaveTheBitsOfTheFullSumAtAnyDensity) {
         EXPECT_EQ(other, sum_in_order(codes, n, w, second)) << n << " " << p << " " << miss;
         const double missed = missing_sum(codes, n, w.data());
         EXPECT_EQ(missed, sum_in_order(codes, n, w, missing)) << n << " " << p << " " << miss;
+        // Both sums in one pass over the bytes live to either: each with its bits alone.
+        const std::array<double, 2> with_first = dosage_dot_and_missing_sum(codes, n, w.data());
+        EXPECT_EQ(with_first[0], dot) << n << " " << p << " " << miss;
+        EXPECT_EQ(with_first[1], missed) << n << " " << p << " " << miss;
+        const std::array<double, 2> with_second =
+            second_dosage_dot_and_missing_sum(codes, n, w.data());
+        EXPECT_EQ(with_second[0], other) << n << " " << p << " " << miss;
+        EXPECT_EQ(with_second[1], missed) << n << " " << p << " " << miss;
         if (p == 0.0) {
           EXPECT_FALSE(std::signbit(dot)) << n;
         }

@@ -75,8 +75,16 @@ void standardized_columns::block_sums(std::size_t p, const std::uint8_t* codes,
   const column_stats& st = stats_[p];
   const std::span<const std::uint8_t> block(codes + first / 4, (n + 3) / 4);
   const double* w = r.data() + first;
-  out[0] = counts_second_allele(st) ? second_dosage_dot(block, n, w) : dosage_dot(block, n, w);
-  out[1] = st.observed == used_count_ ? 0.0 : missing_sum(block, n, w);
+  const bool second = counts_second_allele(st);
+  if (st.observed == used_count_) {
+    out[0] = second ? second_dosage_dot(block, n, w) : dosage_dot(block, n, w);
+    out[1] = 0.0;
+    return;
+  }
+  const std::array<double, 2> sums = second ? second_dosage_dot_and_missing_sum(block, n, w)
+                                            : dosage_dot_and_missing_sum(block, n, w);
+  out[0] = sums[0];
+  out[1] = sums[1];
 }
 
 // Σ (x − m) r over the calls, whose r sum to r_sum less the missing calls' (r is 0 where a

@@ -48,6 +48,21 @@ constexpr byte_values second_table{second_dosage};
 constexpr byte_values calls{code_call};  // 1 for a call, 0 for a missing one
 constexpr byte_values missing_table{code_missing};
 
+// A byte's four values under `values`, then its four missing calls: the two sums of
+// sparse_pair_sum_avx512 as the halves of one 512-bit vector, one aligned load.
+struct byte_values_and_missing {
+  alignas(64) double eight[256][8];
+  constexpr explicit byte_values_and_missing(const byte_values& values) noexcept : eight{} {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned k = 0; k < 4; ++k) {
+        eight[b][k] = values.four[b][k];
+        eight[b][4 + k] = missing_table.four[b][k];
+      }
+  }
+};
+constexpr byte_values_and_missing table_and_missing{table};
+constexpr byte_values_and_missing second_table_and_missing{second_table};
+
 // The same four dosages twice, for the AVX-512 kernel's pairs of vectors: one aligned load.
 struct byte_dosages_twice {
   alignas(64) double eight[256][8];
@@ -388,12 +403,14 @@ void axpy_portable(const std::uint8_t* codes, std::size_t n, const std::uint8_t*
 
 #if COLFLOW_X86_DISPATCH
 // The bytes a sparse sum must add: those holding a sample whose value is not 0.
-enum class live { first_allele, second_allele, missing };
+enum class live { first_allele, second_allele, missing, first_or_missing, second_or_missing };
 
 // Bit j set when byte j of the 32 at `codes` is live:
 // - first_allele: a sample of dosage above 0, whose code has its low bit clear (0b00, 0b10);
 // - second_allele: a code with its high bit set (0b10, 0b11);
-// - missing: a code 0b01, low bit set and high bit clear.
+// - missing: a code 0b01, low bit set and high bit clear;
+// - first_or_missing: a code other than 0b11, a byte other than 0xff;
+// - second_or_missing: a code other than 0b00, a byte other than 0x00.
 template <live L>
 __attribute__((target("avx2"), always_inline)) inline std::uint32_t live_bytes(
     const std::uint8_t* codes) noexcept {
@@ -404,6 +421,10 @@ __attribute__((target("avx2"), always_inline)) inline std::uint32_t live_bytes(
     dead = _mm256_cmpeq_epi8(_mm256_and_si256(v, low), low);
   else if constexpr (L == live::second_allele)
     dead = _mm256_cmpeq_epi8(_mm256_andnot_si256(low, v), zero);
+  else if constexpr (L == live::first_or_missing)
+    dead = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(0xff)));
+  else if constexpr (L == live::second_or_missing)
+    dead = _mm256_cmpeq_epi8(v, zero);
   else  // a low bit whose high bit (shifted down to it) is clear
     dead = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_andnot_si256(_mm256_srli_epi16(v, 1), v), low),
                              zero);
@@ -420,6 +441,10 @@ __attribute__((target("avx512f,avx512bw"), always_inline)) inline std::uint64_t 
     return _mm512_cmpneq_epi8_mask(_mm512_and_si512(v, low), low);
   else if constexpr (L == live::second_allele)
     return _mm512_test_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(0xaa)));
+  else if constexpr (L == live::first_or_missing)
+    return _mm512_cmpneq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(0xff)));
+  else if constexpr (L == live::second_or_missing)
+    return _mm512_test_epi8_mask(v, v);
   else  // v & ~(v >> 1) & 0x55 in one ternary logic op (0x20: a & ~b & c)
     return _mm512_test_epi8_mask(_mm512_ternarylogic_epi32(v, _mm512_srli_epi16(v, 1), low, 0x20),
                                  low);
@@ -548,6 +573,64 @@ __attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* c
   return sum;
 }
 
+// sparse_sum_avx2 of `values` and of the missing calls together, each accumulator pair the
+// two halves of one 512-bit vector (the byte's weights broadcast to both): the same lanes,
+// chains and additions as the two sums apart, so the same bits, over one list of the bytes
+// live to either sum. A byte live to one sum alone adds +0 to the other's lanes.
+// acc plus byte b's two sets of four values times its weights, in both halves.
+template <const byte_values_and_missing& values>
+__attribute__((target("avx512f"), always_inline)) inline __m512d pair_step(
+    const std::uint8_t* codes, const double* w, std::size_t b, __m512d acc) noexcept {
+  const __m512d weights = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(w + 4 * b));
+  return _mm512_fmadd_pd(_mm512_load_pd(values.eight[codes[b]]), weights, acc);
+}
+
+template <const byte_values_and_missing& values>
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::array<double, 2>
+sparse_pair_sum_avx512(const std::uint8_t* codes, std::size_t n, const double* w,
+                       live_lister list) noexcept {
+  const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
+  const auto step = pair_step<values>;
+  __m512d d[4];
+  for (int k = 0; k < 4; ++k) d[k] = _mm512_setzero_pd();
+  std::size_t b = 0;
+  const std::size_t windowed = grouped & ~std::size_t{63};
+  if (windowed > 0) {
+    alignas(64) double acc[4][8] = {};
+    alignas(64) std::uint16_t live[live_window + 32];
+    while (b < windowed) {
+      const std::size_t end = std::min(b + live_window, windowed);
+      const std::size_t count = list(codes + b, end - b, (end - b) / 3, live);
+      if (3 * count > end - b) {
+        for (int k = 0; k < 4; ++k) d[k] = _mm512_load_pd(acc[k]);
+        for (; b < end; b += 4)
+          for (int k = 0; k < 4; ++k) d[k] = step(codes, w, b + static_cast<std::size_t>(k), d[k]);
+        for (int k = 0; k < 4; ++k) _mm512_store_pd(acc[k], d[k]);
+        continue;
+      }
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t at = b + live[i];
+        double* a = acc[at % 4];
+        _mm512_store_pd(a, step(codes, w, at, _mm512_load_pd(a)));
+      }
+      b = end;
+    }
+    for (int k = 0; k < 4; ++k) d[k] = _mm512_load_pd(acc[k]);
+  }
+  for (; b < grouped; b += 4)
+    for (int k = 0; k < 4; ++k) d[k] = step(codes, w, b + static_cast<std::size_t>(k), d[k]);
+  for (; b < full; ++b) d[0] = step(codes, w, b, d[0]);
+  const __m512d sum = _mm512_add_pd(_mm512_add_pd(d[0], d[1]), _mm512_add_pd(d[2], d[3]));
+  std::array<double, 2> sums = {detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0xf, sum, 0)),
+                                detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0xf, sum, 1))};
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+    sums[0] = std::fma(values.eight[code][0], w[i], sums[0]);
+    sums[1] = std::fma(values.eight[code][4], w[i], sums[1]);
+  }
+  return sums;
+}
+
 __attribute__((target("avx2,fma"))) void axpy_avx2(const std::uint8_t* codes, std::size_t n,
                                                    const std::uint8_t* mask, double a, double c,
                                                    double* r) noexcept {
@@ -598,6 +681,34 @@ double second_dosage_dot(std::span<const std::uint8_t> codes, std::size_t n,
 
 double missing_sum(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept {
   return sparse_sum<missing_table, live::missing>(codes, n, w);
+}
+
+namespace {
+
+// sparse_sum of `values` (live L) and missing_sum in one pass where the CPU has AVX-512, or
+// one after the other, with the same bits on every path.
+template <const byte_values& values, live L, const byte_values_and_missing& paired, live either>
+std::array<double, 2> sums_with_missing(std::span<const std::uint8_t> codes, std::size_t n,
+                                        const double* w) noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx512_vbmi2())
+    return sparse_pair_sum_avx512<paired>(codes.data(), n, w, list_live_avx512<either>);
+#endif
+  return {sparse_sum<values, L>(codes, n, w), missing_sum(codes, n, w)};
+}
+
+}  // namespace
+
+std::array<double, 2> dosage_dot_and_missing_sum(std::span<const std::uint8_t> codes, std::size_t n,
+                                                 const double* w) noexcept {
+  return sums_with_missing<table, live::first_allele, table_and_missing, live::first_or_missing>(
+      codes, n, w);
+}
+
+std::array<double, 2> second_dosage_dot_and_missing_sum(std::span<const std::uint8_t> codes,
+                                                        std::size_t n, const double* w) noexcept {
+  return sums_with_missing<second_table, live::second_allele, second_table_and_missing,
+                           live::second_or_missing>(codes, n, w);
 }
 
 void genotype_axpy(std::span<const std::uint8_t> codes, std::size_t n,

@@ -4,6 +4,7 @@
 /// all computed without decoding a column to values.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -92,6 +93,15 @@ double second_dosage_dot(std::span<const std::uint8_t> codes, std::size_t n,
 /// that hold one. With the column's mean m and SD s (docs/DESIGN.md §2) and S the sum of w,
 /// zᵀw = (dosage_dot − m · (S − missing_sum)) / s: the standardised product, without decoding.
 double missing_sum(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept;
+
+/// {dosage_dot, missing_sum} of the same codes and w, each with its bits alone, in one pass over
+/// the bytes that hold either where the CPU allows (docs/PERFORMANCE.md, BayesR).
+std::array<double, 2> dosage_dot_and_missing_sum(std::span<const std::uint8_t> codes, std::size_t n,
+                                                 const double* w) noexcept;
+
+/// {second_dosage_dot, missing_sum} in the same way.
+std::array<double, 2> second_dosage_dot_and_missing_sum(std::span<const std::uint8_t> codes,
+                                                        std::size_t n, const double* w) noexcept;
 
 /// r[i] += a * dosage_i + c for every sample with a call that `mask` keeps (all when empty);
 /// other entries are left as they are. With a = −δ/s and c = δm/s this is r −= δz, the

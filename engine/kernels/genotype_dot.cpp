@@ -573,10 +573,6 @@ __attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* c
   return sum;
 }
 
-// sparse_sum_avx2 of `values` and of the missing calls together, each accumulator pair the
-// two halves of one 512-bit vector (the byte's weights broadcast to both): the same lanes,
-// chains and additions as the two sums apart, so the same bits, over one list of the bytes
-// live to either sum. A byte live to one sum alone adds +0 to the other's lanes.
 // acc plus byte b's two sets of four values times its weights, in both halves.
 template <const byte_values_and_missing& values>
 __attribute__((target("avx512f"), always_inline)) inline __m512d pair_step(
@@ -585,6 +581,10 @@ __attribute__((target("avx512f"), always_inline)) inline __m512d pair_step(
   return _mm512_fmadd_pd(_mm512_load_pd(values.eight[codes[b]]), weights, acc);
 }
 
+// sparse_sum_avx2 of `values` and of the missing calls together, each accumulator pair the
+// two halves of one 512-bit vector (the byte's weights broadcast to both): the same lanes,
+// chains and additions as the two sums apart, so the same bits, over one list of the bytes
+// live to either sum. A byte live to one sum alone adds +0 to the other's lanes.
 template <const byte_values_and_missing& values>
 __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::array<double, 2>
 sparse_pair_sum_avx512(const std::uint8_t* codes, std::size_t n, const double* w,

@@ -518,6 +518,58 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::size_t list_
   return count;
 }
 
+// Bytes [0, windowed) of `codes` (a multiple of 64) into four accumulators kept in `acc`
+// between windows of live_window bytes. A byte that is not live adds +0 to every lane of its
+// accumulator, which leaves it as it is (w finite; an accumulator starts at +0 and never turns
+// −0). A window where a third of the bytes or fewer are live is thus summed over a list of
+// those bytes alone (Sums::listed), with the bits of the full sum, and the others streamed whole
+// (Sums::streamed): one call per window, so this loop needs no vector unit of its own.
+template <class Sums>
+void window_sums(const std::uint8_t* codes, std::size_t windowed, const double* w, live_lister list,
+                 double* acc) noexcept {
+  alignas(64) std::uint16_t live[live_window + 32];
+  for (std::size_t b = 0; b < windowed;) {
+    const std::size_t end = std::min(b + live_window, windowed);
+    const std::size_t count = list(codes + b, end - b, (end - b) / 3, live);
+    if (3 * count > end - b)
+      Sums::streamed(codes, w, b, end, acc);
+    else
+      Sums::listed(codes, w, b, live, count, acc);
+    b = end;
+  }
+}
+
+// One sum of `values` on AVX2: four accumulators of four lanes, byte b into accumulator b mod 4
+// (acc holds them as [4][4]).
+template <const byte_values& values>
+struct avx2_sum {
+  [[gnu::target("avx2,fma"), gnu::always_inline]] static __m256d step(const std::uint8_t* codes,
+                                                                      const double* w,
+                                                                      std::size_t b,
+                                                                      __m256d acc) noexcept {
+    return _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[b]]), _mm256_loadu_pd(w + 4 * b), acc);
+  }
+  [[gnu::target("avx2,fma")]] static void streamed(const std::uint8_t* codes, const double* w,
+                                                   std::size_t b, std::size_t end,
+                                                   double* acc) noexcept {
+    __m256d d[4];
+    for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc + 4 * k);
+    for (; b < end; b += 4)
+      for (int k = 0; k < 4; ++k) d[k] = step(codes, w, b + static_cast<std::size_t>(k), d[k]);
+    for (int k = 0; k < 4; ++k) _mm256_store_pd(acc + 4 * k, d[k]);
+  }
+  // b is a multiple of 4: byte `at` is of accumulator at mod 4.
+  [[gnu::target("avx2,fma")]] static void listed(const std::uint8_t* codes, const double* w,
+                                                 std::size_t b, const std::uint16_t* live,
+                                                 std::size_t count, double* acc) noexcept {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t at = b + live[i];
+      double* a = acc + 4 * (at % 4);
+      _mm256_store_pd(a, step(codes, w, at, _mm256_load_pd(a)));
+    }
+  }
+};
+
 // The sum of value(code_i) * w[i] over the samples, `values` built from value, where a byte
 // whose samples all have value 0 is live to no lister: four accumulators of four lanes, as
 // four_by_four adds.
@@ -525,47 +577,18 @@ template <const byte_values& values>
 __attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* codes, std::size_t n,
                                                            const double* w,
                                                            live_lister list) noexcept {
+  using kernel = avx2_sum<values>;
   const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
-  __m256d d[4];
-  for (int k = 0; k < 4; ++k) d[k] = _mm256_setzero_pd();
-  std::size_t b = 0;
-  // A byte that is not live adds +0 to every lane of its accumulator, which leaves it as it
-  // is (w finite; an accumulator starts at +0 and never turns −0). A window where a third of
-  // the bytes or fewer are live is thus summed over a list of those bytes alone, with the
-  // bits of the full sum; the accumulators stay in memory while the list is added.
   const std::size_t windowed = grouped & ~std::size_t{63};
-  if (windowed > 0) {
-    alignas(32) double acc[4][4];
-    for (int k = 0; k < 4; ++k) _mm256_store_pd(acc[k], d[k]);
-    alignas(64) std::uint16_t live[live_window + 32];
-    while (b < windowed) {
-      const std::size_t end = std::min(b + live_window, windowed);
-      const std::size_t count = list(codes + b, end - b, (end - b) / 3, live);
-      if (3 * count > end - b) {
-        for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc[k]);
-        for (; b < end; b += 4)
-          for (int k = 0; k < 4; ++k)
-            d[k] = _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[b + k]]),
-                                   _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
-        for (int k = 0; k < 4; ++k) _mm256_store_pd(acc[k], d[k]);
-        continue;
-      }
-      for (std::size_t i = 0; i < count; ++i) {
-        const std::size_t at = b + live[i];
-        double* a = acc[at % 4];  // b is a multiple of 4: byte `at` is of accumulator at mod 4
-        _mm256_store_pd(a, _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[at]]),
-                                           _mm256_loadu_pd(w + 4 * at), _mm256_load_pd(a)));
-      }
-      b = end;
-    }
-    for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc[k]);
-  }
+  alignas(32) double acc[4][4] = {};
+  window_sums<kernel>(codes, windowed, w, list, acc[0]);
+  __m256d d[4];
+  for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc[k]);
+  std::size_t b = windowed;
   for (; b < grouped; b += 4)
     for (int k = 0; k < 4; ++k)
-      d[k] = _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[b + k]]),
-                             _mm256_loadu_pd(w + 4 * (b + k)), d[k]);
-  for (; b < full; ++b)
-    d[0] = _mm256_fmadd_pd(_mm256_load_pd(values.four[codes[b]]), _mm256_loadu_pd(w + 4 * b), d[0]);
+      d[k] = kernel::step(codes, w, b + static_cast<std::size_t>(k), d[k]);
+  for (; b < full; ++b) d[0] = kernel::step(codes, w, b, d[0]);
   double sum =
       detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3])));
   for (std::size_t i = 4 * full; i < n; ++i)
@@ -573,53 +596,56 @@ __attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* c
   return sum;
 }
 
-// acc plus byte b's two sets of four values times its weights, in both halves.
+// A sum of `values` and the missing calls' sum on AVX-512, each accumulator pair the two halves
+// of one 512-bit vector (acc holds them as [4][8]), the byte's weights broadcast to both: the
+// lanes and chains of avx2_sum for each sum.
 template <const byte_values_and_missing& values>
-__attribute__((target("avx512f"), always_inline)) inline __m512d pair_step(
-    const std::uint8_t* codes, const double* w, std::size_t b, __m512d acc) noexcept {
-  const __m512d weights = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(w + 4 * b));
-  return _mm512_fmadd_pd(_mm512_load_pd(values.eight[codes[b]]), weights, acc);
-}
+struct avx512_pair_sum {
+  [[gnu::target("avx512f"), gnu::always_inline]] static __m512d step(const std::uint8_t* codes,
+                                                                     const double* w, std::size_t b,
+                                                                     __m512d acc) noexcept {
+    const __m512d weights = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(w + 4 * b));
+    return _mm512_fmadd_pd(_mm512_load_pd(values.eight[codes[b]]), weights, acc);
+  }
+  [[gnu::target("avx512f")]] static void streamed(const std::uint8_t* codes, const double* w,
+                                                  std::size_t b, std::size_t end,
+                                                  double* acc) noexcept {
+    __m512d d[4];
+    for (int k = 0; k < 4; ++k) d[k] = _mm512_load_pd(acc + 8 * k);
+    for (; b < end; b += 4)
+      for (int k = 0; k < 4; ++k) d[k] = step(codes, w, b + static_cast<std::size_t>(k), d[k]);
+    for (int k = 0; k < 4; ++k) _mm512_store_pd(acc + 8 * k, d[k]);
+  }
+  [[gnu::target("avx512f")]] static void listed(const std::uint8_t* codes, const double* w,
+                                                std::size_t b, const std::uint16_t* live,
+                                                std::size_t count, double* acc) noexcept {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t at = b + live[i];
+      double* a = acc + 8 * (at % 4);
+      _mm512_store_pd(a, step(codes, w, at, _mm512_load_pd(a)));
+    }
+  }
+};
 
-// sparse_sum_avx2 of `values` and of the missing calls together, each accumulator pair the
-// two halves of one 512-bit vector (the byte's weights broadcast to both): the same lanes,
-// chains and additions as the two sums apart, so the same bits, over one list of the bytes
-// live to either sum. A byte live to one sum alone adds +0 to the other's lanes.
+// sparse_sum_avx2 of `values` and of the missing calls together, over one list of the bytes
+// live to either sum: the same lanes, chains and additions as the two sums apart, so the same
+// bits. A byte live to one sum alone adds +0 to the other's lanes.
 template <const byte_values_and_missing& values>
 __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) std::array<double, 2>
 sparse_pair_sum_avx512(const std::uint8_t* codes, std::size_t n, const double* w,
                        live_lister list) noexcept {
+  using kernel = avx512_pair_sum<values>;
   const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
-  const auto step = pair_step<values>;
-  __m512d d[4];
-  for (int k = 0; k < 4; ++k) d[k] = _mm512_setzero_pd();
-  std::size_t b = 0;
   const std::size_t windowed = grouped & ~std::size_t{63};
-  if (windowed > 0) {
-    alignas(64) double acc[4][8] = {};
-    alignas(64) std::uint16_t live[live_window + 32];
-    while (b < windowed) {
-      const std::size_t end = std::min(b + live_window, windowed);
-      const std::size_t count = list(codes + b, end - b, (end - b) / 3, live);
-      if (3 * count > end - b) {
-        for (int k = 0; k < 4; ++k) d[k] = _mm512_load_pd(acc[k]);
-        for (; b < end; b += 4)
-          for (int k = 0; k < 4; ++k) d[k] = step(codes, w, b + static_cast<std::size_t>(k), d[k]);
-        for (int k = 0; k < 4; ++k) _mm512_store_pd(acc[k], d[k]);
-        continue;
-      }
-      for (std::size_t i = 0; i < count; ++i) {
-        const std::size_t at = b + live[i];
-        double* a = acc[at % 4];
-        _mm512_store_pd(a, step(codes, w, at, _mm512_load_pd(a)));
-      }
-      b = end;
-    }
-    for (int k = 0; k < 4; ++k) d[k] = _mm512_load_pd(acc[k]);
-  }
+  alignas(64) double acc[4][8] = {};
+  window_sums<kernel>(codes, windowed, w, list, acc[0]);
+  __m512d d[4];
+  for (int k = 0; k < 4; ++k) d[k] = _mm512_load_pd(acc[k]);
+  std::size_t b = windowed;
   for (; b < grouped; b += 4)
-    for (int k = 0; k < 4; ++k) d[k] = step(codes, w, b + static_cast<std::size_t>(k), d[k]);
-  for (; b < full; ++b) d[0] = step(codes, w, b, d[0]);
+    for (int k = 0; k < 4; ++k)
+      d[k] = kernel::step(codes, w, b + static_cast<std::size_t>(k), d[k]);
+  for (; b < full; ++b) d[0] = kernel::step(codes, w, b, d[0]);
   const __m512d sum = _mm512_add_pd(_mm512_add_pd(d[0], d[1]), _mm512_add_pd(d[2], d[3]));
   std::array<double, 2> sums = {detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0xf, sum, 0)),
                                 detail::lanes_sum(_mm512_maskz_extractf64x4_pd(0xf, sum, 1))};

@@ -3,13 +3,16 @@
 //
 // The arithmetic is written once (logistic_sums_body.inl), on eight-lane vectors of GCC's
 // vector extension, and compiled once per path for its target: AVX-512 keeps a vector in one
-// register, AVX2 in two, the portable path in four SSE2 registers with a fused multiply-add
-// call per lane. Every operation is one IEEE operation per lane (the fused multiply-adds are
-// explicit, each path's own below, and no product is followed by a sum the compiler could
-// contract), so the paths differ in speed only.
+// register, the portable path in four SSE2 registers with a fused multiply-add call per lane;
+// the AVX2 path replaces the generic vectors by its own pair of 256-bit registers
+// (logistic_lanes_avx2.inl), which GCC would otherwise lower lane by lane through memory. Every
+// operation is one IEEE operation per lane (the fused multiply-adds are explicit, each path's own
+// below, and no product is followed by a sum the compiler could contract), so the paths differ in
+// speed only.
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/logistic_sums_internal.hpp"
@@ -132,17 +135,7 @@ COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
 #if COLFLOW_X86_DISPATCH
 namespace avx2_path {
 #define COLFLOW_PATH __attribute__((target("avx2,fma")))
-COLFLOW_PATH COLFLOW_INLINE lanes fused(const lanes& a, const lanes& b, const lanes& c) {
-  __m256d x[2], y[2], z[2];
-  std::memcpy(x, &a.v, sizeof x);
-  std::memcpy(y, &b.v, sizeof y);
-  std::memcpy(z, &c.v, sizeof z);
-  z[0] = _mm256_fmadd_pd(x[0], y[0], z[0]);
-  z[1] = _mm256_fmadd_pd(x[1], y[1], z[1]);
-  lanes r;
-  std::memcpy(&r.v, z, sizeof r.v);
-  return r;
-}
+#include "kernels/logistic_lanes_avx2.inl"
 #include "kernels/logistic_sums_body.inl"
 #undef COLFLOW_PATH
 }  // namespace avx2_path

@@ -75,8 +75,8 @@ void declare_options(CLI::App& app, wgr_flags* o) {
       ->check(integer_range(1, std::size_t{1} << 20))
       ->capture_default_str();
   app.add_flag("--allow-short-chromosomes", o->allow_short_chromosomes,
-               "Fit a chromosome with fewer columns than one block as one smaller block (regenie "
-               "does so silently); without it such a chromosome is refused, naming it");
+               "Accepted for older command lines; changes nothing: a chromosome with fewer columns "
+               "than one block is always one smaller block, as in regenie");
   o->folds_flag =
       app.add_option("--folds,--cv", o->folds,
                      "Folds of the cross-validation (consecutive samples). Given, it holds even "

@@ -61,7 +61,6 @@ TEST_F(WgrTest, ResultsDoNotDependOnThreadsOrInFlightDepth) {
   load(s, sel, traits, covariates);
   wgr_options o;
   o.block_size = 150;
-  o.allow_short_chromosomes = true;  // chromosome 5 has 88 columns, fewer than one block
   const auto run = [&](std::size_t threads, std::size_t in_flight) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     analysis_options a;
@@ -106,7 +105,6 @@ TEST_F(WgrTest, CaseControlTraitsDoNotDependOnThreadsAndRefuseOtherValues) {
   traits.values = (traits.values.array() > 0.3).cast<double>();  // about 38% cases
   wgr_options o;
   o.block_size = 150;
-  o.allow_short_chromosomes = true;  // chromosome 5 has 88 columns, fewer than one block
   o.case_control = {true};
   const auto run = [&](std::size_t threads) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
@@ -156,11 +154,7 @@ TEST_F(WgrTest, RefusesBadOptionsAndTraits) {
       EXPECT_NE(e.message().find(message), std::string::npos) << e.message();
     }
   };
-  // The default block of 1000 columns is longer than every chromosome of the toy store.
-  refused({}, traits, nullptr,
-          "chromosome 1 has 569 selected column(s), fewer than one block of 1000");
   wgr_options base;
-  base.allow_short_chromosomes = true;
   wgr_options o = base;
   o.block_size = 0;
   refused(o, traits, nullptr, "block size");

@@ -264,7 +264,8 @@ detail::level1_fit case_control_level1(
 }
 
 // The columns of step 1 in chromosome order (store order within one), and each chromosome's
-// blocks.
+// blocks: runs of block_size, the last of a chromosome smaller (a chromosome shorter than one
+// block is one smaller block, as regenie fits it).
 struct wgr_layout {
   std::vector<std::size_t> order;      // selection positions
   std::vector<std::size_t> columns;    // the store columns, same order
@@ -273,26 +274,6 @@ struct wgr_layout {
   std::vector<std::pair<std::size_t, std::size_t>> chromosome_blocks;
   std::size_t left_out = 0;
 };
-
-std::string chromosome_name(std::size_t index) {
-  return index + 1 == static_cast<std::size_t>(chromosomes) ? "X" : std::to_string(index + 1);
-}
-
-// Refuses a chromosome with some selected columns but fewer than one block, unless allowed.
-void check_chromosome_sizes(const std::vector<std::vector<std::size_t>>& by_chromosome,
-                            const wgr_options& o, const store& s) {
-  if (o.allow_short_chromosomes) return;
-  for (std::size_t c = 0; c < by_chromosome.size(); ++c) {
-    const std::size_t n = by_chromosome[c].size();
-    if (n != 0 && n < o.block_size)
-      throw error(errc::invalid_argument,
-                  "wgr: chromosome " + chromosome_name(c) + " has " + std::to_string(n) +
-                      " selected column(s), fewer than one block of " +
-                      std::to_string(o.block_size) + " (" + s.path().string() +
-                      "): lower --block-size to at most the smallest chromosome's count, or "
-                      "pass --allow-short-chromosomes to fit it as one smaller block");
-  }
-}
 
 wgr_layout lay_out(const store& s, const selection& sel, const wgr_options& o) {
   const std::size_t block_size = o.block_size;
@@ -305,7 +286,6 @@ wgr_layout lay_out(const store& s, const selection& sel, const wgr_options& o) {
     else
       by_chromosome[static_cast<std::size_t>(c - 1)].push_back(p);
   }
-  check_chromosome_sizes(by_chromosome, o, s);
   for (const auto& positions : by_chromosome) {
     const std::size_t first = l.block_end.size();
     for (std::size_t i = 0; i < positions.size(); ++i) {

@@ -59,10 +59,10 @@ def wgr(
     ``pheno`` and ``covar`` take the forms of ``assoc`` (DataFrames indexed by IID, numpy
     arrays of one row per sample, or the paths of PLINK-style files). The traits named in
     ``binary`` are case/control, coded 0 control and 1 case (the command's ``--binary --1``);
-    the others are quantitative. ``block_size``, ``allow_short_chromosomes``, ``folds``,
-    ``loocv``, ``l1_full``, ``l0`` and ``l1`` are the command's ``--block-size``,
-    ``--allow-short-chromosomes``, ``--folds``, ``--loocv``, ``--l1-full``, ``--l0`` and
-    ``--l1``: without ``folds`` or ``loocv``, 5 folds, or leave-one-out for a case/control
+    the others are quantitative. ``block_size``, ``folds``, ``loocv``, ``l1_full``, ``l0``
+    and ``l1`` are the command's ``--block-size``, ``--folds``, ``--loocv``, ``--l1-full``,
+    ``--l0`` and ``--l1``; ``allow_short_chromosomes`` is accepted and changes nothing (a
+    chromosome shorter than one block is one smaller block, as in regenie). Without ``folds`` or ``loocv``, 5 folds, or leave-one-out for a case/control
     trait on fewer than 5,000 samples (regenie's rule). The same bits as the command at any
     thread count. Raises InvalidArgumentError as the command does.
     """

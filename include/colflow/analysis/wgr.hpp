@@ -68,10 +68,8 @@ inline constexpr std::size_t wgr_leave_one_out_below = 5000;
 
 struct wgr_options {
   std::size_t block_size = 1000;  ///< columns per level-0 block (within a chromosome)
-  /// Accept a chromosome with fewer selected columns than one block, fitted as one smaller
-  /// block (regenie does so silently). By default such a chromosome is refused: its LOCO
-  /// prediction and its share of level 1 would rest on a block unlike the others, which is most
-  /// often a sign of a --block-size meant for other data.
+  /// Kept so that existing callers still compile; changes nothing. A chromosome with fewer
+  /// selected columns than one block is always fitted as one smaller block, as regenie does.
   bool allow_short_chromosomes = false;
   std::size_t folds = 5;  ///< K of the cross-validation, at least 2
   wgr_validation validation = wgr_validation::automatic;

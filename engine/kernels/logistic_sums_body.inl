@@ -234,10 +234,12 @@ COLFLOW_PATH COLFLOW_INLINE void pass(const pass_inputs& in, double* information
   if (rows) *rows->log_likelihood = lanes_total(acc[e]);
 }
 
-// Designs of up to 8 columns (intercept, the column, up to 6 covariates) get their own code.
+// Designs of up to 8 columns (intercept, the column, up to 6 covariates) get their own code,
+// on a path that sets widths_specialised (the same bits as the code for any width).
 template <bool Firth>
 COLFLOW_PATH COLFLOW_INLINE void pass_any(const pass_inputs& in, double* information,
                                           double* gradient, const logistic_rows* rows) {
+  if constexpr (!widths_specialised) return pass<0, Firth>(in, information, gradient, rows);
   switch (in.design.columns.size()) {
     case 1:
       return pass<1, Firth>(in, information, gradient, rows);

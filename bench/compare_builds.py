@@ -11,6 +11,7 @@ makes its own store and what is compared is what comes out of it (exports includ
 old build refuses (a command or option it predates) is skipped and named; the new build must run
 every job.
 
+Both run on each vector path of colflow's that the CPU has (COLFLOW_SIMD; --simd for one).
 Timing: the main workloads (a streaming pass of each codec, stats, assoc, pca, lasso, bayesr),
 one process per run, old and new alternating within each round (old new, then new old, ...),
 median seconds per program and the median of the round-by-round ratios new/old. These VMs drift
@@ -28,6 +29,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from harness.machine import VECTOR_PATHS, vector_paths
 
 
 def run(program: str, args: list[str], cwd: str) -> float:
@@ -236,16 +239,26 @@ def main() -> int:
     parser.add_argument("--work", default=os.path.join(here, "..", "build", "compare-builds"),
                         help="scratch folder (replaced)")
     parser.add_argument("--rounds", type=int, default=6, help="timing rounds (0: no timing)")
+    parser.add_argument("--simd", choices=["all", *VECTOR_PATHS], default="all",
+                        help="the vector path both builds run on (COLFLOW_SIMD); all: each one "
+                        "this CPU has, widest first (default)")
     a = parser.parse_args()
     old, new = os.path.abspath(a.old), os.path.abspath(a.new)
     data = os.path.abspath(a.data)
     if not os.path.isdir(os.path.join(data, "uk10k")):
         print(f"compare_builds: no shared datasets in {data} (--data)", file=sys.stderr)
         return 2
-    os.makedirs(a.work, exist_ok=True)
-    same = compare_outputs(old, new, data, os.path.abspath(a.work))
-    if a.rounds > 0:
-        compare_timing(old, new, os.path.abspath(a.work), a.rounds)
+    same = True
+    # Each path in turn, outputs and timings: a change that speeds one path and slows another
+    # shows up in the other's rows.
+    for path in vector_paths() if a.simd == "all" else [a.simd]:
+        os.environ["COLFLOW_SIMD"] = path
+        print(f"\n== COLFLOW_SIMD={path}")
+        work = os.path.join(os.path.abspath(a.work), path)
+        os.makedirs(work, exist_ok=True)
+        same = compare_outputs(old, new, data, work) and same
+        if a.rounds > 0:
+            compare_timing(old, new, work, a.rounds)
     return 0 if same else 1
 
 

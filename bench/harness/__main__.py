@@ -1,12 +1,15 @@
 """The benchmark harness: colflow against the tools users would pick instead, side by side.
 
-  python -m harness [--quick] [--only SUITE,...] [--rounds N] [--threads N] [--page]
-                    [--baseline-colflow PROGRAM] [--scale-size NxM] [--scale-memory MIB]
+  python -m harness [--quick] [--only SUITE,...] [--simd PATH] [--rounds N] [--threads N]
+                    [--page] [--baseline-colflow PROGRAM] [--scale-size NxM] [--scale-memory MIB]
   python -m harness --report RESULTS.tsv [--page]     (plots and the page from a results file)
 
-bench/run.sh installs the peers, builds colflow and calls this from bench/. Writes
-bench/results/<date>-<machine>[-quick].tsv and its plots (<same name>/*.png); a full run (or
---page) regenerates the generated section of docs/PERFORMANCE.md from them.
+bench/run.sh installs the peers, builds colflow and calls this from bench/. The suites run once
+per vector path of colflow's that the CPU has (AVX-512 and AVX2 on an AVX-512 machine), or on
+the one --simd names (COLFLOW_SIMD for every colflow process); the peers are the same programs
+on each. Writes bench/results/<date>-<machine>[-SUITES][-quick]-<path>.tsv per path and its
+plots (<same name>/*.png); a full run (or --page) regenerates the generated section of
+docs/PERFORMANCE.md from them, the goals of every path side by side.
 """
 from __future__ import annotations
 
@@ -40,6 +43,9 @@ def main() -> int:
     parser.add_argument("--only", default=DEFAULT,
                         help=f"comma-separated suites to run (default: all of {', '.join(SUITES)}; "
                         f"{', '.join(ON_REQUEST)} only when named)")
+    parser.add_argument("--simd", choices=["all", *machine.VECTOR_PATHS], default="all",
+                        help="the vector path colflow runs on (COLFLOW_SIMD); all: each one this "
+                        "CPU has, widest first (default)")
     parser.add_argument("--rounds", type=int, help="alternating rounds per comparison")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for every tool")
     parser.add_argument("--page", action="store_true",
@@ -87,7 +93,22 @@ def main() -> int:
     if baseline and not os.access(baseline, os.X_OK):
         parser.error(f"--baseline-colflow {args.baseline_colflow}: not an executable program")
     ctx = Context(root, ws, scale, args.threads, ws.simulate(*scale.main), shared_uk10k(root), baseline)
+    paths = machine.vector_paths() if args.simd == "all" else [args.simd]
+    if not paths:
+        parser.error("this CPU has neither AVX2 with FMA nor AVX-512: name --simd portable")
+    results = [run_path(root, args, ctx, suites, colflow, baseline, path) for path in paths]
+    for r in results:
+        report(root, r, False)
+    if args.page or (not args.quick and args.only == DEFAULT):
+        update_page(root, results)
+    return 0
 
+
+def run_path(root: str, args, ctx: Context, suites: list[str], colflow: str, baseline: str | None,
+             path: str) -> str:
+    """Every suite with COLFLOW_SIMD=path for colflow; returns the results file written."""
+    os.environ["COLFLOW_SIMD"] = path
+    scale = ctx.scale
     started = time.time()
     header = machine.describe(root, colflow, os.path.dirname(os.path.dirname(colflow)))
     header += [f"date: {datetime.date.today().isoformat()}",
@@ -95,8 +116,9 @@ def main() -> int:
                f"{'' if args.only == DEFAULT else ' --only ' + args.only}"
                f"{' --scale-size ' + args.scale_size if args.scale_size else ''}"
                f"{' --scale-memory ' + str(args.scale_memory) if args.scale_memory else ''}"
-               f"{' --baseline-colflow ' + os.path.relpath(baseline, root) if baseline else ''}",
-               f"threads: {args.threads}", f"rounds: {scale.rounds}"]
+               f"{' --baseline-colflow ' + os.path.relpath(baseline, root) if baseline else ''}"
+               f" --simd {path}",
+               f"vector path: {path}", f"threads: {args.threads}", f"rounds: {scale.rounds}"]
     for line in header:
         log(line)
     rows = []
@@ -109,12 +131,12 @@ def main() -> int:
     # A run of some suites only is named after them, so that it never replaces the day's full run.
     partial = "" if args.only == DEFAULT else "-" + "-".join(suites)
     name = (f"{datetime.date.today().isoformat()}-{machine.machine_id()}{partial}"
-            f"{'-quick' if args.quick else ''}")
+            f"{'-quick' if args.quick else ''}-{path}")
     results = os.path.join(root, "bench", "results", name + ".tsv")
     os.makedirs(os.path.dirname(results), exist_ok=True)
     write_tsv(results, rows, header)
     log(f"\nwrote {os.path.relpath(results, root)} ({len(rows)} rows) in {header[-1]}")
-    return report(root, results, args.page or (not args.quick and args.only == DEFAULT))
+    return results
 
 
 def report(root: str, results: str, update_page: bool) -> int:
@@ -122,12 +144,22 @@ def report(root: str, results: str, update_page: bool) -> int:
     figures = plots.make_all(results, header, rows)
     for f in figures:
         log(f"wrote {os.path.relpath(f, root)}")
+    log(f"goals on the {header.get('vector path', '?')} path:")
     print(performance_page.summary(header, rows))
     if update_page:
-        performance_page.update(os.path.join(root, "docs", "PERFORMANCE.md"), results, header, rows,
-                                figures)
-        log("updated the generated section of docs/PERFORMANCE.md")
+        update_page(root, [results])
     return 0
+
+
+def update_page(root: str, results: list[str]) -> None:
+    """The generated section of docs/PERFORMANCE.md from the first (widest) path's results,
+    with the goals of every path side by side."""
+    runs = [(r, *read_tsv(r)) for r in results]
+    first, header, rows = runs[0]
+    figures = plots.make_all(first, header, rows)
+    performance_page.update(os.path.join(root, "docs", "PERFORMANCE.md"), first, header, rows,
+                            figures, [(h.get("vector path", "?"), h, r) for _, h, r in runs])
+    log("updated the generated section of docs/PERFORMANCE.md")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,22 @@ def cpu_detail() -> str:
     return f"family {fields.get('cpu family', '?')} model {fields.get('model', '?')}; {vector}"
 
 
+# colflow's vector paths, widest first, with the CPU flags each needs (COLFLOW_SIMD names them;
+# colflow/simd/vector_path.hpp).
+VECTOR_PATHS = {"avx512": ("avx512f", "avx2", "fma"), "avx2": ("avx2", "fma"), "portable": ()}
+
+
+def vector_paths() -> list[str]:
+    """The vector paths this CPU runs, widest first, without the portable one (a build's
+    reference for other CPUs, measured only when named)."""
+    flags = set()
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    return [p for p, needs in VECTOR_PATHS.items() if needs and flags.issuperset(needs)]
+
+
 def machine_id() -> str:
     """A file-name-safe name for the kind of machine: CPU model and core count."""
     model = re.sub(r"\(R\)|\(TM\)|CPU|Processor|[0-9]+-Core", "", cpu_model())

@@ -539,13 +539,32 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
     return "\n".join(lines) + "\n"
 
 
-def update(page: str, results: str, header, rows, figures) -> None:
-    """Replaces the generated section of `page` in place (written whole, then renamed)."""
+def paths_table(paths: list[tuple[str, dict, list[dict]]]) -> list[str]:
+    """Every goal on each vector path (name, results header, rows): one column per path, in
+    the order given; a goal one path's run did not measure is left empty there."""
+    measured = [{g: (m, h) for g, m, h in goals_of(header, rows).lines} for _, header, rows in paths]
+    order = list(dict.fromkeys(g for goals in measured for g in goals))
+    body = [[g] + [f"{goals[g][0]}{'' if goals[g][1] else ' **(missed)**'}" if g in goals else ""
+                   for goals in measured] for g in order]
+    return table(["goal"] + [f"`COLFLOW_SIMD={name}`" for name, _, _ in paths], body)
+
+
+def update(page: str, results: str, header, rows, figures,
+           paths: list[tuple[str, dict, list[dict]]] | None = None) -> None:
+    """Replaces the generated section of `page` in place (written whole, then renamed); with
+    `paths` (name, header, rows of each vector path's run), their goals side by side."""
     text = open(page).read()
     start = text.index(SECTION + "\n")
     end = text.find("\n## ", start + len(SECTION))
     end = len(text) if end < 0 else end + 1
     body = section(results, header, rows, figures, os.path.dirname(os.path.abspath(page)))
+    if paths and len(paths) > 1:
+        goals_at = body.index("### Goals\n")
+        side = ["### Goals on each vector path", "",
+                "The same suites run once per vector path of this CPU, the peers unchanged "
+                "(they choose their own code); the tables after this one are of the first "
+                "path's run.", ""] + paths_table(paths)
+        body = body[:goals_at] + "\n".join(side) + "\n" + body[goals_at:]
     new = text[:start] + body + ("\n" + text[end:] if end < len(text) else "")
     with open(page + ".tmp", "w") as out:
         out.write(new)

@@ -106,7 +106,7 @@ def run(ctx: Context) -> list[Comparison]:
 
     def wgr(*args, traits=pheno):
         # --quick's chromosomes have fewer columns than a block: one block each, as regenie.
-        return colflow("wgr", "--allow-short-chromosomes", *args, traits=traits)
+        return colflow("wgr", *args, traits=traits)
 
     def step(number, *args, traits=pheno, kind="--qt"):
         return [regenie, "--step", str(number), "--bed", data.prefix, "--phenoFile", traits,

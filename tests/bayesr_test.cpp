@@ -12,12 +12,88 @@
 #include <map>
 #include <set>
 
+#include "analysis/bayesr_mixture_internal.hpp"
 #include "colflow/colflow.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
 namespace {
+
+// The mixture alone, with a residual of the test's own: over many columns of the same r, the
+// classes fall in the proportions of their posterior weights and each class's effects have the
+// mean r / C_k and variance σ²_E / C_k, all computed here from the model's formulas.
+TEST(BayesrMixtureTest, DrawsFollowThePosteriorOfEachClass) {
+  const std::vector<double> gammas = {1e-4, 1e-3, 1e-2}, pi = {0.6, 0.2, 0.15, 0.05};
+  const double a = 999, sigma2_g = 0.5, sigma2_e = 0.5, r = 12.0;
+  detail::bayesr_mixture mixture(gammas, 11);
+  mixture.prepare(1, a, sigma2_g, sigma2_e, pi);
+  std::vector<double> weight(4), c(4);
+  weight[0] = pi[0];
+  for (std::size_t k = 1; k < 4; ++k) {
+    const double v = gammas[k - 1] * sigma2_g;
+    c[k] = a + sigma2_e / v;
+    weight[k] = pi[k] / std::sqrt(v * c[k] / sigma2_e) * std::exp(r * r / (2 * sigma2_e * c[k]));
+  }
+  double total = 0;
+  for (double w : weight) total += w;
+  const std::size_t draws = 200000;
+  std::vector<double> count(4), sum(4), square(4);
+  for (std::size_t p = 0; p < draws; ++p) {
+    const auto [k, beta] = mixture.draw(p, r);
+    count[k] += 1;
+    sum[k] += beta;
+    square[k] += beta * beta;
+    if (k == 0) {
+      EXPECT_EQ(beta, 0.0);
+    }
+  }
+  for (std::size_t k = 0; k < 4; ++k) {
+    const double expected = weight[k] / total;
+    EXPECT_NEAR(count[k] / draws, expected, 4 * std::sqrt(expected * (1 - expected) / draws))
+        << "class " << k;
+    if (k == 0 || count[k] < 1000) continue;
+    const double mean = sum[k] / count[k], variance = square[k] / count[k] - mean * mean;
+    EXPECT_NEAR(mean, r / c[k], 4 * std::sqrt(sigma2_e / c[k] / count[k])) << "class " << k;
+    EXPECT_NEAR(variance / (sigma2_e / c[k]), 1.0, 0.05) << "class " << k;
+  }
+  // The same column and iteration draw the same class and effect.
+  const auto once = mixture.draw(17, r), again = mixture.draw(17, r);
+  EXPECT_EQ(once.component, again.component);
+  EXPECT_EQ(once.beta, again.beta);
+}
+
+// The end of an iteration: the tally of classes and Σβ², σ²_G's scaled inverse χ² and π's
+// Dirichlet, their means against the formulas over many iterations' draws.
+TEST(BayesrMixtureTest, VarianceAndWeightsFollowTheirConditionals) {
+  const std::vector<double> gammas = {1e-3, 1e-2};
+  detail::bayesr_mixture mixture(gammas, 5);
+  const std::vector<std::uint8_t> component = {0, 1, 2, 0, 2, 2, 0};
+  const std::vector<double> beta = {0, 0.1, -0.3, 0, 0.2, 0.4, 0};
+  const std::vector<std::size_t> visited = {0, 1, 2, 3, 4, 5, 6};
+  const auto counted = mixture.count(visited, component, beta);
+  EXPECT_EQ(counted.counts, (std::vector<double>{3, 1, 3}));
+  EXPECT_EQ(counted.nonzero, 4);
+  EXPECT_DOUBLE_EQ(counted.beta_squares, 0.01 + 0.09 + 0.04 + 0.16);
+  const double df = 4, scale = 0.01, alpha = 1;
+  const std::size_t iterations = 40000;
+  double sigma_sum = 0;
+  std::vector<double> pi(3), pi_sum(3);
+  for (std::uint64_t t = 1; t <= iterations; ++t) {
+    detail::random_draws d(5, detail::variances, t, 0);
+    sigma_sum += detail::bayesr_mixture::draw_sigma2_g(d, counted, df, scale);
+    mixture.draw_pi(t, counted, alpha, pi);
+    EXPECT_NEAR(pi[0] + pi[1] + pi[2], 1.0, 1e-12);
+    for (std::size_t k = 0; k < 3; ++k) pi_sum[k] += pi[k];
+  }
+  // Scaled inverse χ²(ν, s²) has mean ν s² / (ν − 2).
+  const double nu = df + counted.nonzero;
+  const double s2 = (counted.nonzero * counted.beta_squares + df * scale) / nu;
+  EXPECT_NEAR(sigma_sum / iterations, nu * s2 / (nu - 2), 0.02 * nu * s2 / (nu - 2));
+  // Dirichlet(counts + α) has mean (count_k + α) / Σ(count + α).
+  for (std::size_t k = 0; k < 3; ++k)
+    EXPECT_NEAR(pi_sum[k] / iterations, (counted.counts[k] + alpha) / (7 + 3 * alpha), 0.005);
+}
 
 std::vector<double> phenotype_column(const phenotype_table& ph) {
   return {ph.values.col(0).data(), ph.values.col(0).data() + ph.values.rows()};

@@ -13,6 +13,7 @@
 
 #include "analysis/analysis_stream_internal.hpp"
 #include "analysis/bayesr_checkpoint_internal.hpp"
+#include "analysis/bayesr_mixture_internal.hpp"
 #include "analysis/column_share_internal.hpp"
 #include "analysis/random_draws_internal.hpp"
 #include "analysis/standardized_columns_internal.hpp"
@@ -23,18 +24,6 @@
 #include "colflow/stream/column_stream.hpp"
 
 namespace colflow {
-namespace {
-
-// What each random sequence is for (the purpose tag of detail::random_draws).
-enum draw_purpose : std::uint8_t {
-  visit_order = 1,
-  intercept = 2,
-  column_effect = 3,
-  variances = 4,
-  weights = 5
-};
-
-}  // namespace
 
 void check_bayesr_options(const bayesr_options& o) {
   const auto bad = [](const std::string& what) { throw error(errc::invalid_argument, what); };
@@ -103,12 +92,7 @@ class sampler {
         y_(y),
         n_(static_cast<double>(n)),
         a_(n_ - 1.0),
-        classes_(o.mixture.size() + 1),
-        log_const_(classes_),
-        quad_(classes_),
-        shrink_(classes_),
-        spread_(classes_),
-        weight_(classes_) {}
+        mixture_(o.mixture, o.seed) {}
 
   // Starts iteration t (1-based): draws μ and prepares each class's constants.
   void begin(std::uint64_t t) {
@@ -122,7 +106,7 @@ class sampler {
       return partial;
     });
     if (agree_) agree_(std::span(&sum, 1));
-    detail::random_draws d(o_.seed, intercept, t, 0);
+    detail::random_draws d(o_.seed, detail::intercept, t, 0);
     const double mu = (sum / n_ + st_.mu) + std::sqrt(st_.sigma2_e / n_) * d.normal();
     const double shift = mu - st_.mu;
     blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
@@ -130,70 +114,36 @@ class sampler {
         if (used[i]) e[i] -= shift;
     });
     st_.mu = mu;
-    // Class k > 0: β ~ N(0, v_k), v_k = γ_k σ²_G. With a = zᵀz and r = zᵀ(e + zβ_old), the
-    // log marginal likelihood against the zero class is −½ log(v_k C_k / σ²_E) +
-    // r² / (2 σ²_E C_k), C_k = a + σ²_E / v_k; and β | k ~ N(r / C_k, σ²_E / C_k).
-    log_const_[0] = std::log(st_.pi[0]);
-    quad_[0] = 0;
-    for (std::size_t k = 1; k < classes_; ++k) {
-      const double v = o_.mixture[k - 1] * st_.sigma2_g;
-      const double c = a_ + st_.sigma2_e / v;
-      log_const_[k] = std::log(st_.pi[k]) - 0.5 * std::log(v * c / st_.sigma2_e);
-      quad_[k] = 0.5 / (st_.sigma2_e * c);
-      shrink_[k] = 1.0 / c;
-      spread_[k] = std::sqrt(st_.sigma2_e / c);
-    }
+    // Every standardised column has zᵀz = n − 1 over the used samples.
+    mixture_.prepare(t, a_, st_.sigma2_g, st_.sigma2_e, st_.pi);
   }
 
   // The update of selection position p given z_pᵀe (e excluding nothing: the current
   // residual). Returns the change of β_p, to be applied to the residual.
   double update(std::size_t p, double z_dot_e) {
     const double old = st_.beta[p];
-    const double r = z_dot_e + a_ * old;
-    const double r2 = r * r;
-    double top = -std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < classes_; ++k) {
-      weight_[k] = log_const_[k] + quad_[k] * r2;
-      top = std::max(top, weight_[k]);
-    }
-    double total = 0;
-    for (std::size_t k = 0; k < classes_; ++k) total += (weight_[k] = std::exp(weight_[k] - top));
-    detail::random_draws d(o_.seed, column_effect, t_, static_cast<std::uint32_t>(p));
-    double u = d.uniform() * total;
-    std::size_t k = 0;
-    while (k + 1 < classes_ && u >= weight_[k]) u -= weight_[k++];
-    const double beta = k == 0 ? 0.0 : r * shrink_[k] + spread_[k] * d.normal();
-    st_.component[p] = static_cast<std::uint8_t>(k);
+    const auto [component, beta] = mixture_.draw(p, z_dot_e + a_ * old);
+    st_.component[p] = component;
     st_.beta[p] = beta;
     return beta - old;
   }
 
   // Ends iteration t: the variances and weights, the trace, the posterior sums.
   void end(const std::vector<std::size_t>& visited) {
-    std::vector<double> counts(classes_, 0.0);
-    double beta_squares = 0;
-    for (std::size_t p : visited) {
-      counts[st_.component[p]] += 1;
-      beta_squares += st_.beta[p] * st_.beta[p];
-    }
-    const double nonzero = static_cast<double>(visited.size()) - counts[0];
+    const detail::bayesr_mixture::tally counted = mixture_.count(visited, st_.component, st_.beta);
     const auto [ee, g_sum, g_squares] = residual_sums();
-    detail::random_draws d(o_.seed, variances, t_, 0);
-    const double g_df = o_.sigma2_g_df + nonzero, e_df = o_.sigma2_e_df + n_;
-    st_.sigma2_g = d.scaled_inverse_chi_square(
-        g_df, (nonzero * beta_squares + o_.sigma2_g_df * o_.sigma2_g_scale) / g_df);
+    detail::random_draws d(o_.seed, detail::variances, t_, 0);
+    st_.sigma2_g =
+        detail::bayesr_mixture::draw_sigma2_g(d, counted, o_.sigma2_g_df, o_.sigma2_g_scale);
+    const double e_df = o_.sigma2_e_df + n_;
     st_.sigma2_e =
         d.scaled_inverse_chi_square(e_df, (ee + o_.sigma2_e_df * o_.sigma2_e_scale) / e_df);
-    detail::random_draws w(o_.seed, weights, t_, 0);
-    double total = 0;
-    for (std::size_t k = 0; k < classes_; ++k)
-      total += (st_.pi[k] = w.gamma(counts[k] + o_.dirichlet_alpha));
-    for (double& p : st_.pi) p /= total;
+    mixture_.draw_pi(t_, counted, o_.dirichlet_alpha, st_.pi);
     st_.iteration = t_;
     // h² as GCTB reports it: the variance of the genetic values Zβ over the phenotype's.
     genetic_variance = (g_squares - g_sum * g_sum / n_) / (n_ - 1.0);
     h2 = genetic_variance / (genetic_variance + st_.sigma2_e);
-    if (t_ % o_.thin == 0) keep(static_cast<std::size_t>(nonzero), visited);
+    if (t_ % o_.thin == 0) keep(static_cast<std::size_t>(counted.nonzero), visited);
   }
 
  private:
@@ -250,14 +200,11 @@ class sampler {
   const std::vector<std::uint8_t>& used_;
   const std::vector<double>& y_;
   double n_, a_;
-  std::size_t classes_;
+  detail::bayesr_mixture mixture_;
   std::uint64_t t_ = 0;
 
  public:
   double genetic_variance = 0, h2 = 0;  // of the last iteration
-
- private:
-  std::vector<double> log_const_, quad_, shrink_, spread_, weight_;
 };
 
 // hydra's scheme (--sync-every on several processes): each process samples its own columns
@@ -510,7 +457,7 @@ class chain_run {
     chain_.begin(t);
     // A fresh visiting order: Fisher-Yates driven by this iteration's draws.
     order_ = visited_;
-    detail::random_draws shuffle(o_.seed, visit_order, t, 0);
+    detail::random_draws shuffle(o_.seed, detail::visit_order, t, 0);
     for (std::size_t i = order_.size(); i > 1; --i)
       std::swap(order_[i - 1], order_[shuffle.below(static_cast<std::uint32_t>(i))]);
     // The residual's sum over the used samples, for the products (column updates keep it).

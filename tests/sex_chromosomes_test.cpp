@@ -23,12 +23,17 @@ std::vector<sample_info> seven_samples() {
 constexpr sample_sex male = sample_sex::male, female = sample_sex::female,
                      unknown = sample_sex::unknown;
 
-TEST(SexChromosomesTest, OnlyTheNormalisedCodesOfXYXYAndMTAreSexChromosomes) {
-  EXPECT_EQ(kind_of_chromosome("X"), chromosome_kind::x);
-  EXPECT_EQ(kind_of_chromosome("Y"), chromosome_kind::y);
-  EXPECT_EQ(kind_of_chromosome("XY"), chromosome_kind::xy);
-  EXPECT_EQ(kind_of_chromosome("MT"), chromosome_kind::mt);
-  for (const char* code : {"1", "22", "23", "chrX", "x", "M", "PAR1", "Chr01K", ""})
+TEST(SexChromosomesTest, EveryCodeOfXYXYAndMTIsASexChromosome) {
+  // PLINK 1's numbers (a store written before codes were normalised), prefixes, any case.
+  for (const char* code : {"X", "23", "chrX", "x", "CHR23"})
+    EXPECT_EQ(kind_of_chromosome(code), chromosome_kind::x) << code;
+  for (const char* code : {"Y", "24", "chrY"})
+    EXPECT_EQ(kind_of_chromosome(code), chromosome_kind::y) << code;
+  for (const char* code : {"XY", "25", "xy"})
+    EXPECT_EQ(kind_of_chromosome(code), chromosome_kind::xy) << code;
+  for (const char* code : {"MT", "26", "M", "chrM"})
+    EXPECT_EQ(kind_of_chromosome(code), chromosome_kind::mt) << code;
+  for (const char* code : {"1", "22", "01", "PAR1", "Chr01K", "chrUn_gl000220", "100", ""})
     EXPECT_EQ(kind_of_chromosome(code), chromosome_kind::autosome) << code;
 }
 

@@ -486,6 +486,28 @@ TEST(StatsTest, PloidyRulesMatchPlainLoopsAndOnlySexChromosomesArePassedOverWith
   }
 }
 
+// A store written before chromosome codes were normalised holds PLINK 1's numbers: its X, Y, XY
+// and MT columns follow the same ploidy rules as a new store's.
+TEST(StatsTest, NumericSexChromosomeCodesOfOldStoresFollowTheSameRules) {
+  const std::size_t n = 101;
+  std::vector<sample_sex> sexes(n);
+  for (std::size_t i = 0; i < n; ++i) sexes[i] = static_cast<sample_sex>((i * 5 + i / 7) % 3);
+  test::temp_dir dir;
+  write_store_on(dir / "new.cf", value_type::genotype, n, {"1", "X", "Y", "XY", "MT"});
+  write_store_on(dir / "old.cf", value_type::genotype, n, {"1", "23", "24", "25", "26"});
+  const store fresh = store::open(dir / "new.cf"), old = store::open(dir / "old.cf");
+  const auto want = column_summaries(fresh, selection::all(fresh), sexes);
+  const auto got = column_summaries(old, selection::all(old), sexes);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t j = 0; j < want.size(); ++j) {
+    EXPECT_EQ(got[j].observed, want[j].observed) << j;
+    EXPECT_EQ(got[j].missing, want[j].missing) << j;
+    EXPECT_EQ(got[j].a1_freq, want[j].a1_freq) << j;
+  }
+  // Only males count on Y: the rules applied, not an autosome's.
+  EXPECT_LT(want[2].observed + want[2].missing, n);
+}
+
 TEST(StatsTest, ProcessesSharingTheColumnsGiveOneProcesssSummariesOnSexChromosomes) {
   std::vector<std::string> chroms;
   for (std::size_t j = 0; j < 40; ++j) chroms.push_back(sex_test_chromosomes[j * 7 % 5]);

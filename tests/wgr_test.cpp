@@ -189,7 +189,10 @@ TEST(WgrChromosomeTest, AutosomesAndXAreNumberedOthersLeftOut) {
   EXPECT_EQ(wgr_chromosome("X"), 23);
   EXPECT_EQ(wgr_chromosome("23"), 23);
   EXPECT_EQ(wgr_chromosome("chr7"), 7);
-  for (const char* other : {"Y", "XY", "MT", "24", "0", "", "chrUn_gl000220", "100"})
+  EXPECT_EQ(wgr_chromosome("07"), 7);
+  EXPECT_EQ(wgr_chromosome("chrX"), 23);
+  EXPECT_EQ(wgr_chromosome("x"), 23);
+  for (const char* other : {"Y", "XY", "MT", "24", "0", "", "chrUn_gl000220", "100", "99", "PAR1"})
     EXPECT_EQ(wgr_chromosome(other), 0) << other;
 }
 

@@ -7,8 +7,8 @@
 #include "analysis/assoc_internal.hpp"
 #include "analysis/covariate_basis_internal.hpp"
 #include "colflow/analysis/assoc.hpp"
-#include "colflow/analysis/wgr.hpp"
 #include "colflow/error.hpp"
+#include "colflow/store/chromosome.hpp"
 
 namespace colflow {
 namespace {
@@ -55,7 +55,7 @@ assoc_summary scan_by_chromosome(const store& s, const selection& sel, std::size
   std::map<int, std::vector<std::size_t>> columns;
   untested = 0;
   for (const std::size_t c : sel.columns) {
-    const int chromosome = wgr_chromosome(s.columns()[c].chrom);
+    const int chromosome = autosome_or_x_number(s.columns()[c].chrom);
     if (chromosome == 0) {
       ++untested;
       continue;

@@ -7,6 +7,7 @@
 
 #include "analysis/sample_lines_internal.hpp"
 #include "colflow/error.hpp"
+#include "colflow/store/chromosome.hpp"
 #include "io/text_table_internal.hpp"
 
 namespace colflow {
@@ -49,11 +50,12 @@ std::optional<sample_sex> sex_of_code(std::string_view code) noexcept {
   }
 }
 
-chromosome_kind kind_of_chromosome(std::string_view code) noexcept {
-  if (code == "X") return chromosome_kind::x;
-  if (code == "Y") return chromosome_kind::y;
-  if (code == "XY") return chromosome_kind::xy;
-  if (code == "MT") return chromosome_kind::mt;
+chromosome_kind kind_of_chromosome(std::string_view code) {
+  const std::string name = normalize_chromosome(code);
+  if (name == "X") return chromosome_kind::x;
+  if (name == "Y") return chromosome_kind::y;
+  if (name == "XY") return chromosome_kind::xy;
+  if (name == "MT") return chromosome_kind::mt;
   return chromosome_kind::autosome;
 }
 

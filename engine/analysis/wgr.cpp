@@ -10,7 +10,6 @@
 #include <limits>
 #include <numbers>
 #include <optional>
-#include <string_view>
 
 #include "analysis/analysis_stream_internal.hpp"
 #include "analysis/covariate_basis_internal.hpp"
@@ -21,6 +20,7 @@
 #include "colflow/cancellation.hpp"
 #include "colflow/communicator.hpp"
 #include "colflow/error.hpp"
+#include "colflow/store/chromosome.hpp"
 #include "kernels/allowed_threads_internal.hpp"
 
 namespace colflow {
@@ -452,19 +452,7 @@ std::vector<double> heritability_grid(std::size_t count) {
   return h2;
 }
 
-int wgr_chromosome(const std::string& code) noexcept {
-  std::string_view chrom = code;
-  if (chrom.size() > 3 && (chrom.starts_with("chr") || chrom.starts_with("CHR")))
-    chrom.remove_prefix(3);
-  if (chrom == "X" || chrom == "x") return 23;
-  if (chrom.empty() || chrom.size() > 2) return 0;
-  int c = 0;
-  for (const char ch : chrom) {
-    if (ch < '0' || ch > '9') return 0;
-    c = c * 10 + (ch - '0');
-  }
-  return c >= 1 && c <= chromosomes ? c : 0;
-}
+int wgr_chromosome(const std::string& code) noexcept { return autosome_or_x_number(code); }
 
 wgr_plan plan_wgr(const store& s, const selection& sel, const phenotype_table& traits,
                   const phenotype_table* covariates, const wgr_options& options,

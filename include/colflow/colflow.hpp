@@ -21,6 +21,7 @@
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "colflow/kernels/sample_blocks.hpp"
 // store
+#include "colflow/store/chromosome.hpp"
 #include "colflow/store/store.hpp"
 #include "colflow/store/store_writer.hpp"
 #include "colflow/store/verify.hpp"
@@ -41,3 +42,4 @@
 #include "colflow/analysis/selection.hpp"
 #include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/analysis/stats.hpp"
+#include "colflow/analysis/wgr.hpp"

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "colflow/store/chromosome.hpp"
 #include "colflow/store/store.hpp"
 
 namespace colflow {
@@ -21,11 +22,11 @@ namespace colflow {
 /// What a chromosome is, for the ploidy rules.
 enum class chromosome_kind : std::uint8_t { autosome, x, y, xy, mt };
 
-/// The kind of a normalised chromosome code ("X", "Y", "XY", "MT"; anything else autosome).
-/// Stores made by `colflow preprocess` hold normalised codes (preprocess/chromosome.hpp): 23,
-/// chrX, ... are X there. Codes of other species ("Chr01K") and contigs are autosomes, as
-/// PLINK 2 counts them with --allow-extra-chr.
-chromosome_kind kind_of_chromosome(std::string_view code) noexcept;
+/// The kind of a chromosome code, read through normalize_chromosome (store/chromosome.hpp):
+/// "X", 23, chrX and x are X, and so on for Y (24), XY (25) and MT (26, M); anything else is
+/// an autosome, other species' codes ("Chr01K") and contigs too, as PLINK 2 counts them with
+/// --allow-extra-chr. So a store written before codes were normalised reads as a new one.
+chromosome_kind kind_of_chromosome(std::string_view code);
 
 /// A sample's sex.
 enum class sample_sex : std::uint8_t { unknown = 0, male = 1, female = 2 };

@@ -92,9 +92,9 @@ struct wgr_options {
 /// (count − 2)/(count − 1), 0.99. Throws colflow::error invalid_argument for a count below 2.
 std::vector<double> heritability_grid(std::size_t count);
 
-/// The chromosome number of a store column as whole-genome regression counts them: 1-22, X
-/// (or 23) as 23, with or without a "chr" prefix; 0 for every other code (Y, XY, MT, contigs),
-/// which step 1 leaves out.
+/// The chromosome number of a store column as whole-genome regression counts them:
+/// autosome_or_x_number (store/chromosome.hpp), 1-22 and 23 for X; 0 for every other code (Y,
+/// XY, MT, contigs), which step 1 leaves out.
 int wgr_chromosome(const std::string& chrom) noexcept;
 
 /// The model of one trait.

@@ -1,10 +1,10 @@
-// Chromosome codes as PLINK 2 writes them (colflow/preprocess/chromosome.hpp).
-#include "colflow/preprocess/chromosome.hpp"
+// Chromosome codes as PLINK 2 writes them, and their numbers (colflow/store/chromosome.hpp).
+#include "colflow/store/chromosome.hpp"
 
 #include <cctype>
 #include <optional>
 
-namespace colflow::preprocess {
+namespace colflow {
 namespace {
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
@@ -41,4 +41,16 @@ std::string normalize_chromosome(std::string_view code) {
   return std::string(code);
 }
 
-}  // namespace colflow::preprocess
+int autosome_or_x_number(std::string_view code) {
+  const std::string name = normalize_chromosome(code);
+  if (name == "X") return 23;
+  if (name.empty() || name.size() > 2) return 0;
+  int number = 0;
+  for (const char c : name) {
+    if (c < '0' || c > '9') return 0;
+    number = number * 10 + (c - '0');
+  }
+  return number >= 1 && number <= 22 ? number : 0;
+}
+
+}  // namespace colflow

@@ -70,7 +70,8 @@ def main() -> int:
     if args.report:
         # bench/run.sh runs this from bench/: a path from the repository's top works too.
         results = args.report if os.path.exists(args.report) else os.path.join(root, args.report)
-        return report(root, results, args.page)
+        report(root, results, args.page)
+        return 0
 
     suites = [s for s in args.only.split(",") if s]
     unknown = [s for s in suites if s not in SUITES and s not in ON_REQUEST]
@@ -97,10 +98,9 @@ def main() -> int:
     if not paths:
         parser.error("this CPU has neither AVX2 with FMA nor AVX-512: name --simd portable")
     results = [run_path(root, args, ctx, suites, colflow, baseline, path) for path in paths]
-    for r in results:
-        report(root, r, False)
+    figures = [report(root, r, False) for r in results]
     if args.page or (not args.quick and args.only == DEFAULT):
-        update_page(root, results)
+        update_page(root, results, figures[0])
     return 0
 
 
@@ -139,24 +139,25 @@ def run_path(root: str, args, ctx: Context, suites: list[str], colflow: str, bas
     return results
 
 
-def report(root: str, results: str, update_page: bool) -> int:
+def report(root: str, results: str, page: bool) -> list[str]:
+    """Plots and the goals' summary of one results file (and with `page` the page's section
+    from it alone); returns the plots' paths."""
     header, rows = read_tsv(results)
     figures = plots.make_all(results, header, rows)
     for f in figures:
         log(f"wrote {os.path.relpath(f, root)}")
     log(f"goals on the {header.get('vector path', '?')} path:")
     print(performance_page.summary(header, rows))
-    if update_page:
-        update_page(root, [results])
-    return 0
+    if page:
+        update_page(root, [results], figures)
+    return figures
 
 
-def update_page(root: str, results: list[str]) -> None:
-    """The generated section of docs/PERFORMANCE.md from the first (widest) path's results,
-    with the goals of every path side by side."""
+def update_page(root: str, results: list[str], figures: list[str]) -> None:
+    """The generated section of docs/PERFORMANCE.md from the first (widest) path's results and
+    its plots (`figures`), with the goals of every path side by side."""
     runs = [(r, *read_tsv(r)) for r in results]
     first, header, rows = runs[0]
-    figures = plots.make_all(first, header, rows)
     performance_page.update(os.path.join(root, "docs", "PERFORMANCE.md"), first, header, rows,
                             figures, [(h.get("vector path", "?"), h, r) for _, h, r in runs])
     log("updated the generated section of docs/PERFORMANCE.md")

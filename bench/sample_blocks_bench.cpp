@@ -14,7 +14,7 @@
 // Printed per length: µs per visit of each contender, the team's speedup over one thread, and
 // excess_us = team − (one thread) / threads: what the split costs beyond an even share (the
 // meeting at the end of each loop, the imbalance of whole blocks, cache effects). The crossover
-// (parallel_rows_threshold in sample_blocks.hpp) is where the speedup passes 1.
+// (parallel_rows_threshold in sample_blocks_internal.hpp) is where the speedup passes 1.
 //
 // Run: sample_blocks_bench [--rounds N] [--threads N] [--rows N,N,...]
 #include <tbb/blocked_range.h>
@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "colflow/kernels/genotype_kernels.hpp"
-#include "colflow/kernels/sample_blocks.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include "colflow/colflow.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
+#include "io/tsv_writer_internal.hpp"
 
 namespace colflow {
 namespace {

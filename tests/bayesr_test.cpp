@@ -12,10 +12,11 @@
 #include <map>
 #include <set>
 
-#include "analysis/bayesr_mixture_internal.hpp"
+#include "analysis/models/bayesr_mixture_internal.hpp"
 #include "colflow/colflow.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 namespace colflow {
 namespace {

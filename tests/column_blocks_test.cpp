@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/column_blocks_internal.hpp"
+#include "analysis/scans/column_blocks_internal.hpp"
 #include "test_support.hpp"
 
 namespace colflow {

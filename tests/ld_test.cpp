@@ -13,7 +13,7 @@
 
 #include "colflow/colflow.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
-#include "colflow/kernels/genotype_products.hpp"
+#include "kernels/genotype_products_internal.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
 

@@ -1,8 +1,8 @@
-// Sample blocks (colflow/kernels/sample_blocks.hpp): their geometry, sums added in block order,
+// Sample blocks (kernels/sample_blocks_internal.hpp): their geometry, sums added in block order,
 // and the iterative analyses computed on them giving the same bits at 1, 2 and 3 threads,
 // pipelined or sequential, on columns of several blocks whose length is a multiple of neither
 // the block nor 4 (docs/DESIGN.md §4.8, §7).
-#include "colflow/kernels/sample_blocks.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>

@@ -16,6 +16,7 @@
 #include "colflow/preprocess/converter.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 namespace colflow {
 namespace {

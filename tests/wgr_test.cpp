@@ -9,7 +9,7 @@
 #include <fstream>
 #include <random>
 
-#include "analysis/wgr_ridge_internal.hpp"
+#include "analysis/models/wgr/wgr_ridge_internal.hpp"
 #include "colflow/colflow.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"

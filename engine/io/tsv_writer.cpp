@@ -1,5 +1,5 @@
 // Result tables written as staged outputs, numbers formatted with std::to_chars.
-#include "colflow/io/tsv_writer.hpp"
+#include "io/tsv_writer_internal.hpp"
 
 #include <unistd.h>
 

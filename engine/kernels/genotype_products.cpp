@@ -1,7 +1,7 @@
 // Exact products of packed genotype columns from population counts of their bit planes
-// (kernels/genotype_products.hpp): the planes of a column, and the column × column tile in
+// (kernels/genotype_products_internal.hpp): the planes of a column, and the column × column tile in
 // portable, POPCNT, AVX2 and AVX-512 code, all giving the same integers.
-#include "colflow/kernels/genotype_products.hpp"
+#include "kernels/genotype_products_internal.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -14,7 +14,7 @@
 // next one (its tag differs), and the calling thread claims whatever no helper took, so it
 // never waits for a helper that has not started. Which thread computes a block does not matter
 // for the result: a block's output is the same whoever computes it.
-#include "colflow/kernels/sample_blocks.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>

@@ -1,25 +1,27 @@
 /// @file colflow.hpp
 /// Umbrella header: the whole library (libcolflow), layer by layer, lowest first
-/// (docs/DESIGN.md §1). The importers and the exporter are a library of their own
-/// (colflow/preprocess/).
+/// (docs/DESIGN.md §1): every public header of it (the test `umbrella` checks that none is
+/// missed). The importers and the exporter (colflow/preprocess/) and the MPI communicator
+/// (colflow/mpi/) are libraries of their own; machinery no client needs (the sample blocks,
+/// the bit-plane products, the table writer) is private to the library.
 #pragma once
 
 // common
 #include "colflow/cancellation.hpp"
+#include "colflow/communicator.hpp"
 #include "colflow/error.hpp"
 #include "colflow/version.hpp"
 // io
 #include "colflow/io/file_io.hpp"
 #include "colflow/io/staged_output.hpp"
-#include "colflow/io/tsv_writer.hpp"
 // simd
 #include "colflow/simd/vector_path.hpp"
 // codec
 #include "colflow/codec/codec.hpp"
+#include "colflow/codec/dosage_codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 // kernels
 #include "colflow/kernels/genotype_kernels.hpp"
-#include "colflow/kernels/sample_blocks.hpp"
 // store
 #include "colflow/store/chromosome.hpp"
 #include "colflow/store/store.hpp"

@@ -2,7 +2,7 @@
 /// The processes an analysis runs on (docs/DESIGN.md §4.9).
 ///
 /// An iterative analysis can split its samples among several processes (MPI ranks) at the
-/// fixed sample blocks of colflow/kernels/sample_blocks.hpp: each process computes the
+/// fixed sample blocks of kernels/sample_blocks_internal.hpp: each process computes the
 /// partials of its own blocks, one collective per reduction gives every process every
 /// block's partial, and every process adds them in block order. The sums are then the very
 /// sums a single process adds, so the results are bit-identical at any number of processes.

@@ -10,6 +10,10 @@ reports, one line each (`path:line: what`), every file that
 
   - includes a header of a layer listed after its own ("layer codec includes layer analysis
     (higher)"), or a public header of a client;
+  - inside a layer split into sub-layers (`sublayers` in the rules), includes a header of a
+    higher sub-layer ("analysis/inputs includes analysis/scans (higher)") or of a sibling on
+    the same level ("analysis/scans includes analysis/models (a sibling)"), or sits outside
+    every sub-layer folder;
   - belongs to a client or is a public header, and includes a private header (*_internal.hpp,
     or a path into engine/);
   - includes the flow graph (tbb/flow_graph.h, tbb/tbb.h) outside the sources of the
@@ -31,7 +35,7 @@ from pathlib import Path
 CPP_SUFFIXES = {".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".inl", ".ipp", ".tpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 UMBRELLA = "colflow.hpp"
-ATTRIBUTES = {"flow-graph", "no-tbb"}
+ATTRIBUTES = {"flow-graph", "no-tbb", "own-library"}
 
 
 class RulesError(Exception):
@@ -45,6 +49,7 @@ class Rules:
         self.layers = []  # lowest first
         self.clients = []
         self.attributes = {}  # layer -> set of words
+        self.sublevels = {}  # layer -> [[sub-layer names of a level], ...], lowest level first
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as e:
@@ -55,8 +60,12 @@ class Rules:
                 continue
             where = f"{path}:{number}"
             kind, names = words[0], words[1:]
+            if kind == "sublayers":
+                self.add_sublayers(where, names)
+                continue
             if kind not in ("layer", "client") or not names:
-                raise RulesError(f"{where}: expected `layer NAME [WORDS]` or `client NAME`")
+                raise RulesError(f"{where}: expected `layer NAME [WORDS]`, "
+                                 "`sublayers LAYER LEVEL...` or `client NAME`")
             name, words = names[0], set(names[1:])
             if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
                 raise RulesError(f"{where}: `{name}` is not a folder name")
@@ -75,6 +84,31 @@ class Rules:
             self.attributes[name] = words
         if not self.layers:
             raise RulesError(f"{path}: no layer")
+
+    def add_sublayers(self, where, names):
+        """`sublayers LAYER LEVEL LEVEL...`: the folders of engine/LAYER/, lowest level first;
+        a level is one folder name or siblings joined by `|`."""
+        if len(names) < 2:
+            raise RulesError(f"{where}: expected `sublayers LAYER LEVEL LEVEL...`")
+        layer, levels = names[0], [level.split("|") for level in names[1:]]
+        if layer not in self.layers:
+            raise RulesError(f"{where}: `{layer}` is no layer named above")
+        if layer in self.sublevels:
+            raise RulesError(f"{where}: the sub-layers of `{layer}` are named twice")
+        seen = [name for level in levels for name in level]
+        for name in seen:
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+                raise RulesError(f"{where}: `{name}` is not a folder name")
+        if len(set(seen)) != len(seen):
+            raise RulesError(f"{where}: a sub-layer of `{layer}` is named twice")
+        self.sublevels[layer] = levels
+
+    def sub_rank(self, layer, sub):
+        """The level of sub-layer `sub` of `layer`, None if it is none."""
+        for number, level in enumerate(self.sublevels.get(layer, [])):
+            if sub in level:
+                return number
+        return None
 
     def rank(self, owner):
         kind, name = owner
@@ -120,6 +154,8 @@ class Checker:
         self.files = 0
         self.includes = 0
         self._reach = {}  # (path, predicate name) -> (spec, chain) or None
+        self.sub_of = {}  # path -> its sub-layer, for the files of layers split into some
+        self._namesakes = {}  # layer -> {stem of a source: its sub-layer}
 
     def report(self, path, line, message):
         self.violations.append((path, line, message))
@@ -142,6 +178,7 @@ class Checker:
                         continue
                     for f in self.cpp_files(entry):
                         out.append((f, ("layer", entry.name), False, False))
+                        self.place_in_sublayer(f, entry)
                 elif entry.suffix in CPP_SUFFIXES:
                     self.report(self.rel(entry), 0, "a source file outside every layer folder")
         public = self.root / "include" / "colflow"
@@ -156,6 +193,8 @@ class Checker:
                         continue
                     for f in self.cpp_files(entry):
                         out.append((f, owner, True, False))
+                        if entry.name in self.rules.sublevels:
+                            self.sub_of[f] = self.public_sublayer(entry.name, f.stem)
                 elif entry.suffix in CPP_SUFFIXES:
                     out.append((entry, self.rules.lowest(), True, entry.name == UMBRELLA))
         for client in self.rules.clients:
@@ -164,6 +203,49 @@ class Checker:
                 for f in self.cpp_files(folder):
                     out.append((f, ("client", client), False, False))
         return out
+
+    def place_in_sublayer(self, path, layer_folder):
+        """Records the sub-layer of a source of a layer split into sub-layers, reporting a file
+        outside every sub-layer folder and a folder the rules do not name."""
+        layer = layer_folder.name
+        if layer not in self.rules.sublevels:
+            return
+        parts = path.relative_to(layer_folder).parts
+        if len(parts) == 1:
+            self.report(self.rel(path), 0, f"a source file outside every sub-layer folder of "
+                        f"engine/{layer}/")
+        elif self.rules.sub_rank(layer, parts[0]) is None:
+            folder = self.rel(layer_folder / parts[0]) + "/"
+            if not any(v[0] == folder for v in self.violations):
+                self.report(folder, 0, f"folder `{parts[0]}` is no sub-layer of {layer} in "
+                            "engine/layers.txt")
+        else:
+            self.sub_of[path] = parts[0]
+
+    def public_sublayer(self, layer, stem):
+        """A public header include/colflow/LAYER/X.hpp belongs to the sub-layer whose folder
+        holds X.cpp; one without a namesake (the options every analysis takes) to the lowest."""
+        if layer not in self._namesakes:
+            found = {}
+            for f in self.cpp_files(self.root / "engine" / layer):
+                parts = f.relative_to(self.root / "engine" / layer).parts
+                if len(parts) > 1 and f.suffix == ".cpp":
+                    found.setdefault(f.stem, parts[0])
+            self._namesakes[layer] = found
+        return self._namesakes[layer].get(stem, self.rules.sublevels[layer][0][0])
+
+    def target_sublayer(self, target, spec, file):
+        """The sub-layer of an included header of a layer split into sub-layers, or None."""
+        if target is None or target[0] != "layer" or target[1] not in self.rules.sublevels:
+            return None
+        layer = target[1]
+        if spec.startswith("colflow/"):
+            return self.public_sublayer(layer, Path(spec).stem)
+        if file is not None and file.is_file():
+            parts = file.resolve().relative_to((self.root / "engine" / layer).resolve()).parts
+            return parts[0] if len(parts) > 1 else None
+        parts = spec.split("/")
+        return parts[1] if len(parts) > 2 else None
 
     @staticmethod
     def cpp_files(folder):
@@ -257,6 +339,9 @@ class Checker:
                       and rules.rank(target) > rules.rank(owner)):
                     self.report(rel, line,
                                 f"{who} includes {target[0]} {target[1]} (higher)")
+                elif target == owner and not exempt and path in self.sub_of:
+                    self.check_sublayers(rel, line, name, self.sub_of[path],
+                                         self.target_sublayer(target, spec, file))
                 # oneTBB: the flow graph stays in the streaming code; some layers use no TBB.
                 if not may_include_flow_graph:
                     found = (spec, []) if is_flow_graph(spec) else self.through(file, is_flow_graph)
@@ -271,6 +356,18 @@ class Checker:
                                     f"{self.describe(found)}; layer {name} uses no TBB")
         self.violations.sort(key=lambda v: (v[0], v[1], v[2]))
         return not self.violations
+
+    def check_sublayers(self, rel, line, layer, sub, included):
+        """Inside a layer: an include of a higher sub-layer or of a sibling breaks the rule."""
+        if included is None or included == sub:
+            return
+        mine, theirs = self.rules.sub_rank(layer, sub), self.rules.sub_rank(layer, included)
+        if theirs is None:
+            return  # a folder the rules do not name, reported where it is
+        if theirs > mine:
+            self.report(rel, line, f"{layer}/{sub} includes {layer}/{included} (higher)")
+        elif theirs == mine:
+            self.report(rel, line, f"{layer}/{sub} includes {layer}/{included} (a sibling)")
 
     def through(self, file, predicate):
         if file is None or not file.is_file():

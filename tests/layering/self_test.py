@@ -31,6 +31,12 @@ def public_header(rules, layer):
     return f"colflow/{layer}.hpp" if layer == rules.layers[0] else f"colflow/{layer}/{layer}.hpp"
 
 
+def private_folder(rules, layer):
+    """The folder of a layer's fake sources: its lowest sub-layer's if it has sub-layers."""
+    levels = rules.sublevels.get(layer)
+    return f"{layer}/{levels[0][0]}" if levels else layer
+
+
 def make_clean_tree(root, rules):
     """Per layer: a public header, a private header and a source that includes both and the
     public header of the layer below; clients that use public headers; the umbrella."""
@@ -43,18 +49,22 @@ def make_clean_tree(root, rules):
         if below:
             lines.append(f'#include "{public_header(rules, below)}"')
         write(root, "include/" + spec, "\n".join(lines) + "\n")
-        write(root, f"engine/{layer}/{layer}_internal.hpp",
+        write(root, f"engine/{private_folder(rules, layer)}/{layer}_internal.hpp",
               f'#pragma once\n#include "{spec}"\n')
         source = [f'#include "{spec}"', "#include <vector>",
-                  f'#include "{layer}/{layer}_internal.hpp"']
+                  f'#include "{private_folder(rules, layer)}/{layer}_internal.hpp"']
         if below:
-            source.append(f'#include "{below}/{below}_internal.hpp"')
+            source.append(f'#include "{private_folder(rules, below)}/{below}_internal.hpp"')
         attributes = rules.attributes[layer]
         if "flow-graph" in attributes:
             source.append("#include <tbb/flow_graph.h>")
         elif "no-tbb" not in attributes:
             source.append("#include <tbb/parallel_for.h>")
-        write(root, f"engine/{layer}/{layer}.cpp", "\n".join(source) + "\n")
+        write(root, f"engine/{private_folder(rules, layer)}/{layer}.cpp", "\n".join(source) + "\n")
+        for level in rules.sublevels.get(layer, [])[1:]:
+            for sub in level:  # a source per higher sub-layer, including the lowest one's header
+                write(root, f"engine/{layer}/{sub}/{sub}.cpp",
+                      f'#include "{private_folder(rules, layer)}/{layer}_internal.hpp"\n')
         below = layer
     umbrella = [f'#include "{public_header(rules, l)}"' for l in rules.layers]
     write(root, "include/colflow/colflow.hpp", "#pragma once\n" + "\n".join(umbrella) + "\n")
@@ -76,6 +86,34 @@ def run_checker(root):
     return done.returncode, done.stdout, done.stderr
 
 
+def umbrella_cases(scratch, clean, rules):
+    """check_umbrella.py passes the clean tree and names a public header planted outside the
+    umbrella. Returns the number of failed cases."""
+    checker = HERE / "check_umbrella.py"
+    failures = 0
+    done = subprocess.run([sys.executable, str(checker), "--root", str(clean)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"FAIL umbrella of the clean tree: exit {done.returncode}\n{done.stdout}{done.stderr}")
+        failures += 1
+    else:
+        print("ok   umbrella of the clean tree includes every public header")
+    tree = scratch / "umbrella"
+    shutil.copytree(clean, tree)
+    layer = next(l for l in rules.layers[1:] if "own-library" not in rules.attributes[l])
+    write(tree, f"include/colflow/{layer}/planted.hpp", "#pragma once\n")
+    done = subprocess.run([sys.executable, str(checker), "--root", str(tree)],
+                          capture_output=True, text=True)
+    expected = f"include/colflow/colflow.hpp: misses colflow/{layer}/planted.hpp"
+    if done.returncode != 1 or expected not in done.stdout:
+        print(f"FAIL umbrella misses a header: exit {done.returncode}, expected\n  {expected}\n"
+              f"got:\n{done.stdout}{done.stderr}")
+        failures += 1
+    else:
+        print(f"ok   umbrella misses a header: {expected}")
+    return failures
+
+
 def main():
     rules = Rules(REAL_RULES)
     layers = rules.layers
@@ -94,7 +132,7 @@ def main():
          {f"engine/{plain}/planted.cpp": f'#include <vector>\n#include "{public_header(rules, high)}"\n'},
          f"engine/{plain}/planted.cpp:2: layer {plain} includes layer {high} (higher)"),
         ("lower layer includes a higher private header",
-         {f"engine/{plain}/planted.cpp": f'#include "{high}/{high}_internal.hpp"\n'},
+         {f"engine/{plain}/planted.cpp": f'#include "{private_folder(rules, high)}/{high}_internal.hpp"\n'},
          f"engine/{plain}/planted.cpp:1: layer {plain} includes layer {high} (higher)"),
         ("lower layer includes the umbrella",
          {f"engine/{plain}/planted.cpp": '#include "colflow/colflow.hpp"\n'},
@@ -104,7 +142,7 @@ def main():
               f'#pragma once\n#include "{public_header(rules, high)}"\n'},
          f"include/{public_header(rules, plain)}:2: layer {plain} includes layer {high} (higher)"),
         ("public header includes a private header",
-         {f"include/colflow/{high}/planted.hpp": f'#pragma once\n#include "{high}/{high}_internal.hpp"\n'},
+         {f"include/colflow/{high}/planted.hpp": f'#pragma once\n#include "{private_folder(rules, high)}/{high}_internal.hpp"\n'},
          f"include/colflow/{high}/planted.hpp:2: public header of layer {high} includes a private header"),
         ("unknown folder under engine/",
          {"engine/plugins/planted.cpp": f'#include "{public_header(rules, low)}"\n'},
@@ -141,6 +179,41 @@ def main():
               f"engine/{high}/planted.cpp": f'#include "colflow/{client}/api.hpp"\n'},
              f"engine/{high}/planted.cpp:1: layer {high} includes client {client} (higher)"),
         ]
+    # Sub-layers, planted whatever the rules say: the real rules must split some layer (the
+    # analyses), or this self-test fails, so that the rule cannot silently vanish.
+    split = next(iter(rules.sublevels), None)
+    if split is None:
+        print("FAIL engine/layers.txt splits no layer into sub-layers")
+        return 1
+    levels = rules.sublevels[split]
+    bottom = levels[0][0]
+    top = levels[-1]
+    cases += [
+        ("sub-layer includes a higher sub-layer's private header",
+         {f"engine/{split}/{top[0]}/top_internal.hpp": "#pragma once\n",
+          f"engine/{split}/{bottom}/planted.cpp": f'#include "{split}/{top[0]}/top_internal.hpp"\n'},
+         f"engine/{split}/{bottom}/planted.cpp:1: {split}/{bottom} includes {split}/{top[0]} (higher)"),
+        ("sub-layer includes a higher sub-layer's public header",
+         {f"include/colflow/{split}/{top[0]}.hpp": "#pragma once\n",
+          f"engine/{split}/{bottom}/planted.cpp": f'#include "colflow/{split}/{top[0]}.hpp"\n'},
+         f"engine/{split}/{bottom}/planted.cpp:1: {split}/{bottom} includes {split}/{top[0]} (higher)"),
+        ("source outside every sub-layer folder",
+         {f"engine/{split}/planted.cpp": "int x;\n"},
+         f"engine/{split}/planted.cpp: a source file outside every sub-layer folder"),
+        ("folder that is no sub-layer",
+         {f"engine/{split}/plugins/planted.cpp": "int x;\n"},
+         f"engine/{split}/plugins/: folder `plugins` is no sub-layer of {split}"),
+    ]
+    siblings = next((level for level in levels if len(level) > 1), None)
+    if siblings:
+        a, b = siblings[0], siblings[1]
+        cases.append(
+            ("sub-layer includes a sibling's private header (at any depth)",
+             {f"engine/{split}/{b}/deep/sibling_internal.hpp": "#pragma once\n",
+              f"engine/{split}/{a}/planted.cpp":
+                  f'#include <vector>\n#include "{split}/{b}/deep/sibling_internal.hpp"\n'},
+             f"engine/{split}/{a}/planted.cpp:2: {split}/{a} includes {split}/{b} (a sibling)"))
+
     # The Python extension is a client whose sources sit a folder down, in python/src/: the
     # check must reach them. Planted whatever the rules say, so that this case fails when
     # engine/layers.txt stops naming `python` or the checker stops looking below a client's top
@@ -211,6 +284,8 @@ def main():
             else:
                 print(f"ok   {name}: {next(l for l in lines if expected in l)}")
 
+        failures += umbrella_cases(Path(scratch), clean, rules)
+
         broken = Path(scratch) / "broken-rules"
         shutil.copytree(clean, broken)
         write(broken, "engine/layers.txt", "layer common\nlayer io sideways\n")
@@ -221,7 +296,7 @@ def main():
         else:
             print(f"ok   malformed layers.txt: {err.strip()}")
 
-    total = len(cases) + 2
+    total = len(cases) + 2 + 2
     print(f"self_test: {total - failures} of {total} cases behave")
     return 1 if failures else 0
 

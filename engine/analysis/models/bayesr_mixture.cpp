@@ -1,0 +1,82 @@
+// The BayesR mixture's draws (bayesr_mixture_internal.hpp): a column's class and effect, and the
+// iteration's σ²_G and π.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "analysis/models/bayesr_mixture_internal.hpp"
+
+namespace colflow::detail {
+
+bayesr_mixture::bayesr_mixture(std::span<const double> gammas, std::uint64_t seed)
+    : gammas_(gammas.begin(), gammas.end()),
+      seed_(seed),
+      log_const_(classes()),
+      quad_(classes()),
+      shrink_(classes()),
+      spread_(classes()),
+      weight_(classes()) {}
+
+void bayesr_mixture::prepare(std::uint64_t t, double a, double sigma2_g, double sigma2_e,
+                             std::span<const double> pi) {
+  t_ = t;
+  // Class k > 0: β ~ N(0, v_k), v_k = γ_k σ²_G. With a = zᵀz and r = zᵀ(e + zβ_old), the log
+  // marginal likelihood against the zero class is −½ log(v_k C_k / σ²_E) + r² / (2 σ²_E C_k),
+  // C_k = a + σ²_E / v_k; and β | k ~ N(r / C_k, σ²_E / C_k).
+  log_const_[0] = std::log(pi[0]);
+  quad_[0] = 0;
+  for (std::size_t k = 1; k < classes(); ++k) {
+    const double v = gammas_[k - 1] * sigma2_g;
+    const double c = a + sigma2_e / v;
+    log_const_[k] = std::log(pi[k]) - 0.5 * std::log(v * c / sigma2_e);
+    quad_[k] = 0.5 / (sigma2_e * c);
+    shrink_[k] = 1.0 / c;
+    spread_[k] = std::sqrt(sigma2_e / c);
+  }
+}
+
+bayesr_mixture::effect bayesr_mixture::draw(std::size_t p, double r) {
+  const std::size_t classes = this->classes();
+  const double r2 = r * r;
+  double top = -std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < classes; ++k) {
+    weight_[k] = log_const_[k] + quad_[k] * r2;
+    top = std::max(top, weight_[k]);
+  }
+  double total = 0;
+  for (std::size_t k = 0; k < classes; ++k) total += (weight_[k] = std::exp(weight_[k] - top));
+  random_draws d(seed_, column_effect, t_, static_cast<std::uint32_t>(p));
+  double u = d.uniform() * total;
+  std::size_t k = 0;
+  while (k + 1 < classes && u >= weight_[k]) u -= weight_[k++];
+  const double beta = k == 0 ? 0.0 : r * shrink_[k] + spread_[k] * d.normal();
+  return {static_cast<std::uint8_t>(k), beta};
+}
+
+bayesr_mixture::tally bayesr_mixture::count(std::span<const std::size_t> visited,
+                                            std::span<const std::uint8_t> component,
+                                            std::span<const double> beta) const {
+  tally out;
+  out.counts.assign(classes(), 0.0);
+  for (const std::size_t p : visited) {
+    out.counts[component[p]] += 1;
+    out.beta_squares += beta[p] * beta[p];
+  }
+  out.nonzero = static_cast<double>(visited.size()) - out.counts[0];
+  return out;
+}
+
+double bayesr_mixture::draw_sigma2_g(random_draws& d, const tally& t, double df, double scale) {
+  const double g_df = df + t.nonzero;
+  return d.scaled_inverse_chi_square(g_df, (t.nonzero * t.beta_squares + df * scale) / g_df);
+}
+
+void bayesr_mixture::draw_pi(std::uint64_t t, const tally& counted, double alpha,
+                             std::vector<double>& pi) const {
+  random_draws w(seed_, weights, t, 0);
+  double total = 0;
+  for (std::size_t k = 0; k < classes(); ++k) total += (pi[k] = w.gamma(counted.counts[k] + alpha));
+  for (double& p : pi) p /= total;
+}
+
+}  // namespace colflow::detail

@@ -1,0 +1,101 @@
+// What `colflow bayesr` reports from a chain: the posterior summary of h², the effects on the
+// phenotype's scale, and the trace and effect tables.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "analysis/shared/result_table_internal.hpp"
+#include "colflow/analysis/bayesr.hpp"
+#include "colflow/error.hpp"
+#include "io/tsv_writer_internal.hpp"
+
+namespace colflow {
+
+bayesr_summary summarize(const bayesr_result& r) {
+  bayesr_summary s;
+  double h2_sum = 0, h2_squares = 0, nonzero_sum = 0;
+  for (const bayesr_sample& t : r.trace)
+    if (t.iteration > r.burnin) {
+      ++s.kept;
+      h2_sum += t.h2;
+      h2_squares += t.h2 * t.h2;
+      nonzero_sum += static_cast<double>(t.nonzero);
+    }
+  if (s.kept == 0) return s;
+  const double kept = static_cast<double>(s.kept);
+  s.h2_mean = h2_sum / kept;
+  // The one-pass variance can come out a rounding error below zero when every h² is equal.
+  s.h2_sd =
+      s.kept > 1
+          ? std::sqrt(std::max(0.0, (h2_squares - kept * s.h2_mean * s.h2_mean) / (kept - 1.0)))
+          : 0.0;
+  s.nonzero_mean = nonzero_sum / kept;
+  return s;
+}
+
+bayesr_per_unit_effects per_unit_effects(const bayesr_result& r) {
+  const std::size_t m = r.columns.size();
+  if (r.beta_mean.size() != m || r.beta_sd.size() != m)
+    throw error(errc::invalid_argument,
+                "per_unit_effects: the result's effects and columns differ");
+  bayesr_per_unit_effects e;
+  e.beta_mean.resize(m);
+  e.beta_sd.resize(m);
+  for (std::size_t p = 0; p < m; ++p) {
+    const double sd = r.columns[p].sd;
+    const double unit = sd > 0 ? r.phenotype_sd / sd : 0.0;
+    e.beta_mean[p] = r.beta_mean[p] * unit;
+    e.beta_sd[p] = r.beta_sd[p] * unit;
+  }
+  return e;
+}
+
+bayesr_files bayesr_output_files(const std::filesystem::path& prefix) {
+  return {detail::prefixed(prefix, ".trace.tsv"), detail::prefixed(prefix, ".effects.tsv")};
+}
+
+bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_result& r,
+                          const std::filesystem::path& prefix, int digits) {
+  detail::check_digits(digits);
+  const auto& selected = sel.columns;
+  if (r.columns.size() != selected.size() || r.inclusion.size() != selected.size())
+    throw error(errc::invalid_argument, "write_bayesr: the result is not of this selection");
+  const bayesr_per_unit_effects unit = per_unit_effects(r);
+  const bayesr_files files = bayesr_output_files(prefix);
+
+  tsv_writer trace(files.trace, digits);
+  for (const char* h : {"ITER", "MU", "SIGMA2_G", "SIGMA2_E", "H2", "VAR_G", "NONZERO"})
+    trace.text(h);
+  // A chain whose thinning kept nothing still names its classes in the header.
+  const std::size_t classes = r.classes > 0     ? r.classes
+                              : r.trace.empty() ? 0
+                                                : r.trace[0].pi.size();
+  for (std::size_t k = 0; k < classes; ++k) trace.text("PI_" + std::to_string(k));
+  trace.end_line();
+  for (const bayesr_sample& t : r.trace) {
+    trace.integer(t.iteration).number(t.mu).number(t.sigma2_g).number(t.sigma2_e).number(t.h2);
+    trace.number(t.genetic_variance).integer(t.nonzero);
+    for (double p : t.pi) trace.number(p);
+    trace.end_line();
+  }
+  trace.commit();
+
+  const auto& columns = s.columns();
+  tsv_writer effects(files.effects, digits);
+  detail::write_header(effects,
+                       {"ID", "A1", "PIP", "BETA", "BETA_SD", "BETA_PER_UNIT", "BETA_PER_UNIT_SD"});
+  for (std::size_t p = 0; p < selected.size(); ++p) {
+    const column_info& c = columns[selected[p]];
+    effects.text(c.id)
+        .text(c.a1)
+        .number(r.inclusion[p])
+        .number(r.beta_mean[p])
+        .number(r.beta_sd[p]);
+    effects.number(unit.beta_mean[p]).number(unit.beta_sd[p]);
+    effects.end_line();
+  }
+  effects.commit();
+  return files;
+}
+
+}  // namespace colflow

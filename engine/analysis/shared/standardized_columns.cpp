@@ -1,0 +1,183 @@
+// The selected columns standardised over a fit's samples: the products and updates of the solvers.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "analysis/shared/standardized_columns_internal.hpp"
+#include "colflow/error.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
+
+namespace colflow::detail {
+namespace {
+
+// The products count the rarer allele: the other one where A1 is the common allele.
+bool counts_second_allele(const column_stats& st) noexcept { return st.mean > 1.0; }
+
+// Asks for `bytes` of the next column's codes from `at` on, without waiting. A thread takes the
+// blocks of its own stretch first, column after column (sample_blocks), so the thread that
+// computes a block now likely computes the same block of the next column; in a shuffled order
+// that block's lines would otherwise miss in every cache.
+void cache_block(std::span<const std::uint8_t> next, std::size_t bytes, std::size_t at) noexcept {
+  if (next.size() < at + bytes) return;
+  for (std::size_t line = 0; line < bytes; line += 64) __builtin_prefetch(next.data() + at + line);
+}
+
+}  // namespace
+
+phenotype_samples used_samples(const store& s, const selection& sel,
+                               std::span<const double> phenotype, std::size_t minimum,
+                               const std::string& what) {
+  const std::size_t rows = s.num_rows();
+  if (phenotype.size() != rows || sel.row_kept.size() != rows)
+    throw error(errc::invalid_argument,
+                s.path().string() + ": the phenotype must have one value per sample of the store");
+  phenotype_samples p;
+  p.used.assign(rows, 0);
+  double sum = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    if (sel.row_kept[i] && !std::isnan(phenotype[i])) {
+      p.used[i] = 1;
+      sum += phenotype[i];
+      ++p.count;
+    }
+  if (p.count < minimum)
+    throw error(errc::invalid_argument, what + "fewer than " + std::to_string(minimum) +
+                                            " selected samples have a phenotype value");
+  p.mean = sum / static_cast<double>(p.count);
+  double squares = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    if (p.used[i]) squares += (phenotype[i] - p.mean) * (phenotype[i] - p.mean);
+  p.sd = std::sqrt(squares / static_cast<double>(p.count - 1));
+  if (!(p.sd > 0))
+    throw error(errc::invalid_argument, what + "the phenotype is constant among the samples used");
+  return p;
+}
+
+standardized_columns::standardized_columns(const store& s, const selection& sel,
+                                           std::vector<std::uint8_t> used, communicator* processes)
+    : genotype_(s.type() == value_type::genotype),
+      rows_(s.num_rows()),
+      used_(std::move(used)),
+      used_count_(
+          static_cast<std::uint64_t>(std::count(used_.begin(), used_.end(), std::uint8_t{1}))),
+      blocks_(rows_, parallel_rows_threshold, processes),
+      statistics_(s, used_),
+      stats_(sel.columns.size()),
+      z_(genotype_ ? 0 : static_cast<Eigen::Index>(rows_)) {}
+
+// A block of rows is a run of whole bytes of codes: the kernels see it as a short column. They
+// add only the bytes that hold what they count, so the rarer allele is counted: where A1 is the
+// common allele, x = 2 − (the other allele's dosage) for every call. out[1] is 0 for a column
+// with a call for every used sample.
+void standardized_columns::block_sums(std::size_t p, const std::uint8_t* codes,
+                                      std::span<const double> r, std::size_t first, std::size_t n,
+                                      double* out) const {
+  const column_stats& st = stats_[p];
+  const std::span<const std::uint8_t> block(codes + first / 4, (n + 3) / 4);
+  const double* w = r.data() + first;
+  const bool second = counts_second_allele(st);
+  if (st.observed == used_count_) {
+    out[0] = second ? second_dosage_dot(block, n, w) : dosage_dot(block, n, w);
+    out[1] = 0.0;
+    return;
+  }
+  const std::array<double, 2> sums = second ? second_dosage_dot_and_missing_sum(block, n, w)
+                                            : dosage_dot_and_missing_sum(block, n, w);
+  out[0] = sums[0];
+  out[1] = sums[1];
+}
+
+// Σ (x − m) r over the calls, whose r sum to r_sum less the missing calls' (r is 0 where a
+// sample is not used), over the SD.
+double standardized_columns::centred_dot(std::size_t p, double allele, double missing,
+                                         double r_sum) const {
+  const column_stats& st = stats_[p];
+  const double called = r_sum - missing;
+  const double centred =
+      counts_second_allele(st) ? (2.0 - st.mean) * called - allele : allele - st.mean * called;
+  return centred / st.sd;
+}
+
+template <typename Blocks>
+double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const std::uint8_t* codes,
+                                          std::span<const double> r, double r_sum,
+                                          std::span<const std::uint8_t> next) const {
+  const auto sums =
+      blocks.template sums<2>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+        cache_block(next, (n + 3) / 4, first / 4);
+        block_sums(p, codes, r, first, n, out);
+      });
+  return centred_dot(p, sums[0], sums[1], r_sum);
+}
+
+double standardized_columns::dot_alone(std::size_t p, const column_view<double>& v,
+                                       std::span<const double> r, double r_sum) const {
+  sample_blocks alone(rows_, sample_blocks::never);
+  return genotype_dot(alone, p, v.codes.data(), r, r_sum, {});
+}
+
+std::array<double, 2> standardized_columns::dot_pair(std::size_t p, const column_view<double>& v,
+                                                     std::size_t q, const column_view<double>& u,
+                                                     std::span<const double> r, double r_sum,
+                                                     const next_pair& next) {
+  const auto sums =
+      blocks_.sums<4>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
+        for (const std::span<const std::uint8_t> codes : next)
+          cache_block(codes, (n + 3) / 4, first / 4);
+        block_sums(p, v.codes.data(), r, first, n, out);
+        block_sums(q, u.codes.data(), r, first, n, out + 2);
+      });
+  return {centred_dot(p, sums[0], sums[1], r_sum), centred_dot(q, sums[2], sums[3], r_sum)};
+}
+
+double standardized_columns::dot(std::size_t p, const column_view<double>& v,
+                                 std::span<const double> r, double r_sum) {
+  if (genotype_) return genotype_dot(blocks_, p, v.codes.data(), r, r_sum, v.next_codes);
+  // Standardised block by block, by the thread that then multiplies the block.
+  return blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
+    standardize(p, v, first, n, z_.data());
+    const auto rows = static_cast<Eigen::Index>(n), at = static_cast<Eigen::Index>(first);
+    return z_.segment(at, rows).dot(Eigen::Map<const Eigen::VectorXd>(r.data() + first, rows));
+  });
+}
+
+void standardized_columns::subtract(std::size_t p, const column_view<double>& v, double delta,
+                                    std::span<double> r) {
+  const column_stats& st = stats_[p];
+  if (genotype_) {
+    const std::uint8_t* codes = v.codes.data();
+    const std::span<const std::uint8_t> mask = statistics_.mask();
+    const double a = -delta / st.sd, c = delta * st.mean / st.sd;
+    blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
+      const std::size_t bytes = (n + 3) / 4;
+      genotype_axpy({codes + first / 4, bytes}, n,
+                    mask.empty() ? mask : mask.subspan(first / 4, bytes), a, c, r.data() + first);
+    });
+    return;
+  }
+  blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
+    const auto rows = static_cast<Eigen::Index>(n), at = static_cast<Eigen::Index>(first);
+    Eigen::Map<Eigen::VectorXd>(r.data() + first, rows) -= delta * z_.segment(at, rows);
+  });
+}
+
+void standardized_columns::values(std::size_t p, const column_view<double>& v, double* out) const {
+  if (!genotype_) {
+    standardize(p, v, 0, rows_, out);
+    return;
+  }
+  decode_genotypes(v.codes, standardized_lut(stats_[p]), std::span<double>(out, rows_));
+  for (std::size_t i = 0; i < rows_; ++i)
+    if (!used_[i]) out[i] = 0.0;
+}
+
+void standardized_columns::standardize(std::size_t p, const column_view<double>& v,
+                                       std::size_t first, std::size_t n, double* out) const {
+  const column_stats& st = stats_[p];
+  for (std::size_t i = first; i < first + n; ++i) {
+    const double x = v.values[static_cast<Eigen::Index>(i)];
+    out[i] = used_[i] && !std::isnan(x) ? (x - st.mean) / st.sd : 0.0;
+  }
+}
+
+}  // namespace colflow::detail

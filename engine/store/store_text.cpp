@@ -11,6 +11,7 @@
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
 #include "colflow/version.hpp"
+#include "colflow/store/chromosome.hpp"
 #include "store/format_internal.hpp"
 #include "store/store_text_internal.hpp"
 
@@ -110,7 +111,13 @@ std::vector<sample_info> read_samples(const std::filesystem::path& file, std::ui
 
 std::vector<column_info> read_columns(const std::filesystem::path& file, std::uint64_t columns,
                                       std::optional<std::uint64_t> checksum) {
-  return parse_table<column_info>(file, columns_header, columns, "columns", checksum);
+  std::vector<column_info> out =
+      parse_table<column_info>(file, columns_header, columns, "columns", checksum);
+  // A store written before the importers normalised codes (PLINK 1's 23 for X) reads as a new
+  // store of the same input: every analysis, table and export sees the code of today. The
+  // checksum above is of the bytes on disk, which stay as written.
+  for (column_info& c : out) c.chrom = normalize_chromosome(c.chrom);
+  return out;
 }
 
 checksum_stream::checksum_stream() : state_(XXH3_createState()) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
 #include "kernels/dense_kernels_internal.hpp"
@@ -32,8 +33,12 @@ constexpr std::size_t default_block_single = 1024, default_block_double = 256;
 // Below this, a variant's 2p(1 − p) counts as zero (monomorphic over the samples).
 constexpr double variance_floor = 1e-12;
 
+// X, Y and MT, as plink2 leaves them out of --make-rel (the pseudo-autosomal XY stays), named
+// by the one function that reads chromosome codes, so a store with PLINK 1's numeric codes
+// (23 for X) leaves out the same variants.
 bool non_autosomal(const std::string& chrom) {
-  return chrom == "X" || chrom == "Y" || chrom == "MT";
+  const chromosome_kind kind = kind_of_chromosome(chrom);
+  return kind == chromosome_kind::x || kind == chromosome_kind::y || kind == chromosome_kind::mt;
 }
 
 std::string mib(std::uint64_t bytes) {

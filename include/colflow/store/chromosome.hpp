@@ -1,9 +1,8 @@
 /// @file chromosome.hpp
 /// Chromosome codes: the one place that names them. Stores made by `colflow preprocess` hold the
-/// codes PLINK 2 writes (normalize_chromosome), and everything that reads a store's codes (the
-/// ploidy rules of X, Y and MT, whole-genome regression's chromosomes) reads them through
-/// normalize_chromosome too, so a store written before the codes were normalised (PLINK 1's
-/// numeric 23 for X, say) gives the same results as a new one.
+/// codes PLINK 2 writes (normalize_chromosome), and a store reads its codes through
+/// normalize_chromosome too (store::columns()), so a store written before the codes were
+/// normalised (PLINK 1's numeric 23 for X, say) gives the same results and tables as a new one.
 #pragma once
 
 #include <string>

@@ -78,4 +78,10 @@ static_assert(names_are_unique(), "two commands of the table have the same name"
 
 std::span<const command_entry> command_table() { return commands; }
 
+void list_commands(std::ostream& out) {
+  for (const command_entry& c : commands)
+    out << c.name << '\t'
+        << (c.python_counterpart.empty() ? std::string_view("-") : c.python_counterpart) << '\n';
+}
+
 }  // namespace colflow::cli

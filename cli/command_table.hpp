@@ -1,8 +1,11 @@
 // The table of the colflow program's commands: the one place a command is named. main() walks
-// it to register and dispatch every subcommand.
+// it to register and dispatch every subcommand; `colflow --list-commands` prints it for the test
+// that every command has help, an example in docs/USAGE.md and its promised Python counterpart
+// (tests/commands/).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <ostream>
 #include <span>
 #include <string_view>
 
@@ -25,5 +28,9 @@ struct command_entry {
 
 // Every command, in the order `colflow --help` lists them; names are unique.
 std::span<const command_entry> command_table();
+
+// Prints the table for tests: one line per command, in table order, `NAME<TAB>PYTHON`, with `-`
+// for a command without a Python counterpart.
+void list_commands(std::ostream& out);
 
 }  // namespace colflow::cli

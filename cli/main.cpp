@@ -7,6 +7,7 @@
 #include <csignal>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -83,9 +84,19 @@ std::vector<std::pair<CLI::App*, colflow::cli::command>> add_commands(CLI::App& 
   return commands;
 }
 
+// `colflow --list-commands`, alone: the command table for the tests (command_table.hpp). Read
+// before CLI11 parses, so that it needs no subcommand and --help neither shows it nor changes.
+bool asks_for_command_list(int argc, char** argv) {
+  return argc == 2 && std::string_view(argv[1]) == "--list-commands";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (asks_for_command_list(argc, argv)) {
+    colflow::cli::list_commands(std::cout);
+    return 0;
+  }
   install_signal_handlers();
   CLI::App app{
       "colflow: per-column compressed genotype stores, streamed through a self-balancing\n"

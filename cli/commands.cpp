@@ -1,4 +1,4 @@
-// The helpers that commands.hpp declares beside the commands: thread cap, terminal test, sizes.
+// The helpers that commands.hpp declares for the commands: thread cap, terminal test, sizes.
 #include "commands.hpp"
 
 #include <unistd.h>

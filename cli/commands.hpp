@@ -1,5 +1,6 @@
-// The subcommands of the colflow program. Each registers its options on the CLI11 app and
-// returns the function that runs it; main() only parses and dispatches.
+// What the subcommands of the colflow program share. Each registers its options on the CLI11
+// app and returns the function that runs it; command_table.hpp names them all, and main() only
+// parses and dispatches.
 #pragma once
 
 #include <tbb/global_control.h>
@@ -10,25 +11,11 @@
 
 namespace colflow::cli {
 
+// Runs a command once its options are parsed; returns the exit status of the program.
 using command = std::function<int()>;
 
-command add_info(CLI::App& app);
-command add_verify(CLI::App& app);
-command add_preprocess(CLI::App& app);
-command add_simulate(CLI::App& app);
-command add_export(CLI::App& app);
-command add_bench(CLI::App& app);
-command add_stats(CLI::App& app);
-command add_ld(CLI::App& app);
-command add_assoc(CLI::App& app);
-command add_pca(CLI::App& app);
-command add_grm(CLI::App& app);
-command add_bayesr(CLI::App& app);
-command add_score(CLI::App& app);
-command add_wgr(CLI::App& app);
-
+// The three penalised regressions one function registers (cmd_penalized.cpp).
 enum class penalty { ridge, lasso, elastic_net };
-command add_penalized(CLI::App& app, penalty kind);
 
 // The --threads option: caps oneTBB's worker threads while the returned object lives;
 // 0 means all cores (nothing is capped).

@@ -1,16 +1,19 @@
-// The colflow program: argument parsing, dispatch and the stop signals (the commands are in
-// cmd_*.cpp). Every failure is one line on stderr naming the file and the problem, and a
-// non-zero exit.
+// The colflow program: argument parsing, dispatch and the stop signals (the commands are the
+// rows of command_table.cpp, each in its cmd_NAME.cpp). Every failure is one line on stderr naming
+// the file and the problem, and a non-zero exit.
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <iostream>
-#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "colflow/cancellation.hpp"
 #include "colflow/colflow.hpp"
-#include "commands.hpp"
+#include "command_table.hpp"
 #include "option_errors.hpp"
 #include "processes.hpp"
 
@@ -70,9 +73,30 @@ int interrupted() {
   return 128 + s;
 }
 
+// Every command of the table (command_table.hpp) as a subcommand of `app`, with what runs it,
+// in the table's order.
+std::vector<std::pair<CLI::App*, colflow::cli::command>> add_commands(CLI::App& app) {
+  std::vector<std::pair<CLI::App*, colflow::cli::command>> commands;
+  for (const colflow::cli::command_entry& entry : colflow::cli::command_table()) {
+    CLI::App* sub = app.add_subcommand(std::string(entry.name), std::string(entry.description));
+    commands.emplace_back(sub, entry.add_options(*sub));
+  }
+  return commands;
+}
+
+// `colflow --list-commands`, alone: the command table for the tests (command_table.hpp). Read
+// before CLI11 parses, so that it needs no subcommand and --help neither shows it nor changes.
+bool asks_for_command_list(int argc, char** argv) {
+  return argc == 2 && std::string_view(argv[1]) == "--list-commands";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (asks_for_command_list(argc, argv)) {
+    colflow::cli::list_commands(std::cout);
+    return 0;
+  }
   install_signal_handlers();
   CLI::App app{
       "colflow: per-column compressed genotype stores, streamed through a self-balancing\n"
@@ -86,57 +110,7 @@ int main(int argc, char** argv) {
   colflow::cli::use_option_error_messages(app);
   app.footer("Run 'colflow COMMAND --help' for the options of a command.");
 
-  std::map<CLI::App*, colflow::cli::command> commands;
-  const auto add = [&](CLI::App* sub, colflow::cli::command run) { commands[sub] = run; };
-  {
-    auto* info = app.add_subcommand("info", "Describe a store: shape, codecs, sizes, ratio");
-    add(info, colflow::cli::add_info(*info));
-    auto* verify =
-        app.add_subcommand("verify", "Check every checksum and decode every column of a store");
-    add(verify, colflow::cli::add_verify(*verify));
-    auto* preprocess = app.add_subcommand(
-        "preprocess", "Convert PLINK .bed/.bim/.fam, BGEN, VCF/BCF or a dense matrix into a store");
-    add(preprocess, colflow::cli::add_preprocess(*preprocess));
-    auto* simulate = app.add_subcommand(
-        "simulate", "Write simulated PLINK genotypes, a phenotype and the true effects");
-    add(simulate, colflow::cli::add_simulate(*simulate));
-    auto* exporter = app.add_subcommand("export", "Write a store back as PLINK files or .npy");
-    add(exporter, colflow::cli::add_export(*exporter));
-    auto* bench = app.add_subcommand(
-        "bench", "Measure how fast a store streams: pipelined, sequential, in RAM");
-    add(bench, colflow::cli::add_bench(*bench));
-    auto* stats = app.add_subcommand(
-        "stats", "Per-column statistics: calls, missing rate, A1 frequency, mean, SD");
-    add(stats, colflow::cli::add_stats(*stats));
-    auto* ld = app.add_subcommand("ld", "LD between variants: r or r2 as plink --r/--r2");
-    add(ld, colflow::cli::add_ld(*ld));
-    auto* assoc = app.add_subcommand(
-        "assoc",
-        "Association scan: linear or logistic (Firth) regression on each column, as plink2 --glm");
-    add(assoc, colflow::cli::add_assoc(*assoc));
-    auto* pca =
-        app.add_subcommand("pca", "Principal components by randomised SVD over streaming passes");
-    add(pca, colflow::cli::add_pca(*pca));
-    auto* grm = app.add_subcommand(
-        "grm", "Genomic relationship matrix (PLINK 2 --make-rel, PLINK 1.9 --make-grm-bin)");
-    add(grm, colflow::cli::add_grm(*grm));
-    using colflow::cli::penalty;
-    auto* ridge = app.add_subcommand("ridge", "Ridge regression path by coordinate descent");
-    add(ridge, colflow::cli::add_penalized(*ridge, penalty::ridge));
-    auto* lasso = app.add_subcommand("lasso", "Lasso path by coordinate descent, with screening");
-    add(lasso, colflow::cli::add_penalized(*lasso, penalty::lasso));
-    auto* enet = app.add_subcommand("enet", "Elastic-net path by coordinate descent (--alpha)");
-    add(enet, colflow::cli::add_penalized(*enet, penalty::elastic_net));
-    auto* bayesr = app.add_subcommand(
-        "bayesr", "BayesR Gibbs sampler: mixture-of-normals effects, h2, inclusion probabilities");
-    add(bayesr, colflow::cli::add_bayesr(*bayesr));
-    auto* score = app.add_subcommand(
-        "score", "Polygenic scores: weighted allele counts per sample, as plink2 --score");
-    add(score, colflow::cli::add_score(*score));
-    auto* wgr = app.add_subcommand(
-        "wgr", "Whole-genome regression, regenie's step 1: LOCO predictions for assoc --loco");
-    add(wgr, colflow::cli::add_wgr(*wgr));
-  }
+  const auto commands = add_commands(app);
 
   try {
     app.parse(argc, argv);

@@ -113,6 +113,27 @@ TEST(CliTest, VerifySaysAnOlderStoreCarriesNoListChecksums) {
   EXPECT_EQ(nlohmann::json::parse(out)["format_version"], "1.0");
 }
 
+// The store tests/data/old-store/numeric_chromosomes-77f7e1c.cf, written by the code of commit
+// 77f7e1c (format 1.0, PLINK 1's numeric chromosome codes), verifies and opens in `info`.
+TEST(CliTest, VerifyAndInfoAcceptTheStoreOfCommit77f7e1c) {
+  const auto old = std::filesystem::path(COLFLOW_TEST_SOURCE_DIR) / "data" / "old-store" /
+                   "numeric_chromosomes-77f7e1c.cf";
+  std::string out;
+  ASSERT_EQ(run("verify " + old.string(), out), 0) << out;
+  EXPECT_NE(out.find("note: format 1.0 store: it carries no list checksums"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("ok: 16 columns"), std::string::npos) << out;
+  ASSERT_EQ(run("info --json " + old.string(), out), 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["format_version"], "1.0");
+  EXPECT_EQ(j["rows"], 50);
+  EXPECT_EQ(j["columns"], 16);
+  EXPECT_EQ(j["value_type"], "genotype");
+  EXPECT_EQ(j["decoded_bytes"], 16 * 13);
+  ASSERT_EQ(run("info " + old.string(), out), 0) << out;
+  EXPECT_NE(out.find("value type   genotype"), std::string::npos) << out;
+}
+
 TEST(CliTest, BenchReportsEveryModeAsJson) {
   test::temp_dir dir;
   test::write_genotype_store(dir / "g.cf", 300, 40, {codec_id::zstd, 1, false});

@@ -1,9 +1,10 @@
 // colflow stats: against plink2 --freq/--missing on the shared datasets (with and without
 // --keep) and on files with X, Y, XY and MT variants of males, females and unknown-sex samples
-// (calls and dosages, --sex as --update-sex), and against plain loops on genotype, dosage and
-// dense stores, on one process and on several.
+// (calls and dosages, --sex as --update-sex), on a store an earlier colflow wrote, and against
+// plain loops on genotype, dosage and dense stores, on one process and on several.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <fstream>
@@ -506,6 +507,100 @@ TEST(StatsTest, NumericSexChromosomeCodesOfOldStoresFollowTheSameRules) {
   }
   // Only males count on Y: the rules applied, not an autosome's.
   EXPECT_LT(want[2].observed + want[2].missing, n);
+}
+
+// The store of tests/data/old-store was written by the code of commit 77f7e1c, before sex
+// chromosomes were supported: its columns.tsv keeps the .bim's PLINK 1 codes (23 for X, 24 Y,
+// 25 XY, 26 MT). `colflow stats` gives the same figures on it as on a store made today from the
+// same .bed, with and without --keep, and they are plink2's: males haploid on X, only males
+// counted on Y, everyone haploid on MT. Only the CHR column differs, the code each store holds.
+TEST(StatsTest, StoreOfCommit77f7e1cGivesTheStatsOfANewStoreOfItsBed) {
+  const auto data = std::filesystem::path(COLFLOW_TEST_SOURCE_DIR) / "data" / "old-store";
+  const std::string bfile = (data / "numeric_chromosomes").string(),
+                    old_cf = (data / "numeric_chromosomes-77f7e1c.cf").string();
+  test::temp_dir dir;
+  const std::string new_cf = (dir / "new.cf").string();
+  std::string out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + bfile + " --out " + new_cf, out), 0) << out;
+  const store old = store::open(old_cf), fresh = store::open(new_cf);
+  ASSERT_EQ(old.num_columns(), 16u);
+  ASSERT_EQ(fresh.num_columns(), 16u);
+  EXPECT_EQ(old.version_minor(), 0);  // format 1.0, as that code wrote every store
+  EXPECT_EQ(old.columns()[3].chrom, "23");
+  EXPECT_EQ(fresh.columns()[3].chrom, "X");
+  {
+    std::ofstream keep(dir / "keep.txt");
+    for (std::size_t i = 1; i <= 50; ++i)
+      if (i % 4 != 2) keep << "fam" << i << " s" << i << "\n";
+  }
+  const std::vector<sample_sex> sexes = sexes_of(old.samples());
+  const std::size_t males =
+      static_cast<std::size_t>(std::count(sexes.begin(), sexes.end(), sample_sex::male));
+  ASSERT_EQ(males, 20u);
+  for (const bool keep : {false, true}) {
+    const std::string k = keep ? " --keep " + (dir / "keep.txt").string() : "",
+                      tag = keep ? "k" : "a";
+    const auto run_stats = [&](const std::string& cf, const std::string& name) {
+      const auto table = dir / (name + "." + tag + ".tsv");
+      EXPECT_EQ(
+          test::run_cli("stats " + cf + " --quiet --digits 12 --out " + table.string() + k, out), 0)
+          << out;
+      return table;
+    };
+    const auto old_table = run_stats(old_cf, "old"), new_table = run_stats(new_cf, "new");
+    const test::text_table a = test::read_table(old_table), b = test::read_table(new_table);
+    ASSERT_EQ(a.header, b.header);
+    ASSERT_EQ(a.rows.size(), 16u);
+    ASSERT_EQ(b.rows.size(), 16u);
+    const std::size_t c_chr = a.column("CHR");
+    for (std::size_t j = 0; j < a.rows.size(); ++j) {
+      EXPECT_EQ(normalize_chromosome(a.rows[j][c_chr]), b.rows[j][c_chr]) << tag << " " << j;
+      for (std::size_t c = 0; c < a.header.size(); ++c)
+        if (c != c_chr) {
+          EXPECT_EQ(a.rows[j][c], b.rows[j][c]) << tag << " " << j << " " << a.header[c];
+        }
+    }
+
+    // The rules applied: plink2's figures, which on X are not a diploid count's (A1_FREQ =
+    // MEAN / 2), and on Y count the males alone.
+    test::run_plink2("--bfile " + bfile + " --freq --missing --out " + (dir / tag).string() + k);
+    const auto compared = expect_equal_to_plink2(old_table.string(), (dir / tag).string(), old,
+                                                 "77f7e1c store " + tag);
+    EXPECT_EQ(compared, (std::map<chromosome_kind, std::size_t>{{chromosome_kind::autosome, 3},
+                                                                {chromosome_kind::x, 5},
+                                                                {chromosome_kind::y, 3},
+                                                                {chromosome_kind::xy, 2},
+                                                                {chromosome_kind::mt, 3}}));
+    const std::size_t c_obs = a.column("OBS_CT"), c_miss = a.column("MISSING_CT"),
+                      c_freq = a.column("A1_FREQ"), c_mean = a.column("MEAN");
+    for (std::size_t j = 0; j < a.rows.size(); ++j) {
+      const auto& r = a.rows[j];
+      const chromosome_kind kind = kind_of_chromosome(r[c_chr]);
+      if (kind == chromosome_kind::x) {
+        EXPECT_GT(std::abs(std::stod(r[c_freq]) - std::stod(r[c_mean]) / 2), 1e-6)
+            << tag << " " << j;
+      }
+      if (kind == chromosome_kind::y) {
+        std::size_t kept_males = 0;
+        for (std::size_t i = 0; i < sexes.size(); ++i)
+          kept_males += sexes[i] == sample_sex::male && (!keep || (i + 1) % 4 != 2);
+        EXPECT_EQ(std::stoull(r[c_obs]) + std::stoull(r[c_miss]), kept_males) << tag << " " << j;
+      }
+    }
+  }
+
+  // The library's summaries too, bit for bit (NaN equal to NaN).
+  const auto want = column_summaries(fresh, selection::all(fresh)),
+             got = column_summaries(old, selection::all(old));
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t j = 0; j < want.size(); ++j) {
+    EXPECT_EQ(got[j].observed, want[j].observed) << j;
+    EXPECT_EQ(got[j].missing, want[j].missing) << j;
+    for (const auto field : {&column_summary::a1_freq, &column_summary::mean, &column_summary::sd})
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(got[j].*field),
+                std::bit_cast<std::uint64_t>(want[j].*field))
+          << j;
+  }
 }
 
 TEST(StatsTest, ProcessesSharingTheColumnsGiveOneProcesssSummariesOnSexChromosomes) {

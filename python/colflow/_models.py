@@ -21,6 +21,8 @@ from ._store import Store
 
 __all__ = ["BayesR", "Penalized", "bayesr", "enet", "lasso", "ridge"]
 
+# -- penalised regression -----------------------------------------------------------------------
+
 
 @dataclasses.dataclass(frozen=True)
 class Penalized:
@@ -54,14 +56,12 @@ def _penalized(store: Any, pheno: Any, alpha: float, ridge: bool, *, pheno_name:
                keep: Any, columns: Any, lambdas: Any, nlambda: int,
                lambda_min_ratio: float | None, tol: float, max_sweeps: int, predict: Any,
                num_threads: int | None, progress: Any) -> Penalized:
+    # What lasso, ridge and enet share: the options checked, the path run, its tables built.
+    # The RuntimeWarning for λ values stopped at max_sweeps points at the caller of lasso,
+    # ridge or enet (stacklevel 3: this function is called by them only).
     store = as_store(store)
     alpha = float_in_range("alpha", alpha, low=0.0, high=1.0)
-    if lambdas is None:
-        path: list[float] = []
-    else:
-        path = [float(v) for v in np.atleast_1d(np.asarray(lambdas, dtype=np.float64))]
-        if not path or not all(np.isfinite(v) and v > 0 for v in path):
-            raise ValueError(f"lambdas must be positive numbers, not {lambdas!r}")
+    path = _lambda_values(lambdas)
     nlambda = int_at_least("nlambda", nlambda, 1)
     ratio = 0.0 if lambda_min_ratio is None else float_in_range(
         "lambda_min_ratio", lambda_min_ratio, low=0.0, low_open=True, high=1.0)
@@ -76,18 +76,43 @@ def _penalized(store: Any, pheno: Any, alpha: float, ridge: bool, *, pheno_name:
             store._core, rows, cols, y, alpha, path, nlambda, ratio, tol, max_sweeps, ridge,
             None if target is None else target._core, thread_count(num_threads), report,
         )
-    lam = r["lambda"]
+    result = Penalized(_coefficients(store, r), _path_frame(r), _beta(store, r),
+                       None if target is None else _predictions(target, r), name, r["samples"],
+                       r["intercept"], r["lambda_max"], r["target_missing"])
+    unconverged = int((r["converged"] == 0).sum())
+    if unconverged:
+        warnings.warn(f"{unconverged} lambda value(s) stopped at max_sweeps before converging",
+                      RuntimeWarning, stacklevel=3)
+    return result
+
+
+def _lambda_values(lambdas: Any) -> list[float]:
+    # The λ values given, each a positive finite number; [] (a path down from λ_max) for None.
+    if lambdas is None:
+        return []
+    path = [float(v) for v in np.atleast_1d(np.asarray(lambdas, dtype=np.float64))]
+    if not path or not all(np.isfinite(v) and v > 0 for v in path):
+        raise ValueError(f"lambdas must be positive numbers, not {lambdas!r}")
+    return path
+
+
+def _coefficients(store: Store, r: dict[str, Any]) -> pd.DataFrame:
+    # PREFIX.coef.tsv: the extension's (step, column, beta) entries in its order.
     ids = store.columns.id.to_numpy()
     a1 = store.columns.a1.to_numpy()
-    coefficients = pd.DataFrame({
-        "LAMBDA": lam[r["coef_step"]],
+    return pd.DataFrame({
+        "LAMBDA": r["lambda"][r["coef_step"]],
         "ID": ids[r["coef_column"]],
         "A1": a1[r["coef_column"]],
         "BETA": r["coef_beta"],
         "BETA_PER_UNIT": r["coef_per_unit"],
     })
-    path_frame = pd.DataFrame({
-        "LAMBDA": lam,
+
+
+def _path_frame(r: dict[str, Any]) -> pd.DataFrame:
+    # PREFIX.path.tsv: one row per λ, the counts as int64.
+    return pd.DataFrame({
+        "LAMBDA": r["lambda"],
         "NONZERO": r["nonzero"].astype(np.int64),
         "R2": r["r2"],
         "OBJECTIVE": r["objective"],
@@ -95,23 +120,26 @@ def _penalized(store: Any, pheno: Any, alpha: float, ridge: bool, *, pheno_name:
         "FULL_PASSES": r["full_passes"].astype(np.int64),
         "CONVERGED": r["converged"].astype(np.int64),
     })
+
+
+def _beta(store: Store, r: dict[str, Any]) -> pd.DataFrame:
+    # Every coefficient: the fitted columns (r["column"], increasing) x λ, zero where the
+    # extension listed no entry.
+    lam = r["lambda"]
     position = np.searchsorted(r["column"], r["coef_column"])
     dense = np.zeros((len(r["column"]), len(lam)))
     dense[position, r["coef_step"]] = r["coef_beta"]
-    beta = pd.DataFrame(dense, index=pd.Index(ids[r["column"]], name="ID"), columns=lam)
-    predictions = None
-    if target is not None:
-        samples = target.samples
-        predictions = pd.DataFrame(
-            {"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()}
-            | {f"LAMBDA={v:.6g}": r["predictions"][:, k] for k, v in enumerate(lam)}
-        )
-    unconverged = int((r["converged"] == 0).sum())
-    if unconverged:
-        warnings.warn(f"{unconverged} lambda value(s) stopped at max_sweeps before converging",
-                      RuntimeWarning, stacklevel=3)
-    return Penalized(coefficients, path_frame, beta, predictions, name, r["samples"],
-                     r["intercept"], r["lambda_max"], r["target_missing"])
+    ids = store.columns.id.to_numpy()
+    return pd.DataFrame(dense, index=pd.Index(ids[r["column"]], name="ID"), columns=lam)
+
+
+def _predictions(target: Store, r: dict[str, Any]) -> pd.DataFrame:
+    # PREFIX.pred.tsv: one row per sample of the other store, a column per λ (6 digits).
+    samples = target.samples
+    return pd.DataFrame(
+        {"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()}
+        | {f"LAMBDA={v:.6g}": r["predictions"][:, k] for k, v in enumerate(r["lambda"])}
+    )
 
 
 _PENALIZED_DOC = """{summary}
@@ -287,8 +315,15 @@ def bayesr(
             "" if checkpoint is None else os.fspath(checkpoint), checkpoint_every,
             bool(resume), mode, thread_count(num_threads), report,
         )
+    return BayesR(_trace(r), _effects(store, r), name, r["samples"], r["h2_mean"], r["h2_sd"],
+                  r["nonzero_mean"], r["posterior_samples"], r["resumed_from"],
+                  r["iterations_run"], r["mode"], r["seconds"], r["compute_busy_seconds"])
+
+
+def _trace(r: dict[str, Any]) -> pd.DataFrame:
+    # PREFIX.trace.tsv: one row per kept iteration, a PI_k column per mixture class.
     pi = r["pi"]
-    trace = pd.DataFrame(
+    return pd.DataFrame(
         {
             "ITER": r["iteration"].astype(np.int64),
             "MU": r["mu"],
@@ -300,8 +335,12 @@ def bayesr(
         }
         | {f"PI_{k}": pi[:, k] for k in range(pi.shape[1])}
     )
+
+
+def _effects(store: Store, r: dict[str, Any]) -> pd.DataFrame:
+    # PREFIX.effects.tsv: one row per fitted column, in the extension's order.
     c = store.columns.iloc[r["column"]]
-    effects = pd.DataFrame({
+    return pd.DataFrame({
         "ID": c.id.to_numpy(),
         "A1": c.a1.to_numpy(),
         "PIP": r["pip"],
@@ -310,6 +349,3 @@ def bayesr(
         "BETA_PER_UNIT": r["beta_per_unit"],
         "BETA_PER_UNIT_SD": r["beta_per_unit_sd"],
     })
-    return BayesR(trace, effects, name, r["samples"], r["h2_mean"], r["h2_sd"],
-                  r["nonzero_mean"], r["posterior_samples"], r["resumed_from"],
-                  r["iterations_run"], r["mode"], r["seconds"], r["compute_busy_seconds"])

@@ -24,56 +24,6 @@ _FORMATS = ("bed", "bgen", "vcf", "npy", "csv", "array", "inputs")
 _SAMPLE_FIELDS = ("fid", "iid", "father", "mother", "sex", "phenotype")
 
 
-def _input_format(source: Any) -> str:
-    # The format of a source by its type or (the library's rule, that of the command's --inputs
-    # list) the ending of its paths: .bgen, .vcf/.vcf.gz/.vcf.bgz/.bcf, .npy, .csv/.tsv, else a
-    # PLINK prefix.
-    if isinstance(source, np.ndarray):
-        return "array"
-    found = {_core.input_format(os.fspath(p)) for p in source}
-    if len(found) > 1:
-        raise ValueError(f"the inputs of one store must be of one format, not {sorted(found)}")
-    name = found.pop()
-    return "bed" if name == "plink" else name
-
-
-def _array_samples(samples: Any, rows: int) -> Optional[list[list[str]]]:
-    # Sample IDs (FID = IID) or a DataFrame of Store.samples' fields, as 6 fields per row.
-    if samples is None:
-        return None
-    if isinstance(samples, pd.DataFrame):
-        if "iid" not in samples.columns:
-            raise ValueError("a DataFrame of samples has an 'iid' column (and fid, father, "
-                             "mother, sex, phenotype, as Store.samples)")
-        unknown = set(samples.columns) - set(_SAMPLE_FIELDS)
-        if unknown:
-            raise ValueError(f"unknown sample fields {sorted(unknown)}: {_SAMPLE_FIELDS}")
-        iid = samples["iid"].astype(str)
-        default = {"fid": iid, "father": "0", "mother": "0", "sex": "0", "phenotype": "-9"}
-        fields = [samples[f].astype(str) if f in samples.columns else default.get(f, iid)
-                  for f in _SAMPLE_FIELDS]
-        table = pd.DataFrame(dict(zip(_SAMPLE_FIELDS, fields)), index=samples.index)
-        rows_out = table.to_numpy().tolist()
-    else:
-        if isinstance(samples, (str, bytes)):
-            raise TypeError("samples is a sequence of IIDs or a DataFrame, not a string")
-        rows_out = [[str(i), str(i), "0", "0", "0", "-9"] for i in samples]
-    if len(rows_out) != rows:
-        raise ValueError(f"{len(rows_out)} samples for an array of {rows} rows")
-    return rows_out
-
-
-def _array_columns(columns: Any, count: int) -> Optional[list[str]]:
-    if columns is None:
-        return None
-    if isinstance(columns, (str, bytes)):
-        raise TypeError("columns is a sequence of names, not a string")
-    names = [str(c) for c in columns]
-    if len(names) != count:
-        raise ValueError(f"{len(names)} column names for an array of {count} columns")
-    return names
-
-
 def preprocess(
     source: Any,
     out: str | os.PathLike[str],
@@ -141,22 +91,8 @@ def preprocess(
     give a function ``(label, done, total, unit)``; Ctrl-C stops the call, removes the partial
     store and raises KeyboardInterrupt (docs/PYTHON.md, "Ctrl-C and progress").
     """
-    if isinstance(source, (str, os.PathLike)):
-        source = [source]
-    elif isinstance(source, (list, tuple)):
-        if not source:
-            raise ValueError("no input: source is an empty list")
-    elif not isinstance(source, np.ndarray):
-        raise TypeError(f"source is a path, a list of paths or a numpy array, not "
-                        f"{type(source).__name__}")
-    if format is None:
-        format = _input_format(source)
-    elif format not in _FORMATS:
-        raise ValueError(f"unknown format {format!r}: one of {', '.join(_FORMATS)}")
-    if (format == "array") != isinstance(source, np.ndarray):
-        raise TypeError(f"format {format!r} takes "
-                        f"{'a numpy array' if format == 'array' else 'paths'}, not "
-                        f"{type(source).__name__}")
+    source = _paths_or_array(source)
+    format = _checked_format(source, format)
     if format != "array" and (samples is not None or columns is not None):
         raise ValueError("samples and columns name the rows and columns of an array")
     common = dict(
@@ -171,22 +107,12 @@ def preprocess(
         threads=thread_count(num_threads),
     )
     if format == "array":
-        given = dict(bim=bim, fam=fam, sample=sample, dosage=dosage)
-        flags = dict(ref_first=ref_first, split_multiallelic=split_multiallelic,
-                     half_call=half_call != "error", csv_header=csv_header != "auto",
-                     csv_ids=csv_ids != "auto")
-        other = [k for k, v in given.items() if v is not None] + [k for k, v in flags.items() if v]
-        if other:
-            raise ValueError(f"{', '.join(other)}: options of file inputs, not of an array")
-        matrix = source
-        if matrix.dtype.kind != "f" or matrix.dtype.itemsize not in (4, 8):
-            raise TypeError(f"the array holds float32 or float64 values, not {matrix.dtype}")
-        if matrix.ndim == 1:
-            matrix = matrix[:, np.newaxis]
-        if matrix.ndim != 2:
-            raise ValueError(f"the array is 2-D (samples, columns) or 1-D, not {matrix.ndim}-D")
-        if not matrix.dtype.isnative:
-            matrix = matrix.astype(matrix.dtype.newbyteorder("="))
+        _refuse_file_options(
+            given=dict(bim=bim, fam=fam, sample=sample, dosage=dosage),
+            changed=dict(ref_first=ref_first, split_multiallelic=split_multiallelic,
+                         half_call=half_call != "error", csv_header=csv_header != "auto",
+                         csv_ids=csv_ids != "auto"))
+        matrix = _float_matrix(source)
         with reporter(progress, "preprocess") as report:
             return _core.preprocess_array(
                 matrix, _array_samples(samples, matrix.shape[0]),
@@ -209,3 +135,104 @@ def preprocess(
             progress=report,
             **common,
         )
+
+
+def _paths_or_array(source: Any) -> Any:
+    # A path becomes a list of one; a list or tuple of paths must not be empty; an array is
+    # returned as it is.
+    if isinstance(source, (str, os.PathLike)):
+        return [source]
+    if isinstance(source, (list, tuple)):
+        if not source:
+            raise ValueError("no input: source is an empty list")
+        return source
+    if not isinstance(source, np.ndarray):
+        raise TypeError(f"source is a path, a list of paths or a numpy array, not "
+                        f"{type(source).__name__}")
+    return source
+
+
+def _checked_format(source: Any, given: Optional[str]) -> str:
+    # The format given, or inferred when None; either way one that takes this kind of source.
+    if given is None:
+        given = _input_format(source)
+    elif given not in _FORMATS:
+        raise ValueError(f"unknown format {given!r}: one of {', '.join(_FORMATS)}")
+    if (given == "array") != isinstance(source, np.ndarray):
+        raise TypeError(f"format {given!r} takes "
+                        f"{'a numpy array' if given == 'array' else 'paths'}, not "
+                        f"{type(source).__name__}")
+    return given
+
+
+def _input_format(source: Any) -> str:
+    # The format of a source by its type or (the library's rule, that of the command's --inputs
+    # list) the ending of its paths: .bgen, .vcf/.vcf.gz/.vcf.bgz/.bcf, .npy, .csv/.tsv, else a
+    # PLINK prefix.
+    if isinstance(source, np.ndarray):
+        return "array"
+    found = {_core.input_format(os.fspath(p)) for p in source}
+    if len(found) > 1:
+        raise ValueError(f"the inputs of one store must be of one format, not {sorted(found)}")
+    name = found.pop()
+    return "bed" if name == "plink" else name
+
+
+def _refuse_file_options(given: dict[str, Any], changed: dict[str, bool]) -> None:
+    # An array takes no option of file inputs: those given (not None) or changed from their
+    # default are named, in this order, in the ValueError.
+    other = [k for k, v in given.items() if v is not None] + [k for k, v in changed.items() if v]
+    if other:
+        raise ValueError(f"{', '.join(other)}: options of file inputs, not of an array")
+
+
+def _float_matrix(array: np.ndarray) -> np.ndarray:
+    # The array as the library reads it in place: float32 or float64, 2-D (1-D is one column),
+    # in the machine's byte order (copied only when it is in the other order).
+    if array.dtype.kind != "f" or array.dtype.itemsize not in (4, 8):
+        raise TypeError(f"the array holds float32 or float64 values, not {array.dtype}")
+    if array.ndim == 1:
+        array = array[:, np.newaxis]
+    if array.ndim != 2:
+        raise ValueError(f"the array is 2-D (samples, columns) or 1-D, not {array.ndim}-D")
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    return array
+
+
+def _array_samples(samples: Any, rows: int) -> Optional[list[list[str]]]:
+    # Sample IDs (FID = IID) or a DataFrame of Store.samples' fields, as 6 fields per row.
+    if samples is None:
+        return None
+    if isinstance(samples, pd.DataFrame):
+        if "iid" not in samples.columns:
+            raise ValueError("a DataFrame of samples has an 'iid' column (and fid, father, "
+                             "mother, sex, phenotype, as Store.samples)")
+        unknown = set(samples.columns) - set(_SAMPLE_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown sample fields {sorted(unknown)}: {_SAMPLE_FIELDS}")
+        iid = samples["iid"].astype(str)
+        default = {"fid": iid, "father": "0", "mother": "0", "sex": "0", "phenotype": "-9"}
+        fields = [samples[f].astype(str) if f in samples.columns else default.get(f, iid)
+                  for f in _SAMPLE_FIELDS]
+        table = pd.DataFrame(dict(zip(_SAMPLE_FIELDS, fields)), index=samples.index)
+        rows_out = table.to_numpy().tolist()
+    else:
+        if isinstance(samples, (str, bytes)):
+            raise TypeError("samples is a sequence of IIDs or a DataFrame, not a string")
+        rows_out = [[str(i), str(i), "0", "0", "0", "-9"] for i in samples]
+    if len(rows_out) != rows:
+        raise ValueError(f"{len(rows_out)} samples for an array of {rows} rows")
+    return rows_out
+
+
+def _array_columns(columns: Any, count: int) -> Optional[list[str]]:
+    # One name per array column, as str(); None leaves the library's col1..colM.
+    if columns is None:
+        return None
+    if isinstance(columns, (str, bytes)):
+        raise TypeError("columns is a sequence of names, not a string")
+    names = [str(c) for c in columns]
+    if len(names) != count:
+        raise ValueError(f"{len(names)} column names for an array of {count} columns")
+    return names

@@ -23,7 +23,6 @@ from ._store import Store
 
 __all__ = ["GRM", "PCA", "grm", "ld", "ld_matrix", "pca", "score"]
 
-
 _SCALINGS = {None: "none", "center": "center", "variance-standardize": "variance-standardize"}
 
 
@@ -98,6 +97,12 @@ def score(
         else:
             raise TypeError("weights must be a score file's path (str or os.PathLike) or a "
                             f"DataFrame of ID, allele and weights; got {type(weights).__name__}")
+    return _score_frame(store, r)
+
+
+def _score_frame(store: Store, r: dict[str, Any]) -> pd.DataFrame:
+    # The .sscore columns per selected sample, NAME_AVG NaN where DENOM is 0; attrs the counts
+    # of the weights read and used.
     names = list(r["names"])
     sums = np.asarray(r["sums"]).reshape(len(r["rows"]), len(names))
     denominators = np.asarray(r["denominators"]).astype(np.int64)
@@ -208,9 +213,15 @@ def ld_matrix(
     values = np.asarray(r["matrix"])
     if not band:
         return values.reshape(m, m)
+    return _symmetric_band(values, np.asarray(r["band_end"], dtype=np.int64))
+
+
+def _symmetric_band(values: np.ndarray, ends: np.ndarray) -> Any:
+    # The extension's band: row i holds the pairs (i, i..ends[i]-1), diagonal included, row after
+    # row in `values`; mirrored below the diagonal into one m x m csr_matrix.
     import scipy.sparse  # only this form needs it
 
-    ends = np.asarray(r["band_end"], dtype=np.int64)
+    m = len(ends)
     starts = np.arange(m, dtype=np.int64)
     counts = ends - starts
     row = np.repeat(starts, counts)
@@ -253,7 +264,8 @@ def grm(
     store = as_store(store)
     rows, cols = _selection(store, keep, columns)
     with reporter(progress, "grm") as report:
-        r = _core.grm(store._core, rows, cols, cov, meanimpute, thread_count(num_threads), report)
+        r = _core.grm(store._core, rows, cols, cov, meanimpute, thread_count(num_threads),
+                      report)
     n = len(r["rows"])
     samples = store.samples.iloc[r["rows"]]
     ids = pd.DataFrame({"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()})
@@ -311,8 +323,7 @@ def pca(
                         ("power_iterations", power_iterations), ("seed", seed)):
         if operator.index(value) < 0:
             raise ValueError(f"{name} must not be negative, not {value}")
-    rows = selected_rows(store, keep)
-    cols = selected_columns(store, columns)
+    rows, cols = _selection(store, keep, columns)
     with reporter(progress, "pca") as report:
         r = _core.pca(
             store._core,
@@ -333,12 +344,17 @@ def pca(
         {"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()}
         | dict(zip(pcs, r["eigenvectors"].T))
     )
-    loading_frame = None
-    if r["loadings"] is not None:
-        c = store.columns.iloc[r["column"]]
-        loading_frame = pd.DataFrame(
-            {"#CHR": c.chrom.to_numpy(), "ID": c.id.to_numpy(), "A1": c.a1.to_numpy(),
-             "A2": c.a2.to_numpy()}
-            | dict(zip(pcs, r["loadings"].T))
-        )
-    return PCA(r["eigenvalues"], eigenvectors, loading_frame, r["columns_used"], r["passes"])
+    return PCA(r["eigenvalues"], eigenvectors, _pca_loadings(store, r, pcs), r["columns_used"],
+               r["passes"])
+
+
+def _pca_loadings(store: Store, r: dict[str, Any], pcs: list[str]) -> pd.DataFrame | None:
+    # ``#CHR ID A1 A2 PC1..PCk`` per selected column when the extension computed loadings.
+    if r["loadings"] is None:
+        return None
+    c = store.columns.iloc[r["column"]]
+    return pd.DataFrame(
+        {"#CHR": c.chrom.to_numpy(), "ID": c.id.to_numpy(), "A1": c.a1.to_numpy(),
+         "A2": c.a2.to_numpy()}
+        | dict(zip(pcs, r["loadings"].T))
+    )

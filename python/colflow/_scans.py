@@ -51,14 +51,16 @@ def stats(
     cols = selected_columns(store, columns)
     with reporter(progress, "stats") as report:
         r = _core.stats(store._core, rows, cols, thread_count(num_threads), report)
+    return pd.DataFrame(_stats_fields(store, r))
+
+
+def _stats_fields(store: Store, r: dict[str, Any]) -> dict[str, Any]:
+    # The command's columns for the store's kind, one row per column the extension reports.
     observed = r["observed"].astype(np.int64)
     missing = r["missing"].astype(np.int64)
-    total = observed + missing
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f_miss = np.where(total > 0, missing / np.maximum(total, 1), np.nan)
     ids = store.columns.id.iloc[r["column"]].to_numpy()
     if store.value_type in ("float32", "float64"):
-        frame = {
+        return {
             "ID": ids,
             "OBS_CT": observed,
             "MISSING_CT": missing,
@@ -67,22 +69,23 @@ def stats(
             "MIN": r["min"],
             "MAX": r["max"],
         }
-    else:
-        fields = column_fields(store, r["column"])
-        frame = {
-            "#CHR": fields["#CHR"],
-            "ID": ids,
-            "POS": fields["POS"],
-            "A1": fields["A1"],
-            "A2": fields["A2"],
-            "OBS_CT": observed,
-            "MISSING_CT": missing,
-            "F_MISS": f_miss,
-            "A1_FREQ": r["a1_freq"],
-            "MEAN": r["mean"],
-            "SD": r["sd"],
-        }
-    return pd.DataFrame(frame)
+    total = observed + missing
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f_miss = np.where(total > 0, missing / np.maximum(total, 1), np.nan)
+    fields = column_fields(store, r["column"])
+    return {
+        "#CHR": fields["#CHR"],
+        "ID": ids,
+        "POS": fields["POS"],
+        "A1": fields["A1"],
+        "A2": fields["A2"],
+        "OBS_CT": observed,
+        "MISSING_CT": missing,
+        "F_MISS": f_miss,
+        "A1_FREQ": r["a1_freq"],
+        "MEAN": r["mean"],
+        "SD": r["sd"],
+    }
 
 
 def assoc(
@@ -152,16 +155,7 @@ def assoc(
     elif covar_variance_standardize:
         raise ValueError("covar_variance_standardize needs covariates (covar)")
     sexes = None if sex is None else sex_codes(store, sex)
-    if binary is None:
-        kinds = ["auto"] * len(names)
-    elif binary is True or binary is False:
-        kinds = ["binary" if binary else "quantitative"] * len(names)
-    else:
-        listed = [str(b) for b in binary]
-        unknown = set(listed) - set(names)
-        if unknown:
-            raise ValueError(f"binary names phenotypes that are not given: {sorted(unknown)}")
-        kinds = ["binary" if n in listed else "quantitative" for n in names]
+    kinds = _test_kinds(binary, names)
     with reporter(progress, "assoc") as report:
         results = _core.assoc(
             store._core,
@@ -181,33 +175,49 @@ def assoc(
             thread_count(num_threads),
             report,
         )
-    out: dict[str, pd.DataFrame] = {}
-    for r in results:
-        fields = column_fields(store, r["column"])
-        frame: dict[str, Any] = {k: fields[k] for k in ("#CHR", "POS", "ID", "A1", "A2")}
-        if r["model"] == "linear":
-            frame.update(
-                {
-                    "N_OBS": r["n_obs"].astype(np.int64),
-                    "BETA": r["beta"],
-                    "SE": r["se"],
-                    "T_STAT": r["stat"],
-                }
-            )
+    frames = {r["name"]: _assoc_frame(store, r, odds_ratio) for r in results}
+    return {n: frames[n] for n in names}
+
+
+def _test_kinds(binary: bool | list[str] | None, names: list[str]) -> list[str]:
+    # Per phenotype, what the extension is told: "auto" (case/control when the values are PLINK
+    # codes, as the command decides), or "binary" or "quantitative" as forced.
+    if binary is None:
+        return ["auto"] * len(names)
+    if binary is True or binary is False:
+        return ["binary" if binary else "quantitative"] * len(names)
+    listed = [str(b) for b in binary]
+    unknown = set(listed) - set(names)
+    if unknown:
+        raise ValueError(f"binary names phenotypes that are not given: {sorted(unknown)}")
+    return ["binary" if n in listed else "quantitative" for n in names]
+
+
+def _assoc_frame(store: Store, r: dict[str, Any], odds_ratio: bool) -> pd.DataFrame:
+    # One phenotype's table with the command's columns for its model; attrs hold the model
+    # ("linear" or "logistic") and the samples used.
+    fields = column_fields(store, r["column"])
+    frame: dict[str, Any] = {k: fields[k] for k in ("#CHR", "POS", "ID", "A1", "A2")}
+    if r["model"] == "linear":
+        frame.update({
+            "N_OBS": r["n_obs"].astype(np.int64),
+            "BETA": r["beta"],
+            "SE": r["se"],
+            "T_STAT": r["stat"],
+        })
+    else:
+        frame["FIRTH?"] = np.where(r["firth"] != 0, "Y", "N")
+        frame["N_OBS"] = r["n_obs"].astype(np.int64)
+        if odds_ratio:
+            frame["OR"] = r["odds_ratio"]
+            frame["LOG(OR)_SE"] = r["se"]
         else:
-            frame["FIRTH?"] = np.where(r["firth"] != 0, "Y", "N")
-            frame["N_OBS"] = r["n_obs"].astype(np.int64)
-            if odds_ratio:
-                frame["OR"] = r["odds_ratio"]
-                frame["LOG(OR)_SE"] = r["se"]
-            else:
-                frame["BETA"] = r["beta"]
-                frame["SE"] = r["se"]
-            frame["Z_STAT"] = r["stat"]
-        frame["P"] = r["p"]
-        frame["NOTE"] = r["note"]
-        df = pd.DataFrame(frame)
-        df.attrs["model"] = r["model"]
-        df.attrs["samples_used"] = r["samples_used"]
-        out[r["name"]] = df
-    return {n: out[n] for n in names}
+            frame["BETA"] = r["beta"]
+            frame["SE"] = r["se"]
+        frame["Z_STAT"] = r["stat"]
+    frame["P"] = r["p"]
+    frame["NOTE"] = r["note"]
+    df = pd.DataFrame(frame)
+    df.attrs["model"] = r["model"]
+    df.attrs["samples_used"] = r["samples_used"]
+    return df

@@ -73,7 +73,9 @@ def wgr(
     """
     store = as_store(store)
     values, names = sample_table(store, pheno, "PHENO")
-    covar_values, covar_names = (None, []) if covar is None else sample_table(store, covar, "COVAR")
+    covar_values, covar_names = (None, [])
+    if covar is not None:
+        covar_values, covar_names = sample_table(store, covar, "COVAR")
     binary = {binary} if isinstance(binary, str) else set(binary)
     if binary - set(names):
         raise InvalidArgumentError(f"binary: no trait named {sorted(binary - set(names))[0]}")
@@ -84,8 +86,14 @@ def wgr(
     rows, cols = selected_rows(store, keep), selected_columns(store, columns)
     with reporter(progress, "wgr") as report:
         r = _core.wgr(store._core, rows, cols, values, names, covar_values, covar_names,
-                      block_size, allow_short_chromosomes, folds, loocv, l1_full, l0, l1, [n in binary for n in names],
-                      thread_count(num_threads), report)
+                      block_size, allow_short_chromosomes, folds, loocv, l1_full, l0, l1,
+                      [n in binary for n in names], thread_count(num_threads), report)
+    return _wgr_result(store, r, names)
+
+
+def _wgr_result(store: Store, r: dict[str, Any], names: list[str]) -> WGR:
+    # Per trait, in the order given: its LOCO frame (samples used x chromosomes 1-23) and its
+    # rows of the level-1 table.
     iids = store.samples.iid.to_numpy()[np.asarray(r["rows"])]
     chromosomes = list(range(1, 24))
     loco = {}

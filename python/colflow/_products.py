@@ -1,26 +1,33 @@
-"""Products of the genotype matrix: polygenic scores, LD and relationship matrices.
+"""Products of the genotype matrix: polygenic scores, LD and relationship matrices, principal
+components.
 
-The commands ``colflow score``, ``colflow ld`` and ``colflow grm`` as functions returning pandas
-DataFrames, numpy arrays and scipy.sparse matrices (docs/PYTHON.md). Imported into the package
-by colflow/__init__.py, whose store and selection helpers it uses.
+The commands ``colflow score``, ``colflow ld``, ``colflow grm`` and ``colflow pca`` as functions
+returning pandas DataFrames, numpy arrays and scipy.sparse matrices (docs/PYTHON.md).
 """
+
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import _as_store, _column_fields, _core, _progress, _selected_columns, _selected_rows
-from . import _threads, Store
+from ._arguments import as_store, column_fields, selected_columns, selected_rows
+from ._checks import thread_count
+from ._extension import _core
+from ._progress import reporter
+from ._store import Store
+
+__all__ = ["GRM", "PCA", "grm", "ld", "ld_matrix", "pca", "score"]
 
 _SCALINGS = {None: "none", "center": "center", "variance-standardize": "variance-standardize"}
 
 
 def _selection(store: Store, keep: Any, columns: Any) -> tuple[np.ndarray, np.ndarray]:
-    return _selected_rows(store, keep), _selected_columns(store, columns)
+    return selected_rows(store, keep), selected_columns(store, columns)
 
 
 def _score_weights(weights: pd.DataFrame) -> tuple[list[str], list[str], np.ndarray, list[str]]:
@@ -69,13 +76,13 @@ def score(
     full binary64. ``attrs``: ``format`` (what was read), ``entries_used``, ``missing_ids``,
     ``allele_mismatches`` and ``columns_used``.
     """
-    store = _as_store(store)
+    store = as_store(store)
     rows, cols = _selection(store, keep, columns)
     scale = _SCALINGS.get(scaling)
     if scale is None:
         raise ValueError(f"scaling must be None, 'center' or 'variance-standardize', not {scaling!r}")
-    threads = _threads(num_threads)
-    with _progress(progress, "score") as report:
+    threads = thread_count(num_threads)
+    with reporter(progress, "score") as report:
         if isinstance(weights, (str, os.PathLike)):
             picked = [] if score_cols is None else (
                 [int(score_cols)] if np.isscalar(score_cols) else [int(c) for c in score_cols])
@@ -90,6 +97,12 @@ def score(
         else:
             raise TypeError("weights must be a score file's path (str or os.PathLike) or a "
                             f"DataFrame of ID, allele and weights; got {type(weights).__name__}")
+    return _score_frame(store, r)
+
+
+def _score_frame(store: Store, r: dict[str, Any]) -> pd.DataFrame:
+    # The .sscore columns per selected sample, NAME_AVG NaN where DENOM is 0; attrs the counts
+    # of the weights read and used.
     names = list(r["names"])
     sums = np.asarray(r["sums"]).reshape(len(r["rows"]), len(names))
     denominators = np.asarray(r["denominators"]).astype(np.int64)
@@ -149,15 +162,15 @@ def ld(
     genotype store. Columns ``CHR_A BP_A SNP_A CHR_B BP_B SNP_B`` and ``R2`` or ``R``, with
     ``MAF_A``/``MAF_B`` (the A1 frequencies) when ``with_freqs``.
     """
-    store = _as_store(store)
+    store = as_store(store)
     rows, cols = _selection(store, keep, columns)
-    with _progress(progress, "ld") as report:
+    with reporter(progress, "ld") as report:
         r = _core.ld(store._core, rows, cols, r2, "table", inter_chr, int(window),
                      float(window_kb), _window_cm(window_cm), float(min_r2), with_freqs,
-                     _threads(num_threads), report)
+                     thread_count(num_threads), report)
     selected = np.asarray(r["columns"])
     a, b = selected[np.asarray(r["a"], dtype=np.int64)], selected[np.asarray(r["b"], dtype=np.int64)]
-    fa, fb = _column_fields(store, a), _column_fields(store, b)
+    fa, fb = column_fields(store, a), column_fields(store, b)
     frame = {"CHR_A": fa["#CHR"], "BP_A": fa["POS"], "SNP_A": fa["ID"]}
     if with_freqs:
         freq = np.asarray(r["a1_freq"])
@@ -190,19 +203,25 @@ def ld_matrix(
     ``scipy.sparse.csr_matrix``, the matrix summary-statistics methods take (``--r band``,
     docs/FORMAT.md). Needs scipy for ``band=True``.
     """
-    store = _as_store(store)
+    store = as_store(store)
     rows, cols = _selection(store, keep, columns)
     shape = "band" if band else "square"
-    with _progress(progress, "ld") as report:
+    with reporter(progress, "ld") as report:
         r = _core.ld(store._core, rows, cols, r2, shape, False, int(window), float(window_kb),
-                     _window_cm(window_cm), 0.0, False, _threads(num_threads), report)
+                     _window_cm(window_cm), 0.0, False, thread_count(num_threads), report)
     m = len(r["columns"])
     values = np.asarray(r["matrix"])
     if not band:
         return values.reshape(m, m)
+    return _symmetric_band(values, np.asarray(r["band_end"], dtype=np.int64))
+
+
+def _symmetric_band(values: np.ndarray, ends: np.ndarray) -> Any:
+    # The extension's band: row i holds the pairs (i, i..ends[i]-1), diagonal included, row after
+    # row in `values`; mirrored below the diagonal into one m x m csr_matrix.
     import scipy.sparse  # only this form needs it
 
-    ends = np.asarray(r["band_end"], dtype=np.int64)
+    m = len(ends)
     starts = np.arange(m, dtype=np.int64)
     counts = ends - starts
     row = np.repeat(starts, counts)
@@ -242,12 +261,100 @@ def grm(
     samples have a call (``meanimpute=True``: by all of them); p over the selected samples. The
     same bits as the command's matrix at any thread count.
     """
-    store = _as_store(store)
+    store = as_store(store)
     rows, cols = _selection(store, keep, columns)
-    with _progress(progress, "grm") as report:
-        r = _core.grm(store._core, rows, cols, cov, meanimpute, _threads(num_threads), report)
+    with reporter(progress, "grm") as report:
+        r = _core.grm(store._core, rows, cols, cov, meanimpute, thread_count(num_threads),
+                      report)
     n = len(r["rows"])
     samples = store.samples.iloc[r["rows"]]
     ids = pd.DataFrame({"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()})
     return GRM(np.asarray(r["values"]).reshape(n, n, order="F"),
                np.asarray(r["variants"]).reshape(n, n, order="F"), ids, int(r["variants_used"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class PCA:
+    """The result of ``pca``: what ``colflow pca`` writes, as numpy and pandas."""
+
+    #: k eigenvalues of ZZᵀ/M, decreasing (PREFIX.eigenval).
+    eigenvalues: np.ndarray
+    #: ``#FID IID PC1..PCk``, one row per selected sample: unit-length eigenvectors, each
+    #: with its largest entry positive (PREFIX.eigenvec).
+    eigenvectors: pd.DataFrame
+    #: ``#CHR ID A1 A2 PC1..PCk``, one row per selected column (PREFIX.loadings.tsv), or
+    #: None unless asked for.
+    loadings: pd.DataFrame | None
+    #: M: the selected columns that are not constant.
+    columns_used: int
+    #: Streaming passes over the data.
+    passes: int
+
+
+def pca(
+    store: Store | str | os.PathLike[str],
+    k: int = 10,
+    *,
+    keep: Any = None,
+    columns: Any = None,
+    oversampling: int = 10,
+    power_iterations: int = 4,
+    scaling: str = "standardized",
+    seed: int = 1,
+    loadings: bool = False,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> PCA:
+    """Principal components: ``colflow pca``, by the library's randomised SVD.
+
+    The top ``k`` eigenpairs of ZZᵀ/M, Z the selected samples' standardised columns
+    (``scaling="standardized"``: docs/DESIGN.md §2 over the selected samples; ``"hwe"``: PLINK 2's
+    (x − 2p) / sqrt(2p(1 − p)), genotype stores), M the columns that are not constant.
+    ``oversampling``, ``power_iterations`` and ``seed`` are the command's options of the same
+    names (the result depends on the seed only through rounding). ``keep`` and ``columns``
+    select as in ``stats``. Raises InvalidArgumentError for k = 0 or k above the samples or
+    columns.
+    ``progress=True`` shows a tqdm bar per pass (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``; Ctrl-C stops the call and raises KeyboardInterrupt
+    (docs/PYTHON.md, "Ctrl-C and progress").
+    """
+    store = as_store(store)
+    for name, value in (("k", k), ("oversampling", oversampling),
+                        ("power_iterations", power_iterations), ("seed", seed)):
+        if operator.index(value) < 0:
+            raise ValueError(f"{name} must not be negative, not {value}")
+    rows, cols = _selection(store, keep, columns)
+    with reporter(progress, "pca") as report:
+        r = _core.pca(
+            store._core,
+            rows,
+            cols,
+            operator.index(k),
+            operator.index(oversampling),
+            operator.index(power_iterations),
+            scaling,
+            operator.index(seed),
+            bool(loadings),
+            thread_count(num_threads),
+            report,
+        )
+    pcs = [f"PC{i + 1}" for i in range(len(r["eigenvalues"]))]
+    samples = store.samples.iloc[r["rows"]]
+    eigenvectors = pd.DataFrame(
+        {"#FID": samples.fid.to_numpy(), "IID": samples.iid.to_numpy()}
+        | dict(zip(pcs, r["eigenvectors"].T))
+    )
+    return PCA(r["eigenvalues"], eigenvectors, _pca_loadings(store, r, pcs), r["columns_used"],
+               r["passes"])
+
+
+def _pca_loadings(store: Store, r: dict[str, Any], pcs: list[str]) -> pd.DataFrame | None:
+    # ``#CHR ID A1 A2 PC1..PCk`` per selected column when the extension computed loadings.
+    if r["loadings"] is None:
+        return None
+    c = store.columns.iloc[r["column"]]
+    return pd.DataFrame(
+        {"#CHR": c.chrom.to_numpy(), "ID": c.id.to_numpy(), "A1": c.a1.to_numpy(),
+         "A2": c.a2.to_numpy()}
+        | dict(zip(pcs, r["loadings"].T))
+    )

@@ -1,8 +1,8 @@
 """Whole-genome regression: ``colflow wgr`` (regenie's step 1) as a function.
 
-Imported into the package by colflow/__init__.py, whose store, table and selection helpers it
-uses. The predictions are those of the command's ``.loco`` files, with every digit.
+The predictions are those of the command's ``.loco`` files, with every digit.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,9 +12,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _as_store, _core, _progress, _selected_columns, _selected_rows, _table, _threads
-from . import Store
+from ._arguments import as_store, sample_table, selected_columns, selected_rows
+from ._checks import thread_count
 from ._errors import InvalidArgumentError
+from ._extension import _core
+from ._progress import reporter
+from ._store import Store
+
+__all__ = ["WGR", "wgr"]
 
 
 @dataclasses.dataclass
@@ -66,9 +71,11 @@ def wgr(
     trait on fewer than 5,000 samples (regenie's rule). The same bits as the command at any
     thread count. Raises InvalidArgumentError as the command does.
     """
-    store = _as_store(store)
-    values, names = _table(store, pheno, "PHENO")
-    covar_values, covar_names = (None, []) if covar is None else _table(store, covar, "COVAR")
+    store = as_store(store)
+    values, names = sample_table(store, pheno, "PHENO")
+    covar_values, covar_names = (None, [])
+    if covar is not None:
+        covar_values, covar_names = sample_table(store, covar, "COVAR")
     binary = {binary} if isinstance(binary, str) else set(binary)
     if binary - set(names):
         raise InvalidArgumentError(f"binary: no trait named {sorted(binary - set(names))[0]}")
@@ -76,11 +83,17 @@ def wgr(
         raise InvalidArgumentError("loocv and folds cannot both apply")
     if l1_full and not loocv:
         raise InvalidArgumentError("l1_full needs loocv")
-    rows, cols = _selected_rows(store, keep), _selected_columns(store, columns)
-    with _progress(progress, "wgr") as report:
+    rows, cols = selected_rows(store, keep), selected_columns(store, columns)
+    with reporter(progress, "wgr") as report:
         r = _core.wgr(store._core, rows, cols, values, names, covar_values, covar_names,
-                      block_size, allow_short_chromosomes, folds, loocv, l1_full, l0, l1, [n in binary for n in names],
-                      _threads(num_threads), report)
+                      block_size, allow_short_chromosomes, folds, loocv, l1_full, l0, l1,
+                      [n in binary for n in names], thread_count(num_threads), report)
+    return _wgr_result(store, r, names)
+
+
+def _wgr_result(store: Store, r: dict[str, Any], names: list[str]) -> WGR:
+    # Per trait, in the order given: its LOCO frame (samples used x chromosomes 1-23) and its
+    # rows of the level-1 table.
     iids = store.samples.iid.to_numpy()[np.asarray(r["rows"])]
     chromosomes = list(range(1, 24))
     loco = {}

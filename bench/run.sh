@@ -32,7 +32,12 @@ bash scripts/install-deps.sh >&2
 peers=../shared/peers/install-runtime.sh
 [[ ! -f $peers ]] || bash "$peers" >&2
 COLFLOW_VENV=bench/.venv bash scripts/python-env.sh numpy scikit-learn bed-reader blosc2 matplotlib >&2
-cmake --preset release >/dev/null
-cmake --build --preset release --target colflow_cli >&2
+# COLFLOW_CLI: a Release command built already (the CI's, .ci/run), instead of the release preset's.
+if [[ -n ${COLFLOW_CLI:-} ]]; then
+  set -- --colflow "$(realpath "$COLFLOW_CLI")" "$@"
+else
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target colflow_cli >&2
+fi
 cd bench
 exec .venv/bin/python -m harness "$@"

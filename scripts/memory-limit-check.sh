@@ -5,10 +5,10 @@
 #
 #   bash scripts/memory-limit-check.sh [LIMIT_MIB] [STORE_GIB]      (default 512 MiB, 3 GiB)
 #
-# Builds the release preset's colflow, simulates genotypes, preprocesses them into an
-# uncompressed float64 store of about STORE_GIB GiB in build/memory-limit/ (removed at the
-# end; KEEP=1 keeps it), drops the store's pages from the page cache, then runs inside a memory
-# limit of LIMIT_MIB MiB:
+# Builds the release preset's colflow (or runs COLFLOW_CLI), simulates genotypes, preprocesses
+# them into an uncompressed float64 store of about STORE_GIB GiB in build/memory-limit/
+# (removed at the end; KEEP=1 keeps it), drops the store's pages from the page cache, then runs
+# inside a memory limit of LIMIT_MIB MiB:
 #   colflow bench STORE --mode pipelined --passes 1   (must succeed)
 #   colflow assoc STORE --pheno ...                    (must succeed)
 #   colflow bench STORE --mode ram --passes 1          (must fail: the control)
@@ -92,10 +92,15 @@ say "memory limit through $mechanism: $limit_mib MiB, page cache charged to the 
 # --- Build and make the store -----------------------------------------------------------------
 
 bash scripts/install-deps.sh
-say "build colflow (release preset)"
-cmake --preset release >/dev/null
-cmake --build --preset release --target colflow_cli -j"$(nproc)" >/dev/null
-colflow=$PWD/build/release/cli/colflow
+if [[ -n ${COLFLOW_CLI:-} ]]; then  # a Release command built already (the CI's, .ci/run)
+  colflow=$COLFLOW_CLI
+  say "colflow: $colflow"
+else
+  say "build colflow (release preset)"
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target colflow_cli -j"$(nproc)" >/dev/null
+  colflow=$PWD/build/release/cli/colflow
+fi
 
 rm -rf "$work"
 mkdir -p "$work"

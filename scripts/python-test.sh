@@ -7,7 +7,8 @@
 #   COLFLOW_PY_VENV=DIR   the environment (default build/pyvenv)
 #   JOBS=N                parallel compile jobs (default: the cores, at most 4)
 #   COLFLOW_CLI=PATH      the `colflow` command the tests compare the analyses with (default:
-#                         build/release/cli/colflow, built or brought up to date here)
+#                         the one of the package's build tree, build/python/colflow/cli/colflow,
+#                         built or brought up to date here: the library compiled once for both)
 #
 # pip builds its own Release extension (an ASan-built one cannot load into a stock Python), in
 # build/python so that a second run recompiles only what changed. The suite reads the shared
@@ -31,15 +32,17 @@ jobs=${JOBS:-$(nproc)}
 ((jobs > 4)) && jobs=4
 echo "python-test: building the package (Release, $jobs jobs)"
 CMAKE_BUILD_PARALLEL_LEVEL=$jobs "${pip[@]}" install --quiet --no-build-isolation \
-  --config-settings=build-dir=../build/python ./python
-[[ ${1:-} == --build-only ]] && exit 0
-# The command whose output files the analyses' tests compare with: this checkout's, current.
+  --config-settings=build-dir=../build/python \
+  --config-settings=cmake.define.COLFLOW_PYTHON_WITH_CLI=ON ./python
+# The command whose output files the analyses' tests compare with: this checkout's, current,
+# from the package's build tree (only the command's own sources compile here; the library is
+# the extension's). The continuous integration's later steps run the same program.
 if [[ -z ${COLFLOW_CLI:-} ]]; then
-  echo "python-test: building the colflow command (build/release)"
-  [[ -f build/release/build.ninja ]] || cmake --preset release >/dev/null
-  cmake --build build/release --target colflow_cli -j"$jobs"
-  export COLFLOW_CLI=$PWD/build/release/cli/colflow
+  echo "python-test: building the colflow command (build/python)"
+  cmake --build build/python --target colflow_cli -j"$jobs"
+  export COLFLOW_CLI=$PWD/build/python/colflow/cli/colflow
 fi
+[[ ${1:-} == --build-only ]] && exit 0
 # From python/tests, so that `import colflow` is the installed package, not python/colflow.
 cd python/tests
 exec "../../$py" -m pytest -q "$@"

@@ -25,8 +25,9 @@ cmake --preset "$preset"
 cmake --build --preset "$preset" -j"$jobs"
 ctest --preset "$preset" --output-on-failure -j"$jobs"
 
-# The Python tests compare with the command of the release preset (scripts/python-test.sh builds
-# it), as a user runs it: the sanitised command of this preset was tested by ctest above, and
-# would only make the Python suite slower. The memory-limited pass and the benchmark reuse it.
+# The Python tests compare with a Release command, as a user runs it, which scripts/python-test.sh
+# builds in the package's own build tree (the library compiled once for both): the sanitised
+# command of this preset was tested by ctest above, and would only make the Python suite slower.
+# The CI's memory-limited pass and benchmark reuse it (.ci/run).
 echo "test: the Python package"
 bash scripts/python-test.sh

@@ -1,5 +1,5 @@
 // score, ld and grm: the products of the genotype matrix, run as the commands run them and
-// returned as numpy arrays (colflow/__init__.py makes the DataFrames and sparse matrices).
+// returned as numpy arrays (colflow/_products.py makes the DataFrames and sparse matrices).
 
 #include <cstddef>
 #include <cstdint>

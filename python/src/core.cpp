@@ -1,9 +1,9 @@
 // colflow._core: the nanobind extension under the Python package. It holds only what must be
 // native: opening a store, decoding selected cells into a numpy buffer that Python allocated,
 // streaming blocks, the analyses and the conversion of inputs into a store. Index resolution,
-// dtype and order checks, DataFrames and the exception classes live in Python
-// (colflow/__init__.py, colflow/_errors.py), where they can follow bed-reader and numpy
-// exactly. Each area binds itself (bindings.hpp); this file only assembles the module.
+// dtype and order checks, DataFrames and the exception classes live in Python (the modules
+// of colflow/: _store.py, _arguments.py, _errors.py and the rest), where they can follow
+// bed-reader and numpy exactly. Each area binds itself (bindings.hpp); this file only assembles the module.
 
 #include <string>
 
@@ -13,7 +13,7 @@
 
 NB_MODULE(_core, m) {
   using namespace colflow::python;
-  m.doc() = "The native half of the colflow package (see colflow/__init__.py).";
+  m.doc() = "The native half of the colflow package (see the colflow package).";
   m.attr("library_version") = std::string(colflow::version());
   bind_errors(m);
   m.def("check_vector_path", &colflow::check_vector_path,

@@ -3,7 +3,8 @@
 // (no public header includes it); the public interface is colflow/preprocess/vcf_source.hpp.
 //
 //   vcf_header.cpp        the file and its header: opening, the samples, the dosage field
-//   vcf_text_records.cpp  VCF text: lines, the counting pass, the sample columns of a line
+//   vcf_text_records.cpp  VCF text: lines, the counting pass, the fixed fields for htslib
+//   vcf_text_samples.cpp  VCF text: the sample columns of a line, parsed into a column
 //   bcf_records.cpp       BCF: the counting pass, the FORMAT arrays as stored
 //   vcf_calls.cpp         what a GT call and the dosage field mean, for text and BCF alike
 //   vcf_source.cpp        the column_source: construction, the streaming pass, fetch, decode
@@ -227,7 +228,7 @@ struct fetched_record {
 // Turns a fetched record into a column. Reads only the record and the source's constant
 // facts (options, samples): decodes run on several threads at once. Its shared part (the calls,
 // the dosages, the messages) is in vcf_calls.cpp, the reading of BCF arrays in bcf_records.cpp,
-// the parsing of a text line's sample columns in vcf_text_records.cpp.
+// the parsing of a text line's sample columns in vcf_text_samples.cpp.
 class column_decoder {
  public:
   column_decoder(const vcf_options& options, const std::vector<sample_info>& samples, bool is_bcf,
@@ -279,7 +280,7 @@ class column_decoder {
   void bcf_dosages(std::span<std::uint16_t> out) const;
   error bad_gt_call(std::size_t i, const call& c) const;
 
-  // ---- vcf_text_records.cpp: the sample columns parsed from the line.
+  // ---- vcf_text_samples.cpp: the sample columns parsed from the line.
   void text_genotypes(std::span<std::uint8_t> codes) const;
   void text_dosages(std::span<std::uint16_t> out) const;
   template <bool Dosages>

@@ -12,9 +12,9 @@
 #include <random>
 
 #include "colflow/colflow.hpp"
+#include "io/tsv_writer_internal.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
-#include "io/tsv_writer_internal.hpp"
 
 namespace colflow {
 namespace {

@@ -14,9 +14,9 @@
 
 #include "analysis/models/bayesr_mixture_internal.hpp"
 #include "colflow/colflow.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
-#include "kernels/sample_blocks_internal.hpp"
 
 namespace colflow {
 namespace {

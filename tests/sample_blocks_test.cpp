@@ -2,8 +2,6 @@
 // and the iterative analyses computed on them giving the same bits at 1, 2 and 3 threads,
 // pipelined or sequential, on columns of several blocks whose length is a multiple of neither
 // the block nor 4 (docs/DESIGN.md §4.8, §7).
-#include "kernels/sample_blocks_internal.hpp"
-
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
@@ -17,6 +15,7 @@
 #include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 #include "test_support.hpp"
 
 namespace colflow {

@@ -1,6 +1,4 @@
 // Result tables written as staged outputs, numbers formatted with std::to_chars.
-#include "io/tsv_writer_internal.hpp"
-
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +7,7 @@
 #include <system_error>
 
 #include "colflow/error.hpp"
+#include "io/tsv_writer_internal.hpp"
 
 namespace colflow {
 

@@ -1,13 +1,12 @@
 // Exact products of packed genotype columns from population counts of their bit planes
 // (kernels/genotype_products_internal.hpp): the planes of a column, and the column × column tile in
 // portable, POPCNT, AVX2 and AVX-512 code, all giving the same integers.
-#include "kernels/genotype_products_internal.hpp"
-
 #include <algorithm>
 #include <cstring>
 
 #include "codec/genotype_words_internal.hpp"
 #include "colflow/codec/genotype_codec.hpp"
+#include "kernels/genotype_products_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow {

@@ -14,8 +14,6 @@
 // next one (its tag differs), and the calling thread claims whatever no helper took, so it
 // never waits for a helper that has not started. Which thread computes a block does not matter
 // for the result: a block's output is the same whoever computes it.
-#include "kernels/sample_blocks_internal.hpp"
-
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
@@ -25,6 +23,7 @@
 #include <thread>
 
 #include "kernels/allowed_threads_internal.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

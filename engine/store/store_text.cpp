@@ -10,8 +10,8 @@
 
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
-#include "colflow/version.hpp"
 #include "colflow/store/chromosome.hpp"
+#include "colflow/version.hpp"
 #include "store/format_internal.hpp"
 #include "store/store_text_internal.hpp"
 

@@ -3,7 +3,8 @@
 // streaming blocks, the analyses and the conversion of inputs into a store. Index resolution,
 // dtype and order checks, DataFrames and the exception classes live in Python (the modules
 // of colflow/: _store.py, _arguments.py, _errors.py and the rest), where they can follow
-// bed-reader and numpy exactly. Each area binds itself (bindings.hpp); this file only assembles the module.
+// bed-reader and numpy exactly. Each area binds itself (bindings.hpp); this file only
+// assembles the module.
 
 #include <string>
 

@@ -11,17 +11,17 @@
 #include <optional>
 #include <string>
 
-#include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/models/bayesr_checkpoint_internal.hpp"
 #include "analysis/models/bayesr_mixture_internal.hpp"
-#include "analysis/shared/column_share_internal.hpp"
 #include "analysis/models/random_draws_internal.hpp"
+#include "analysis/shared/analysis_stream_internal.hpp"
+#include "analysis/shared/column_share_internal.hpp"
 #include "analysis/shared/standardized_columns_internal.hpp"
 #include "colflow/cancellation.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
-#include "kernels/sample_blocks_internal.hpp"
 #include "colflow/stream/column_stream.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 namespace colflow {
 

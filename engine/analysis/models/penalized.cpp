@@ -12,8 +12,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/models/residual_vector_internal.hpp"
+#include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/shared/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"

@@ -1,6 +1,6 @@
 // colflow ld: correlations between variants over the samples called in both (analysis/ld.hpp),
-// from the exact pair sums of kernels/genotype_products_internal.hpp on genotype stores and from the
-// decoded dosages on dosage stores.
+// from the exact pair sums of kernels/genotype_products_internal.hpp on genotype stores and from
+// the decoded dosages on dosage stores.
 #include "colflow/analysis/ld.hpp"
 
 #include <tbb/blocked_range.h>

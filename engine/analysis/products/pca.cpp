@@ -17,9 +17,9 @@
 #include "analysis/shared/column_segments_internal.hpp"
 #include "analysis/shared/selected_stats_internal.hpp"
 #include "colflow/error.hpp"
-#include "kernels/sample_blocks_internal.hpp"
 #include "colflow/stream/column_stream.hpp"
 #include "kernels/dense_kernels_internal.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 namespace colflow {
 namespace {

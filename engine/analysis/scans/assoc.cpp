@@ -11,9 +11,9 @@
 #include <cmath>
 #include <optional>
 
-#include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/scans/assoc_internal.hpp"
 #include "analysis/scans/column_blocks_internal.hpp"
+#include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/shared/column_share_internal.hpp"
 #include "colflow/analysis/case_control.hpp"
 #include "colflow/error.hpp"

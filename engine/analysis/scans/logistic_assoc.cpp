@@ -9,9 +9,9 @@
 #include <limits>
 #include <optional>
 
-#include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/scans/assoc_internal.hpp"
 #include "analysis/scans/column_blocks_internal.hpp"
+#include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/shared/logistic_regression_internal.hpp"
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/case_control.hpp"

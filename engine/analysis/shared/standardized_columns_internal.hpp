@@ -19,9 +19,9 @@
 #include "analysis/shared/selected_stats_internal.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
-#include "kernels/sample_blocks_internal.hpp"
 #include "colflow/store/store.hpp"
 #include "colflow/stream/column_stream.hpp"
+#include "kernels/sample_blocks_internal.hpp"
 
 namespace colflow::detail {
 
@@ -40,7 +40,8 @@ phenotype_samples used_samples(const store& s, const selection& sel,
 class standardized_columns {
  public:
   // `used`: one flag per store row, the samples the fit uses. With `processes` of several, the
-  // products and updates run on this process's share of the sample blocks (sample_blocks_internal.hpp).
+  // products and updates run on this process's share of the sample blocks
+  // (sample_blocks_internal.hpp).
   standardized_columns(const store& s, const selection& sel, std::vector<std::uint8_t> used,
                        communicator* processes = nullptr);
 

@@ -6,8 +6,8 @@
 /// with n, Σxa, Σxb, Σxa², Σxb², Σxa·xb over those samples,
 ///   r = (n Σxa·xb − Σxa Σxb) / sqrt((n Σxa² − (Σxa)²)(n Σxb² − (Σxb)²)),
 /// NaN when either variance is 0 there. On a genotype store the sums are exact integers from
-/// the bit planes of the packed codes (kernels/genotype_products_internal.hpp) and r² is computed as
-/// cov² / (var_a · var_b) from them; on a dosage store they are sums of the decoded dosages in
+/// the bit planes of the packed codes (kernels/genotype_products_internal.hpp) and r² is computed
+/// as cov² / (var_a · var_b) from them; on a dosage store they are sums of the decoded dosages in
 /// double precision, in sample order. r's sign follows the store's A1 (the .bim's column 5):
 /// PLINK 1.9 makes the minor allele A1 unless given --keep-allele-order.
 ///

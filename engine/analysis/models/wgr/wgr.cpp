@@ -11,12 +11,12 @@
 #include <numbers>
 #include <optional>
 
+#include "analysis/models/wgr/wgr_predictors_internal.hpp"
+#include "analysis/models/wgr/wgr_ridge_internal.hpp"
 #include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/shared/covariate_basis_internal.hpp"
 #include "analysis/shared/logistic_regression_internal.hpp"
 #include "analysis/shared/standardized_columns_internal.hpp"
-#include "analysis/models/wgr/wgr_predictors_internal.hpp"
-#include "analysis/models/wgr/wgr_ridge_internal.hpp"
 #include "colflow/cancellation.hpp"
 #include "colflow/communicator.hpp"
 #include "colflow/error.hpp"

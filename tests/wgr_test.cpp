@@ -1,6 +1,7 @@
 // Whole-genome regression and its LOCO files: results independent of threads and in-flight
 // depth, the folds, the chromosome codes, and the refusals of bad options, traits and files.
-// (Its values against numpy and regenie: python/tests/test_wgr.py.)
+// (Its values against numpy and regenie: python/tests/test_wgr_step1.py, test_wgr_step2.py and
+// test_wgr.py.)
 #include "colflow/analysis/wgr.hpp"
 
 #include <gtest/gtest.h>

@@ -122,3 +122,63 @@ def assert_same_table(got: pd.DataFrame, file) -> None:
         else:
             np.testing.assert_array_equal(got[name].to_numpy(), expected[name].to_numpy(),
                                           err_msg=name)
+
+
+# ---- The whole-genome regression suites (test_wgr*.py): toydata.5chrom, its traits and
+# covariates, and a case/control trait with LOCO offsets, made once per module.
+
+DATA = "bed-reader/toydata.5chrom"  # 500 samples, 10,000 variants on chromosomes 1-5
+
+
+def write_loco(path, keys, values) -> None:
+    """A .loco file: FID_IID header, then chromosomes 1-23 (values: 23 x samples)."""
+    lines = [" ".join(["FID_IID", *keys])]
+    lines += [" ".join([str(c + 1), *(f"{v:.17g}" for v in values[c])]) for c in range(23)]
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory, make_store):
+    """The store, two traits (the second with missing values) and two covariates (one sample
+    without them)."""
+    path = tmp_path_factory.mktemp("wgr")
+    store = make_store(DATA)
+    with colflow.open(store) as s:
+        x = s.read(dtype=np.float64)
+        samples, columns = s.samples, s.columns
+    rng = np.random.default_rng(7)
+    n = len(x)
+    covar = rng.normal(size=(n, 2))
+    effects = rng.normal(size=x.shape[1]) * (rng.random(x.shape[1]) < 0.05)
+    genetic = np.nan_to_num(x - np.nanmean(x, axis=0)) @ effects
+    y = np.column_stack([genetic / genetic.std() + rng.normal(size=n) + covar[:, 0],
+                         rng.normal(size=n) + 0.5 * covar[:, 1]])
+    y[rng.choice(n, 25, replace=False), 1] = np.nan
+    covar[3] = np.nan
+    ids = samples[["fid", "iid"]].rename(columns={"fid": "FID", "iid": "IID"})
+    pheno = pd.concat([ids, pd.DataFrame(y, columns=["T1", "T2"])], axis=1)
+    cov = pd.concat([ids, pd.DataFrame(covar, columns=["C1", "C2"])], axis=1)
+    pheno.to_csv(path / "pheno.txt", sep=" ", index=False, na_rep="NA")
+    cov.to_csv(path / "covar.txt", sep=" ", index=False, na_rep="NA")
+    chrom = columns.chrom.astype(int).to_numpy()
+    return dict(path=path, store=store, x=x, y=y, covar=covar, chrom=chrom,
+                keys=(samples.fid + "_" + samples.iid).to_numpy())
+
+
+@pytest.fixture(scope="module")
+def case_control(toy):
+    """A case/control trait (0/1) made from T1's genetic part, and LOCO log odds per chromosome
+    for every sample but the first ten."""
+    rng = np.random.default_rng(3)
+    n = len(toy["x"])
+    y = (rng.random(n) < 1 / (1 + np.exp(-(toy["y"][:, 0] - 0.5)))).astype(float)
+    y[[4, 9]] = np.nan
+    ids = pd.read_csv(toy["path"] / "pheno.txt", sep=" ")[["FID", "IID"]]
+    pheno = ids.assign(B=y)
+    pheno.to_csv(toy["path"] / "cases.txt", sep=" ", index=False, na_rep="NA")
+    loco = rng.normal(scale=0.5, size=(23, n))
+    write_loco(toy["path"] / "cases_1.loco", toy["keys"][10:], loco[:, 10:])
+    (toy["path"] / "cases_pred.list").write_text(f"B {toy['path'] / 'cases_1.loco'}\n")
+    loco[:, :10] = np.nan
+    return dict(y=y, loco=loco, pheno=toy["path"] / "cases.txt",
+                pred=toy["path"] / "cases_pred.list")

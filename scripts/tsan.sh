@@ -32,8 +32,16 @@
 #                       and 1,500 iterations): 8 and 11 minutes under ThreadSanitizer, repeating
 #                       the passes and the kernel that the other BayesR tests run;
 #   LogisticAssocTest.EqualsPlink2GlmFirthFallbackWithAndWithoutCovariates   4 minutes under
-#                       ThreadSanitizer, the same threaded scan as the shorter logistic tests.
-# (--all runs these three too.)
+#                       ThreadSanitizer, the same threaded scan as the shorter logistic tests;
+#   the comparisons of whole datasets with a peer whose threaded code other tests of the same
+#   unit run under ThreadSanitizer too, at several thread counts (SampleBlocksTest's
+#   byte-identical commands, the shorter tests of each suite): PcaTest's HapMap3TopFive... and
+#   HweScaling... (55 s and 32 s here), StatsTest.EqualsPlink2FreqAndMissing... (36 s),
+#   AssocTest.EqualsPlink2Glm... (35 s), PenalizedTest.Uk10kLasso... (20 s),
+#   ScoreTest.EqualsPlink2Score (16 s), ExportTest.BedRoundTrips... (13 s) and
+#   CliTest.EveryNumericOption... (14 s, option parsing alone). Each runs in scripts/test.sh
+#   under ASan and UBSan; here they would repeat a race check already made, for 2 minutes of CI.
+# (--all runs all of these too.)
 # (The package and examples tests are not configured: the preset has COLFLOW_INSTALL=OFF.)
 # The ctest filter and the environment are the "tsan" test preset of CMakePresets.json; to
 # run one test binary by hand:

@@ -12,4 +12,4 @@ add_test(NAME examples
                  ${CMAKE_CURRENT_BINARY_DIR}/examples_work "${COLFLOW_OUTSIDE_CXX_FLAGS}")
 # It configures and compiles two projects: give it time, and keep it out of the way of the
 # unit tests' timing.
-set_tests_properties(examples PROPERTIES LABELS package TIMEOUT 900)
+set_tests_properties(examples PROPERTIES LABELS package TIMEOUT 900 COST 200)

@@ -12,4 +12,4 @@ add_test(NAME package_consumer
                  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/package_work "${COLFLOW_OUTSIDE_CXX_FLAGS}")
 # It installs, configures and compiles a whole project: give it time on a loaded machine.
-set_tests_properties(package_consumer PROPERTIES LABELS package TIMEOUT 600)
+set_tests_properties(package_consumer PROPERTIES LABELS package TIMEOUT 600 COST 100)

@@ -2,8 +2,9 @@
 # Builds the Python package (python/) into a virtual environment and runs its pytest suite.
 #
 #   bash scripts/python-test.sh [PYTEST ARGS...]
-#   bash scripts/python-test.sh --build-only      the environment and the package, no tests
-#                                                 (the benchmark's Python suite uses them)
+#   bash scripts/python-test.sh --build-only      the environment, the package and the command
+#                                                 (unless COLFLOW_CLI names one), no tests (the
+#                                                 benchmark's Python suite uses them)
 #   COLFLOW_PY_VENV=DIR   the environment (default build/pyvenv)
 #   JOBS=N                parallel compile jobs (default: the cores, at most 4)
 #   COLFLOW_CLI=PATH      the `colflow` command the tests compare the analyses with (default:

@@ -12,13 +12,16 @@
 //
 // Every weight is held relative to the observed table's: P = Σ_{W ≤ W_obs} W / Σ W. The total
 // is the product of the observed row's sum and the sum of the row weights, each a sum around
-// its mode; the tail is summed row by row, a row entirely at most as probable as the observed
-// table by its weight alone, the others term by term outward from where their two tails
-// start, places that move little from one row to the next.
+// its mode. Then whichever part is the smaller is summed row by row: near equilibrium the
+// center, the tables more probable than the observed one (P = 1 − center / total); otherwise
+// the tail, a row entirely at most as probable as the observed table by its weight alone, the
+// others term by term outward from where their two tails start, places that move little from
+// one row to the next.
 #include "colflow/analysis/hardy_weinberg.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace colflow {
 namespace {
@@ -61,6 +64,21 @@ class scaled_value {
   double mantissa_ = 1;
   double log_scale_ = 0;
   double limit_;
+};
+
+// A sum of positive terms with Neumaier's compensation: exact to about one rounding however
+// many terms it adds.
+class compensated_sum {
+ public:
+  void add(double x) {
+    const double t = sum_ + x;
+    compensation_ += std::fabs(sum_) >= std::fabs(x) ? (sum_ - t) + x : (x - t) + sum_;
+    sum_ = t;
+  }
+  double value() const { return sum_ + compensation_; }
+
+ private:
+  double sum_ = 0, compensation_ = 0;
 };
 
 // The females' tables of one row (one count f of allele 1 among nf females), indexed by the
@@ -134,16 +152,17 @@ template <class Sequence>
 double log_sum_relative_to(const Sequence& s, double k) {
   scaled_value mode_value;
   const double mode = climb(s, k, mode_value);
-  double sum = 1;  // the terms relative to the mode's, each at most 1
+  compensated_sum sum;  // the terms relative to the mode's, each at most 1
+  sum.add(1);
   for (const int direction : {+1, -1}) {
     double j = mode, term = 1;
     for (double ratio; (ratio = advance(s, j, direction)) > 0;) {
       term *= ratio;
-      sum += term;
-      if (term < negligible * sum) break;  // the rest decreases faster than geometrically
+      sum.add(term);
+      if (term < negligible * sum.value()) break;  // the rest decreases faster than geometrically
     }
   }
-  return mode_value.log() + std::log(sum);
+  return mode_value.log() + std::log(sum.value());
 }
 
 // A table of the row being summed: its heterozygous females h and its weight relative to the
@@ -156,7 +175,7 @@ struct table_point {
 // Sums, relative to the observed table's weight, of the tables at most as probable as it and
 // of those exactly as probable.
 struct tail_sums {
-  double tail = 0;
+  compensated_sum tail;
   double ties = 0;
 
   // Adds the terms of a row from `from` (included) outward in `direction` (away from the row's
@@ -165,7 +184,7 @@ struct tail_sums {
   void add_tail(const female_row& row, table_point from, int direction) {
     if (from.weight.above_ties()) return;
     for (double term = from.weight.value();;) {
-      tail += term;
+      tail.add(term);
       if (term >= 1 - tie_tolerance) ties += term;
       if (term < negligible) return;
       const double ratio = advance(row, from.h, direction);
@@ -173,6 +192,14 @@ struct tail_sums {
       term *= ratio;
     }
   }
+};
+
+// Sums, relative to the observed table's weight, of the tables more probable than it (up to
+// `limit`) and of those exactly as probable.
+struct center_sums {
+  double limit;
+  compensated_sum more_probable{};
+  double ties = 0;
 };
 
 // One row of the X test's tables and three of its tables, carried from row to row: the mode
@@ -197,21 +224,14 @@ class exact_test {
   hwe_p_values run() {
     if (underflows()) return {0, 0};
     log_observed_row_ = log_sum_relative_to(row(observed_m_), observed_h_);
-    const double log_total = log_observed_row_ + log_sum_relative_to(split_, observed_m_);
-
+    log_total_ = log_observed_row_ + log_sum_relative_to(split_, observed_m_);
     row_walk start{observed_m_, scaled_value(), {observed_h_, scaled_value()}, {}, {}, false};
     start.mode.h = climb(row(observed_m_), observed_h_, start.mode.weight);
     start.left = start.right = start.mode;  // any table of the row, until they are settled
-    add_row(start);
-    for (const int direction : {+1, -1}) {
-      // Row by row away from the observed one, until no row is left or they stop mattering.
-      for (row_walk walk = start; next_row(walk, direction) && add_row(walk);) {
-      }
-    }
-    hwe_p_values r;
-    r.p = std::min(1.0, std::exp(std::log(sums_.tail) - log_total));
-    r.midp = r.p * (1 - sums_.ties / (2 * sums_.tail));
-    return r;
+    // Which sum is the smaller: a P of about e^-depth in a two-dimensional Gaussian's terms.
+    if (log_depth_of_mode(start) <= 3)
+      if (const auto near_mode = from_center(start)) return *near_mode;
+    return from_tails(start);
   }
 
  private:
@@ -237,6 +257,82 @@ class exact_test {
     return log_tables + log_observed - log_all < -800;
   }
 
+  // log(W_mode / W_obs), W_mode the largest weight of all: the modes of the rows, climbed
+  // from row to row while they rise (they are log-concave along the rows).
+  double log_depth_of_mode(const row_walk& start) const {
+    double depth = start.mode.weight.log();
+    for (const int direction : {+1, -1}) {
+      row_walk walk = start;
+      for (double last = depth; next_row(walk, direction);) {
+        const double here = walk.mode.weight.log();
+        if (here <= last) break;
+        depth = std::max(depth, here);
+        last = here;
+      }
+    }
+    return depth;
+  }
+
+  // P summed over the tails, row by row away from the observed one, until no row is left or
+  // they stop mattering.
+  hwe_p_values from_tails(row_walk start) {
+    add_row(start);
+    for (const int direction : {+1, -1})
+      for (row_walk walk = start; next_row(walk, direction) && add_row(walk);) {
+      }
+    hwe_p_values r;
+    const double tail = sums_.tail.value();
+    r.p = std::min(1.0, std::exp(std::log(tail) - log_total_));
+    r.midp = r.p * (1 - sums_.ties / (2 * tail));
+    return r;
+  }
+
+  // P = 1 − C / Σ W from the center C, the tables more probable than the observed one, when
+  // they hold at most 95% of the weight: near equilibrium the center is far smaller than the
+  // tails, and a P of at least 0.05 loses at most about 1e-14 relatively to the subtraction
+  // (the center is summed with compensation, the total is exact to that). std::nullopt
+  // otherwise, as soon as the center outgrows that.
+  std::optional<hwe_p_values> from_center(const row_walk& start) {
+    if (log_total_ > 700) return std::nullopt;  // Σ W / W_obs beyond a double: P is small
+    const double total = std::exp(log_total_);
+    center_sums center{0.95 * total};
+    if (!add_center_row(start, center)) return std::nullopt;
+    for (const int direction : {+1, -1})
+      for (row_walk walk = start; next_row(walk, direction);) {
+        if (std::exp(walk.weight.log() + log_observed_row_) < 1 - tie_tolerance) break;
+        if (!add_center_row(walk, center)) return std::nullopt;
+      }
+    hwe_p_values r;
+    r.p = 1 - center.more_probable.value() / total;
+    r.midp = r.p - center.ties / (2 * total);
+    return r;
+  }
+
+  // Adds a row's tables more probable than the observed one, and those as probable, walking
+  // from the row's mode outward while they are; false when the center outgrows its limit. A
+  // row lighter than the observed table holds neither, nor do the rows beyond it (lighter
+  // still, the row weights being log-concave): the caller stops there.
+  bool add_center_row(const row_walk& walk, center_sums& center) const {
+    const female_row females = row(walk.m);
+    for (const int direction : {+1, -1}) {
+      double h = walk.mode.h, term = walk.mode.weight.value();
+      if (direction < 0) {
+        const double ratio = advance(females, h, -1);
+        if (ratio == 0) break;
+        term *= ratio;
+      }
+      for (double ratio = 1; ratio > 0; ratio = advance(females, h, direction), term *= ratio) {
+        if (term > 1 + tie_tolerance)
+          center.more_probable.add(term);
+        else if (term >= 1 - tie_tolerance)
+          center.ties += term;
+        else
+          break;
+      }
+    }
+    return center.more_probable.value() <= center.limit;
+  }
+
   // Adds a row's tables at most as probable as the observed one. Returns false when the row
   // lies wholly in the tail and weighs too little to matter: the rows further from the
   // observed one weigh less still (the row weights are log-concave and this one is lighter
@@ -249,7 +345,7 @@ class exact_test {
     }
     walk.sides_known = false;
     const double weight = std::exp(walk.weight.log() + log_observed_row_);
-    sums_.tail += weight;
+    sums_.tail.add(weight);
     if (walk.mode.weight.log() >= std::log1p(-tie_tolerance)) add_ties_around_mode(walk);
     return weight >= negligible;
   }
@@ -338,7 +434,7 @@ class exact_test {
 
   double nf_, observed_m_, observed_h_;
   male_split split_;
-  double log_observed_row_ = 0;
+  double log_observed_row_ = 0, log_total_ = 0;
   tail_sums sums_;
 };
 

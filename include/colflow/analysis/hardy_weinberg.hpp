@@ -24,15 +24,21 @@
 ///
 /// **Computation.** Ratios of neighbouring tables' probabilities (the recurrences of the
 /// papers), multiplied outward from the observed table and from each distribution's mode; no
-/// factorial is evaluated. Products are kept with a separate logarithmic scale, so counts of
-/// millions of samples neither overflow nor underflow: P is exact to about 1e-12 relative down
-/// to the smallest positive double, and 0 below it, as PLINK 2 prints it. Two tables count as
-/// equally probable when their computed probabilities differ by less than 1e-10 relative (the
-/// rounding of the recurrences is far below that; distinct tables of different probability
-/// differ by far more). Terms below 2^-64 of the observed table's probability are left out of
-/// the tails once a tail is that small. The work is proportional to the spread of the
-/// distribution: about √n ratios for the diploid test; for X about √(males) rows of about
-/// √(females) ratios each, fewer for a rare allele.
+/// factorial is evaluated but to recognise, from log-gamma functions, a table whose P is below
+/// the smallest positive double: that P is 0, as PLINK 2 prints it, found without walking
+/// across the sample. Products are kept with a separate logarithmic scale and sums with
+/// compensation, so counts of millions of samples neither overflow nor underflow nor lose
+/// digits: P agrees with a quadruple-precision enumeration to 3e-14 relative at 40,000
+/// females and 40,000 males, from P = 0.6 to 1e-140. Near equilibrium P is 1 less the share
+/// of the tables more probable than the observed one (when that leaves P ≥ 0.05), else the
+/// sum of the tables at most as probable. Two tables count as equally probable when their
+/// computed probabilities differ by less than 1e-10 relative (the rounding of the
+/// recurrences is far below that; tables of different probability differ by far more). A
+/// tail is summed until its terms fall below 2^-64 of the observed table's probability. The
+/// work grows with the spread of the distribution: about √n ratios for the diploid test; on
+/// X, rows of the males' allele counts, each of whose two tails is summed (at 2 million
+/// females and 2 million males, 0.12 s for P ≈ 1e-44, a few milliseconds near equilibrium or
+/// for a rare allele). Counts up to 2^50 in all, exact in doubles.
 ///
 /// All functions are pure and safe to call from many threads.
 #pragma once
@@ -61,12 +67,11 @@ struct hwe_p_values {
 };
 
 /// The exact test of Hardy-Weinberg equilibrium of diploid genotypes. Symmetric in A1 and A2.
-/// Counts up to 2^50 in all.
 hwe_p_values hardy_weinberg_exact(const diploid_counts& genotypes) noexcept;
 
 /// The exact test on X of females' genotypes and males' alleles (Graffelman & Weir 2016),
 /// PLINK 2's `.hardy.x` P. Symmetric in A1 and A2; with no male it equals
-/// hardy_weinberg_exact(females). Counts up to 2^50 in all.
+/// hardy_weinberg_exact(females).
 hwe_p_values hardy_weinberg_exact_x(const diploid_counts& females,
                                     const haploid_counts& males) noexcept;
 

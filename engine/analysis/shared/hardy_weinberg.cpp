@@ -336,8 +336,8 @@ class exact_test {
   // Adds a row's tables at most as probable as the observed one. Returns false when the row
   // lies wholly in the tail and weighs too little to matter: the rows further from the
   // observed one weigh less still (the row weights are log-concave and this one is lighter
-  // than the observed row), and lie wholly in the tail too (log W is concave in (m, h), so
-  // the tables more probable than the observed one form a convex set around it).
+  // than the observed row), so they too hold no table as probable as the observed one, and
+  // their weights, falling faster than geometrically, add nothing P can show.
   bool add_row(row_walk& walk) {
     if (walk.mode.weight.above_ties()) {
       add_sides(walk);

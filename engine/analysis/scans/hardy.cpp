@@ -97,7 +97,7 @@ class call_counter {
   std::size_t rows_;
   double threshold_;
   std::vector<std::uint8_t> selected_;         // empty when every row is selected
-  std::vector<std::uint8_t> females_, males_;  // empty without sexes
+  std::vector<std::uint8_t> females_, males_;  // empty without a column on X
 };
 
 void check_arguments(const store& s, const hardy_options& options) {

@@ -101,6 +101,16 @@ phenotype_table analysis_run::read_table(const std::string& file,
   return t;
 }
 
+std::vector<sample_sex> analysis_run::read_sexes(const std::string& file) {
+  std::vector<sample_sex> sexes = read_sex_file(file, store_.samples(), sexes_of(store_.samples()));
+  std::size_t count[3] = {};
+  for (std::size_t i : selection_.rows) ++count[static_cast<std::size_t>(sexes[i])];
+  log("sexes from " + file + ": " + std::to_string(count[1]) + " males, " +
+      std::to_string(count[2]) + " females and " + std::to_string(count[0]) +
+      " of unknown sex among the selected samples");
+  return sexes;
+}
+
 void analysis_run::log(const std::string& line) {
   if (quiet_) return;
   if (progress_) {

@@ -15,6 +15,7 @@
 #include "colflow/analysis/analysis.hpp"
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/store/store.hpp"
 #include "progress.hpp"
 
@@ -54,6 +55,9 @@ class analysis_run {
   // PHENO or COVAR), logged as "FILE: M of N samples in the store, K <what>".
   phenotype_table read_table(const std::string& file, const std::vector<std::string>& names,
                              const std::string& kind, const std::string& what);
+  // The store's sexes with those of a sex file (read_sex_file) in their place, logged as
+  // "sexes from FILE: M males, F females and U of unknown sex among the selected samples".
+  std::vector<sample_sex> read_sexes(const std::string& file);
 
  private:
   void show(const std::string& label);

@@ -39,15 +39,8 @@ command add_stats(CLI::App& app) {
   return [o] {
     analysis_run run("stats", o->common);
     const store& s = run.source();
-    std::vector<sample_sex> sexes;
-    if (!o->sex.empty()) {
-      sexes = read_sex_file(o->sex, s.samples(), sexes_of(s.samples()));
-      std::size_t count[3] = {};
-      for (std::size_t i : run.selected().rows) ++count[static_cast<std::size_t>(sexes[i])];
-      run.log("sexes from " + o->sex + ": " + std::to_string(count[1]) + " males, " +
-              std::to_string(count[2]) + " females and " + std::to_string(count[0]) +
-              " of unknown sex among the selected samples");
-    }
+    const std::vector<sample_sex> sexes =
+        o->sex.empty() ? std::vector<sample_sex>{} : run.read_sexes(o->sex);
     const auto summaries = sexes.empty()
                                ? column_summaries(s, run.selected(), run.options())
                                : column_summaries(s, run.selected(), sexes, run.options());

@@ -14,6 +14,7 @@ command add_simulate(CLI::App& app);
 command add_export(CLI::App& app);
 command add_bench(CLI::App& app);
 command add_stats(CLI::App& app);
+command add_hardy(CLI::App& app);
 command add_ld(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
@@ -39,6 +40,8 @@ constexpr std::array commands = {
                   add_bench, ""},
     command_entry{"stats", "Per-column statistics: calls, missing rate, A1 frequency, mean, SD",
                   add_stats, "stats"},
+    command_entry{"hardy", "Hardy-Weinberg exact test per variant, X included, as plink2 --hardy",
+                  add_hardy, ""},
     command_entry{"ld", "LD between variants: r or r2 as plink --r/--r2", add_ld, "ld"},
     command_entry{
         "assoc",

@@ -282,6 +282,9 @@ TEST(CliTest, OptionMessagesNameTheRuleAndTheValue) {
                  "--threads: must be a non-negative integer, got -1");
   expect_message("stats S --out o --digits 18",
                  "--digits: must be an integer from 1 to 17, got 18");
+  expect_message("hardy S --out o --hard-call-threshold 0.6",
+                 "--hard-call-threshold: must be a number from 0 to 0.5, got 0.6");
+  expect_message("hardy S --midp", "--out is required");
   expect_message(
       "assoc S --pheno p --out o --in-flight 99999999999999999999",
       "--in-flight: must be a non-negative integer, got 99999999999999999999 (too large)");

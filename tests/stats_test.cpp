@@ -18,17 +18,6 @@
 namespace colflow {
 namespace {
 
-// Writes the same subset of samples (rows with i % 3 != 1) as our IDs and as plink2's.
-void write_keep_files(const std::vector<sample_info>& samples, const std::filesystem::path& ours,
-                      const std::filesystem::path& theirs) {
-  std::ofstream a(ours), b(theirs);
-  for (std::size_t i = 0; i < samples.size(); ++i)
-    if (i % 3 != 1) {
-      a << samples[i].fid << " " << samples[i].iid << "\n";
-      b << "f" << i << " s" << i << "\n";
-    }
-}
-
 // Compares our table `ours` of store `s` with plink2's `ref`.afreq and `ref`.vmiss (made with
 // --freq --missing, all samples counted) line by line, on every chromosome: A1_FREQ, MISSING_CT
 // and F_MISS equal plink2's; OBS_CT + MISSING_CT is .vmiss's OBS_CT (the counted samples: the
@@ -104,7 +93,7 @@ TEST(StatsTest, EqualsPlink2FreqAndMissingOnEveryDatasetWithAndWithoutKeep) {
     const store s = store::open(dir / "s.cf");
     // plink2 reads the .fam's sexes, as colflow does, for the ploidy rules of X, Y and MT.
     const std::string p2 = test::plink2_input(name, dir.path(), /*keep_sex=*/true);
-    write_keep_files(s.samples(), dir / "keep.txt", dir / "keep_p2.txt");
+    test::write_keep_files(s.samples(), dir / "keep.txt", dir / "keep_p2.txt");
     for (const bool keep : {false, true}) {
       const std::string ours = (dir / (keep ? "k.tsv" : "all.tsv")).string();
       ASSERT_EQ(test::run_cli("stats " + (dir / "s.cf").string() + " --quiet --digits 12 --out " +
@@ -128,55 +117,12 @@ TEST(StatsTest, EqualsPlink2FreqAndMissingOnEveryDatasetWithAndWithoutKeep) {
     EXPECT_GT(compared[kind], 0u) << static_cast<int>(kind);
 }
 
-// A PLINK fileset PREFIX.bed/.bim/.fam of samples f<i> s<i> with these .fam sexes and random
-// calls, heterozygous ones included (also for males on X and Y), ~10% missing, on
-// `per_chromosome` variants of each chromosome of `chromosomes` (in that order, as plink2 wants
-// them), then one with every call missing and one with every call heterozygous.
-void write_sexed_fileset(const std::string& prefix, const std::vector<std::string>& sexes,
-                         const std::vector<std::string>& chromosomes, std::size_t per_chromosome,
-                         std::uint64_t seed) {
-  const std::size_t n = sexes.size();
-  {
-    std::ofstream fam(prefix + ".fam");
-    for (std::size_t i = 0; i < n; ++i)
-      fam << "f" << i << " s" << i << " 0 0 " << sexes[i] << " -9\n";
-  }
-  std::ofstream bim(prefix + ".bim");
-  std::ofstream bed(prefix + ".bed", std::ios::binary);
-  bed.write("\x6c\x1b\x01", 3);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.05, 0.95);
-  std::size_t j = 0;
-  for (const std::string& chrom : chromosomes) {
-    for (std::size_t k = 0; k < per_chromosome + 2; ++k, ++j) {
-      std::vector<std::uint8_t> codes = test::random_genotype_codes(n, u(rng), 0.1, rng);
-      if (k >= per_chromosome) {
-        const std::uint8_t all = k == per_chromosome ? 0x55 : 0xaa;  // missing, heterozygous
-        std::fill(codes.begin(), codes.end(), all);
-        codes.back() = static_cast<std::uint8_t>(all & ((1u << (2 * ((n - 1) % 4 + 1))) - 1));
-      }
-      bed.write(reinterpret_cast<const char*>(codes.data()),
-                static_cast<std::streamsize>(codes.size()));
-      bim << chrom << "\tv" << j << "\t0\t" << 1000 + j << "\tA\tC\n";
-    }
-  }
-}
-
-// 31 samples (not a multiple of 4): males, females and unknown-sex samples, with the codes
-// plink2 reads in a .fam (M and f too; -9 and 0 unknown).
-std::vector<std::string> mixed_sexes() {
-  const char* const cycle[] = {"1", "2", "0", "M", "f", "-9", "2", "1"};
-  std::vector<std::string> sexes;
-  for (std::size_t i = 0; i < 31; ++i) sexes.emplace_back(cycle[i % 8]);
-  return sexes;
-}
-
 const std::vector<std::string> sex_test_chromosomes = {"1", "X", "Y", "XY", "MT"};
 
 TEST(StatsTest, SexChromosomesEqualPlink2ForMalesFemalesAndUnknownSexWithAndWithoutKeep) {
   test::temp_dir dir;
   const std::string bfile = (dir / "sexed").string();
-  write_sexed_fileset(bfile, mixed_sexes(), sex_test_chromosomes, 40, 3);
+  test::write_sexed_fileset(bfile, test::mixed_sexes(), sex_test_chromosomes, 40, 3);
   {
     std::ofstream keep(dir / "keep.txt");
     for (std::size_t i = 0; i < 31; ++i)
@@ -213,7 +159,7 @@ TEST(StatsTest, SexChromosomesEqualPlink2ForMalesFemalesAndUnknownSexWithAndWith
 TEST(StatsTest, SexFileChangesXAndYAsPlink2UpdateSexDoes) {
   test::temp_dir dir;
   const std::string bfile = (dir / "sexed").string();
-  write_sexed_fileset(bfile, mixed_sexes(), sex_test_chromosomes, 30, 5);
+  test::write_sexed_fileset(bfile, test::mixed_sexes(), sex_test_chromosomes, 30, 5);
   // Some males become female or unknown, some females and unknown samples male; the samples the
   // file leaves out keep the .fam's sex.
   {
@@ -262,43 +208,12 @@ TEST(StatsTest, SexFileChangesXAndYAsPlink2UpdateSexDoes) {
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.tsv"));
 }
 
-// A VCF of dosages (DS, 3 decimals) of `sexes.size()` samples s<i> on 30 variants of each
-// chromosome of sex_test_chromosomes: haploid calls (GT and DS of one allele) for some males on
-// X and Y and for some samples on MT, diploid ones otherwise, ~10% missing.
-void write_dosage_vcf(const std::string& path, const std::vector<std::string>& sexes) {
-  std::ofstream vcf(path);
-  vcf << "##fileformat=VCFv4.2\n";
-  for (const std::string& c : sex_test_chromosomes) vcf << "##contig=<ID=" << c << ">\n";
-  vcf << "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
-         "##FORMAT=<ID=DS,Number=A,Type=Float,Description=\"Dosage\">\n"
-         "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT";
-  for (std::size_t i = 0; i < sexes.size(); ++i) vcf << "\ts" << i;
-  vcf << "\n";
-  std::mt19937_64 rng(9);
-  std::uniform_real_distribution<double> u(0, 1);
-  for (const std::string& c : sex_test_chromosomes)
-    for (int j = 0; j < 30; ++j) {
-      vcf << c << "\t" << 3000000 + j << "\t" << c << "_" << j << "\tC\tA\t.\t.\t.\tGT:DS";
-      for (std::size_t i = 0; i < sexes.size(); ++i) {
-        const bool male = sexes[i] == "1";
-        const bool haploid =
-            ((c == "X" || c == "Y") && male && u(rng) < 0.7) || (c == "MT" && u(rng) < 0.5);
-        if (u(rng) < 0.1) {
-          vcf << (haploid ? "\t.:." : "\t./.:.");
-          continue;
-        }
-        vcf << (haploid ? "\t0:" : "\t0/0:") << std::round(u(rng) * (haploid ? 1000 : 2000)) / 1000;
-      }
-      vcf << "\n";
-    }
-}
-
 TEST(StatsTest, DosageStoresFollowPlink2OnSexChromosomes) {
   test::temp_dir dir;
   const std::string d = dir.path().string() + "/";
   std::vector<std::string> sexes;
   for (std::size_t i = 0; i < 29; ++i) sexes.push_back(i % 3 == 0 ? "1" : i % 3 == 1 ? "2" : "0");
-  write_dosage_vcf(d + "x.vcf", sexes);
+  test::write_dosage_vcf(d + "x.vcf", sexes, sex_test_chromosomes);
   {
     std::ofstream sex(d + "sex.txt"), keep(d + "keep.txt");
     sex << "#IID SEX\n";

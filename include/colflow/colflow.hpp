@@ -36,6 +36,8 @@
 #include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/case_control.hpp"
 #include "colflow/analysis/grm.hpp"
+#include "colflow/analysis/hardy.hpp"
+#include "colflow/analysis/hardy_weinberg.hpp"
 #include "colflow/analysis/ld.hpp"
 #include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/penalized.hpp"

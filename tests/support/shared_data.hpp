@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "colflow/store/store.hpp"
 
 namespace colflow::test {
 
@@ -52,5 +55,28 @@ struct text_table {
   std::size_t column(const std::string& name) const;
 };
 text_table read_table(const std::filesystem::path& file);
+
+// Writes the same subset of a store's samples (rows with i % 3 != 1) as the store's IDs (`ours`)
+// and as plink2_input's (`theirs`), for --keep.
+void write_keep_files(const std::vector<sample_info>& samples, const std::filesystem::path& ours,
+                      const std::filesystem::path& theirs);
+
+// A PLINK fileset PREFIX.bed/.bim/.fam of samples f<i> s<i> with these .fam sexes and random
+// calls, heterozygous ones included (also for males on X and Y), ~10% missing, on
+// `per_chromosome` variants of each chromosome of `chromosomes` (in that order, as plink2 wants
+// them), then one with every call missing and one with every call heterozygous.
+void write_sexed_fileset(const std::string& prefix, const std::vector<std::string>& sexes,
+                         const std::vector<std::string>& chromosomes, std::size_t per_chromosome,
+                         std::uint64_t seed);
+
+// 31 samples (not a multiple of 4): males, females and unknown-sex samples, with the codes
+// plink2 reads in a .fam (M and f too; -9 and 0 unknown).
+std::vector<std::string> mixed_sexes();
+
+// A VCF of dosages (DS, 3 decimals) of `sexes.size()` samples s<i> (sex "1" male) on 30
+// variants of each of `chromosomes`: haploid calls (GT and DS of one allele) for some males on
+// X and Y and for some samples on MT, diploid ones otherwise, ~10% missing.
+void write_dosage_vcf(const std::string& path, const std::vector<std::string>& sexes,
+                      const std::vector<std::string>& chromosomes);
 
 }  // namespace colflow::test

@@ -41,7 +41,7 @@ constexpr std::array commands = {
     command_entry{"stats", "Per-column statistics: calls, missing rate, A1 frequency, mean, SD",
                   add_stats, "stats"},
     command_entry{"hardy", "Hardy-Weinberg exact test per variant, X included, as plink2 --hardy",
-                  add_hardy, ""},
+                  add_hardy, "hardy"},
     command_entry{"ld", "LD between variants: r or r2 as plink --r/--r2", add_ld, "ld"},
     command_entry{
         "assoc",

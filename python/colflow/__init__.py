@@ -10,7 +10,7 @@
 ``Store.read`` follows ``bed_reader.open_bed(...).read()``: the same index forms, values (the
 count of the A1 allele), missing values (NaN, or -127 in int8), orders and errors, so that code
 written for a .bed reads a store unchanged. ``Store.stream`` yields blocks of columns decoded
-ahead by the library's flow graph; ``stats``, ``assoc``, ``pca``, ``lasso``, ``ridge``, ``enet``
+ahead by the library's flow graph; ``stats``, ``hardy``, ``assoc``, ``pca``, ``lasso``, ``ridge``, ``enet``
 and ``bayesr`` run the command's analyses into pandas DataFrames and numpy arrays
 (docs/PYTHON.md).
 """
@@ -23,6 +23,7 @@ from ._errors import AlreadyExistsError, Error, FormatError, InvalidArgumentErro
 from ._store import BlockStream, Store, open
 from ._preprocess import preprocess
 from ._scans import assoc, stats
+from ._qc import hardy
 from ._products import GRM, PCA, grm, ld, ld_matrix, pca, score
 from ._models import BayesR, Penalized, bayesr, enet, lasso, ridge
 from ._wgr import WGR, wgr
@@ -43,6 +44,7 @@ __all__ = [
     "bayesr",
     "enet",
     "grm",
+    "hardy",
     "lasso",
     "ld",
     "ld_matrix",

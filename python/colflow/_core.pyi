@@ -60,6 +60,15 @@ def stats(
     threads: int,
     progress: Progress,
 ) -> dict[str, npt.NDArray[Any]]: ...
+def hardy(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    sex: list[str] | None,
+    hard_call_threshold: float,
+    threads: int,
+    progress: Progress,
+) -> dict[str, npt.NDArray[Any]]: ...
 def assoc(
     store: Store,
     rows: npt.NDArray[np.int64],

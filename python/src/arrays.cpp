@@ -2,10 +2,13 @@
 // selections from the indices Python resolved, and results as numpy arrays they own.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "bindings.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
 
 namespace colflow::python {
 
@@ -45,6 +48,24 @@ nb::object to_numpy(const Eigen::MatrixXd& m) {
   const std::int64_t strides[2] = {1, static_cast<std::int64_t>(owned->rows())};
   return nb::cast(
       nb::ndarray<nb::numpy, double, nb::ndim<2>>(owned->data(), 2, shape, owner, strides));
+}
+
+std::vector<sample_sex> sexes_with(const store& s,
+                                   const std::optional<std::vector<std::string>>& codes) {
+  std::vector<sample_sex> sexes = sexes_of(s.samples());
+  if (!codes) return sexes;
+  if (codes->size() != sexes.size()) throw nb::value_error("one sex per store sample");
+  for (std::size_t i = 0; i < sexes.size(); ++i) {
+    const std::string& code = (*codes)[i];
+    if (code.empty()) continue;
+    const std::optional<sample_sex> sex = sex_of_code(code);
+    if (!sex)
+      throw nb::value_error(("sample " + s.samples()[i].iid + ": '" + code +
+                             "' is not a sex code (1/M male, 2/F female, 0/NA unknown)")
+                                .c_str());
+    sexes[i] = *sex;
+  }
+  return sexes;
 }
 
 }  // namespace colflow::python

@@ -24,26 +24,6 @@ namespace {
 
 // ---- arguments --------------------------------------------------------------------------------
 
-// The samples' sexes: the store's, replaced where `codes` (one per store sample, or none) has
-// a code, read as plink2 --update-sex reads one (the command's --sex FILE).
-std::vector<sample_sex> sexes_with(const store& s,
-                                   const std::optional<std::vector<std::string>>& codes) {
-  std::vector<sample_sex> sexes = sexes_of(s.samples());
-  if (!codes) return sexes;
-  if (codes->size() != sexes.size()) throw nb::value_error("one sex per store sample");
-  for (std::size_t i = 0; i < sexes.size(); ++i) {
-    const std::string& code = (*codes)[i];
-    if (code.empty()) continue;
-    const std::optional<sample_sex> sex = sex_of_code(code);
-    if (!sex)
-      throw nb::value_error(("sample " + s.samples()[i].iid + ": '" + code +
-                             "' is not a sex code (1/M male, 2/F female, 0/NA unknown)")
-                                .c_str());
-    sexes[i] = *sex;
-  }
-  return sexes;
-}
-
 firth_mode firth_mode_of(const std::string& firth) {
   if (firth == "always") return firth_mode::always;
   if (firth == "never") return firth_mode::never;

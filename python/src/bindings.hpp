@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 
 #include "colflow/analysis/phenotype.hpp"
 #include "colflow/analysis/selection.hpp"
+#include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/store/store.hpp"
 
 namespace nb = nanobind;
@@ -38,6 +40,7 @@ void bind_preprocess(nb::module_& m);  // input_format, preprocess_files, prepro
 void bind_inputs(nb::module_& m);      // the command's phenotype, keep and sex files, for a store
 void bind_products(nb::module_& m);    // score, ld, grm
 void bind_wgr(nb::module_& m);         // wgr (whole-genome regression, LOCO predictions)
+void bind_qc(nb::module_& m);          // hardy
 
 // Indices Python resolved with numpy: in range, in any order, with repeats.
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -77,6 +80,12 @@ phenotype_table make_table(table_array values, const std::vector<std::string>& n
 // the library's selections are sets, in increasing order. ValueError when either is empty.
 selection make_selection(const store& s, std::span<const std::int64_t> rows,
                          std::span<const std::int64_t> cols);
+
+// The samples' sexes: the store's, replaced where `codes` (one per store sample, or none) has a
+// code, read as plink2 --update-sex reads one (the command's --sex FILE). ValueError for a code
+// that is no sex or a list of another length.
+std::vector<sample_sex> sexes_with(const store& s,
+                                   const std::optional<std::vector<std::string>>& codes);
 
 // A new numpy array owning `v`.
 template <typename T>

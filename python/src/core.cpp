@@ -31,4 +31,5 @@ NB_MODULE(_core, m) {
   bind_inputs(m);
   bind_products(m);
   bind_wgr(m);
+  bind_qc(m);
 }

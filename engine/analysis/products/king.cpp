@@ -3,13 +3,11 @@
 #include "colflow/analysis/king.hpp"
 
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
-#include "colflow/analysis/sex_chromosomes.hpp"
+#include "analysis/products/relationship_shared_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
 #include "kernels/king_counts_internal.hpp"
@@ -32,38 +30,8 @@ constexpr std::size_t tile = 64;
 // Variants per block by default: 16 words a plane.
 constexpr std::size_t default_block = 1024;
 
-// X, Y and MT, as plink2 leaves them out of KING (the pseudo-autosomal XY stays).
-bool non_autosomal(const std::string& chrom) {
-  const chromosome_kind kind = kind_of_chromosome(chrom);
-  return kind == chromosome_kind::x || kind == chromosome_kind::y || kind == chromosome_kind::mt;
-}
-
-struct used_columns {
-  std::vector<std::size_t> columns;
-  std::size_t left_out = 0;
-};
-
-used_columns autosomal_columns(const store& s, const selection& sel) {
-  used_columns u;
-  for (const std::size_t j : sel.columns) {
-    if (non_autosomal(s.columns()[j].chrom))
-      ++u.left_out;
-    else
-      u.columns.push_back(j);
-  }
-  return u;
-}
-
-std::string mib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return text;
-}
-
-std::size_t resolved_in_flight(const analysis_options& options) {
-  if (options.stream.in_flight != 0) return options.stream.in_flight;
-  return 2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
-}
+using detail::mib;
+using detail::resolved_in_flight;
 
 // One band's pass: the block's codes as they stream by, then the planes of every sample up to
 // the band's last row, then the tiles (I, J), I a tile of the band's rows, J ≤ I.
@@ -149,7 +117,7 @@ king_plan plan_king(const store& s, const selection& sel, const king_options& ki
   if (plan.samples < 2)
     throw error(errc::invalid_argument, "king: kinship needs at least 2 samples (" +
                                             std::to_string(plan.samples) + " selected)");
-  const used_columns used = autosomal_columns(s, sel);
+  const detail::autosomal_columns used = detail::autosomal_columns_of(s, sel);
   plan.variants = used.columns.size();
   plan.non_autosomal = used.left_out;
   if (plan.variants == 0)
@@ -187,7 +155,7 @@ king_plan plan_king(const store& s, const selection& sel, const king_options& ki
 king_plan king(const store& s, const selection& sel, const king_options& king,
                const analysis_options& options, const std::function<void(const king_band&)>& sink) {
   const king_plan plan = plan_king(s, sel, king, options);
-  const used_columns used = autosomal_columns(s, sel);
+  const detail::autosomal_columns used = detail::autosomal_columns_of(s, sel);
   stream_options so = options.stream;
   so.values = decode_as::stored;
   so.decode_values = false;

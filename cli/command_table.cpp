@@ -19,6 +19,7 @@ command add_ld(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
 command add_grm(CLI::App& app);
+command add_king(CLI::App& app);
 command add_penalized(CLI::App& app, penalty kind);
 command add_bayesr(CLI::App& app);
 command add_score(CLI::App& app);
@@ -52,6 +53,9 @@ constexpr std::array commands = {
     command_entry{"grm",
                   "Genomic relationship matrix (PLINK 2 --make-rel, PLINK 1.9 --make-grm-bin)",
                   add_grm, "grm"},
+    command_entry{"king",
+                  "KING-robust kinship of sample pairs (plink2 --make-king-table, --king-cutoff)",
+                  add_king, ""},
     command_entry{"ridge", "Ridge regression path by coordinate descent",
                   [](CLI::App& app) { return add_penalized(app, penalty::ridge); }, "ridge"},
     command_entry{"lasso", "Lasso path by coordinate descent, with screening",

@@ -183,6 +183,16 @@ TEST(VectorPathTest, EveryCommandGivesTheSameBytesOnEveryPath) {
     for (const command& c : commands(in.d)) expect_same_bytes_on_every_path(paths, in.d, store, c);
 }
 
+// KING counts hard calls: on the genotype store alone (kernels/king_counts.cpp).
+TEST(VectorPathTest, KingGivesTheSameBytesOnEveryPath) {
+  inputs in;
+  const std::vector<std::string> paths = available_paths();
+  ASSERT_FALSE(paths.empty());
+  expect_same_bytes_on_every_path(paths, in.d, "g",
+                                  {"king --make-king-table counts cols=+ibs1 --king-cutoff 0.02",
+                                   {".kin0", ".king.cutoff.in.id", ".king.cutoff.out.id"}});
+}
+
 // Most variants rare, A1 the rare allele or the common one, 1% of calls missing, over two
 // sample blocks and a part block: the sums that add only the bytes holding the rarer allele or
 // a missing call (kernels/genotype_dot.cpp) give the bytes of the full sums, which the

@@ -7,11 +7,16 @@
 #include "codec/genotype_words_internal.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "kernels/genotype_products_internal.hpp"
+#include "kernels/popcount_avx2_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow {
 
 using detail::low_bits;
+#if COLFLOW_X86_DISPATCH
+using detail::byte_counts;
+using detail::lanes_total;
+#endif
 
 namespace {
 
@@ -89,26 +94,6 @@ __attribute__((target("popcnt"))) void pair_tile_popcnt(const std::uint64_t* con
     }
 }
 
-// Population counts of the 32 bytes of v, a byte each (the nibble table of Muła's method).
-__attribute__((target("avx2"))) inline __m256i byte_counts(__m256i v) noexcept {
-  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
-                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-  const __m256i nibble = _mm256_set1_epi8(0x0f);
-  return _mm256_add_epi8(
-      _mm256_shuffle_epi8(table, _mm256_and_si256(v, nibble)),
-      _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
-}
-
-__attribute__((target("avx2"))) inline __m256i load(const std::uint64_t* p) noexcept {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-
-__attribute__((target("avx2"))) inline std::uint64_t lanes_total(__m256i v) noexcept {
-  alignas(32) std::uint64_t lanes[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
-  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
-}
-
 // Four words at a time; the byte counts of each plane pair are summed into 64-bit lanes
 // (vpsadbw) every step, those of Σxa·xb after adding its four byte counts (at most 32 a byte).
 __attribute__((target("avx2,popcnt"))) void pair_tile_avx2(const std::uint64_t* const* a,
@@ -123,8 +108,10 @@ __attribute__((target("avx2,popcnt"))) void pair_tile_avx2(const std::uint64_t* 
       const std::uint64_t *pa = a[i], *pb = b[j];
       __m256i n = zero, a1 = zero, a2 = zero, b1 = zero, b2 = zero, ab = zero;
       for (std::size_t w = 0; w < vector_words; w += 4) {
-        const __m256i ca = load(pa + w), oa = load(pa + words + w), ta = load(pa + 2 * words + w);
-        const __m256i cb = load(pb + w), ob = load(pb + words + w), tb = load(pb + 2 * words + w);
+        const __m256i ca = detail::load_words(pa + w), oa = detail::load_words(pa + words + w),
+                      ta = detail::load_words(pa + 2 * words + w);
+        const __m256i cb = detail::load_words(pb + w), ob = detail::load_words(pb + words + w),
+                      tb = detail::load_words(pb + 2 * words + w);
         n = _mm256_add_epi64(n, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ca, cb)), zero));
         a1 = _mm256_add_epi64(a1, _mm256_sad_epu8(byte_counts(_mm256_and_si256(oa, cb)), zero));
         a2 = _mm256_add_epi64(a2, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ta, cb)), zero));

@@ -22,6 +22,7 @@
 #include "colflow/codec/genotype_codec.hpp"
 // kernels
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/kernels/king_counts.hpp"
 // store
 #include "colflow/store/chromosome.hpp"
 #include "colflow/store/store.hpp"
@@ -38,6 +39,7 @@
 #include "colflow/analysis/grm.hpp"
 #include "colflow/analysis/hardy.hpp"
 #include "colflow/analysis/hardy_weinberg.hpp"
+#include "colflow/analysis/king.hpp"
 #include "colflow/analysis/ld.hpp"
 #include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/penalized.hpp"

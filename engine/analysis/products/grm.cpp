@@ -4,14 +4,13 @@
 
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
-#include "colflow/analysis/sex_chromosomes.hpp"
+#include "analysis/products/relationship_shared_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
 #include "kernels/dense_kernels_internal.hpp"
@@ -33,48 +32,13 @@ constexpr std::size_t default_block_single = 1024, default_block_double = 256;
 // Below this, a variant's 2p(1 − p) counts as zero (monomorphic over the samples).
 constexpr double variance_floor = 1e-12;
 
-// X, Y and MT, as plink2 leaves them out of --make-rel (the pseudo-autosomal XY stays), named
-// by the one function that reads chromosome codes, so a store with PLINK 1's numeric codes
-// (23 for X) leaves out the same variants.
-bool non_autosomal(const std::string& chrom) {
-  const chromosome_kind kind = kind_of_chromosome(chrom);
-  return kind == chromosome_kind::x || kind == chromosome_kind::y || kind == chromosome_kind::mt;
-}
-
-std::string mib(std::uint64_t bytes) {
-  const double m = static_cast<double>(bytes) / (1024.0 * 1024.0);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", m);
-  return text;
-}
-
-// The variants used, in selection order, and the count left out.
-struct used_columns {
-  std::vector<std::size_t> columns;
-  std::size_t left_out = 0;
-};
-
-used_columns autosomal_columns(const store& s, const selection& sel) {
-  used_columns u;
-  const auto& info = s.columns();
-  for (const std::size_t j : sel.columns) {
-    if (non_autosomal(info[j].chrom))
-      ++u.left_out;
-    else
-      u.columns.push_back(j);
-  }
-  return u;
-}
+using detail::mib;
+using detail::resolved_in_flight;
 
 // Rows per band when n rows are split in `parts` bands starting on tiles.
 std::uint64_t tile_multiple(std::uint64_t n, std::uint64_t parts) {
   const std::uint64_t rows = (n + parts - 1) / parts;
   return std::min(n, (rows + tile - 1) / tile * tile);
-}
-
-std::size_t resolved_in_flight(const analysis_options& options) {
-  if (options.stream.in_flight != 0) return options.stream.in_flight;
-  return 2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
 }
 
 // One band's pass: the running sums of products and of both-missing counts of its rows.
@@ -316,7 +280,7 @@ grm_plan plan_grm(const store& s, const selection& sel, const grm_options& grm,
   if (plan.samples < 2)
     throw error(errc::invalid_argument, "grm: the relationship matrix needs at least 2 samples (" +
                                             std::to_string(plan.samples) + " selected)");
-  const used_columns used = autosomal_columns(s, sel);
+  const detail::autosomal_columns used = detail::autosomal_columns_of(s, sel);
   plan.variants = used.columns.size();
   plan.non_autosomal = used.left_out;
   if (plan.variants == 0)
@@ -384,7 +348,7 @@ class band_maker {
         grm_(grm),
         options_(options),
         plan_(plan),
-        used_(autosomal_columns(s, sel)),
+        used_(detail::autosomal_columns_of(s, sel)),
         genotype_(s.type() == value_type::genotype),
         stream_(s, stream_settings(options.stream, genotype_)),
         missing_(plan.samples, 0),
@@ -473,7 +437,7 @@ class band_maker {
   const grm_options& grm_;
   const analysis_options& options_;
   const grm_plan& plan_;
-  used_columns used_;
+  detail::autosomal_columns used_;
   bool genotype_;
   column_stream<double> stream_;
   std::vector<std::uint32_t> missing_;  // per selected sample, its missing calls

@@ -28,6 +28,7 @@ void add_analysis_flags(CLI::App& app, analysis_flags& f) {
                  "Significant digits of numbers in the output (default 6, as PLINK)")
       ->check(integer_range(1, 17));
   app.add_flag("--quiet", f.quiet, "No progress and no summary on stderr");
+  add_qc_flags(app, f.qc);
 }
 
 analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
@@ -68,6 +69,15 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
       (selection_.ids_not_found
            ? " (" + std::to_string(selection_.ids_not_found) + " listed IDs are not in the store)"
            : ""));
+  apply_filters(f.qc);
+}
+
+void analysis_run::apply_filters(const qc_flags& flags) {
+  const qc_filter_options filters = qc_filter_options_of(flags);
+  if (!filters.any()) return;
+  qc_filter_result r = apply_qc_filters(store_, selection_, filters, options_);
+  for (const std::string& line : qc_filter_log(filters, r)) log(line);
+  selection_ = std::move(r.selected);
 }
 
 analysis_run::~analysis_run() {

@@ -35,6 +35,7 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
     : command_(name),
       quiet_(f.quiet || !is_writer()),
       threads_(limit_threads(f.threads)),
+      filters_(qc_filter_options_of(f.qc)),
       store_(store::open(f.store)),
       selection_(select(store_, f.lists)) {
   options_.stream.in_flight = f.in_flight;
@@ -69,14 +70,13 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
       (selection_.ids_not_found
            ? " (" + std::to_string(selection_.ids_not_found) + " listed IDs are not in the store)"
            : ""));
-  apply_filters(f.qc);
+  apply_filters();
 }
 
-void analysis_run::apply_filters(const qc_flags& flags) {
-  const qc_filter_options filters = qc_filter_options_of(flags);
-  if (!filters.any()) return;
-  qc_filter_result r = apply_qc_filters(store_, selection_, filters, options_);
-  for (const std::string& line : qc_filter_log(filters, r)) log(line);
+void analysis_run::apply_filters() {
+  if (!filters_.any()) return;
+  qc_filter_result r = apply_qc_filters(store_, selection_, filters_, options_);
+  for (const std::string& line : qc_filter_log(filters_, r)) log(line);
   selection_ = std::move(r.selected);
 }
 

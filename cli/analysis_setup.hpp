@@ -66,12 +66,13 @@ class analysis_run {
   void show(const std::string& label);
   // Redraws the loop's line: its last step's figures, the time since counted in.
   void draw_loop();
-  // Narrows the selection by the filters of `flags`, logging plink2's lines.
-  void apply_filters(const qc_flags& flags);
+  // Narrows the selection by filters_, logging plink2's lines.
+  void apply_filters();
 
   std::string command_;
   bool quiet_;
   std::unique_ptr<tbb::global_control> threads_;
+  qc_filter_options filters_;  // checked before the store is opened
   store store_;
   selection selection_;
   analysis_options options_;

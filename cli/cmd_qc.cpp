@@ -23,8 +23,7 @@ command add_qc(CLI::App& app) {
                "Write the IDs of the variants that pass to PREFIX.snplist");
   app.add_flag("--write-samples", o->write_samples,
                "Write the FID and IID of the samples that pass to PREFIX.id");
-  app.add_flag("--no-id-header", o->no_id_header,
-               "PREFIX.id without its header line (#FID IID)");
+  app.add_flag("--no-id-header", o->no_id_header, "PREFIX.id without its header line (#FID IID)");
   app.add_option("--hard-call-threshold", o->common.qc.hard_call_threshold,
                  "Dosage stores: a dosage this close to 0, 1 or 2 is that call, others missing\n"
                  "(default 0.1, plink2's)")

@@ -24,7 +24,7 @@ double number_of(const std::string& option, const std::string& text) {
 std::optional<double> value_of(const CLI::Option* o, const std::vector<std::string>& values,
                                std::optional<double> fallback = std::nullopt) {
   if (o->count() == 0) return std::nullopt;
-  if (values.empty()) {
+  if (values.empty() || values.front().empty()) {  // CLI11 gives "" for a flag without value
     if (!fallback) throw error(errc::invalid_argument, o->get_name() + " needs a value");
     return fallback;
   }
@@ -52,7 +52,7 @@ void add_qc_flags(CLI::App& app, qc_flags& f) {
   const std::string group = "Quality-control filters (plink2's, applied in its order)";
   const auto optional_value = [&](const std::string& name, std::vector<std::string>& to,
                                   const std::string& help) {
-    CLI::Option* o = app.add_option(name, to, help)->expected(0, 1)->group(group);
+    CLI::Option* o = app.add_option(name, to, help)->expected(0, 1)->type_name("[F]")->group(group);
     f.given.emplace_back(o, &to);
   };
   optional_value("--mind", f.mind,
@@ -63,6 +63,7 @@ void add_qc_flags(CLI::App& app, qc_flags& f) {
                                     "P [midp] [keep-fewhet]: remove variants whose Hardy-Weinberg\n"
                                     "exact test P (founders) is below P; X tested as plink2 does")
                          ->expected(1, 3)
+                         ->type_name("P [midp] [keep-fewhet]")
                          ->group(group);
   f.given.emplace_back(hwe, &f.hwe);
   optional_value("--maf", f.maf,

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "analysis/shared/hard_calls_internal.hpp"
@@ -41,8 +42,7 @@ class sample_groups {
     std::array<std::vector<std::uint8_t>, group_count> members;
     for (auto& m : members) m.assign(rows_, 0);
     for (std::size_t i : sel.rows) {
-      const std::size_t g =
-          group_of(sexes[i], is_founder(s.samples()[i]) ? founder : nonfounder);
+      const std::size_t g = group_of(sexes[i], is_founder(s.samples()[i]) ? founder : nonfounder);
       members[g][i] = 1;
       ++sizes_[g];
     }
@@ -68,10 +68,16 @@ bool in_range(const std::optional<double>& v, double lo, double hi) {
   return !v || (*v >= lo && *v <= hi);  // false for NaN
 }
 
+// A threshold as the user wrote it, near enough: %g.
+std::string shown(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 void require(bool ok, const std::string& option, const std::string& rule,
              const std::optional<double>& v) {
-  if (!ok)
-    throw error(errc::invalid_argument, option + " " + (v ? std::to_string(*v) : "") + ": " + rule);
+  if (!ok) throw error(errc::invalid_argument, option + " " + (v ? shown(*v) : "") + ": " + rule);
 }
 
 void check_store(const store& s) {
@@ -141,17 +147,17 @@ std::size_t mind_filter(const store& s, selection& sel, std::span<const sample_s
   sel.rows = std::move(kept);
   if (sel.rows.empty())
     throw error(errc::invalid_argument,
-                s.path().string() + ": no sample is left after --mind " + std::to_string(fraction));
+                s.path().string() + ": no sample is left after --mind " + shown(fraction));
   return removed;
 }
 
 // What the column filters need of one column's calls.
 struct column_figures {
-  std::uint64_t missing = 0, counted = 0;  // --geno: missing calls among the counted samples
-  bool tested = false;                     // --hwe: a test was made
-  hwe_p_values test;                       // ... and its P
-  double female_p = 1, female_midp = 0.5;  // X: the females' own diploid test (keep-fewhet)
-  diploid_counts hwe_genotypes;            // the test's diploid genotypes (X: the females')
+  std::uint64_t missing = 0, counted = 0;   // --geno: missing calls among the counted samples
+  bool tested = false;                      // --hwe: a test was made
+  hwe_p_values test;                        // ... and its P
+  double female_p = 1, female_midp = 0.5;   // X: the females' own diploid test (keep-fewhet)
+  diploid_counts hwe_genotypes;             // the test's diploid genotypes (X: the females')
   double a1_halves = 0, allele_halves = 0;  // the counted alleles, in halves
 };
 
@@ -344,12 +350,12 @@ void check_qc_filter_options(const qc_filter_options& o) {
   require(in_range(o.min_maf, 0, 1), "--maf", "must be within 0..1", o.min_maf);
   require(in_range(o.max_maf, o.min_maf.value_or(0), 1), "--max-maf",
           "must be within --maf..1 (0..1 without --maf)", o.max_maf);
-  require(in_range(o.min_mac, 0, std::numeric_limits<double>::infinity()), "--mac", "must be 0 or more", o.min_mac);
-  require(in_range(o.max_mac, o.min_mac.value_or(0), std::numeric_limits<double>::infinity()), "--max-mac",
-          "must be at least --mac (0 without it)", o.max_mac);
+  require(in_range(o.min_mac, 0, std::numeric_limits<double>::infinity()), "--mac",
+          "must be 0 or more", o.min_mac);
+  require(in_range(o.max_mac, o.min_mac.value_or(0), std::numeric_limits<double>::infinity()),
+          "--max-mac", "must be at least --mac (0 without it)", o.max_mac);
   if (!(o.hard_call_threshold >= 0 && o.hard_call_threshold <= 0.5))
-    throw error(errc::invalid_argument, "--hard-call-threshold " +
-                                            std::to_string(o.hard_call_threshold) +
+    throw error(errc::invalid_argument, "--hard-call-threshold " + shown(o.hard_call_threshold) +
                                             ": must be within 0..0.5");
 }
 
@@ -362,16 +368,16 @@ qc_filter_result apply_qc_filters(const store& s, const selection& sel,
   if (!options.any()) return r;
   check_store(s);
   if (sexes.size() != s.num_rows())
-    throw error(errc::invalid_argument, "quality-control filters: " +
-                                            std::to_string(sexes.size()) + " sexes for " +
-                                            std::to_string(s.num_rows()) + " store rows");
+    throw error(errc::invalid_argument, "quality-control filters: " + std::to_string(sexes.size()) +
+                                            " sexes for " + std::to_string(s.num_rows()) +
+                                            " store rows");
   // Every process filters alone: the filters are cheap next to the analyses they serve, and
   // each process then holds the same selection.
   analysis_options alone = analysis;
   alone.processes = nullptr;
   if (options.mind)
-    r.removed.mind = mind_filter(s, r.selected, sexes, *options.mind,
-                                 options.hard_call_threshold, alone);
+    r.removed.mind =
+        mind_filter(s, r.selected, sexes, *options.mind, options.hard_call_threshold, alone);
   if (options.geno || options.hwe || options.any_allele_filter())
     column_filters(s, r.selected, sexes, options, alone, r.removed);
   return r;

@@ -1,6 +1,5 @@
 // The hard calls of a streamed column as packed genotype codes.
 #include "analysis/shared/hard_calls_internal.hpp"
-
 #include "colflow/codec/dosage_codec.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 

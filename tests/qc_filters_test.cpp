@@ -62,15 +62,15 @@ using rows = std::vector<std::size_t>;
 // columns, s1 and s6 one, the others none.
 struct autosome_case {
   test::temp_dir dir;
-  std::string path = write_hand_store(
-      dir,
-      {"f s0 0 0 2 -9", "f s1 0 0 2 -9", "f s2 0 0 1 -9", "f s3 0 0 1 -9", "f s4 0 0 2 -9",
-       "f s5 0 0 1 -9", "f s6 0 0 2 -9"},
-      {"1", "1", "1", "1"},
-      {{2, 1, 0, 0, 0, 0, 0},  // c0: A1 3 of 14; without s0, 1 of 12
-       {-1, 1, 1, 0, 0, 0, 0},  // c1: A1 2 of 12
-       {-1, -1, 0, 0, 0, 0, 0},  // c2: no A1
-       {2, 2, 2, 2, 1, 0, -1}});  // c3: A1 9 of 12, minor allele 3
+  std::string path =
+      write_hand_store(dir,
+                       {"f s0 0 0 2 -9", "f s1 0 0 2 -9", "f s2 0 0 1 -9", "f s3 0 0 1 -9",
+                        "f s4 0 0 2 -9", "f s5 0 0 1 -9", "f s6 0 0 2 -9"},
+                       {"1", "1", "1", "1"},
+                       {{2, 1, 0, 0, 0, 0, 0},     // c0: A1 3 of 14; without s0, 1 of 12
+                        {-1, 1, 1, 0, 0, 0, 0},    // c1: A1 2 of 12
+                        {-1, -1, 0, 0, 0, 0, 0},   // c2: no A1
+                        {2, 2, 2, 2, 1, 0, -1}});  // c3: A1 9 of 12, minor allele 3
   store s = store::open(path);
 };
 
@@ -90,13 +90,12 @@ TEST(QcFiltersTest, AutosomeCountsAsCheckedByHand) {
   EXPECT_EQ(r.removed.geno, 2u);
   EXPECT_EQ(r.removed.allele_frequency, 1u);
   EXPECT_EQ(r.selected.row_kept[0], 0);
-  EXPECT_EQ(qc_filter_log(o, r),
-            (ids{"1 sample removed due to missing genotype data (--mind).",
-                 "--geno: 2 variants removed due to missing genotype data.",
-                 "1 variant removed due to allele frequency threshold(s) "
-                 "(--maf/--max-maf/--mac/--max-mac).",
-                 "6 samples remaining after main filters.",
-                 "1 variant remaining after main filters."}));
+  EXPECT_EQ(qc_filter_log(o, r), (ids{"1 sample removed due to missing genotype data (--mind).",
+                                      "--geno: 2 variants removed due to missing genotype data.",
+                                      "1 variant removed due to allele frequency threshold(s) "
+                                      "(--maf/--max-maf/--mac/--max-mac).",
+                                      "6 samples remaining after main filters.",
+                                      "1 variant remaining after main filters."}));
 }
 
 TEST(QcFiltersTest, ThresholdsAreInclusiveAsPlink2s) {
@@ -132,14 +131,14 @@ TEST(QcFiltersTest, ThresholdsAreInclusiveAsPlink2s) {
 // Males s0-s2, females s3-s5, s6 of unknown sex; s2 is a non-founder (father s0).
 struct sex_case {
   test::temp_dir dir;
-  std::string path = write_hand_store(
-      dir,
-      {"f s0 0 0 1 -9", "f s1 0 0 1 -9", "f s2 s0 0 1 -9", "f s3 0 0 2 -9", "f s4 0 0 2 -9",
-       "f s5 0 0 2 -9", "f s6 0 0 0 -9"},
-      {"X", "Y", "MT"},
-      {{2, 1, 0, 1, 2, -1, 0},     // X
-       {2, -1, 0, -1, -1, 1, 2},   // Y
-       {2, 1, 0, 0, 0, 0, -1}});  // MT
+  std::string path =
+      write_hand_store(dir,
+                       {"f s0 0 0 1 -9", "f s1 0 0 1 -9", "f s2 s0 0 1 -9", "f s3 0 0 2 -9",
+                        "f s4 0 0 2 -9", "f s5 0 0 2 -9", "f s6 0 0 0 -9"},
+                       {"X", "Y", "MT"},
+                       {{2, 1, 0, 1, 2, -1, 0},    // X
+                        {2, -1, 0, -1, -1, 1, 2},  // Y
+                        {2, 1, 0, 0, 0, 0, -1}});  // MT
   store s = store::open(path);
   const selection all = selection::all(s);
 
@@ -206,10 +205,9 @@ TEST(QcFiltersTest, HweRemovesTheColumnsHardyFindsBelowTheThreshold) {
   const std::string bfile = (dir / "sexed").string();
   test::write_sexed_fileset(bfile, test::mixed_sexes(), {"1", "X", "Y", "XY", "MT"}, 40, 5);
   std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + bfile + " --out " +
-                              (dir / "s.cf").string(),
-                          out),
-            0)
+  ASSERT_EQ(
+      test::run_cli("preprocess --quiet --bed " + bfile + " --out " + (dir / "s.cf").string(), out),
+      0)
       << out;
   const store s = store::open(dir / "s.cf");
   const selection all = selection::all(s);
@@ -320,18 +318,15 @@ std::string squeezed(const std::string& text) {
 // --write-samples, and expects the same files, byte for byte (`id_map`: the store's IDs of
 // plink2's input's samples, when plink2 reads a renamed copy), and each of our filter lines in
 // plink2's log. Returns how many variants and samples we kept.
-std::pair<std::size_t, std::size_t> expect_same_as_plink2(const std::string& store_path,
-                                                          const std::string& input,
-                                                          const std::string& flags,
-                                                          const test::temp_dir& dir,
-                                                          const std::string& tag,
-                                                          bool renamed = false) {
+std::pair<std::size_t, std::size_t> expect_same_as_plink2(
+    const std::string& store_path, const std::string& input, const std::string& flags,
+    const test::temp_dir& dir, const std::string& tag, bool renamed = false) {
   const std::string ours = (dir / ("c_" + tag)).string(), ref = (dir / ("p_" + tag)).string();
   std::string out;
-  EXPECT_EQ(test::run_cli("qc " + store_path + " " + flags +
-                              " --write-snplist --write-samples --out " + ours,
-                          out),
-            0)
+  EXPECT_EQ(
+      test::run_cli(
+          "qc " + store_path + " " + flags + " --write-snplist --write-samples --out " + ours, out),
+      0)
       << tag << ": " << out;
   test::run_plink2(input + " " + flags +
                    " --write-snplist --write-samples --allow-extra-chr --out " + ref);
@@ -384,8 +379,7 @@ TEST(QcFiltersTest, QcEqualsPlink2OnSexChromosomesAndNonFounders) {
   const std::string bfile = sexed_fileset_with_nonfounders(dir);
   const std::string store = (dir / "s.cf").string();
   std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + bfile + " --out " + store, out), 0)
-      << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + bfile + " --out " + store, out), 0) << out;
   std::ofstream(dir / "keep.txt") << "f1 s1\nf2 s2\nf3 s3\nf5 s5\nf8 s8\nf9 s9\nf10 s10\n"
                                      "f11 s11\nf12 s12\nf14 s14\nf16 s16\nf20 s20\nf21 s21\n"
                                      "f22 s22\nf25 s25\nf27 s27\nf29 s29\nf30 s30\n";
@@ -402,13 +396,14 @@ TEST(QcFiltersTest, QcEqualsPlink2OnSexChromosomesAndNonFounders) {
       "--mac 6",
       "--max-mac 8.5",
       "--maf 0.1 --nonfounders",
+      "--maf --geno --mind",  // plink2's defaults: 0.01, 0.1, 0.1
       "--maf 0.05 --mac 4 --geno 0.15 --hwe 0.01 --mind 0.12",
       "--maf 0.05 --mac 4 --geno 0.15 --hwe 0.01 --mind 0.12 --no-id-header" + keep,
       "--max-maf 0.4 --max-mac 12 --geno 0.2 --hwe 0.1 midp --mind 0.15" + keep,
   };
   for (std::size_t k = 0; k < flags.size(); ++k) {
-    const auto [variants, samples] = expect_same_as_plink2(store, "--bfile " + bfile, flags[k],
-                                                           dir, std::to_string(k));
+    const auto [variants, samples] =
+        expect_same_as_plink2(store, "--bfile " + bfile, flags[k], dir, std::to_string(k));
     EXPECT_GT(variants, 0u) << flags[k];
     EXPECT_TRUE(variants < 210 || samples < 31) << flags[k] << ": nothing removed";
   }
@@ -458,22 +453,20 @@ TEST(QcFiltersTest, QcFilesAreByteEqualToPlink2sOnHapMap3) {
   test::temp_dir dir;
   const std::string bfile = test::dataset("hapmap3/HapMap3"), store = (dir / "s.cf").string();
   std::string out;
-  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + bfile + " --out " + store, out), 0)
-      << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + bfile + " --out " + store, out), 0) << out;
   for (const std::string extra : {"", " --no-id-header"}) {
     const std::string tag = extra.empty() ? "header" : "no_header";
     expect_same_as_plink2(store, "--bfile " + bfile,
-                          "--maf 0.01 --mac 100 --geno 0.005 --hwe 1e-15 --mind 0.005" + extra,
-                          dir, tag);
+                          "--maf 0.01 --mac 100 --geno 0.005 --hwe 1e-15 --mind 0.005" + extra, dir,
+                          tag);
   }
 }
 
 TEST(QcFiltersTest, QcRefusesBadThresholdsAndWritesNothing) {
   autosome_case c;
   const std::string prefix = (c.dir / "q").string();
-  for (const std::string flags :
-       {"--maf 2", "--geno -1", "--hwe 0", "--hwe 1.5", "--mind x", "--hwe 0.1 maybe",
-        "--max-maf 0.1 --maf 0.2"}) {
+  for (const std::string flags : {"--maf 2", "--geno -1", "--hwe 0", "--hwe 1.5", "--mind x",
+                                  "--hwe 0.1 maybe", "--max-maf 0.1 --maf 0.2"}) {
     std::string out;
     EXPECT_NE(test::run_cli("qc " + c.path + " " + flags + " --write-snplist --out " + prefix, out),
               0)
@@ -489,12 +482,10 @@ TEST(QcFiltersTest, AnalysisCommandsUseTheFilteredSelection) {
   autosome_case c;
   const std::string table = (c.dir / "stats.tsv").string();
   std::string out;
-  ASSERT_EQ(test::run_cli("stats " + c.path + " --mind 0.25 --geno 0.1 --maf 0.1 --out " + table,
-                          out),
-            0)
+  ASSERT_EQ(
+      test::run_cli("stats " + c.path + " --mind 0.25 --geno 0.1 --maf 0.1 --out " + table, out), 0)
       << out;
-  EXPECT_NE(out.find("--geno: 2 variants removed due to missing genotype data."),
-            std::string::npos)
+  EXPECT_NE(out.find("--geno: 2 variants removed due to missing genotype data."), std::string::npos)
       << out;
   const test::text_table t = test::read_table(table);
   ASSERT_EQ(t.rows.size(), 1u);

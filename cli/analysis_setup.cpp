@@ -28,12 +28,14 @@ void add_analysis_flags(CLI::App& app, analysis_flags& f) {
                  "Significant digits of numbers in the output (default 6, as PLINK)")
       ->check(integer_range(1, 17));
   app.add_flag("--quiet", f.quiet, "No progress and no summary on stderr");
+  add_qc_flags(app, f.qc);
 }
 
 analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
     : command_(name),
       quiet_(f.quiet || !is_writer()),
       threads_(limit_threads(f.threads)),
+      filters_(qc_filter_options_of(f.qc)),
       store_(store::open(f.store)),
       selection_(select(store_, f.lists)) {
   options_.stream.in_flight = f.in_flight;
@@ -68,6 +70,14 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
       (selection_.ids_not_found
            ? " (" + std::to_string(selection_.ids_not_found) + " listed IDs are not in the store)"
            : ""));
+  apply_filters();
+}
+
+void analysis_run::apply_filters() {
+  if (!filters_.any()) return;
+  qc_filter_result r = apply_qc_filters(store_, selection_, filters_, options_);
+  for (const std::string& line : qc_filter_log(filters_, r)) log(line);
+  selection_ = std::move(r.selected);
 }
 
 analysis_run::~analysis_run() {

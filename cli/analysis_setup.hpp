@@ -18,6 +18,7 @@
 #include "colflow/analysis/sex_chromosomes.hpp"
 #include "colflow/store/store.hpp"
 #include "progress.hpp"
+#include "qc_flags.hpp"
 
 namespace colflow::cli {
 
@@ -28,12 +29,14 @@ struct analysis_flags {
   bool quiet = false;
   int digits = 6;
   selection_files lists;
+  qc_flags qc;  // the quality-control filters, applied after the lists
 };
 
-// Registers STORE and the shared options on `app`.
+// Registers STORE and the shared options on `app`, the quality-control filters included.
 void add_analysis_flags(CLI::App& app, analysis_flags& flags);
 
-// An open store, its selection and the options of the run; prints progress while it lives:
+// An open store, its selection (the lists, then the quality-control filters, whose plink2 log
+// lines it prints) and the options of the run; prints progress while it lives:
 // a line per pass (columns, columns/s, bytes/s of frames read, ETA) and a line per outer loop
 // (BayesR's chain in iterations, a penalised path in lambda values).
 class analysis_run {
@@ -63,10 +66,13 @@ class analysis_run {
   void show(const std::string& label);
   // Redraws the loop's line: its last step's figures, the time since counted in.
   void draw_loop();
+  // Narrows the selection by filters_, logging plink2's lines.
+  void apply_filters();
 
   std::string command_;
   bool quiet_;
   std::unique_ptr<tbb::global_control> threads_;
+  qc_filter_options filters_;  // checked before the store is opened
   store store_;
   selection selection_;
   analysis_options options_;

@@ -45,6 +45,7 @@ command add_hardy(CLI::App& app) {
       "elsewhere) and AX the 5th. Every selected sample counts, founder or not.\n"
       "Dosage stores: the hard calls of the dosages. Dense stores are refused.");
   return [o] {
+    o->common.qc.hard_call_threshold = o->hardy.hard_call_threshold;  // the filters' calls too
     analysis_run run("hardy", o->common);
     const store& s = run.source();
     const std::vector<sample_sex> sexes =

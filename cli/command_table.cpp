@@ -15,6 +15,7 @@ command add_export(CLI::App& app);
 command add_bench(CLI::App& app);
 command add_stats(CLI::App& app);
 command add_hardy(CLI::App& app);
+command add_qc(CLI::App& app);
 command add_ld(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
@@ -43,6 +44,10 @@ constexpr std::array commands = {
                   add_stats, "stats"},
     command_entry{"hardy", "Hardy-Weinberg exact test per variant, X included, as plink2 --hardy",
                   add_hardy, "hardy"},
+    command_entry{"qc",
+                  "Quality-control filters --mind/--geno/--hwe/--maf/--mac as plink2; writes "
+                  ".snplist/.id",
+                  add_qc, ""},
     command_entry{"ld", "LD between variants: r or r2 as plink --r/--r2", add_ld, "ld"},
     command_entry{
         "assoc",

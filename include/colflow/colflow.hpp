@@ -44,6 +44,7 @@
 #include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"
+#include "colflow/analysis/qc_filters.hpp"
 #include "colflow/analysis/score.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/analysis/sex_chromosomes.hpp"

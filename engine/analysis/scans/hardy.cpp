@@ -10,7 +10,7 @@
 #include <string>
 
 #include "analysis/shared/column_share_internal.hpp"
-#include "colflow/codec/dosage_codec.hpp"
+#include "analysis/shared/hard_calls_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 
@@ -62,7 +62,8 @@ class call_counter {
   // The column's counts and test; safe from several threads at once.
   hardy_result count(const column_view<double>& v, chromosome_kind kind) const {
     std::vector<std::uint8_t> hard_calls;
-    const std::span<const std::uint8_t> codes = genotype_ ? v.codes : hard_calls_of(v, hard_calls);
+    const std::span<const std::uint8_t> codes =
+        detail::hard_call_codes(v, rows_, genotype_, threshold_, hard_calls);
     hardy_result r;
     r.kind = kind;
     if (kind == chromosome_kind::x) {
@@ -81,18 +82,6 @@ class call_counter {
   }
 
  private:
-  // PLINK 2's hard calls of a dosage column's decoded values (each a whole number of
-  // 1/16384ths, so the fixed-point values are recovered exactly).
-  std::span<const std::uint8_t> hard_calls_of(const column_view<double>& v,
-                                              std::vector<std::uint8_t>& codes) const {
-    std::vector<std::uint16_t> fixed(rows_);
-    for (std::size_t i = 0; i < rows_; ++i)
-      fixed[i] = dosage_to_fixed(v.values[static_cast<Eigen::Index>(i)]);
-    codes.assign(genotype_column_bytes(rows_), 0);
-    dosages_to_hard_calls(fixed, threshold_, codes);
-    return codes;
-  }
-
   bool genotype_;
   std::size_t rows_;
   double threshold_;

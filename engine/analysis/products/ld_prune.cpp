@@ -127,7 +127,6 @@ class chromosome_columns {
     });
   }
 
-  std::size_t size() const { return count_; }
   bool constant(std::size_t i) const { return constant_[i] != 0; }
   double major_freq(std::size_t i) const { return major_freq_[i]; }
 
@@ -157,9 +156,9 @@ class chromosome_columns {
   }
 
   // The calls' counts over the parts: {called, Σ[x ≥ 1], Σ[x = 2]}, the second part twice.
-  std::array<std::int64_t, 3> counts(std::size_t i, std::size_t parts) const {
+  std::array<std::int64_t, 3> counts(std::size_t i) const {
     std::array<std::int64_t, 3> c{};
-    for (std::size_t part = 0; part < parts; ++part)
+    for (std::size_t part = 0; part < parts_; ++part)
       for (std::size_t plane = 0; plane < 3; ++plane)
         c[plane] += (part == 0 ? 1 : 2) *
                     static_cast<std::int64_t>(popcount(planes(i, part) + plane * words_, words_));
@@ -171,7 +170,7 @@ class chromosome_columns {
   // So the haploid part is read before its hets are dropped: with weights 1 (haploid) and 2,
   // A1 alleles over observed alleles is Σ w·x / (2 Σ w) for dosages x.
   double major_freq_of(std::size_t i) const {
-    const auto c = counts(i, parts_);
+    const auto c = counts(i);
     const std::int64_t a1 = c[1] + c[2], alleles = 2 * c[0];
     if (alleles == 0) return 0.5;
     return static_cast<double>(std::max(a1, alleles - a1)) / static_cast<double>(alleles);
@@ -180,7 +179,7 @@ class chromosome_columns {
   // Constant, as plink2 prunes on reading: every counted call the same genotype (or none),
   // the haploid hets dropped.
   bool constant_of(std::size_t i) const {
-    const auto c = counts(i, parts_);
+    const auto c = counts(i);
     const std::int64_t hom_a2 = c[0] - c[1], het = c[1] - c[2], hom_a1 = c[2];
     return hom_a2 == c[0] || het == c[0] || hom_a1 == c[0];
   }

@@ -1,4 +1,7 @@
-// colflow ld: LD between variants, PLINK 1.9's --r and --r2 with their modifiers.
+// colflow ld: LD between variants, PLINK 1.9's --r and --r2 with their modifiers; and LD
+// pruning, plink2's --indep-pairwise.
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -6,6 +9,7 @@
 
 #include "analysis_setup.hpp"
 #include "colflow/analysis/ld.hpp"
+#include "colflow/analysis/ld_prune.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
@@ -55,13 +59,76 @@ void apply_modifiers(const std::string& flag, const std::vector<std::string>& mo
   if (o.encoding != ld_encoding::text && !shaped) o.shape = ld_shape::square;
 }
 
+// A whole number of the --indep-pairwise arguments; `what` names it in errors.
+std::int64_t whole_number(const std::string& text, const std::string& what) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size())
+    throw error(errc::invalid_argument,
+                "--indep-pairwise: the " + what + " must be a whole number, not '" + text + "'");
+  return v;
+}
+
+// plink2's arguments: <window>['kb'] [step] <r2>, "kb" glued to the window or apart; the step
+// is 1 when left out.
+ld_prune_options prune_options(std::vector<std::string> args) {
+  const std::string usage = " (give --indep-pairwise WINDOW[kb] [STEP] R2)";
+  if (args.size() >= 2 && args[1] == "kb") {
+    args[0] += "kb";
+    args.erase(args.begin() + 1);
+  }
+  if (args.size() < 2 || args.size() > 3)
+    throw error(errc::invalid_argument,
+                "--indep-pairwise: " + std::to_string(args.size()) + " arguments" + usage);
+  ld_prune_options o;
+  std::string window = args[0];
+  if (window.size() > 2 && window.ends_with("kb")) {
+    window.resize(window.size() - 2);
+    double kb = 0;
+    const auto [end, ec] = std::from_chars(window.data(), window.data() + window.size(), kb);
+    if (ec != std::errc{} || end != window.data() + window.size() || !std::isfinite(kb) || kb < 0)
+      throw error(
+          errc::invalid_argument,
+          "--indep-pairwise: the window must be a count of variants or Nkb, not '" + args[0] + "'");
+    // As plink2: the window in base pairs, rounded down (0.0015kb is 1 bp, refused).
+    o.window_bp = static_cast<std::int64_t>(std::floor(kb * 1000 * (1 + 1e-12)));
+    if (o.window_bp < 2)
+      throw error(errc::invalid_argument,
+                  "--indep-pairwise: the window must be at least 2 bp, not '" + args[0] + "'");
+  } else {
+    o.window = whole_number(window, "window");
+  }
+  o.step = args.size() == 3 ? whole_number(args[1], "step") : 1;
+  const std::string& r2 = args.back();
+  const auto [end, ec] = std::from_chars(r2.data(), r2.data() + r2.size(), o.r2);
+  if (ec != std::errc{} || end != r2.data() + r2.size())
+    throw error(errc::invalid_argument,
+                "--indep-pairwise: the r^2 threshold must be a number, not '" + r2 + "'");
+  check_ld_prune_options(o);
+  return o;
+}
+
+// --indep-pairwise: the two lists.
+int run_prune(const analysis_flags& common, const std::vector<std::string>& args,
+              const std::string& out) {
+  const ld_prune_options po = prune_options(args);  // before the store is opened
+  analysis_run run("ld", common);
+  const ld_prune_result result = ld_prune(run.source(), run.selected(), po, run.options());
+  if (!is_writer()) return 0;
+  const auto files = write_ld_prune(run.source(), run.selected(), result, out);
+  run.log("wrote " + files[0].string() + " (" + std::to_string(result.kept.size()) +
+          " variants) and " + files[1].string() + " (" + std::to_string(result.removed.size()) +
+          " pruned)");
+  return 0;
+}
+
 }  // namespace
 
 command add_ld(CLI::App& app) {
   struct options {
     analysis_flags common;
     std::string out;
-    std::vector<std::string> r, r2;
+    std::vector<std::string> r, r2, prune;
     std::int64_t window = 10;
     double window_kb = 1000, window_cm = 0, window_r2 = 0.2;
   };
@@ -74,6 +141,12 @@ command add_ld(CLI::App& app) {
   auto* r2 =
       app.add_option("--r2", o->r2, "Report r squared, with the modifiers of --r")->expected(0, -1);
   r->excludes(r2);
+  auto* prune =
+      app.add_option("--indep-pairwise", o->prune,
+                     "WINDOW[kb] [STEP] R2: LD pruning as plink2 --indep-pairwise, writing\n"
+                     "PREFIX.prune.in and PREFIX.prune.out")
+          ->expected(2, 4);
+  prune->excludes(r)->excludes(r2);
   app.add_option("--ld-window", o->window,
                  "Table: pairs at most this many variants apart, minus one (default 10)")
       ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
@@ -88,7 +161,8 @@ command add_ld(CLI::App& app) {
   app.add_option("--ld-window-r2", o->window_r2,
                  "Table: pairs with r squared at least this (default 0.2; 0 lists every pair)")
       ->check(number_range(0, 1));
-  app.add_option("--out", o->out, "Output prefix: PREFIX.ld or PREFIX.ld.bin")->required();
+  app.add_option("--out", o->out, "Output prefix: PREFIX.ld or PREFIX.ld.bin; PREFIX.prune.in/.out")
+      ->required();
   app.footer(
       "As plink --r/--r2 (PLINK 1.9): r is the correlation of the A1 dosages over the\n"
       "selected samples called in both variants (r's sign follows the store's A1; PLINK 1.9\n"
@@ -104,10 +178,16 @@ command add_ld(CLI::App& app) {
       "band (colflow's): every pair in the table's window, no threshold, as the banded\n"
       "matrix PREFIX.ldband (docs/FORMAT.md; float32 with bin4) and its variants\n"
       "PREFIX.ldband.vars.\n"
-      "Dosage stores: the same over the decoded dosages.");
-  return [o, r, r2] {
+      "Dosage stores: the same over the decoded dosages.\n"
+      "--indep-pairwise W[kb] [S] R2 (plink2's): PREFIX.prune.in, the variants kept, and\n"
+      "PREFIX.prune.out, those pruned: in windows of W variants moved by S (default 1), or of\n"
+      "W kb (S must be 1), of each pair with r2 > R2 over the founders' calls the variant of\n"
+      "lower minor allele frequency goes (docs/ANALYSES.md). Genotype stores only.");
+  return [o, r, r2, prune] {
+    if (prune->count() > 0) return run_prune(o->common, o->prune, o->out);
     if (r->count() == 0 && r2->count() == 0)
-      throw error(errc::invalid_argument, "ld: give --r or --r2 (with modifiers, as plink)");
+      throw error(errc::invalid_argument,
+                  "ld: give --r or --r2 (with modifiers, as plink), or --indep-pairwise");
     ld_options lo;
     lo.statistic = r->count() > 0 ? ld_statistic::r : ld_statistic::r2;
     apply_modifiers(r->count() > 0 ? "--r" : "--r2", r->count() > 0 ? o->r : o->r2, lo);

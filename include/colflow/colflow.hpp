@@ -41,6 +41,7 @@
 #include "colflow/analysis/hardy_weinberg.hpp"
 #include "colflow/analysis/king.hpp"
 #include "colflow/analysis/ld.hpp"
+#include "colflow/analysis/ld_prune.hpp"
 #include "colflow/analysis/pca.hpp"
 #include "colflow/analysis/penalized.hpp"
 #include "colflow/analysis/phenotype.hpp"

@@ -1,0 +1,465 @@
+// colflow ld --indep-pairwise: plink2's LD pruning (analysis/ld_prune.hpp), from the exact pair
+// sums of kernels/genotype_products_internal.hpp over each chromosome's columns in memory.
+#include "colflow/analysis/ld_prune.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <string>
+#include <unordered_set>
+
+#include "colflow/error.hpp"
+#include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/store/chromosome.hpp"
+#include "kernels/genotype_products_internal.hpp"
+
+namespace colflow {
+namespace {
+
+// plink2's kSmallEpsilon (2^-30): the slack of its threshold and of its frequency comparison.
+constexpr double small_epsilon = 1.0 / 1073741824.0;
+
+// The sample masks of the ploidy rules, over the store's rows: the selected founders
+// (`diploid`), and among them the males and the others (X and Y).
+struct prune_samples {
+  std::vector<std::uint8_t> diploid, male, nonmale;  // make_sample_mask masks
+};
+
+prune_samples samples_of(const store& s, const selection& sel, std::span<const sample_sex> sexes) {
+  const std::size_t rows = sel.row_kept.size();
+  std::vector<std::uint8_t> founder(rows, 0), male(rows, 0), nonmale(rows, 0);
+  std::size_t founders = 0;
+  for (std::size_t i : sel.rows) {
+    const sample_info& p = s.samples()[i];
+    if (p.father != "0" || p.mother != "0") continue;  // plink2: any parent named, not a founder
+    founder[i] = 1;
+    ++founders;
+    (sexes[i] == sample_sex::male ? male : nonmale)[i] = 1;
+  }
+  if (founders < 2)
+    throw error(errc::invalid_argument,
+                "--indep-pairwise: needs at least two selected founders (samples whose .fam "
+                "names no father and no mother), " +
+                    std::to_string(founders) + " selected");
+  if (founders >= (std::size_t{1} << 30))
+    throw error(errc::invalid_argument, "--indep-pairwise: 2^30 founders or more (as plink2)");
+  return {make_sample_mask(founder), make_sample_mask(male), make_sample_mask(nonmale)};
+}
+
+// How a chromosome's calls count: one set of planes (diploid, or haploid with hets missing),
+// or on X the males' (haploid) and the others' planes, the latter counting twice.
+struct ploidy {
+  const std::vector<std::uint8_t>* first = nullptr;
+  bool first_haploid = false;
+  const std::vector<std::uint8_t>* second = nullptr;  // X: the non-males, weight 2
+};
+
+ploidy ploidy_of(chromosome_kind kind, const prune_samples& p) {
+  switch (kind) {
+    case chromosome_kind::x:
+      return {&p.male, true, &p.nonmale};
+    case chromosome_kind::y:
+      return {&p.male, true, nullptr};
+    case chromosome_kind::mt:
+      return {&p.diploid, true, nullptr};
+    default:
+      return {&p.diploid, false, nullptr};
+  }
+}
+
+// Heterozygous calls of haploid samples are missing: drops them from the three planes.
+void drop_hets(std::uint64_t* planes, std::size_t words) {
+  std::uint64_t *called = planes, *one = planes + words, *two = planes + 2 * words;
+  for (std::size_t w = 0; w < words; ++w) {
+    const std::uint64_t het = one[w] & ~two[w];
+    called[w] &= ~het;
+    one[w] &= ~het;
+  }
+}
+
+// Weighted sums of one column, or of a pair, over its planes (X: males + 2 × others).
+struct weighted_sums {
+  std::int64_t n = 0, sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+  void add(const genotype_pair_sums& s, std::int64_t w) {
+    n += w * static_cast<std::int64_t>(s.n);
+    sa += w * static_cast<std::int64_t>(s.sum_a);
+    sb += w * static_cast<std::int64_t>(s.sum_b);
+    saa += w * static_cast<std::int64_t>(s.sum_aa);
+    sbb += w * static_cast<std::int64_t>(s.sum_bb);
+    sab += w * static_cast<std::int64_t>(s.sum_ab);
+  }
+};
+
+std::uint64_t popcount(const std::uint64_t* p, std::size_t words) {
+  std::uint64_t c = 0;
+  for (std::size_t w = 0; w < words; ++w)
+    c += static_cast<std::uint64_t>(__builtin_popcountll(p[w]));
+  return c;
+}
+
+// One chromosome's columns in memory (planes per column and part) with each column's
+// constancy and major allele frequency.
+class chromosome_columns {
+ public:
+  chromosome_columns(const store& s, std::span<const std::size_t> columns, const ploidy& pl,
+                     const analysis_options& analysis)
+      : rows_(s.num_rows()),
+        words_(genotype_plane_words(rows_)),
+        parts_(pl.second ? 2 : 1),
+        count_(columns.size()),
+        planes_(count_ * parts_ * 3 * words_),
+        constant_(count_),
+        major_freq_(count_) {
+    stream_options so = analysis.stream;
+    so.values = decode_as::stored;
+    so.decode_values = false;
+    column_stream<double> stream(s, so);
+    if (analysis.progress)
+      stream.on_progress([&](const pass_progress& p) { analysis.progress("ld prune", p); });
+    stream.run(columns, [&](const column_view<double>& v) {
+      std::uint64_t* p = planes(v.position, 0);
+      make_genotype_planes(v.codes, rows_, *pl.first, p);
+      if (pl.second) make_genotype_planes(v.codes, rows_, *pl.second, planes(v.position, 1));
+      major_freq_[v.position] = major_freq_of(v.position);
+      if (pl.first_haploid) drop_hets(p, words_);
+      constant_[v.position] = constant_of(v.position) ? 1 : 0;
+      return true;
+    });
+  }
+
+  bool constant(std::size_t i) const { return constant_[i] != 0; }
+  double major_freq(std::size_t i) const { return major_freq_[i]; }
+
+  // The weighted sums of column a with each of columns b[0..count), into out.
+  void pairs(std::size_t a, const std::size_t* b, std::size_t count, weighted_sums* out) const {
+    constexpr std::size_t tile = 32;
+    genotype_pair_sums sums[tile];
+    const std::uint64_t* pb[tile];
+    for (std::size_t j = 0; j < count; ++j) out[j] = {};
+    for (std::size_t part = 0; part < parts_; ++part) {
+      const std::uint64_t* pa = planes(a, part);
+      for (std::size_t j0 = 0; j0 < count; j0 += tile) {
+        const std::size_t m = std::min(tile, count - j0);
+        for (std::size_t j = 0; j < m; ++j) pb[j] = planes(b[j0 + j], part);
+        genotype_pair_products(&pa, 1, pb, m, words_, sums);
+        for (std::size_t j = 0; j < m; ++j) out[j0 + j].add(sums[j], part == 0 ? 1 : 2);
+      }
+    }
+  }
+
+ private:
+  std::uint64_t* planes(std::size_t i, std::size_t part) {
+    return planes_.data() + (i * parts_ + part) * 3 * words_;
+  }
+  const std::uint64_t* planes(std::size_t i, std::size_t part) const {
+    return planes_.data() + (i * parts_ + part) * 3 * words_;
+  }
+
+  // The calls' counts over the parts: {called, Σ[x ≥ 1], Σ[x = 2]}, the second part twice.
+  std::array<std::int64_t, 3> counts(std::size_t i) const {
+    std::array<std::int64_t, 3> c{};
+    for (std::size_t part = 0; part < parts_; ++part)
+      for (std::size_t plane = 0; plane < 3; ++plane)
+        c[plane] += (part == 0 ? 1 : 2) *
+                    static_cast<std::int64_t>(popcount(planes(i, part) + plane * words_, words_));
+    return c;
+  }
+
+  // The major allele's frequency as plink2 counts alleles (its --freq): a diploid call is two
+  // alleles, a haploid one (X in males, Y, MT) one, a haploid heterozygous call half of each.
+  // So the haploid part is read before its hets are dropped: with weights 1 (haploid) and 2,
+  // A1 alleles over observed alleles is Σ w·x / (2 Σ w) for dosages x.
+  double major_freq_of(std::size_t i) const {
+    const auto c = counts(i);
+    const std::int64_t a1 = c[1] + c[2], alleles = 2 * c[0];
+    if (alleles == 0) return 0.5;
+    return static_cast<double>(std::max(a1, alleles - a1)) / static_cast<double>(alleles);
+  }
+
+  // Constant, as plink2 prunes on reading: every counted call the same genotype (or none),
+  // the haploid hets dropped.
+  bool constant_of(std::size_t i) const {
+    const auto c = counts(i);
+    const std::int64_t hom_a2 = c[0] - c[1], het = c[1] - c[2], hom_a1 = c[2];
+    return hom_a2 == c[0] || het == c[0] || hom_a1 == c[0];
+  }
+
+  std::size_t rows_, words_, parts_, count_;
+  std::vector<std::uint64_t> planes_;
+  std::vector<std::uint8_t> constant_;
+  std::vector<double> major_freq_;
+};
+
+// plink2's test of a pair: cov² > threshold · var_a · var_b, in doubles from exact integers.
+bool in_ld(const weighted_sums& s, double threshold) {
+  const double cov = static_cast<double>(s.n * s.sab - s.sa * s.sb);
+  const double va = static_cast<double>(s.n * s.saa - s.sa * s.sa);
+  const double vb = static_cast<double>(s.n * s.sbb - s.sb * s.sb);
+  return cov * cov > threshold * va * vb;
+}
+
+// The pruning of one piece of a chromosome, columns [first, first + len) of `cols` (a whole
+// chromosome, or in kb a stretch without a gap wider than the window), as plink2's
+// IndepPairwiseThread walks it. Indices below are relative to `first`.
+class piece_pruner {
+ public:
+  piece_pruner(const chromosome_columns& cols, const ld_prune_options& o,
+               std::span<const std::int64_t> pos, std::size_t first, std::size_t len,
+               std::vector<std::uint8_t>& removed)
+      : cols_(cols),
+        o_(o),
+        pos_(pos.empty() ? pos : pos.subspan(first, len)),
+        first_(first),
+        len_(len),
+        removed_(removed),
+        threshold_(o.r2 * (1 + small_epsilon)) {}
+
+  void run() {
+    std::size_t start = 0, end = first_end(), loaded = 0;
+    for (;;) {
+      for (; loaded < end; ++loaded) {
+        window_.push_back(loaded);
+        unchecked_.push_back(loaded + 1);
+        if (cols_.constant(first_ + loaded)) removed(loaded) = 1;
+      }
+      prune_window(end);
+      if (end == len_) return;
+      next_window(start, end);
+      // The window keeps the variants it still covers that are not pruned.
+      std::erase_if(window_, [&](std::size_t i) { return removed(i) != 0 || i < start; });
+    }
+  }
+
+ private:
+  std::uint8_t& removed(std::size_t i) { return removed_[first_ + i]; }
+  bool in_kb() const { return !pos_.empty(); }
+
+  // One past the first window's last variant: `window` variants, or in kb those within
+  // window_bp of the first.
+  std::size_t first_end() const {
+    if (!in_kb()) return std::min(len_, static_cast<std::size_t>(o_.window));
+    std::size_t e = 1;
+    while (e < len_ && pos_[e] <= pos_[0] + o_.window_bp) ++e;
+    return e;
+  }
+
+  // Moves [start, end) on: by `step` variants; or in kb, the start to the first variant
+  // within window_bp of the variant at `end` (by one at least), the end past every variant
+  // within window_bp of the new start.
+  void next_window(std::size_t& start, std::size_t& end) const {
+    if (!in_kb()) {
+      start += static_cast<std::size_t>(o_.step);
+      end = std::min(len_, start + static_cast<std::size_t>(o_.window));
+      return;
+    }
+    const std::int64_t lowest = pos_[end] - o_.window_bp;
+    do ++start;
+    while (pos_[start] < lowest);
+    const std::int64_t highest = pos_[start] + o_.window_bp;
+    do ++end;
+    while (end < len_ && pos_[end] <= highest);
+  }
+
+  // plink2 2.00a3.5's pass over a window (PLINK 1.x's order): each kept variant, first to
+  // last, is paired with the kept variants after it that it has not met yet, nearest first,
+  // until a pair is in LD; then the variant of lower minor allele frequency goes (the later
+  // one on a tie) and the next variant takes its turn. Rounds repeat while one prunes.
+  void prune_window(std::size_t end) {
+    for (bool pruned = true; pruned;) {
+      pruned = false;
+      for (std::size_t k = 0; k < window_.size(); ++k)
+        if (removed(window_[k]) == 0) pruned = prune_after(k, end) || pruned;
+    }
+  }
+
+  // Pairs the variant at window position k with the kept ones after it from its first
+  // unchecked on, in tiles, until one pair is in LD (returns true). `end`: one past the
+  // window's last variant, where its next check starts.
+  bool prune_after(std::size_t k, std::size_t end) {
+    constexpr std::size_t tile = 32;
+    const std::size_t a = window_[k];
+    std::size_t seconds[tile], at[tile];
+    weighted_sums sums[tile];
+    std::size_t next = k + 1;  // window positions from `next` on are still to be paired
+    while (next < window_.size()) {
+      std::size_t m = 0;
+      for (; next < window_.size() && m < tile; ++next) {
+        const std::size_t b = window_[next];
+        if (removed(b) == 0 && b >= unchecked_[a]) {
+          at[m] = next;
+          seconds[m++] = first_ + b;
+        }
+      }
+      cols_.pairs(first_ + a, seconds, m, sums);
+      for (std::size_t j = 0; j < m; ++j) {
+        if (!in_ld(sums[j], threshold_)) continue;
+        if (cols_.major_freq(first_ + a) > cols_.major_freq(seconds[j]) * (1 + small_epsilon)) {
+          removed(a) = 1;
+        } else {
+          removed_[seconds[j]] = 1;
+          unchecked_[a] = next_kept(at[j] + 1, end);
+        }
+        return true;
+      }
+    }
+    unchecked_[a] = end;
+    return false;
+  }
+
+  // The first kept variant from window position k on, or `end`.
+  std::size_t next_kept(std::size_t k, std::size_t end) {
+    for (; k < window_.size(); ++k)
+      if (removed(window_[k]) == 0) return window_[k];
+    return end;
+  }
+
+  const chromosome_columns& cols_;
+  const ld_prune_options& o_;
+  std::span<const std::int64_t> pos_;
+  std::size_t first_, len_;
+  std::vector<std::uint8_t>& removed_;  // per column of the chromosome
+  double threshold_;
+  std::vector<std::size_t> window_;     // the window's variants, in order
+  std::vector<std::size_t> unchecked_;  // per variant: the first later one it has not met
+};
+
+// A run of selected columns on one chromosome: positions [first, end) in selection::columns.
+struct chromosome_run {
+  chromosome_kind kind = chromosome_kind::autosome;
+  std::size_t first = 0, end = 0;
+};
+
+// The runs of the selection, chromosome 0 left out (plink2 ignores its variants).
+std::vector<chromosome_run> runs_of(const store& s, const selection& sel) {
+  std::vector<chromosome_run> runs;
+  const auto& info = s.columns();
+  for (std::size_t k = 0; k < sel.columns.size(); ++k) {
+    const std::string& chrom = info[sel.columns[k]].chrom;
+    if (chrom == "0") continue;
+    if (runs.empty() || runs.back().end != k || info[sel.columns[k - 1]].chrom != chrom)
+      runs.push_back({kind_of_chromosome(chrom), k, k});
+    runs.back().end = k + 1;
+  }
+  return runs;
+}
+
+// The lists name variants by ID: plink2 refuses duplicates among the pruned columns.
+void check_unique_ids(const store& s, const selection& sel,
+                      const std::vector<chromosome_run>& runs) {
+  std::unordered_set<std::string_view> seen;
+  for (const chromosome_run& r : runs)
+    for (std::size_t k = r.first; k < r.end; ++k) {
+      const std::string& id = s.columns()[sel.columns[k]].id;
+      if (!seen.insert(id).second)
+        throw error(errc::invalid_argument,
+                    "--indep-pairwise: variant ID '" + id +
+                        "' is duplicated; the .prune.in/.prune.out lists need unique IDs "
+                        "(exclude or rename the duplicates)");
+    }
+}
+
+// Base-pair positions of a run's columns, non-decreasing (a kb window needs them sorted).
+std::vector<std::int64_t> positions_of(const store& s, const selection& sel,
+                                       const chromosome_run& r) {
+  std::vector<std::int64_t> pos;
+  for (std::size_t k = r.first; k < r.end; ++k) {
+    const column_info& c = s.columns()[sel.columns[k]];
+    std::int64_t p = 0;
+    const auto [end, ec] = std::from_chars(c.pos.data(), c.pos.data() + c.pos.size(), p);
+    if (ec != std::errc{} || end != c.pos.data() + c.pos.size() || p < 0)
+      throw error(errc::invalid_argument,
+                  "--indep-pairwise: a window in kb needs base-pair "
+                  "positions; variant " +
+                      c.id + " has '" + c.pos + "'");
+    if (!pos.empty() && p < pos.back())
+      throw error(errc::invalid_argument,
+                  "--indep-pairwise: a window in kb needs positions sorted along each "
+                  "chromosome; variant " +
+                      c.id + " at " + c.pos + " comes after position " +
+                      std::to_string(pos.back()) + " on chromosome " + c.chrom);
+    pos.push_back(p);
+  }
+  return pos;
+}
+
+// Prunes one run into `removed` (per selected column).
+void prune_run(const store& s, const selection& sel, const chromosome_run& r,
+               const prune_samples& samples, const ld_prune_options& o,
+               const analysis_options& analysis, std::vector<std::uint8_t>& removed) {
+  const std::size_t len = r.end - r.first;
+  if (len < 2) return;  // plink2 keeps a chromosome's only variant untested
+  const std::vector<std::int64_t> pos =
+      o.window_bp > 0 ? positions_of(s, sel, r) : std::vector<std::int64_t>{};
+  const std::span<const std::size_t> columns(sel.columns.data() + r.first, len);
+  const chromosome_columns cols(s, columns, ploidy_of(r.kind, samples), analysis);
+  std::vector<std::uint8_t> run_removed(len, 0);
+  // In kb, pieces end at gaps wider than the window; a piece of one variant is kept untested.
+  std::size_t first = 0;
+  for (std::size_t k = 1; k <= len; ++k) {
+    if (k < len && (pos.empty() || pos[k] - pos[k - 1] <= o.window_bp)) continue;
+    if (k - first >= 2) piece_pruner(cols, o, pos, first, k - first, run_removed).run();
+    first = k;
+  }
+  std::copy(run_removed.begin(), run_removed.end(),
+            removed.begin() + static_cast<std::ptrdiff_t>(r.first));
+}
+
+}  // namespace
+
+void check_ld_prune_options(const ld_prune_options& o) {
+  const std::string flag = "--indep-pairwise: ";
+  if (o.window_bp > 0) {
+    if (o.window_bp < 2)
+      throw error(errc::invalid_argument,
+                  flag + "the window must be at least 2 bp, not " + std::to_string(o.window_bp));
+    if (o.step != 1)
+      throw error(errc::invalid_argument,
+                  flag + "the step must be 1 with a window in kb, not " + std::to_string(o.step));
+  } else {
+    if (o.window < 1)
+      throw error(errc::invalid_argument,
+                  flag + "the window must be at least 1 variant, not " + std::to_string(o.window));
+    if (o.step < 1 || o.step > o.window)
+      throw error(errc::invalid_argument, flag + "the step must be within 1.." +
+                                              std::to_string(o.window) + " (the window), not " +
+                                              std::to_string(o.step));
+  }
+  if (o.window_bp < 0)
+    throw error(errc::invalid_argument, flag + "negative window " + std::to_string(o.window_bp));
+  if (!(o.r2 >= 0 && o.r2 < 1))
+    throw error(errc::invalid_argument,
+                flag + "the r^2 threshold must be in [0, 1), not " + std::to_string(o.r2));
+}
+
+ld_prune_result ld_prune(const store& s, const selection& sel, const ld_prune_options& options,
+                         const analysis_options& analysis) {
+  const std::vector<sample_sex> sexes = sexes_of(s.samples());
+  return ld_prune(s, sel, sexes, options, analysis);
+}
+
+ld_prune_result ld_prune(const store& s, const selection& sel, std::span<const sample_sex> sexes,
+                         const ld_prune_options& options, const analysis_options& analysis) {
+  check_ld_prune_options(options);
+  if (s.type() != value_type::genotype)
+    throw error(errc::invalid_argument,
+                "--indep-pairwise: " + s.path().string() + " holds " +
+                    std::string(value_type_name(s.type())) +
+                    " values; pruning needs a genotype store (plink2 prunes hard calls: "
+                    "preprocess the .bed, or the hard calls, of these variants)");
+  if (sexes.size() != s.num_rows())
+    throw error(errc::invalid_argument, "ld_prune: " + std::to_string(sexes.size()) +
+                                            " sexes for " + std::to_string(s.num_rows()) +
+                                            " samples");
+  const prune_samples samples = samples_of(s, sel, sexes);
+  const std::vector<chromosome_run> runs = runs_of(s, sel);
+  check_unique_ids(s, sel, runs);
+  std::vector<std::uint8_t> removed(sel.columns.size(), 0);
+  for (const chromosome_run& r : runs) prune_run(s, sel, r, samples, options, analysis, removed);
+  ld_prune_result result;
+  for (const chromosome_run& r : runs)
+    for (std::size_t k = r.first; k < r.end; ++k)
+      (removed[k] ? result.removed : result.kept).push_back(k);
+  return result;
+}
+
+}  // namespace colflow

@@ -16,6 +16,7 @@ command add_bench(CLI::App& app);
 command add_stats(CLI::App& app);
 command add_hardy(CLI::App& app);
 command add_ld(CLI::App& app);
+command add_clump(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
 command add_grm(CLI::App& app);
@@ -43,6 +44,8 @@ constexpr std::array commands = {
     command_entry{"hardy", "Hardy-Weinberg exact test per variant, X included, as plink2 --hardy",
                   add_hardy, ""},
     command_entry{"ld", "LD between variants: r or r2 as plink --r/--r2", add_ld, "ld"},
+    command_entry{"clump", "Clump association results into loci by LD, as plink --clump", add_clump,
+                  ""},
     command_entry{
         "assoc",
         "Association scan: linear or logistic (Firth) regression on each column, as plink2 --glm",

@@ -43,8 +43,8 @@ double brute_force_r2(const genotype_pair_table& t) {
                h21 = 2 * c(2, 0) + c(1, 0) + c(2, 1), h22 = 2 * c(2, 2) + c(1, 2) + c(2, 1),
                dh = c(1, 1), total = h11 + h12 + h21 + h22 + 2 * dh;
   double best = -INFINITY, r2 = 0;
-  for (int step = 0; step <= 200000; ++step) {
-    const double x = dh * step / 200000.0;  // double heterozygotes in phase 11/22
+  for (int step = 0; step <= 50000; ++step) {
+    const double x = dh * step / 50000.0;  // double heterozygotes in phase 11/22
     const double f11 = (h11 + x) / total, f22 = (h22 + x) / total, f12 = (h12 + dh - x) / total,
                  f21 = (h21 + dh - x) / total;
     double l = dh * std::log(f11 * f22 + f12 * f21);
@@ -75,14 +75,14 @@ TEST(ClumpR2Test, HandCheckedTables) {
 TEST(ClumpR2Test, EqualsTheMaximumLikelihoodPhaseOfRandomTables) {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int> count(0, 30);
-  for (int round = 0; round < 200; ++round) {
+  for (int round = 0; round < 80; ++round) {
     genotype_pair_table t;
     for (auto& row : t.count)
       for (auto& c : row) c = static_cast<std::uint64_t>(count(rng) * (count(rng) < 8 ? 0 : 1));
     t.count[1][1] = static_cast<std::uint64_t>(count(rng));
     const double ours = detail::haplotype_r2(t);
     if (std::isnan(ours)) continue;
-    EXPECT_NEAR(std::fabs(ours), brute_force_r2(t), 2e-4) << "round " << round;
+    EXPECT_NEAR(std::fabs(ours), brute_force_r2(t), 1e-3) << "round " << round;
   }
 }
 
@@ -284,6 +284,16 @@ TEST_F(ClumpWindowTest, CountsAndLayoutAreHandChecked) {
   EXPECT_NE(log.find("1 clump formed from 1 top variant"), std::string::npos) << log;
 }
 
+TEST_F(ClumpWindowTest, WritesPlink2sClumpsLayout) {
+  const auto out = dir_ / "o";
+  run_ok("clump " + store() + " --quiet --clump-format clumps --clump " +
+         (dir_ / "w.assoc").string() + " --out " + out.string());
+  EXPECT_EQ(text_of(out.string() + ".clumps"),
+            "#CHROM\tPOS\tID\tP\tTOTAL\tNONSIG\tS0.05\tS0.01\tS0.001\tS0.0001\tSP2\n"
+            "1\t1000\ta\t1e-06\t5\t1\t1\t3\t0\t0\td,h,b\n");
+  EXPECT_FALSE(std::filesystem::exists(out.string() + ".clumped"));
+}
+
 TEST_F(ClumpWindowTest, MatchesPlink19) {
   REQUIRE_PLINK19();
   for (const std::string flags : {"", "--clump-kb 0.5", "--clump-kb 1.501", "--clump-p2 0.51",
@@ -366,13 +376,16 @@ struct plink_case {
 class ClumpVsPlinkTest : public ::testing::TestWithParam<plink_case> {};
 
 // Our .clumped and plink1.9's on the same fileset and tables, for several thresholds.
+const std::vector<std::string> all_thresholds = {
+    "", "--clump-p1 0.001 --clump-p2 0.05 --clump-r2 0.2 --clump-kb 100",
+    "--clump-p1 1e-6 --clump-p2 1e-3 --clump-r2 0.8 --clump-kb 500", "--clump-r2 0.1",
+    "--clump-allow-overlap --clump-r2 0.2"};
+
 void expect_same_clumps(const std::string& bfile, const std::string& store,
                         const std::string& tables, const std::filesystem::path& dir,
-                        const std::string& extra = "") {
-  for (const std::string flags :
-       {"", "--clump-p1 0.001 --clump-p2 0.05 --clump-r2 0.2 --clump-kb 100",
-        "--clump-p1 1e-6 --clump-p2 1e-3 --clump-r2 0.8 --clump-kb 500", "--clump-r2 0.1",
-        "--clump-allow-overlap --clump-r2 0.2"}) {
+                        const std::string& extra = "",
+                        const std::vector<std::string>& thresholds = all_thresholds) {
+  for (const std::string& flags : thresholds) {
     const auto ours = dir / "ours", theirs = dir / "theirs";
     std::filesystem::remove(ours.string() + ".clumped");
     std::filesystem::remove(theirs.string() + ".clumped");
@@ -433,7 +446,8 @@ TEST(ClumpUk10kTest, AssocTablesMatchPlink19AtAnyThreadCount) {
     if (e.path().filename().string().rfind("ca", 0) == 0) table = e.path();
   ASSERT_FALSE(table.empty());
   // PLINK 1.9 looks for SNP alone unless told; colflow finds ID by itself.
-  expect_same_clumps(bfile, store, table.string(), dir.path(), " --clump-snp-field ID");
+  expect_same_clumps(bfile, store, table.string(), dir.path(), " --clump-snp-field ID",
+                     {"", "--clump-r2 0.1"});
   // The same bytes at 1 and 2 threads.
   for (const char* threads : {"1", "2"})
     run_ok("clump " + store + " --quiet --threads " + threads + " --clump " +

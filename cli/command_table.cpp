@@ -17,6 +17,7 @@ command add_stats(CLI::App& app);
 command add_hardy(CLI::App& app);
 command add_qc(CLI::App& app);
 command add_ld(CLI::App& app);
+command add_clump(CLI::App& app);
 command add_assoc(CLI::App& app);
 command add_pca(CLI::App& app);
 command add_grm(CLI::App& app);
@@ -49,6 +50,8 @@ constexpr std::array commands = {
                   ".snplist/.id",
                   add_qc, ""},
     command_entry{"ld", "LD between variants: r or r2 as plink --r/--r2", add_ld, "ld"},
+    command_entry{"clump", "Clump association results into loci by LD, as plink --clump", add_clump,
+                  ""},
     command_entry{
         "assoc",
         "Association scan: linear or logistic (Firth) regression on each column, as plink2 --glm",

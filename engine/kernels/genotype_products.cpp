@@ -280,6 +280,75 @@ void genotype_pair_products(const std::uint64_t* const* a, std::size_t count_a,
   pair_tile_portable(a, count_a, b, count_b, words, out);
 }
 
+namespace {
+
+// The nine counts of a pair: n = |Ca∧Cb|, then |Oa∧Cb|, |Ta∧Cb|, |Ca∧Ob|, |Ca∧Tb|, |Oa∧Ob|,
+// |Oa∧Tb|, |Ta∧Ob|, |Ta∧Tb|; the same body built with and without POPCNT.
+struct pair_cells {
+  std::uint64_t n = 0, oc = 0, tc = 0, co = 0, ct = 0, oo = 0, ot = 0, to = 0, tt = 0;
+};
+
+#define COLFLOW_PAIR_CELLS(pa, pb, words, c)                                                    \
+  for (std::size_t w_ = 0; w_ < (words); ++w_) {                                                \
+    const std::uint64_t ca_ = (pa)[w_], oa_ = (pa)[(words) + w_], ta_ = (pa)[2 * (words) + w_]; \
+    const std::uint64_t cb_ = (pb)[w_], ob_ = (pb)[(words) + w_], tb_ = (pb)[2 * (words) + w_]; \
+    (c).n += static_cast<std::uint64_t>(__builtin_popcountll(ca_ & cb_));                       \
+    (c).oc += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & cb_));                      \
+    (c).tc += static_cast<std::uint64_t>(__builtin_popcountll(ta_ & cb_));                      \
+    (c).co += static_cast<std::uint64_t>(__builtin_popcountll(ca_ & ob_));                      \
+    (c).ct += static_cast<std::uint64_t>(__builtin_popcountll(ca_ & tb_));                      \
+    (c).oo += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & ob_));                      \
+    (c).ot += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & tb_));                      \
+    (c).to += static_cast<std::uint64_t>(__builtin_popcountll(ta_ & ob_));                      \
+    (c).tt += static_cast<std::uint64_t>(__builtin_popcountll(ta_ & tb_));                      \
+  }
+
+void pair_cells_portable(const std::uint64_t* a, const std::uint64_t* b, std::size_t words,
+                         pair_cells& c) noexcept {
+  COLFLOW_PAIR_CELLS(a, b, words, c);
+}
+
+#if COLFLOW_X86_DISPATCH
+__attribute__((target("popcnt"))) void pair_cells_popcnt(const std::uint64_t* a,
+                                                         const std::uint64_t* b, std::size_t words,
+                                                         pair_cells& c) noexcept {
+  COLFLOW_PAIR_CELLS(a, b, words, c);
+}
+#endif
+
+#undef COLFLOW_PAIR_CELLS
+
+// Dosage 2 is T, 1 is O∧¬T, 0 is C∧¬O (T ⊆ O ⊆ C), so each cell is a difference of counts.
+genotype_pair_table table_of(const pair_cells& c) noexcept {
+  genotype_pair_table t;
+  auto& k = t.count;
+  k[2][2] = c.tt;
+  k[2][1] = c.to - c.tt;
+  k[2][0] = c.tc - c.to;
+  k[1][2] = c.ot - c.tt;
+  k[1][1] = c.oo - c.ot - c.to + c.tt;
+  k[1][0] = (c.oc - c.tc) - (c.oo - c.to);
+  k[0][2] = c.ct - c.ot;
+  k[0][1] = (c.co - c.ct) - (c.oo - c.ot);
+  k[0][0] = c.n - c.oc - c.co + c.oo;
+  return t;
+}
+
+}  // namespace
+
+genotype_pair_table genotype_pair_counts(const std::uint64_t* a, const std::uint64_t* b,
+                                         std::size_t words) noexcept {
+  pair_cells c;
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_popcnt()) {
+    pair_cells_popcnt(a, b, words, c);
+    return table_of(c);
+  }
+#endif
+  pair_cells_portable(a, b, words, c);
+  return table_of(c);
+}
+
 const char* genotype_pair_products_path() noexcept {
 #if COLFLOW_X86_DISPATCH
   if (detail::cpu_has_avx512_popcnt()) return "avx512";

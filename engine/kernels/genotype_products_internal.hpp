@@ -49,6 +49,18 @@ void genotype_pair_products(const std::uint64_t* const* a, std::size_t count_a,
                             const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
                             genotype_pair_sums* out) noexcept;
 
+/// The 3 × 3 table of a pair's calls: count[i][j] the samples (called in both, kept by the
+/// mask) with dosage i in column a and dosage j in column b, the dosage being the count of A1.
+/// What a haplotype-frequency estimate needs beyond the sums (PLINK 1.9's two-locus tables).
+struct genotype_pair_table {
+  std::uint64_t count[3][3] = {};
+};
+
+/// The table of columns a and b (planes of make_genotype_planes, `words` =
+/// genotype_plane_words(n)): exact integers, from nine population counts a word.
+genotype_pair_table genotype_pair_counts(const std::uint64_t* a, const std::uint64_t* b,
+                                         std::size_t words) noexcept;
+
 /// The code path genotype_pair_products takes on this CPU: "avx512", "avx2", "popcnt" or
 /// "portable" (for benchmarks and logs).
 const char* genotype_pair_products_path() noexcept;

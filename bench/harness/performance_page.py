@@ -226,6 +226,13 @@ def python_goals(rows, goals: Goals) -> None:
                       f"{1 / r['ratio']:.2f}x faster", r["ratio"] <= 0.5)
 
 
+def qc_goals(rows, goals: Goals) -> None:
+    """Every quality-control step at most half PLINK's time on the same data and threads."""
+    for r in find(rows, suite="qc", kind="ratio"):
+        goals.add(f"{r['data']}: {r['task'].split(' (')[0]} ≤ 0.5x {r['versus']}",
+                  f"{r['ratio']:.3f}x", r["ratio"] <= 0.5)
+
+
 def goals_of(header, rows) -> Goals:
     goals = Goals()
     codec_goals(rows, goals)
@@ -233,6 +240,7 @@ def goals_of(header, rows) -> Goals:
     streaming_goals(rows, goals, int(header.get("threads", "2")))
     analysis_goals(rows, goals)
     product_goals(rows, goals)
+    qc_goals(rows, goals)
     scaling_goals(rows, goals)
     input_goals(rows, goals)
     python_goals(rows, goals)
@@ -374,12 +382,12 @@ def input_tables(rows) -> list[str]:
     return out
 
 
-def throughput_table(rows) -> list[str]:
-    """Sample-pairs per second of each contender of the LD matrix and the GRM, and the share of
-    the machine's bound (kind "peak") it reaches."""
+def throughput_table(rows, suite: str = "products") -> list[str]:
+    """Sample-pairs per second of each contender of the suite's pair products (the LD matrix,
+    the GRM, KING's table), and the share of the machine's bound (kind "peak") it reaches."""
     body = []
-    for r in find(rows, suite="products"):
-        peak = next(find(rows, suite="products", data=r["data"], task=r["task"], kind="peak"), None)
+    for r in find(rows, suite=suite):
+        peak = next(find(rows, suite=suite, data=r["data"], task=r["task"], kind="peak"), None)
         if r["pairs_per_s"] is None or peak is None:
             continue
         body.append([r["data"], r["task"], r["contender"], f"{r['pairs_per_s'] / 1e9:.3g}",
@@ -480,6 +488,18 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
                   "machine's bound for the kernel: LD's nine AND + POPCNT + ADD per pair of 64-sample "
                   "words, the GRM's one double multiply-add per sample pair and variant.", ""]
         lines += throughput_table(rows)
+    if any(find(rows, suite="qc")):
+        lines += ["### Quality control against PLINK (`bench/run.sh --only qc`)", "",
+                  "colflow's `hardy`, `qc` (regenie's filter recipe), `ld --indep-pairwise`, `king` "
+                  "and `clump` on its genotype store against plink2's `--hardy`, filters, "
+                  "`--indep-pairwise`, `--make-king-table`, `--king-cutoff` and PLINK 1.9's `--clump` "
+                  "(of plink2 `--glm`'s table) on the .bed it was made from, same flags; wall time of "
+                  "each process. KING runs on the first columns of the main simulation.", ""]
+        lines += peer_table(rows, ("qc",))
+        lines += ["KING's throughput: sample pairs x variants per second, beside the integer bound "
+                  "of the LD kernel (AND, POPCNT and ADD over words of 64 samples), which KING's "
+                  "counts share.", ""]
+        lines += throughput_table(rows, "qc")
     lines += ["### Penalised regression and BayesR (`bench/run.sh --only models`)", "",
               "Lasso/elastic net: colflow's whole run streaming its store (`--extract` of the first "
               "columns) against scikit-learn's fit alone on the same standardised matrix in memory, "

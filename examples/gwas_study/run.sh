@@ -6,8 +6,9 @@
 #   run.sh PLINK_PREFIX OUT_DIR [PHENO_FILE]
 #
 # PHENO_FILE: FID IID VALUE lines (PLINK's phenotype file). Without one, a quantitative trait is
-# made from the genotypes: 40 causal variants spread over the genome (colflow score) plus
-# noise, so that the loci the scan finds can be checked against the truth (OUT_DIR/causal.txt).
+# made from the genotypes: 10 causal variants spread over the autosomes (colflow score) plus
+# noise, h2 about 0.5, so that the loci the scan finds can be checked against the truth
+# (OUT_DIR/causal.txt).
 # COLFLOW: the colflow program (default: the one on PATH). Every step prints what it found.
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,12p' "$0"; exit 2; }
@@ -22,11 +23,11 @@ step "import: $bfile into a store"
 "${cf[@]}" info "$out/study.cf" | head -3
 
 if [[ -z $pheno ]]; then
-  step "a simulated trait: 40 causal variants, h2 about 0.5"
-  # Every (variants/40)-th autosomal variant, effect +-0.5 per allele; then noise of the
-  # genetic values' own spread (awk's generator with a fixed seed: the same trait every run).
-  awk -v n="$(grep -c . "$bfile.bim")" '$1 >= 1 && $1 <= 22 && NR % int(n / 40) == 0 {
-      print $2, $5, (++k % 2 ? 0.5 : -0.5) }' "$bfile.bim" > "$out/causal.txt"
+  step "a simulated trait: 10 causal variants, h2 about 0.5"
+  # Every (variants/10)-th autosomal variant, effect +-1 per allele; then noise of the genetic
+  # values' own spread (awk's generator with a fixed seed: the same trait every run).
+  awk -v n="$(grep -c . "$bfile.bim")" '$1 >= 1 && $1 <= 22 && NR % int(n / 10) == 0 {
+      print $2, $5, (++k % 2 ? 1 : -1) }' "$bfile.bim" > "$out/causal.txt"
   "${cf[@]}" score "$out/study.cf" --score "$out/causal.txt" 1 2 3 --quiet --out "$out/truth"
   awk 'BEGIN { srand(11) } NR > 1 { n++; g[n] = $NF; id[n] = $1 " " $2; s += $NF; ss += $NF * $NF }
        END { sd = sqrt(ss / n - (s / n) ^ 2)
@@ -65,6 +66,8 @@ awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "P") p = i; next }
 step "clumping the scan into independent loci (p1 5e-8, p2 1e-4, r2 0.1, 500 kb)"
 "${cf[@]}" clump "$out/study.cf" --clump "$scan" --clump-p1 5e-8 --clump-p2 1e-4 \
   --clump-r2 0.1 --clump-kb 500 --quiet --out "$out/loci"
+# Like PLINK 1.9, clump writes no file when no variant reaches --clump-p1.
+[[ -f $out/loci.clumped ]] || { echo "no variant at P < 5e-8: no locus"; exit 0; }
 echo "$(awk 'NF > 0 && NR > 1' "$out/loci.clumped" | wc -l) independent loci in $out/loci.clumped"
 if [[ -f $out/causal.txt ]]; then
   hits=$(awk 'NR == FNR { c[$1] = 1; next } FNR > 1 && NF > 0 { n++; if ($3 in c) k++ }

@@ -23,7 +23,7 @@ from ._errors import AlreadyExistsError, Error, FormatError, InvalidArgumentErro
 from ._store import BlockStream, Store, open
 from ._preprocess import preprocess
 from ._scans import assoc, stats
-from ._qc import hardy
+from ._qc import QC, King, clump, hardy, king, qc
 from ._products import GRM, PCA, grm, ld, ld_matrix, pca, score
 from ._models import BayesR, Penalized, bayesr, enet, lasso, ridge
 from ._wgr import WGR, wgr
@@ -36,21 +36,26 @@ __all__ = [
     "FormatError",
     "GRM",
     "InvalidArgumentError",
+    "King",
     "NotFoundError",
     "Store",
     "PCA",
+    "QC",
     "Penalized",
     "assoc",
     "bayesr",
+    "clump",
     "enet",
     "grm",
     "hardy",
+    "king",
     "lasso",
     "ld",
     "ld_matrix",
     "open",
     "pca",
     "preprocess",
+    "qc",
     "ridge",
     "score",
     "stats",

@@ -60,6 +60,42 @@ def stats(
     threads: int,
     progress: Progress,
 ) -> dict[str, npt.NDArray[Any]]: ...
+def clump(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    paths: list[str],
+    ids: list[list[str]],
+    p_values: list[list[float]],
+    id_fields: list[str],
+    p_fields: list[str],
+    p1: float,
+    p2: float,
+    r2: float,
+    kb: float,
+    allow_overlap: bool,
+    threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...
+def qc(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    mind: float | None,
+    geno: float | None,
+    hwe: float | None,
+    hwe_midp: bool,
+    hwe_keep_fewhet: bool,
+    min_maf: float | None,
+    max_maf: float | None,
+    min_mac: float | None,
+    max_mac: float | None,
+    nonfounders: bool,
+    sex: list[str] | None,
+    hard_call_threshold: float,
+    threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...
 def hardy(
     store: Store,
     rows: npt.NDArray[np.int64],
@@ -69,6 +105,16 @@ def hardy(
     threads: int,
     progress: Progress,
 ) -> dict[str, npt.NDArray[Any]]: ...
+def king(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    table_filter: float | None,
+    cutoff: float | None,
+    memory_limit: int,
+    threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...
 def assoc(
     store: Store,
     rows: npt.NDArray[np.int64],

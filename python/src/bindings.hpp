@@ -40,7 +40,7 @@ void bind_preprocess(nb::module_& m);  // input_format, preprocess_files, prepro
 void bind_inputs(nb::module_& m);      // the command's phenotype, keep and sex files, for a store
 void bind_products(nb::module_& m);    // score, ld, grm
 void bind_wgr(nb::module_& m);         // wgr (whole-genome regression, LOCO predictions)
-void bind_qc(nb::module_& m);          // hardy
+void bind_qc(nb::module_& m);          // qc, hardy, king, clump
 
 // Indices Python resolved with numpy: in range, in any order, with repeats.
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;

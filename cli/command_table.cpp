@@ -48,10 +48,10 @@ constexpr std::array commands = {
     command_entry{"qc",
                   "Quality-control filters --mind/--geno/--hwe/--maf/--mac as plink2; writes "
                   ".snplist/.id",
-                  add_qc, ""},
+                  add_qc, "qc"},
     command_entry{"ld", "LD between variants: r or r2 as plink --r/--r2", add_ld, "ld"},
     command_entry{"clump", "Clump association results into loci by LD, as plink --clump", add_clump,
-                  ""},
+                  "clump"},
     command_entry{
         "assoc",
         "Association scan: linear or logistic (Firth) regression on each column, as plink2 --glm",
@@ -63,7 +63,7 @@ constexpr std::array commands = {
                   add_grm, "grm"},
     command_entry{"king",
                   "KING-robust kinship of sample pairs (plink2 --make-king-table, --king-cutoff)",
-                  add_king, ""},
+                  add_king, "king"},
     command_entry{"ridge", "Ridge regression path by coordinate descent",
                   [](CLI::App& app) { return add_penalized(app, penalty::ridge); }, "ridge"},
     command_entry{"lasso", "Lasso path by coordinate descent, with screening",

@@ -176,12 +176,13 @@ TEST_P(LdPruneVsPlink2Test, ListsEqualPlink2s) {
   const std::string theirs = test::plink2_input(bfile, dir.path(), /*keep_sex=*/true);
   std::string ours_keep, theirs_keep;
   if (c.subset_samples) {
-    test::write_keep_files(store::open(cf).samples(), dir / "ours.keep", dir / "theirs.keep");
+    const store opened = store::open(cf);
+    test::write_keep_files(opened.samples(), dir / "ours.keep", dir / "theirs.keep");
     // plink2 2.00a3.5 takes the wrong samples on X and Y when not every sample is a selected
     // founder (its masks of males index the founders, not the samples; fixed in 2023): X and
     // Y are left out of this comparison.
     std::ofstream xy(dir / "xy.txt");
-    for (const column_info& col : store::open(cf).columns())
+    for (const column_info& col : opened.columns())
       if (col.chrom == "X" || col.chrom == "Y") xy << col.id << "\n";
     const std::string exclude = " --exclude " + (dir / "xy.txt").string();
     ours_keep = " --keep " + (dir / "ours.keep").string() + exclude;

@@ -38,9 +38,12 @@
 #   byte-identical commands, the shorter tests of each suite): PcaTest's HapMap3TopFive... and
 #   HweScaling... (55 s and 32 s here), StatsTest.EqualsPlink2FreqAndMissing... (36 s),
 #   AssocTest.EqualsPlink2Glm... (35 s), PenalizedTest.Uk10kLasso... (20 s),
-#   ScoreTest.EqualsPlink2Score (16 s), ExportTest.BedRoundTrips... (13 s) and
-#   CliTest.EveryNumericOption... (14 s, option parsing alone). Each runs in scripts/test.sh
-#   under ASan and UBSan; here they would repeat a race check already made, for 2 minutes of CI.
+#   ScoreTest.EqualsPlink2Score (16 s), ExportTest.BedRoundTrips... (13 s),
+#   CliTest.EveryNumericOption... (14 s, option parsing alone),
+#   HardyTest.EqualsPlink2OnEveryDataset... and QcFiltersTest.QcEqualsPlink2OnTheShared...
+#   (nine datasets each; HardyTest.CountsEqualPlainLoops... and QcFiltersTest's thread and
+#   depth test run the same passes here). Each runs in scripts/test.sh under ASan and UBSan;
+#   here they would repeat a race check already made, for 3 minutes of CI.
 # (--all runs all of these too.)
 # (The package and examples tests are not configured: the preset has COLFLOW_INSTALL=OFF.)
 # The ctest filter and the environment are the "tsan" test preset of CMakePresets.json; to

@@ -43,7 +43,7 @@ namespace colflow {
 double king_kinship(const king_pair_counts& c) noexcept;
 
 struct king_options {
-  /// Variants turned into bit planes at once (a multiple of 64; 0: the default, 1,024).
+  /// Variants turned into bit planes at once (a multiple of 64; 0: the default, 4,096).
   std::size_t block_columns = 0;
   /// Bytes the computation may hold (the bands' counts, the block, the stream's buffers);
   /// 0: no limit, one band.

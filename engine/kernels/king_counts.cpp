@@ -105,10 +105,10 @@ __attribute__((target("avx2"))) inline void clear(king_lanes& l) noexcept {
 
 // Adds the byte counts of four words of planes a and b to `bytes`.
 __attribute__((target("avx2"))) inline void add_word_counts(king_lanes& bytes,
-                                                             const std::uint64_t* pa,
-                                                             const std::uint64_t* pb,
-                                                             std::size_t words,
-                                                             std::size_t w) noexcept {
+                                                            const std::uint64_t* pa,
+                                                            const std::uint64_t* pb,
+                                                            std::size_t words,
+                                                            std::size_t w) noexcept {
   using detail::byte_counts;
   using detail::load_words;
   const __m256i hom_a = load_words(pa + w), het_a = load_words(pa + words + w),
@@ -120,13 +120,13 @@ __attribute__((target("avx2"))) inline void add_word_counts(king_lanes& bytes,
   bytes.het_hom = _mm256_add_epi8(bytes.het_hom, byte_counts(_mm256_and_si256(het_a, hom_b)));
   bytes.hom_het = _mm256_add_epi8(bytes.hom_het, byte_counts(_mm256_and_si256(hom_a, het_b)));
   bytes.homhom = _mm256_add_epi8(bytes.homhom, byte_counts(both));
-  bytes.ibs0 = _mm256_add_epi8(
-      bytes.ibs0, byte_counts(_mm256_and_si256(both, _mm256_xor_si256(two_a, two_b))));
+  bytes.ibs0 = _mm256_add_epi8(bytes.ibs0,
+                               byte_counts(_mm256_and_si256(both, _mm256_xor_si256(two_a, two_b))));
 }
 
 // Sums the byte counts into the 64-bit lanes of `total`.
 __attribute__((target("avx2"))) inline void add_bytes(king_lanes& total,
-                                                       const king_lanes& bytes) noexcept {
+                                                      const king_lanes& bytes) noexcept {
   const __m256i zero = _mm256_setzero_si256();
   total.hethet = _mm256_add_epi64(total.hethet, _mm256_sad_epu8(bytes.hethet, zero));
   total.het_hom = _mm256_add_epi64(total.het_hom, _mm256_sad_epu8(bytes.het_hom, zero));

@@ -47,7 +47,7 @@ class band_pass {
         band_{first, rows, {}},
         codes_(block * bytes_),
         planes_(band_.width() * 3 * words_) {
-    band_.counts.resize(rows * band_.width());
+    band_.counts.resize(band_.size());
     const std::size_t end_tile = (first + rows + tile - 1) / tile;
     for (std::size_t i = first / tile; i < end_tile; ++i)
       for (std::size_t j = 0; j <= i; ++j) tiles_.push_back({i, j});
@@ -79,18 +79,21 @@ class band_pass {
  private:
   std::uint64_t* planes_of(std::size_t i) { return planes_.data() + i * 3 * words_; }
 
-  // Tile (i, j) restricted to the band's rows: every pair of its rows and columns is counted
-  // (those at or above the diagonal too, which no one reads); each entry belongs to one tile.
+  // Tile (i, j) restricted to the band's rows and to the pairs below the diagonal, a row of
+  // the tile at a time (the triangle's rows are not evenly spaced); each pair belongs to one
+  // tile.
   void add_tile(std::size_t i, std::size_t j) {
     const std::size_t from = std::max(i * tile, band_.first_row),
                       to = std::min((i + 1) * tile, band_.width());
     const std::size_t col0 = j * tile, cols = std::min(tile, band_.width() - col0);
-    const std::uint64_t* a[tile];
     const std::uint64_t* b[tile];
-    for (std::size_t r = from; r < to; ++r) a[r - from] = planes_of(r);
     for (std::size_t c = 0; c < cols; ++c) b[c] = planes_of(col0 + c);
-    king_pair_counts* out = band_.counts.data() + (from - band_.first_row) * band_.width() + col0;
-    king_pair_tile(a, to - from, b, cols, words_, out, band_.width());
+    for (std::size_t r = from; r < to; ++r) {
+      if (r <= col0) continue;
+      const std::uint64_t* a = planes_of(r);
+      king_pair_counts* out = band_.counts.data() + band_.row_offset(r) + col0;
+      king_pair_tile(&a, 1, b, std::min(cols, r - col0), words_, out, 0);
+    }
   }
 
   const selection& sel_;
@@ -131,7 +134,11 @@ king_plan plan_king(const store& s, const selection& sel, const king_options& ki
   plan.block_bytes = block * ((s.num_rows() + 3) / 4) + n * 3 * 8 * king_plane_words(block);
   plan.stream_bytes = resolved_in_flight(options) *
                       std::max<std::uint64_t>(options.stream.block_bytes, s.num_rows() / 4 + 1);
-  const auto band_bytes = [&](std::uint64_t rows) { return rows * n * sizeof(king_pair_counts); };
+  // A band of `rows` rows holds at most rows × n pairs (the last band: fewer, the triangle's
+  // rows before it being shorter); all n rows, the whole triangle.
+  const auto band_bytes = [&](std::uint64_t rows) {
+    return (rows == n ? n * (n - 1) / 2 : rows * n) * sizeof(king_pair_counts);
+  };
   const std::uint64_t fixed = plan.block_bytes + plan.stream_bytes;
   const std::uint64_t smallest = std::min<std::uint64_t>(tile, n);
   plan.minimum_bytes = fixed + band_bytes(smallest);

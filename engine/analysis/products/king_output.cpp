@@ -142,7 +142,7 @@ king_writer::~king_writer() = default;
 void king_writer::write(const king_band& band) {
   impl& w = *impl_;
   if (band.first_row != w.next_row || band.width() > w.sel.rows.size() ||
-      band.counts.size() != band.rows * band.width())
+      band.counts.size() != band.size())
     throw error(errc::invalid_argument, "king_writer: band of rows " +
                                             std::to_string(band.first_row) + "+" +
                                             std::to_string(band.rows) + " where row " +

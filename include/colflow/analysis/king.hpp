@@ -68,12 +68,17 @@ struct king_plan {
 /// The counts of the pairs (i, j), j < i, of rows i in [first_row, first_row + rows).
 struct king_band {
   std::size_t first_row = 0, rows = 0;
-  /// rows × (first_row + rows): pair (first_row + r, j) at r · width() + j; only j <
-  /// first_row + r is meaningful.
+  /// The lower triangle's rows one after another: row i holds its i pairs (i, 0) … (i, i − 1),
+  /// so pair (i, j) is at row_offset(i) + j; size() entries.
   std::vector<king_pair_counts> counts;
   std::size_t width() const noexcept { return first_row + rows; }
+  /// Pairs before row i in the whole triangle: i (i − 1) / 2.
+  static constexpr std::size_t triangle(std::size_t i) noexcept { return i * (i - 1) / 2; }
+  std::size_t row_offset(std::size_t i) const noexcept { return triangle(i) - triangle(first_row); }
+  /// The band's pairs: triangle(width()) − triangle(first_row).
+  std::size_t size() const noexcept { return row_offset(width()); }
   const king_pair_counts& pair(std::size_t i, std::size_t j) const noexcept {
-    return counts[(i - first_row) * width() + j];
+    return counts[row_offset(i) + j];
   }
 };
 

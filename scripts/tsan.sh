@@ -59,6 +59,8 @@ targets=(
   # the flow graph and the analyses on it
   column_stream_test stats_test assoc_test logistic_assoc_test pca_test penalized_test
   bayesr_test scale_test score_test ld_test grm_test wgr_test
+  # quality control: Hardy-Weinberg, the filters, LD pruning, KING's tiles, clumping
+  hardy_test qc_filters_test ld_prune_test king_test clump_test
   # the sample blocks' team of threads, and the analyses on it at 1, 2 and 3 threads
   sample_blocks_test
   # parallel preprocessing, simulation and export, concurrent store reads, the CLI on top
@@ -81,6 +83,7 @@ untargeted=(
   logistic_sums_test
   store_golden_test store_malformed_test verify_test dense_reader_test dosage_store_test
   dosage_plink2_test selection_test sex_chromosomes_test analysis_output_test
+  hardy_weinberg_test
 )
 
 # Every test program of tests/CMakeLists.txt is either built here or left out above, so that a

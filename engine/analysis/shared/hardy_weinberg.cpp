@@ -244,7 +244,12 @@ class exact_test {
   // answer; without the shortcut an extreme table would be climbed from, one ratio per step,
   // across a distance of the order of the sample size.
   bool underflows() const {
-    const auto log_factorial = [](double k) { return std::lgamma(k + 1); };
+    // lgamma_r, not std::lgamma: that one writes the global signgam, a data race between the
+    // threads that test columns side by side.
+    const auto log_factorial = [](double k) {
+      int sign = 0;
+      return ::lgamma_r(k + 1, &sign);
+    };
     const female_row observed = row(observed_m_);
     const double x = observed.hom1(observed_h_), y = observed.hom2(observed_h_);
     const double nm = split_.nm, n1 = split_.n1, nt = nm + 2 * nf_;

@@ -40,10 +40,14 @@
 #   AssocTest.EqualsPlink2Glm... (35 s), PenalizedTest.Uk10kLasso... (20 s),
 #   ScoreTest.EqualsPlink2Score (16 s), ExportTest.BedRoundTrips... (13 s),
 #   CliTest.EveryNumericOption... (14 s, option parsing alone),
-#   HardyTest.EqualsPlink2OnEveryDataset... and QcFiltersTest.QcEqualsPlink2OnTheShared...
-#   (nine datasets each; HardyTest.CountsEqualPlainLoops... and QcFiltersTest's thread and
-#   depth test run the same passes here). Each runs in scripts/test.sh under ASan and UBSan;
-#   here they would repeat a race check already made, for 3 minutes of CI.
+#   and the quality-control suites' comparisons with plink2 and PLINK 1.9 (HardyTest's
+#   EqualsPlink2OnEveryDataset..., SexChromosomesEqualPlink2... and XWithoutSelectedMales...,
+#   QcFiltersTest.QcEqualsPlink2On..., KingPlink2Test, LdPruneVsPlink2Test, ClumpVsPlinkTest and
+#   ClumpWindowTest.MatchesPlink19; 15-40 s each here), whose passes run here in their suites'
+#   thread and depth tests (HardyTest.CountsEqualPlainLoops..., QcFiltersTest.ResultsDoNot...,
+#   KingTest, LdPruneTest, ClumpUk10kTest.AssocTablesMatchPlink19AtAnyThreadCount). Each runs in
+#   scripts/test.sh under ASan and UBSan; here they would repeat a race check already made, for
+#   5 minutes of CI.
 # (--all runs all of these too.)
 # (The package and examples tests are not configured: the preset has COLFLOW_INSTALL=OFF.)
 # The ctest filter and the environment are the "tsan" test preset of CMakePresets.json; to

@@ -10,9 +10,9 @@
 #include <random>
 
 #include "analysis/products/haplotype_r2_internal.hpp"
-#include "analysis/products/plink1_number_internal.hpp"
 #include "colflow/colflow.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "io/plink_number_internal.hpp"
 #include "kernels/genotype_products_internal.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"

@@ -1,49 +1,70 @@
-// Numbers with PLINK 2's 6-digit rounding (io/plink_number_internal.hpp): binary64 scaling by
-// fixed powers of ten, then a round-half-even with a tolerance around the half.
+// Numbers with PLINK's rounding (io/plink_number_internal.hpp): binary64 scaling by fixed
+// powers of ten, then a round-half-even with a tolerance around the half; one formatter for
+// PLINK 2's 6 digits and PLINK 1.9's 3, which differ only in their constants.
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
+#include <string>
 
 #include "io/plink_number_internal.hpp"
 
 namespace colflow {
 namespace {
 
-// Within this of a half (in units of the last digit), a scaled value is a tie.
-constexpr double tie_low = 0.499999995, tie_high = 0.500000005;
+// How a PLINK prints: its significant digits, what it adds to the fraction of an even and of an
+// odd integer to round (a half within its tolerance goes to even), and the digits of its bounds
+// "just under 10^k" (what rounds up to 10^k counts as it): 9.99...9499... for `digits` digits.
+struct plink_style {
+  int digits;
+  double round_even, round_odd;
+  const char* near_ten;
+};
+constexpr plink_style plink2_style{6, 0.499999995, 0.500000005, "9.9999949999999"};
+constexpr plink_style plink1_style{3, 0.499999999995, 0.500000000005, "9.9949999999999"};
 
-// x rounded to an integer, ties (within the tolerance) to even.
-std::uint32_t round_half_even(double x) {
-  const auto whole = static_cast<std::uint32_t>(static_cast<std::int32_t>(x));
-  const double fraction = x - static_cast<double>(whole);
-  return whole + static_cast<std::uint32_t>(
-                     static_cast<std::int32_t>(fraction + ((whole & 1) ? tie_high : tie_low)));
+// near_ten × 10^power, read from its decimal text (correctly rounded, whatever the locale):
+// the very constant PLINK writes as a literal.
+double bound(const plink_style& style, int power) {
+  const std::string text = std::string(style.near_ten) + "e" + std::to_string(power);
+  double value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
 }
 
-// The bounds below which (small) or from which (large) a value needs a step of 10^power to
-// come nearer [1, 10): just under a power of ten, so that what rounds up to it counts as it.
-struct step {
-  double small_bound, small_scale, large_bound, large_scale;
-  int power;
-};
-constexpr step steps[] = {
-    {9.9999949999999e-256, 1.0e256, 9.9999949999999e255, 1.0e-256, 256},
-    {9.9999949999999e-128, 1.0e128, 9.9999949999999e127, 1.0e-128, 128},
-    {9.9999949999999e-64, 1.0e64, 9.9999949999999e63, 1.0e-64, 64},
-    {9.9999949999999e-32, 1.0e32, 9.9999949999999e31, 1.0e-32, 32},
-    {9.9999949999999e-16, 1.0e16, 9.9999949999999e15, 1.0e-16, 16},
-    {9.9999949999999e-8, 1.0e8, 9.9999949999999e7, 1.0e-8, 8},
-    {9.9999949999999e-4, 1.0e4, 9.9999949999999e3, 1.0e-4, 4},
-    {9.9999949999999e-2, 1.0e2, 9.9999949999999e1, 1.0e-2, 2},
-    {9.9999949999999e-1, 1.0e1, 9.9999949999999e0, 1.0e-1, 1},
+// The bounds a style uses, from 10^-256 to 10^255, made once.
+class plink_bounds {
+ public:
+  explicit plink_bounds(const plink_style& style) {
+    for (int p = min_power; p <= max_power; ++p) values_[p - min_power] = bound(style, p);
+  }
+  double operator()(int power) const { return values_[power - min_power]; }
+
+ private:
+  static constexpr int min_power = -256, max_power = 255;
+  std::array<double, max_power - min_power + 1> values_{};
 };
 
-// The six digits of `digits` (< 1,000,000) with the point after the first `whole` of them,
+const plink_bounds& bounds_of(const plink_style& style) {
+  static const plink_bounds six(plink2_style), three(plink1_style);
+  return style.digits == 6 ? six : three;
+}
+
+std::uint32_t round_half_even(double x, const plink_style& style) {
+  const auto whole = static_cast<std::uint32_t>(static_cast<std::int32_t>(x));
+  const double fraction = x - static_cast<double>(whole);
+  return whole + static_cast<std::uint32_t>(static_cast<std::int32_t>(
+                     fraction + ((whole & 1) ? style.round_odd : style.round_even)));
+}
+
+// `value` (< 10^digits) as `digits` digits with the point after the first `whole` of them,
 // trailing zeros of the fraction (and a bare point) dropped.
-void append_digits(std::string& out, std::uint32_t digits, int whole) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%06u", static_cast<unsigned>(digits));
-  int end = 6;
+void append_digits(std::string& out, std::uint32_t value, int digits, int whole) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%0*u", digits, static_cast<unsigned>(value));
+  int end = digits;
   while (end > whole && text[end - 1] == '0') --end;
   out.append(text, static_cast<std::size_t>(whole));
   if (end > whole) {
@@ -52,17 +73,35 @@ void append_digits(std::string& out, std::uint32_t digits, int whole) {
   }
 }
 
-// A mantissa in [1, 10) and its exponent: d.ddddde±XX.
-void append_exponential(std::string& out, double mantissa, int exponent) {
-  append_digits(out, round_half_even(mantissa * 100000), 1);
+// The steps of the scaling, PLINK's literals: 10^p and 10^-p for each power p.
+constexpr int step_powers[] = {256, 128, 64, 32, 16, 8, 4, 2, 1};
+constexpr double step_up[] = {1e256, 1e128, 1e64, 1e32, 1e16, 1e8, 1e4, 1e2, 1e1};
+constexpr double step_down[] = {1e-256, 1e-128, 1e-64, 1e-32, 1e-16, 1e-8, 1e-4, 1e-2, 1e-1};
+// 10^k for the digits' scales, k ≤ 6.
+constexpr double ten_to[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+
+// v below 10^-4 or from 10^digits on: scaled into [1, 10) by the steps, then d.dddde±XX.
+void append_exponential(std::string& out, double v, const plink_style& style) {
+  const plink_bounds& b = bounds_of(style);
+  int exponent = 0;
+  const bool small = v < 1;
+  for (std::size_t k = 0; k < std::size(step_powers); ++k) {
+    const int p = step_powers[k];
+    if (small && v < b(-p)) {
+      v *= step_up[k];
+      exponent -= p;
+    } else if (!small && v >= b(p - 1)) {
+      v *= step_down[k];
+      exponent += p;
+    }
+  }
+  append_digits(out, round_half_even(v * ten_to[style.digits - 1], style), style.digits, 1);
   char text[16];
   std::snprintf(text, sizeof text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
   out += text;
 }
 
-}  // namespace
-
-void append_plink_g6(std::string& out, double v) {
+void append_plink_number(std::string& out, double v, const plink_style& style) {
   if (std::isnan(v)) {
     out += "nan";
     return;
@@ -79,52 +118,41 @@ void append_plink_g6(std::string& out, double v) {
     out += "inf";
     return;
   }
-  if (v < 9.9999949999999e-5) {  // exponential, small
-    int exponent = 0;
-    for (const step& s : steps)
-      if (v < s.small_bound) {
-        v *= s.small_scale;
-        exponent += s.power;
-      }
-    return append_exponential(out, v, -exponent);
-  }
-  if (v >= 999999.49999999) {  // exponential, large
-    int exponent = 0;
-    for (const step& s : steps)
-      if (v >= s.large_bound) {
-        v *= s.large_scale;
-        exponent += s.power;
-      }
-    return append_exponential(out, v, exponent);
-  }
-  if (v < 0.99999949999999) {  // 0.000100000 to 0.999999: "0." and six digits
+  const plink_bounds& b = bounds_of(style);
+  const int d = style.digits;
+  if (v < b(-5) || v >= b(d - 1)) return append_exponential(out, v, style);
+  if (v < b(-1)) {  // 0.0001 to just under 1: "0.", up to three zeros, `digits` digits
     out += "0.";
-    if (v < 9.9999949999999e-3) {
+    if (v < b(-3)) {
       v *= 100;
       out += "00";
     }
-    if (v < 9.9999949999999e-2) {
+    if (v < b(-2)) {
       v *= 10;
       out += '0';
     }
-    std::uint32_t digits = round_half_even(v * 1000000);
-    int end = 6;
-    while (digits % 10 == 0) {
-      digits /= 10;
-      --end;
-    }
-    char text[8];
-    std::snprintf(text, sizeof text, "%0*u", end, static_cast<unsigned>(digits));
-    out += text;
+    char text[16];
+    std::snprintf(text, sizeof text, "%0*u", d,
+                  static_cast<unsigned>(round_half_even(v * ten_to[d], style)));
+    int end = d;
+    while (text[end - 1] == '0') --end;
+    out.append(text, static_cast<std::size_t>(end));
     return;
   }
-  // 1 to 999999: `whole` digits before the point.
-  static constexpr double bounds[] = {9.9999949999999, 99.999949999999, 999.99949999999,
-                                      9999.9949999999, 99999.949999999};
-  static constexpr double scales[] = {1e5, 1e4, 1e3, 1e2, 1e1};
+  // 1 to just under 10^digits: `whole` digits before the point.
   int whole = 1;
-  while (whole < 6 && v >= bounds[whole - 1]) ++whole;
-  append_digits(out, round_half_even(whole < 6 ? v * scales[whole - 1] : v), whole);
+  while (whole < d && v >= b(whole - 1)) ++whole;
+  append_digits(out, round_half_even(v * ten_to[d - whole], style), d, whole);
+}
+
+}  // namespace
+
+void append_plink_g6(std::string& out, double v) { append_plink_number(out, v, plink2_style); }
+
+std::string detail::plink1_g3(double x) {
+  std::string out;
+  append_plink_number(out, x, plink1_style);
+  return out;
 }
 
 }  // namespace colflow

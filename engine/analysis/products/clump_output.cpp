@@ -7,11 +7,11 @@
 #include <cerrno>
 #include <string>
 
-#include "analysis/products/plink1_number_internal.hpp"
 #include "colflow/analysis/clump.hpp"
 #include "colflow/error.hpp"
 #include "colflow/io/file_io.hpp"
 #include "colflow/io/staged_output.hpp"
+#include "io/plink_number_internal.hpp"
 #include "io/tsv_writer_internal.hpp"
 
 namespace colflow {

@@ -48,15 +48,32 @@ command add_simulate(CLI::App& app) {
   app.add_option("--seed", o->sim.seed, "Random seed; the output depends only on the options")
       ->capture_default_str()
       ->check(not_negative);
+  app.add_option("--chromosomes", o->sim.chromosomes,
+                 "Split the variants into C chromosomes of consecutive variants (1 <= C <= 22)")
+      ->capture_default_str()
+      ->check(not_negative);
+  app.add_option("--populations", o->sim.populations,
+                 "P populations of consecutive samples, each with its own allele frequencies")
+      ->capture_default_str()
+      ->check(not_negative);
+  app.add_option("--fst", o->sim.fst, "Divergence F of the populations' frequencies, 0 < F < 1")
+      ->capture_default_str();
+  app.add_option("--population-shift", o->sim.population_shift,
+                 "Add D k to the phenotype of population k (a confounder of structure)")
+      ->capture_default_str();
+  app.add_option("--relatives", o->sim.relatives,
+                 "R parent-offspring pairs (samples 4b, 4b+1 for b < R), not in the .fam")
+      ->capture_default_str()
+      ->check(not_negative);
   app.add_option("--threads", o->threads, "Worker threads [default: all cores]")
       ->check(not_negative);
   app.add_flag("--quiet", o->quiet, "No progress display and no summary line");
   app.add_option("--out", o->out, "Output prefix")->required();
   app.footer(
       "Writes PREFIX.bed/.bim/.fam (PLINK 1 binary, SNP-major; samples s1..sN, variants\n"
-      "snp1..snpM on chromosome 1), PREFIX.phen (FID IID value, no header) and\n"
-      "PREFIX.truth.tsv, replacing files of those names; each is written under a hidden\n"
-      "temporary name beside it and renamed when complete.\n"
+      "snp1..snpM on chromosome 1 unless --chromosomes), PREFIX.phen (FID IID value, no\n"
+      "header) and PREFIX.truth.tsv, replacing files of those names; each is written under a\n"
+      "hidden temporary name beside it and renamed when complete.\n"
       "\n"
       "Model: MAF log-uniform on [maf-min, maf-max] (density ~ 1/MAF, the neutral site-\n"
       "frequency spectrum: half the variants below 0.05 by default), A1 the minor allele with\n"
@@ -70,6 +87,14 @@ command add_simulate(CLI::App& app) {
       "causal variant: ID A1 BETA A1_FREQ A2 STD_BETA A1_FREQ_OBSERVED (A1_FREQ is the\n"
       "frequency the genotypes were drawn from, A1_FREQ_OBSERVED the one in the sample).\n"
       "Read it with e.g. pandas.read_csv(path, sep='\\t', comment='#').\n"
+      "\n"
+      "A study's shape (all off by default): --chromosomes C splits the variants into C\n"
+      "runs of consecutive variants on chromosomes 1..C; --populations P makes P populations\n"
+      "of consecutive samples (FID pop1..popP) whose A1 frequencies scatter around p_j with\n"
+      "variance F p_j (1 - p_j) (--fst F, Balding-Nichols' moments, a truncated normal);\n"
+      "--population-shift D adds D k to the phenotype of population k; --relatives R makes\n"
+      "samples 4b+1 the offspring of samples 4b for b < R (one allele of the parent's\n"
+      "genotype, one drawn), unrecorded in the .fam, as cryptic relatedness.\n"
       "\n"
       "Output is identical for a given seed whatever --threads (counter-based Philox4x32-10).");
   return [o, causal] {

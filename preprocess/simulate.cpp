@@ -55,6 +55,8 @@ enum stream : std::uint32_t {
   stream_causal = 2,
   stream_effect = 3,
   stream_noise = 4,
+  stream_population = 5,
+  stream_offspring = 6,
 };
 
 class generator {
@@ -93,13 +95,24 @@ std::uint64_t position_step(std::uint64_t variants) {
                                    1000);
 }
 
+// Chromosome c (0-based) holds variants floor(c M / C) to floor((c + 1) M / C) - 1.
+std::uint64_t first_of_chromosome(std::uint64_t c, const simulate_options& o) {
+  return c * o.variants / o.chromosomes;
+}
+std::uint64_t chromosome_of(std::uint64_t j, const simulate_options& o) {
+  return ((j + 1) * o.chromosomes - 1) / o.variants;
+}
+
 simulated_variant draw_variant(const generator& gen, const simulate_options& o, std::uint64_t j) {
   const auto r = gen(0, static_cast<std::uint32_t>(j), stream_variant);
   simulated_variant v;
   v.index = j;
   v.id = "snp";
   v.id += std::to_string(j + 1);
-  v.position = static_cast<std::uint32_t>(position_step(o.variants) * j + 1);
+  const std::uint64_t c = chromosome_of(j, o);
+  v.chromosome = static_cast<std::uint32_t>(c + 1);
+  v.position =
+      static_cast<std::uint32_t>(position_step(o.variants) * (j - first_of_chromosome(c, o)) + 1);
   // Log-uniform MAF: density proportional to 1/MAF (neutral site-frequency spectrum).
   const double u = r123::u01<double>(join(r[0], r[1]));  // (0, 1]
   const double maf = std::min(o.maf_min * std::pow(o.maf_max / o.maf_min, u), o.maf_max);
@@ -127,31 +140,93 @@ std::array<std::uint32_t, 3> thresholds(double p, double missing) {
   return t;
 }
 
-// Fills ceil(N/4) bytes of PLINK codes for variant j; padding bits stay 0.
+// How one population draws a variant's calls: the code thresholds, and the A1 frequency as a
+// 32-bit threshold for an offspring's untransmitted allele.
+struct population_draw {
+  std::array<std::uint32_t, 3> t;
+  std::uint32_t a1;
+};
+
+population_draw make_draw(double p, double missing) {
+  return {thresholds(p, missing),
+          static_cast<std::uint32_t>(std::min(std::floor(p * 4294967296.0), 4294967295.0))};
+}
+
+// Variant j's A1 frequency in each population: p_j itself in a single population, else the
+// truncated normal of Balding-Nichols' mean and variance (simulate.hpp).
+std::vector<double> population_frequencies(const generator& gen, const simulate_options& o,
+                                           std::uint32_t j, double p) {
+  if (o.populations == 1) return {p};
+  std::vector<double> f(o.populations);
+  const double sd = std::sqrt(o.fst * p * (1 - p));
+  for (std::uint32_t k = 0; k < o.populations; k += 2) {
+    const auto r = gen(k / 2, j, stream_population);
+    const r123::double2 z = r123::boxmuller(join(r[0], r[1]), join(r[2], r[3]));
+    f[k] = std::clamp(p + sd * z.x, 0.001, 0.999);
+    if (k + 1 < o.populations) f[k + 1] = std::clamp(p + sd * z.y, 0.001, 0.999);
+  }
+  return f;
+}
+
+// The code of an offspring whose parent has code `parent`: one allele of the parent's (either
+// with probability 1/2), one with the population frequency; missing when its own call is, and
+// its own call when the parent's is missing.
+unsigned offspring_code(unsigned own, unsigned parent, const r123::Philox4x32::ctr_type& r,
+                        std::uint32_t a1_threshold) {
+  if (own == 1 || parent == 1) return own;
+  // By code: 00 = two copies of A1, 10 = one, 11 = none.
+  const unsigned transmitted = parent == 0 ? 1u : parent == 3 ? 0u : (r[0] >> 31);
+  const unsigned other = r[1] < a1_threshold ? 1u : 0u;
+  static constexpr unsigned code_of_dosage[3] = {3, 2, 0};
+  return code_of_dosage[transmitted + other];
+}
+
+// Fills ceil(N/4) bytes of PLINK codes for variant j; padding bits stay 0. Group of four b
+// draws with draws[group_population[b]]; the first `relatives` groups hold a parent (sample
+// 4b) and its offspring (4b + 1).
 void generate_codes(const generator& gen, std::uint32_t j, std::uint64_t samples,
-                    const std::array<std::uint32_t, 3>& t, std::uint8_t* out) {
+                    std::span<const population_draw> draws,
+                    std::span<const std::uint32_t> group_population, std::uint64_t relatives,
+                    std::uint8_t* out) {
   const std::uint64_t full = samples / 4;
   const r123::Philox4x32 philox;
   const auto key = gen.key();
-  const std::uint32_t t1 = t[0], t2 = t[1], t3 = t[2];
-  const auto code = [&](std::uint32_t u) {
-    return static_cast<unsigned>(u >= t1) + static_cast<unsigned>(u >= t2) +
-           static_cast<unsigned>(u >= t3);
+  const auto code = [](std::uint32_t u, const population_draw& d) {
+    return static_cast<unsigned>(u >= d.t[0]) + static_cast<unsigned>(u >= d.t[1]) +
+           static_cast<unsigned>(u >= d.t[2]);
   };
   for (std::uint64_t b = 0; b < full; ++b) {
+    const population_draw& d = draws[group_population[b]];
     const auto r = philox(
         r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(b), j, stream_genotypes, 0}}, key);
-    out[b] = static_cast<std::uint8_t>(code(r[0]) | (code(r[1]) << 2) | (code(r[2]) << 4) |
-                                       (code(r[3]) << 6));
+    const unsigned c0 = code(r[0], d);
+    unsigned c1 = code(r[1], d);
+    if (b < relatives) {
+      const auto o = philox(
+          r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(b), j, stream_offspring, 0}}, key);
+      c1 = offspring_code(c1, c0, o, d.a1);
+    }
+    out[b] =
+        static_cast<std::uint8_t>(c0 | (c1 << 2) | (code(r[2], d) << 4) | (code(r[3], d) << 6));
   }
   if (const unsigned rest = samples % 4; rest != 0) {
+    const population_draw& d = draws[group_population[full]];
     const auto r = philox(
         r123::Philox4x32::ctr_type{{static_cast<std::uint32_t>(full), j, stream_genotypes, 0}},
         key);
     unsigned byte = 0;
-    for (unsigned k = 0; k < rest; ++k) byte |= code(r[k]) << (2 * k);
+    for (unsigned k = 0; k < rest; ++k) byte |= code(r[k], d) << (2 * k);
     out[full] = static_cast<std::uint8_t>(byte);
   }
+}
+
+// The population of each group of four samples: consecutive groups, none split.
+std::vector<std::uint32_t> group_populations(const simulate_options& o) {
+  const std::uint64_t groups = (o.samples + 3) / 4;
+  std::vector<std::uint32_t> pop(groups);
+  for (std::uint64_t b = 0; b < groups; ++b)
+    pop[b] = static_cast<std::uint32_t>(b * o.populations / groups);
+  return pop;
 }
 
 // Missing calls (code 01) in packed codes.
@@ -303,6 +378,14 @@ std::string sample_id(std::uint64_t i) {
   return id;
 }
 
+// FID and IID of sample i: FID pop{k+1} when there are populations, else the IID.
+std::string family_and_sample(std::uint64_t i, const simulate_options& o,
+                              std::span<const std::uint32_t> group_population) {
+  std::string fid = o.populations > 1 ? "pop" : "";
+  fid += o.populations > 1 ? std::to_string(group_population[i / 4] + 1) : sample_id(i);
+  return fid + '\t' + sample_id(i);
+}
+
 void check_range(bool ok, const std::string& what) {
   if (!ok) throw error(errc::invalid_argument, "simulate: " + what);
 }
@@ -362,6 +445,7 @@ class variant_pass {
         per_block_(std::max<std::uint64_t>(1, o.block_bytes / bytes_per_variant_)),
         num_blocks_((m_ + per_block_ - 1) / per_block_),
         bytes_written_(bytes_written),
+        group_population_(group_populations(o)),
         g_(n_, 0.0) {}
 
   // Runs the pipeline in the current task arena.
@@ -397,6 +481,7 @@ class variant_pass {
   std::uint64_t next_block_ = 0;
   std::uint64_t bytes_written_;
   std::uint64_t variants_done_ = 0;
+  const std::vector<std::uint32_t> group_population_;
   std::vector<double> g_;
 
   // Buffers circulate through a pool: at most `tokens` blocks are ever in flight. The pool
@@ -431,18 +516,19 @@ class variant_pass {
   void generate(block& b) const {
     b.bed.resize(b.count * bytes_per_variant_);
     b.bim.clear();
-    const std::uint64_t step = position_step(m_);
+    std::vector<population_draw> draws(o_.populations);
     for (std::uint64_t v = 0; v < b.count; ++v) {
       // Between variants (columns): a stop request ends the run; the staged files remove
       // themselves.
       throw_if_stop_requested();
-      const std::uint64_t j = b.first + v;
+      const auto j = static_cast<std::uint32_t>(b.first + v);
       const simulated_variant var = draw_variant(gen_, o_, j);
-      generate_codes(gen_, static_cast<std::uint32_t>(j), n_,
-                     thresholds(var.a1_freq, o_.missing_rate),
+      const std::vector<double> p = population_frequencies(gen_, o_, j, var.a1_freq);
+      for (std::size_t k = 0; k < p.size(); ++k) draws[k] = make_draw(p[k], o_.missing_rate);
+      generate_codes(gen_, j, n_, draws, group_population_, o_.relatives,
                      b.bed.data() + v * bytes_per_variant_);
-      b.bim += "1\t" + var.id + "\t0\t" + std::to_string(step * j + 1) + '\t' + var.a1 + '\t' +
-               var.a2 + '\n';
+      b.bim += std::to_string(var.chromosome) + '\t' + var.id + "\t0\t" +
+               std::to_string(var.position) + '\t' + var.a1 + '\t' + var.a2 + '\n';
     }
     b.missing = o_.missing_rate > 0 ? count_missing(b.bed) : 0;
   }
@@ -483,7 +569,9 @@ class variant_pass {
 // The phenotype y = g + e, the noise scaled so that var_g / (var_g + var_e) = h2 with the
 // realised var_g; the variances into result.
 std::vector<double> draw_phenotype(const generator& gen, const simulate_options& o,
-                                   const std::vector<double>& g, simulate_result& result) {
+                                   const std::vector<double>& g,
+                                   std::span<const std::uint32_t> group_population,
+                                   simulate_result& result) {
   const std::uint64_t n = o.samples;
   result.var_g = sample_variance(g);
   if (o.h2 == 0) {
@@ -505,6 +593,8 @@ std::vector<double> draw_phenotype(const generator& gen, const simulate_options&
     y[i] = g[i] + sd_e * z.x;
     if (i + 1 < n) y[i + 1] = g[i + 1] + sd_e * z.y;
   }
+  if (o.population_shift != 0)
+    for (std::uint64_t i = 0; i < n; ++i) y[i] += o.population_shift * group_population[i / 4];
   result.var_y = sample_variance(y);
   result.h2_realised =
       result.var_y > 0 ? result.var_g / result.var_y : std::numeric_limits<double>::quiet_NaN();
@@ -529,6 +619,13 @@ void write_truth(output_file& truth, const simulate_options& o, const simulate_r
   t += "# missing_rate " + format_double(o.missing_rate) + "\n";
   t += "# missing_rate_observed " +
        format_double(static_cast<double>(result.missing_calls) / calls) + "\n";
+  t += "# chromosomes " + std::to_string(o.chromosomes) + "\n";
+  t += "# populations " + std::to_string(o.populations) + "\n";
+  if (o.populations > 1) {
+    t += "# fst " + format_double(o.fst) + "\n";
+    t += "# population_shift " + format_double(o.population_shift) + "\n";
+  }
+  t += "# relatives " + std::to_string(o.relatives) + "\n";
   t += "# model y = g + e; g_i = sum_j BETA_j * (x_ij - 2 * A1_FREQ_j), x_ij = count of A1 "
        "(missing: 2 * A1_FREQ_j); e ~ N(0, var_e)\n";
   t += "# h2_target " + format_double(o.h2) + "\n";
@@ -566,6 +663,22 @@ void validate(const simulate_options& o) {
                                    " exceeds the number of variants " + std::to_string(o.variants));
   check_range(k > 0 || o.h2 == 0,
               "--causal 0 needs --h2 0 (a heritable phenotype needs causal variants)");
+  check_range(o.chromosomes >= 1 && o.chromosomes <= 22 && o.chromosomes <= o.variants,
+              "--chromosomes must be between 1 and min(22, --variants) (got " +
+                  std::to_string(o.chromosomes) + ")");
+  const std::uint64_t groups = (o.samples + 3) / 4;
+  check_range(o.populations >= 1 && o.populations <= groups,
+              "--populations must be between 1 and ceil(--samples / 4) = " +
+                  std::to_string(groups) + " (got " + std::to_string(o.populations) + ")");
+  check_range(o.populations == 1 || (o.fst > 0 && o.fst < 1),
+              "--fst must be in (0, 1) (got " + format_double(o.fst) + ")");
+  check_range(o.populations > 1 || o.population_shift == 0,
+              "--population-shift needs --populations 2 or more");
+  check_range(std::isfinite(o.population_shift),
+              "--population-shift must be finite (got " + format_double(o.population_shift) + ")");
+  check_range(o.relatives <= o.samples / 4, "--relatives must be at most floor(--samples / 4) = " +
+                                                std::to_string(o.samples / 4) + " (got " +
+                                                std::to_string(o.relatives) + ")");
   check_range(!o.out.empty(), "no output prefix (--out)");
 }
 
@@ -593,10 +706,10 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
   const std::string prefix = o.out.string();
   output_file bed(prefix + ".bed"), bim(prefix + ".bim"), fam(prefix + ".fam"),
       phen(prefix + ".phen"), truth(prefix + ".truth.tsv");
+  const std::vector<std::uint32_t> group_population = group_populations(o);
   write_lines(fam, n, std::min<std::uint64_t>(n, 1 << 20) * 24,
-              [](std::uint64_t i, std::string& text) {
-                const std::string id = sample_id(i);
-                text += id + '\t' + id + "\t0\t0\t0\t-9\n";
+              [&](std::uint64_t i, std::string& text) {
+                text += family_and_sample(i, o, group_population) + "\t0\t0\t0\t-9\n";
               });
   static constexpr std::uint8_t magic[3] = {0x6c, 0x1b, 0x01};
   bed.write(magic, sizeof magic);
@@ -611,10 +724,10 @@ simulate_result simulate(const simulate_options& o, const simulate_progress_call
   }
 
   // Summarise: the phenotype and the truth, then publish.
-  const std::vector<double> y = draw_phenotype(gen, o, pass.genetic_values(), result);
+  const std::vector<double> y =
+      draw_phenotype(gen, o, pass.genetic_values(), group_population, result);
   write_lines(phen, n, 0, [&](std::uint64_t i, std::string& text) {
-    const std::string id = sample_id(i);
-    text += id + '\t' + id + '\t' + format_double(y[i]) + '\n';
+    text += family_and_sample(i, o, group_population) + '\t' + format_double(y[i]) + '\n';
   });
   write_truth(truth, o, result);
 

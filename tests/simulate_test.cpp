@@ -441,6 +441,84 @@ TEST(SimulateTest, AStopRequestCancelsTheRunAndLeavesThePreviousFilesAlone) {
   EXPECT_FALSE(has_temporaries(dir.path()));
 }
 
+TEST(SimulateTest, ChromosomesHoldConsecutiveRunsOfVariantsWithTheirOwnPositions) {
+  test::temp_dir dir;
+  simulate_options o = options(dir / "c", 9, 10);
+  o.chromosomes = 3;
+  preprocess::simulate(o);
+  const auto bim = read_table((dir / "c").string() + ".bim");
+  ASSERT_EQ(bim.size(), 10u);
+  // Chromosome c holds variants floor(c M / C) .. floor((c + 1) M / C) - 1: 0-2, 3-5, 6-9.
+  const std::vector<std::string> chromosome = {"1", "1", "1", "2", "2", "2", "3", "3", "3", "3"};
+  const std::vector<std::string> position = {"1",    "1001", "2001", "1",    "1001",
+                                             "2001", "1",    "1001", "2001", "3001"};
+  for (std::size_t j = 0; j < 10; ++j) {
+    EXPECT_EQ(bim[j].at(0), chromosome[j]) << j;
+    EXPECT_EQ(bim[j].at(3), position[j]) << j;
+    EXPECT_EQ(preprocess::describe_variant(o, j).chromosome, std::stoul(chromosome[j]));
+  }
+}
+
+TEST(SimulateTest, PopulationsDivergeByFstAndShiftThePhenotype) {
+  test::temp_dir dir;
+  simulate_options o = options(dir / "p", 4000, 300);
+  o.populations = 2;
+  o.fst = 0.1;
+  o.population_shift = 3;
+  o.h2 = 0;  // y = e + 3 k, e ~ N(0, 1)
+  o.maf_min = 0.1;
+  preprocess::simulate(o);
+  const bed_file bed = read_bed((dir / "p").string() + ".bed", 4000, 300);
+  const auto fam = read_table((dir / "p").string() + ".fam");
+  // Samples 0-1999 are pop1, 2000-3999 pop2.
+  EXPECT_EQ(fam[1999].at(0), "pop1");
+  EXPECT_EQ(fam[2000].at(0), "pop2");
+  EXPECT_EQ(fam[2000].at(1), "s2001");
+  // The frequencies of two populations differ by variance 2 F p (1 - p) (plus sampling):
+  // the average of (p1 - p2)^2 / (p (1 - p)) is near 2 F = 0.2 (the clamp lowers it a little).
+  double scaled = 0;
+  for (std::uint64_t j = 0; j < 300; ++j) {
+    const double p = preprocess::describe_variant(o, j).a1_freq;
+    double freq[2];
+    for (int k = 0; k < 2; ++k) {
+      double a1 = 0;
+      for (std::uint64_t i = 2000u * k; i < 2000u * (k + 1); ++i) a1 += bed.dosage(i, j);
+      freq[k] = a1 / 4000;
+    }
+    scaled += (freq[0] - freq[1]) * (freq[0] - freq[1]) / (p * (1 - p));
+  }
+  EXPECT_NEAR(scaled / 300, 0.2, 0.05);
+  // The shift: pop2's mean phenotype is 3 above pop1's (SE 0.03).
+  const std::vector<double> y = read_phen((dir / "p").string() + ".phen");
+  const double m1 = std::accumulate(y.begin(), y.begin() + 2000, 0.0) / 2000;
+  const double m2 = std::accumulate(y.begin() + 2000, y.end(), 0.0) / 2000;
+  EXPECT_NEAR(m2 - m1, 3, 0.15);
+}
+
+TEST(SimulateTest, RelativesAreParentAndOffspringNeverOppositeHomozygotes) {
+  test::temp_dir dir;
+  simulate_options o = options(dir / "r", 400, 400);
+  o.relatives = 50;
+  o.missing_rate = 0.05;
+  o.maf_min = 0.2;
+  preprocess::simulate(o);
+  const bed_file bed = read_bed((dir / "r").string() + ".bed", 400, 400);
+  // Parent 4b and offspring 4b + 1 share an allele at every variant both have called, so one
+  // is never 0 where the other is 2; unrelated neighbours (4b + 2, 4b + 3) often are.
+  std::uint64_t related_opposite = 0, unrelated_opposite = 0, shared_het = 0;
+  for (std::uint64_t b = 0; b < 50; ++b)
+    for (std::uint64_t j = 0; j < 400; ++j) {
+      const int p = bed.dosage(4 * b, j), c = bed.dosage(4 * b + 1, j);
+      const int u = bed.dosage(4 * b + 2, j), v = bed.dosage(4 * b + 3, j);
+      related_opposite += p >= 0 && c >= 0 && std::abs(p - c) == 2;
+      unrelated_opposite += u >= 0 && v >= 0 && std::abs(u - v) == 2;
+      shared_het += p == 1 && c == 1;
+    }
+  EXPECT_EQ(related_opposite, 0u);
+  EXPECT_GT(unrelated_opposite, 500u);
+  EXPECT_GT(shared_het, 1000u);
+}
+
 TEST(SimulateTest, RejectsInvalidOptions) {
   test::temp_dir dir;
   const auto rejects = [&](simulate_options o, const std::string& needle) {
@@ -480,6 +558,22 @@ TEST(SimulateTest, RejectsInvalidOptions) {
   o = good;
   o.maf_max = 0.6;
   rejects(o, "MAF");
+  o = good;
+  o.chromosomes = 11;
+  rejects(o, "--chromosomes");
+  o = good;
+  o.populations = 4;
+  rejects(o, "--populations");
+  o = good;
+  o.populations = 2;
+  o.fst = 0;
+  rejects(o, "--fst");
+  o = good;
+  o.population_shift = 1;
+  rejects(o, "--population-shift needs");
+  o = good;
+  o.relatives = 3;
+  rejects(o, "--relatives");
   o = good;
   o.out.clear();
   rejects(o, "--out");

@@ -28,10 +28,30 @@
 ///   realised sample variance of g (denominator N - 1), so var_g / (var_g + var_e) = h2
 ///   exactly. With h2 = 0 there is no genetic effect: every beta is 0 and var_e = 1.
 ///
+/// A study's shape, each off by default (the defaults give the model above exactly):
+///
+/// - Chromosomes: with C > 1 the variants are split into C runs of consecutive indices, run c
+///   (0-based: variants floor(c M / C) to floor((c+1) M / C) - 1) on chromosome c + 1, positions
+///   restarting at 1 on each.
+/// - Populations: with P > 1 the samples form P populations of consecutive groups of four
+///   (sample i is in population floor((i div 4) P / ceil(N/4)), so a group of four is never split).
+///   Population k draws variant j's genotypes from its own frequency
+///   p_jk = clamp(p_j + sqrt(F p_j (1 - p_j)) z_jk, 0.001, 0.999), z_jk ~ N(0, 1): the mean and
+///   variance of Balding-Nichols' model with divergence F (Fst), as a truncated normal. The
+///   effects stay per-allele effects scaled with p_j; g centres at 2 p_j. Samples are named
+///   FID pop{k+1}, IID s{i+1}. A shift D adds D k to the phenotype of population k (after the
+///   noise is scaled to the heritability): a confounder only population structure explains.
+/// - Relatives: the first R groups of four hold a parent-offspring pair, samples 4b (parent) and
+///   4b + 1 (offspring), not recorded in the .fam (cryptic relatedness). The offspring gets one
+///   allele of the parent's genotype (either with probability 1/2) and one drawn with the
+///   population frequency; its call is missing exactly when its own draw says so, and drawn
+///   afresh when the parent's call is missing.
+///
 /// Random streams, for anyone who wants to reproduce a draw: key = (seed low 32 bits, seed high
 /// 32 bits); counter = (c0, c1, stream, 0) with stream 0 genotypes (c0 = sample / 4, c1 =
 /// variant), 1 variant parameters (c1 = variant), 2 causal selection (c0 = step), 3 effects
-/// (c1 = variant), 4 noise (c0 = sample / 2).
+/// (c1 = variant), 4 noise (c0 = sample / 2), 5 population frequencies (c0 = population / 2,
+/// c1 = variant), 6 offspring alleles (c0 = group of four, c1 = variant).
 #pragma once
 
 #include <cstddef>
@@ -55,7 +75,12 @@ struct simulate_options {
   double maf_min = 0.005;     ///< log-uniform MAF range, 0 < maf_min <= maf_max <= 0.5
   double maf_max = 0.5;
   std::uint64_t seed = 1;
-  unsigned threads = 0;  ///< worker threads; 0 = as many as the current task arena allows
+  std::uint32_t chromosomes = 1;  ///< C >= 1, at most M and 22
+  std::uint32_t populations = 1;  ///< P >= 1, at most ceil(N/4)
+  double fst = 0.1;               ///< F in (0, 1), used when P > 1
+  double population_shift = 0;    ///< D, the phenotype of population k gains D k
+  std::uint64_t relatives = 0;    ///< R parent-offspring pairs, R <= floor(N/4)
+  unsigned threads = 0;           ///< worker threads; 0 = as many as the current task arena allows
   /// Target .bed bytes per block of work (at least one variant per block). A tuning knob:
   /// the output does not depend on it.
   std::size_t block_bytes = std::size_t{1} << 20;
@@ -71,6 +96,7 @@ struct simulate_options {
 struct simulated_variant {
   std::uint64_t index = 0;  ///< j, 0-based
   std::string id;           ///< "snp{j+1}"
+  std::uint32_t chromosome = 1;
   std::uint32_t position = 0;
   char a1 = 'A';
   char a2 = 'C';

@@ -1,107 +1,191 @@
 #!/usr/bin/env bash
-# colflow end to end on data it makes itself: simulate PLINK files, preprocess them into stores
-# with several codecs, inspect and verify the stores, show that damage is detected, stream them,
-# and run the analyses (stats, association scan, principal components, lasso path, BayesR).
+# colflow's first run: a whole study on data it simulates, in the order a study runs (import,
+# quality control and pruning, relatedness, structure, whole-genome regression then the LOCO
+# scan, clumping, BayesR and scores, LD and the GRM), each command as a user types it and each
+# step a line of what it found; it ends on a page of results, build/demo/index.html.
 #
-#   bash scripts/demo.sh            # 2,000 samples x 20,000 variants
-#   SAMPLES=10000 VARIANTS=50000 bash scripts/demo.sh
+#   bash scripts/demo.sh                              # 2,000 samples x 20,000 variants
+#   SAMPLES=5000 VARIANTS=50000 bash scripts/demo.sh
+#   COLFLOW=/path/to/colflow bash scripts/demo.sh     # run that program, build nothing
 #
-# Installs missing dependencies, builds the release preset, and works in build/demo/.
+# Installs missing dependencies, builds the colflow program alone (CMake preset `cli`) showing
+# the build's progress, and works in build/demo/ (or DEMO_DIR).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
 
 samples=${SAMPLES:-2000}
 variants=${VARIANTS:-20000}
+started=$SECONDS
 
-bash scripts/install-deps.sh
-echo "demo: building (release preset)"
-cmake --preset release >/dev/null
-cmake --build --preset release -j"$(nproc)" >/dev/null
-colflow=$PWD/build/release/cli/colflow
+say() { printf 'demo: %s\n' "$*"; }
 
-work=build/demo
+# Runs a command into LOG, printing the build tool's [done/total] counter every 10 seconds (so
+# a build never looks like a hang); the log's tail on failure.
+with_progress() {
+  local log=$1 what=$2 begun=$SECONDS last='' status=0
+  shift 2
+  "$@" > "$log" 2>&1 &
+  local pid=$!
+  while kill -0 "$pid" 2> /dev/null; do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      kill -0 "$pid" 2> /dev/null || break
+      sleep 1
+    done
+    last=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 1 || true)
+    kill -0 "$pid" 2> /dev/null && say "$what ${last:-(configuring)} after $((SECONDS - begun)) s"
+  done
+  wait "$pid" || status=$?
+  if ((status != 0)); then
+    tail -n 40 "$log" >&2
+    say "$what failed (exit $status); the whole log is $log" >&2
+    exit "$status"
+  fi
+  say "$what done in $((SECONDS - begun)) s"
+}
+
+if [[ -n ${COLFLOW:-} ]]; then
+  program=$(realpath "$COLFLOW")
+else
+  say "installing what is missing (Debian packages; returns at once when all is there)"
+  bash scripts/install-deps.sh
+  mkdir -p build
+  with_progress build/cli-configure.log "configuring" cmake --preset cli
+  with_progress build/cli-build.log "building the colflow program" cmake --build --preset cli
+  program=$root/build/cli/cli/colflow
+fi
+
+# `colflow ...` below is the program, each command echoed as typed.
+colflow() {
+  printf '$ colflow %s\n' "$*"
+  printf '%s\n' "colflow $*" >> "$commands"
+  "$program" "$@"
+}
+
+work=$(realpath -m "${DEMO_DIR:-build/demo}")
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
+report=(python3 "$root/scripts/demo_report.py")
+steps=steps.tsv commands=commands.txt
+: > "$steps"
+: > "$commands"
+step_title='' step_began=0
 
-step() { printf '\n== %s\n' "$*"; }
+# begin TITLE: starts a step. found FINDING [FILE]: ends it with its one-line finding (and the
+# file whose head the page shows), printing how long it took.
+begin() {
+  step_title=$1 step_began=$SECONDS
+  : > "$commands"
+  printf '\n== %s\n' "$step_title"
+}
+found() {
+  local seconds=$((SECONDS - step_began))
+  printf -- '-> %s (%d s)\n' "$1" "$seconds"
+  "${report[@]}" record "$steps" "$step_title" "$commands" "$seconds" "$1" "${2:-}"
+}
 
-step "simulate $samples samples x $variants variants (PLINK .bed/.bim/.fam, phenotype, truth)"
-"$colflow" simulate --samples "$samples" --variants "$variants" --causal 50 --h2 0.5 \
-  --missing 0.01 --seed 42 --out sim
-ls -l sim.*
+begin "Simulate a study: $samples samples x $variants variants"
+colflow simulate --samples "$samples" --variants "$variants" --chromosomes 4 --populations 2 \
+  --fst 0.01 --population-shift 2 --relatives 40 --causal 50 --h2 0.5 --missing 0.01 \
+  --seed 42 --out sim
+h2_truth=$(awk '$2 == "h2_realised" { printf "%.3f", $3 }' sim.truth.tsv)
+grep -v '^#' sim.truth.tsv | sed -n '2,$p' | cut -f1 > causal.txt
+grep -v '^#' sim.truth.tsv | cut -f1-3 > truth.weights  # ID A1 BETA
+found "4 chromosomes, 2 populations (Fst 0.01) whose phenotypes differ by a shift, 40 hidden \
+parent-offspring pairs, 50 causal variants, h2 $h2_truth" sim.truth.tsv
 
-step "preprocess with the genotype codec (2-bit codes as they are)"
-"$colflow" preprocess --bed sim --out sim.cf
-step "preprocess with auto (per column: none, lz4 or zstd on the codes)"
-"$colflow" preprocess --bed sim --codec auto --out sim-auto.cf
-step "preprocess to standardised float64 with zlib-6 (the layout colflow replaces, for comparison)"
-"$colflow" preprocess --bed sim --codec zlib --level 6 --out sim-zlib.cf
-
-step "inspect"
-"$colflow" info sim.cf
-"$colflow" info sim-auto.cf --json
-
-step "verify every checksum and decode every column"
-for s in sim.cf sim-auto.cf sim-zlib.cf; do "$colflow" verify "$s"; done
-
-step "damage one byte of a copy: verify must fail and name the column"
-cp -r sim-auto.cf damaged.cf
-python3 - damaged.cf/columns.dat <<'PY'
-import sys
-with open(sys.argv[1], "r+b") as f:
-    f.seek(0, 2)
-    middle = f.tell() // 2
-    f.seek(middle)
-    byte = f.read(1)[0]
-    f.seek(middle)
-    f.write(bytes([byte ^ 0xFF]))
-PY
-if "$colflow" verify damaged.cf; then
-  echo "demo: the damaged store was not detected" >&2
+begin "Import: PLINK files into a store"
+colflow preprocess --bed sim --out sim.cf
+colflow info sim.cf
+colflow verify sim.cf
+cp -r sim.cf damaged.cf
+"${report[@]}" flip-byte damaged.cf/columns.dat
+if "$program" verify damaged.cf > damaged.txt 2>&1; then
+  say "the damaged store was not detected" >&2
   exit 1
 fi
+found "store $(du -sk sim.cf | cut -f1) KiB for a .bed of $(du -k sim.bed | cut -f1) KiB; \
+verify passes, and on a copy with one flipped byte says: $(tail -n 1 damaged.txt)"
 
-step "stream the stores: pipelined flow graph vs sequential vs in RAM (colflow bench)"
-for s in sim.cf sim-zlib.cf; do "$colflow" bench "$s" --passes 3; done
+begin "Quality control: statistics, Hardy-Weinberg and plink2's filters"
+colflow stats sim.cf --out sim.stats.tsv
+colflow hardy sim.cf --out sim
+colflow qc sim.cf --maf 0.01 --geno 0.05 --hwe 1e-10 --mind 0.1 --write-snplist \
+  --write-samples --out qc
+out_of_hwe=$(awk 'NR > 1 && $NF < 1e-10' sim.hardy | wc -l)
+found "$(wc -l < qc.snplist) of $variants variants and $(grep -vc '^#' qc.id) of $samples \
+samples pass; $out_of_hwe variants fail HWE at 1e-10" sim.hardy
 
-step "per-column statistics (colflow stats): from the index, and recomputed for a subset"
-"$colflow" stats sim.cf --out sim.stats.tsv
-head -4 sim.stats.tsv
-awk 'NR % 2 == 0 {print $1, $2}' sim.fam > half.keep
-"$colflow" stats sim.cf --keep half.keep --out half.stats.tsv
-head -2 half.stats.tsv | tail -1
+begin "LD pruning for whole-genome regression"
+colflow ld sim.cf --extract qc.snplist --indep-pairwise 1000 100 0.9 --out step1
+found "$(wc -l < step1.prune.in) variants kept, $(wc -l < step1.prune.out) pruned \
+(the simulation draws variants independently)" step1.prune.in
 
-step "association scan (colflow assoc): least squares of the phenotype on each variant"
-"$colflow" assoc sim.cf --pheno sim.phen --out sim
-echo "the 10 strongest associations:"
-# sed -n reads to the end: an early-closing head would fail the pipeline under pipefail.
-grep -v '^#' sim.PHENO1.assoc.tsv | sort -t$'\t' -k10,10g > sim.sorted.tsv
-sed -n 1,10p sim.sorted.tsv | cut -f3,4,6-10
-grep -v '^#' sim.truth.tsv | sed -n '2,$p' | cut -f1 > causal.txt
-causal_hits=$(sed -n 1,50p sim.sorted.tsv | cut -f3 | grep -cwFf causal.txt || true)
-echo "$causal_hits of the 50 strongest associations are causal variants of the simulation"
+begin "Relatedness: KING-robust kinship"
+colflow king sim.cf --make-king-table --king-table-filter 0.177 --king-cutoff 0.0884 --out rel
+found "$(grep -vc '^#' rel.kin0 || true) first-degree pairs found (40 simulated); \
+$(grep -vc '^#' rel.king.cutoff.out.id) samples to drop for an unrelated set" rel.kin0
 
-step "principal components (colflow pca): randomised SVD, one streaming pass per iteration"
-"$colflow" pca sim.cf --k 5 --out sim
-echo "eigenvalues:"; cat sim.eigenval
+begin "Structure: principal components"
+colflow pca sim.cf --k 5 --out pcs
+placed=$("${report[@]}" pc-populations pcs.eigenvec sim.fam)
+found "$placed" pcs.eigenvec
 
-step "lasso path (colflow lasso): coordinate descent streaming only the columns that matter"
-"$colflow" lasso sim.cf --pheno sim.phen --nlambda 10 --lambda-min-ratio 0.05 --out sim
-cat sim.path.tsv
+begin "The genomic relationship matrix"
+colflow grm sim.cf --make-rel square bin4 --out grm
+grm=$("${report[@]}" grm-summary grm.rel.bin "$samples" 40)
+found "$grm" grm.rel.id
 
-step "BayesR (colflow bayesr): Gibbs sampler, stopped after 150 iterations and resumed to 300"
-"$colflow" bayesr sim.cf --pheno sim.phen --iterations 150 --burnin 100 --checkpoint-every 50 --out sim
-"$colflow" bayesr sim.cf --pheno sim.phen --iterations 300 --burnin 100 --out sim --resume
-echo "h2 of the simulation: $(grep h2_realised sim.truth.tsv | cut -d' ' -f3)"
-echo "the 10 highest posterior inclusion probabilities (ID A1 PIP BETA):"
-sed -n '2,$p' sim.effects.tsv | sort -t$'\t' -k3,3gr > sim.pip.tsv
-sed -n 1,10p sim.pip.tsv | cut -f1-4
-pip_hits=$(sed -n 1,20p sim.pip.tsv | cut -f1 | grep -cwFf causal.txt || true)
-echo "$pip_hits of the 20 highest inclusion probabilities are causal variants"
+begin "Association scan without correction"
+colflow assoc sim.cf --pheno sim.phen --out plain
+lambda_plain=$("${report[@]}" lambda plain.PHENO1.assoc.tsv)
+found "genomic control lambda $lambda_plain: structure inflates the scan" plain.PHENO1.assoc.tsv
 
-step "export the genotype store back to PLINK: the .bed is byte-identical"
-"$colflow" export sim.cf --bed roundtrip
-cmp sim.bed roundtrip.bed && echo "roundtrip.bed == sim.bed"
+begin "Whole-genome regression (regenie's step 1), then the scan with LOCO predictions"
+colflow wgr sim.cf --pheno sim.phen --extract step1.prune.in --out step1
+colflow assoc sim.cf --pheno sim.phen --extract qc.snplist --loco step1_pred.list --out step2
+lambda_loco=$("${report[@]}" lambda step2.PHENO1.assoc.tsv)
+hits=$("${report[@]}" hits step2.PHENO1.assoc.tsv causal.txt 5e-8)
+found "lambda $lambda_plain before, $lambda_loco with LOCO; $hits" step2.PHENO1.assoc.tsv
 
-step "done: files are in $work"
+begin "Clumping the scan into loci"
+colflow clump sim.cf --clump step2.PHENO1.assoc.tsv --clump-p1 5e-8 --clump-p2 1e-4 \
+  --clump-r2 0.1 --clump-kb 500 --out loci
+loci=$("${report[@]}" loci loci.clumped causal.txt)
+found "$loci" loci.clumped
+
+begin "BayesR: stopped after 150 iterations, resumed to 300"
+colflow bayesr sim.cf --pheno sim.phen --iterations 150 --burnin 100 --checkpoint-every 50 \
+  --out br
+colflow bayesr sim.cf --pheno sim.phen --iterations 300 --burnin 100 --out br --resume
+fit=$("${report[@]}" bayesr br.effects.tsv br.trace.tsv 100 causal.txt "$h2_truth")
+found "$fit" br.trace.tsv
+
+begin "Polygenic scores from the BayesR effects, against the true genetic values"
+colflow score sim.cf --score br.effects.tsv 1 2 4 header --out prs
+colflow score sim.cf --score truth.weights 1 2 3 header --out truth
+r=$("${report[@]}" correlation prs.sscore truth.sscore)
+found "correlation of the score with the true genetic value: $r" prs.sscore
+
+begin "Lasso path"
+colflow lasso sim.cf --pheno sim.phen --nlambda 10 --lambda-min-ratio 0.05 --out lasso
+# not in the demo: ridge: the lasso step shows the same coordinate-descent path (alpha 0)
+# not in the demo: enet: the lasso step shows the same coordinate-descent path (alpha 1)
+path=$("${report[@]}" lasso lasso.path.tsv)
+found "$path" lasso.path.tsv
+
+begin "LD between nearby variants"
+colflow ld sim.cf --r2 --ld-window-kb 20 --ld-window-r2 0.01 --out near
+found "$(($(wc -l < near.ld) - 1)) pairs within 20 kb with r2 >= 0.01 \
+(independent variants: chance alone)" near.ld
+
+begin "Export back to PLINK, and streaming speed"
+colflow export sim.cf --bed roundtrip
+cmp sim.bed roundtrip.bed
+colflow bench sim.cf --passes 3
+found "roundtrip.bed is byte-identical to sim.bed"
+
+"${report[@]}" page "$steps" index.html
+cd "$root"
+say "finished in $((SECONDS - started)) s; the results page is $work/index.html"

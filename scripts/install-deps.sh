@@ -18,6 +18,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   # test tools: stock codec programs that must decode our frames, reference outputs, scripts
   zstd lz4 python3 python3-numpy python3-venv plink2 xxd
+  # a headless browser that loads the demo's results page (python/tests/test_demo.py)
+  chromium
   # formatting check (scripts/format.sh --check)
   clang-format
   # benchmark peers (bench/run.sh)

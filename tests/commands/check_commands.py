@@ -13,7 +13,9 @@ no Python counterpart) and reports, one line each (`NAME: what`), every command 
   - promises a Python counterpart that the package's sources (DIR/python/colflow/*.py, parsed
     and never imported, so no built package is needed) do not define and export: a function
     `PYTHON` at the top level of a module, or for `CLASS.METHOD` a method of a top-level class,
-    and `PYTHON` (or `CLASS`) listed in `__all__` of __init__.py.
+    and `PYTHON` (or `CLASS`) listed in `__all__` of __init__.py;
+  - is not shown by the demo: no line of DIR/scripts/demo.sh runs it (`"$colflow" NAME ...` or
+    `colflow NAME ...`) and no line `# not in the demo: NAME: REASON` says why.
 
 Exit status: 0 when every command passes, 1 when one fails, 2 when the table cannot be read.
 Python 3 standard library only.
@@ -88,6 +90,17 @@ def code_block_lines(text):
             yield line
 
 
+def demo_problem(demo, name):
+    """What is wrong with the demo's coverage of `name`, or None."""
+    runs = re.compile(rf'(\$colflow"?|(^|\s)colflow)\s+{re.escape(name)}(\s|$)')
+    excused = re.compile(rf"^\s*# not in the demo: {re.escape(name)}: \S")
+    for line in demo.splitlines():
+        if excused.match(line) or (not line.lstrip().startswith("#") and runs.search(line)):
+            return None
+    return (f"no step of scripts/demo.sh runs `colflow {name}` (or a line "
+            f"`# not in the demo: {name}: REASON`)")
+
+
 def has_usage_example(lines, name):
     runs = re.compile(rf"(^|\s)colflow\s+{re.escape(name)}(\s|$)")
     return any(runs.search(l) for l in lines)
@@ -133,6 +146,7 @@ def check(program, root):
     table = read_table(program)
     usage = list(code_block_lines((root / "docs" / "USAGE.md").read_text(encoding="utf-8")))
     package = PythonPackage(root / "python" / "colflow")
+    demo = (root / "scripts" / "demo.sh").read_text(encoding="utf-8")
     failures = []
     for name, python in table:
         problem = help_problem(program, name)
@@ -141,6 +155,9 @@ def check(program, root):
         if not has_usage_example(usage, name):
             failures.append(f"{name}: no example running `colflow {name}` in a code block of "
                             "docs/USAGE.md")
+        problem = demo_problem(demo, name)
+        if problem:
+            failures.append(f"{name}: {problem}")
         if python:
             problem = package.problem(python)
             if problem:
@@ -164,8 +181,8 @@ def main():
         print(line)
     if failures:
         return 1
-    print(f"check_commands: {len(table)} commands have help, an example in docs/USAGE.md and "
-          "the Python counterpart they promise")
+    print(f"check_commands: {len(table)} commands have help, an example in docs/USAGE.md, "
+          "a step in the demo and the Python counterpart they promise")
     return 0
 
 

@@ -62,6 +62,17 @@ mpirun -np 4 colflow ridge geno.cf --pheno y.phen --out path
 ```
 """
 
+DEMO = """#!/usr/bin/env bash
+colflow=build/cli/colflow
+"$colflow" info sim.cf
+# not in the demo: verify: checked by the step before
+x=$("$colflow" assoc sim.cf --out a)
+colflow ridge sim.cf --out r
+"$colflow" planted sim.cf
+"$colflow" as sim.cf
+# "$colflow" demoless sim.cf   (a comment is no step)
+"""
+
 INIT = '''"""The fake package."""
 from ._models import ridge
 from ._hidden import hidden
@@ -98,6 +109,8 @@ def make_tree(root):
     (package / "_hidden.py").write_text(HIDDEN, encoding="utf-8")
     (package / "_core.pyi").write_text("def stub() -> None: ...\n", encoding="utf-8")
     (root / "fake.py").write_text(FAKE_PROGRAM, encoding="utf-8")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "demo.sh").write_text(DEMO, encoding="utf-8")
 
 
 def run_checker(root, spec):
@@ -140,6 +153,9 @@ def main():
         ("promised Python function only in a stub",
          GOOD + [planted("planted", python="stub")], usage_planted,
          "planted: promises Python's stub, but no top-level `def stub`"),
+        ("command without a step in the demo",
+         GOOD + [planted("demoless")], "\n```\ncolflow demoless STORE\n```\n",
+         "demoless: no step of scripts/demo.sh runs `colflow demoless`"),
         ("promised Python method missing",
          GOOD + [planted("planted", python="Store.planted")], usage_planted,
          "planted: promises Python's Store.planted, but no method planted of a class Store"),

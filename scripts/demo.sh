@@ -55,11 +55,18 @@ else
   program=$root/build/cli/cli/colflow
 fi
 
-# `colflow ...` below is the program, each command echoed as typed.
+# `colflow ...` below is the program, each command echoed as typed; a command that runs longer
+# than 20 seconds gets a line every 20 seconds.
 colflow() {
   printf '$ colflow %s\n' "$*"
   printf '%s\n' "colflow $*" >> "$commands"
-  "$program" "$@"
+  local began=$SECONDS status=0
+  (while sleep 20; do say "colflow $1 still running after $((SECONDS - began)) s"; done) &
+  local ticker=$!
+  "$program" "$@" || status=$?
+  kill "$ticker" 2> /dev/null || true
+  wait "$ticker" 2> /dev/null || true
+  return "$status"
 }
 
 work=$(realpath -m "${DEMO_DIR:-build/demo}")

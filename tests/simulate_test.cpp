@@ -558,22 +558,18 @@ TEST(SimulateTest, RejectsInvalidOptions) {
   o = good;
   o.maf_max = 0.6;
   rejects(o, "MAF");
-  o = good;
-  o.chromosomes = 11;
-  rejects(o, "--chromosomes");
-  o = good;
-  o.populations = 4;
-  rejects(o, "--populations");
-  o = good;
-  o.populations = 2;
-  o.fst = 0;
-  rejects(o, "--fst");
-  o = good;
-  o.population_shift = 1;
-  rejects(o, "--population-shift needs");
-  o = good;
-  o.relatives = 3;
-  rejects(o, "--relatives");
+  // The study's shape: 10 variants on at most 10 chromosomes, 3 groups of four samples.
+  const std::pair<void (*)(simulate_options&), const char*> shapes[] = {
+      {[](simulate_options& s) { s.chromosomes = 11; }, "--chromosomes"},
+      {[](simulate_options& s) { s.populations = 4; }, "--populations"},
+      {[](simulate_options& s) { s.populations = 2, s.fst = 0; }, "--fst"},
+      {[](simulate_options& s) { s.population_shift = 1; }, "--population-shift needs"},
+      {[](simulate_options& s) { s.relatives = 3; }, "--relatives"}};
+  for (const auto& [change, needle] : shapes) {
+    o = good;
+    change(o);
+    rejects(o, needle);
+  }
   o = good;
   o.out.clear();
   rejects(o, "--out");

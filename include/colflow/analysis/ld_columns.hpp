@@ -35,6 +35,9 @@ struct ld_variant {
   std::string a1, a2;  ///< r is of A1 counts
   /// The A1 frequency in the reference's samples, NaN when the source does not keep it.
   double a1_freq = std::numeric_limits<double>::quiet_NaN();
+  /// The reference samples the variant's LD comes from (GCTB's `.ldm.info` N): SBayesR's
+  /// sampling variance of LD is 1/samples per pair. 0 when unknown.
+  std::size_t samples = 0;
 };
 
 /// One column as a pass hands it over: r(first + i, index) for i < values.size(). The span is

@@ -304,5 +304,28 @@ TEST(SBayesRTest, ExplainsAResidualVarianceTurningNegative) {
   }
 }
 
+TEST(SBayesRTest, CommandWritesGctbTablesAndRefusesABadMaWritingNothing) {
+  small_problem p;
+  std::string output;
+  const std::string base = "sbayesr --gwas " + (p.dir / "g.ma").string() + " --ldm " +
+                           (p.dir / "g.cf").string() + " --ld-window 12 --iterations 20 " +
+                           "--burnin 5 --quiet --out ";
+  ASSERT_EQ(test::run_cli(base + (p.dir / "fit").string(), output), 0) << output;
+  std::ifstream par(p.dir / "fit.parRes");
+  std::string text((std::istreambuf_iterator<char>(par)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("       hsq    "), std::string::npos) << text;
+  EXPECT_NE(text.find("   NumSnp5    "), std::string::npos) << text;
+  const auto effects = read_rows(p.dir / "fit.snpRes");  // the header reads as an empty row
+  EXPECT_EQ(effects.size(), 201u);
+
+  std::ofstream(p.dir / "bad.ma") << "SNP A1 A2 freq b p N\nrs1 A C 0.2 0.1 0.5 100\n";
+  const std::string bad = "sbayesr --gwas " + (p.dir / "bad.ma").string() + " --ldm " +
+                          (p.dir / "g.cf").string() + " --out " + (p.dir / "bad").string();
+  EXPECT_NE(test::run_cli(bad, output), 0);
+  EXPECT_NE(output.find("bad.ma:1: the header has no column 'se'"), std::string::npos) << output;
+  EXPECT_FALSE(std::filesystem::exists(p.dir / "bad.parRes"));
+  EXPECT_FALSE(std::filesystem::exists(p.dir / "bad.snpRes"));
+}
+
 }  // namespace
 }  // namespace colflow

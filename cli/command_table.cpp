@@ -24,6 +24,7 @@ command add_grm(CLI::App& app);
 command add_king(CLI::App& app);
 command add_penalized(CLI::App& app, penalty kind);
 command add_bayesr(CLI::App& app);
+command add_sbayesr(CLI::App& app);
 command add_score(CLI::App& app);
 command add_wgr(CLI::App& app);
 
@@ -73,6 +74,9 @@ constexpr std::array commands = {
     command_entry{"bayesr",
                   "BayesR Gibbs sampler: mixture-of-normals effects, h2, inclusion probabilities",
                   add_bayesr, "bayesr"},
+    command_entry{"sbayesr",
+                  "SBayesR from GWAS summary statistics and an LD reference (GCTB's --sbayes R)",
+                  add_sbayesr, ""},
     command_entry{"score", "Polygenic scores: weighted allele counts per sample, as plink2 --score",
                   add_score, "score"},
     command_entry{"wgr",

@@ -64,7 +64,7 @@ targets=(
   column_stream_test stats_test assoc_test logistic_assoc_test pca_test penalized_test
   bayesr_test scale_test score_test ld_test grm_test wgr_test
   # quality control: Hardy-Weinberg, the filters, LD pruning, KING's tiles, clumping
-  hardy_test qc_filters_test ld_prune_test king_test clump_test
+  hardy_test qc_filters_test ld_prune_test king_test clump_test gwas_summary_test sbayesr_test
   # the sample blocks' team of threads, and the analyses on it at 1, 2 and 3 threads
   sample_blocks_test
   # parallel preprocessing, simulation and export, concurrent store reads, the CLI on top

@@ -260,6 +260,24 @@ TEST(ScoreTest, ReadsBayesrPenalizedAndPgsCatalogFiles) {
   auto expected = direct(b);
   for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(r.sums[i], expected[i], 1e-12);
 
+  // GCTB's .snpRes (and colflow sbayesr's): Name, A1 and A1Effect by the header; variant 4
+  // given for its other allele, which is then the one counted.
+  std::ostringstream snp_res;
+  snp_res << "    Id                 Name  Chrom     Position     A1     A2        A1Frq     "
+             "A1Effect           SE            PIP  LastSampleEff\n";
+  for (std::size_t j = 0; j < m; ++j)
+    snp_res << j + 1 << " rs" << j << " 1 " << 1000 + j << (j == 4 ? " C A" : " A C") << " 0.3 "
+            << (j == 4 ? -b[j] : b[j]) << " 0.1 0.5 0.2\n";
+  write_text(dir / "g.snpRes", snp_res.str());
+  f.path = dir / "g.snpRes";
+  const score_table gctb = read_score_file(f);
+  EXPECT_EQ(gctb.format, "GCTB snpRes");
+  ASSERT_EQ(gctb.entries.size(), m);
+  EXPECT_EQ(gctb.entries[4].allele, "C");
+  const score_result from_gctb = score(s, selection::all(s), gctb);
+  // −b (2 − d) for the A2 allele: the same score less 2b.
+  for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(from_gctb.sums[i], expected[i] - 2 * b[4], 1e-12);
+
   f.path = dir / "p.coef.tsv";
   t = read_score_file(f);
   EXPECT_EQ(t.format, "colflow penalized");

@@ -61,6 +61,7 @@ bayesr_mixture::tally bayesr_mixture::count(std::span<const std::size_t> visited
   for (const std::size_t p : visited) {
     out.counts[component[p]] += 1;
     out.beta_squares += beta[p] * beta[p];
+    if (component[p] > 0) out.scaled_squares += beta[p] * beta[p] / gammas_[component[p] - 1];
   }
   out.nonzero = static_cast<double>(visited.size()) - out.counts[0];
   return out;
@@ -69,6 +70,11 @@ bayesr_mixture::tally bayesr_mixture::count(std::span<const std::size_t> visited
 double bayesr_mixture::draw_sigma2_g(random_draws& d, const tally& t, double df, double scale) {
   const double g_df = df + t.nonzero;
   return d.scaled_inverse_chi_square(g_df, (t.nonzero * t.beta_squares + df * scale) / g_df);
+}
+
+double bayesr_mixture::draw_sigma2_beta(random_draws& d, const tally& t, double df, double scale) {
+  const double beta_df = df + t.nonzero;
+  return d.scaled_inverse_chi_square(beta_df, (t.scaled_squares + df * scale) / beta_df);
 }
 
 void bayesr_mixture::draw_pi(std::uint64_t t, const tally& counted, double alpha,

@@ -49,10 +49,11 @@ class bayesr_mixture {
   };
   effect draw(std::size_t p, double r);
 
-  // An iteration's effects summed up: per class its columns, the non-zero ones and Σβ².
+  // An iteration's effects summed up: per class its columns, the non-zero ones, Σβ² and
+  // Σβ²/γ_k (each effect over its class's γ: GCTB's sum of squares for σ²_β).
   struct tally {
     std::vector<double> counts;
-    double nonzero = 0, beta_squares = 0;
+    double nonzero = 0, beta_squares = 0, scaled_squares = 0;
   };
   tally count(std::span<const std::size_t> visited, std::span<const std::uint8_t> component,
               std::span<const double> beta) const;
@@ -61,6 +62,11 @@ class bayesr_mixture {
   // (non-zero · Σβ² + df · scale) / that, drawn from `d`, the iteration's sequence of variance
   // draws (the sampler draws σ²_E from it next).
   static double draw_sigma2_g(random_draws& d, const tally& t, double df, double scale);
+
+  // σ²_β | β as GCTB's SBayesR draws it, where class k's variance is γ_k σ²_β: scaled inverse
+  // χ² with df + (non-zero columns) degrees of freedom and scale (Σβ²/γ_k + df · scale) / that,
+  // from `d`.
+  static double draw_sigma2_beta(random_draws& d, const tally& t, double df, double scale);
 
   // π | classes: Dirichlet(counts + α), from the iteration's own sequence, into `pi`.
   void draw_pi(std::uint64_t t, const tally& counted, double alpha, std::vector<double>& pi) const;

@@ -127,6 +127,25 @@ void read_bayesr(const score_file& f, const std::vector<detail::text_record>& re
   }
 }
 
+// GCTB's .snpRes (and colflow sbayesr's): Id Name Chrom Position A1 A2 A1Frq A1Effect SE ...;
+// the score uses Name, A1 and A1Effect, the posterior mean effect per A1 allele.
+void read_gctb_snp_res(const score_file& f, const std::vector<detail::text_record>& records,
+                       const std::vector<std::string_view>& header, score_table& t) {
+  t.format = "GCTB snpRes";
+  t.names = {"SCORE1"};
+  entry_list list(f, t);
+  std::vector<std::string_view> fields;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    detail::split_fields(records[r].text, fields);
+    if (fields.size() != header.size())
+      fail(f, records[r].line,
+           std::to_string(fields.size()) + " fields where the header has " +
+               std::to_string(header.size()));
+    list.add(fields[1], fields[4], records[r].line,
+             {weight_of(f, records[r].line, fields[7], "A1Effect")});
+  }
+}
+
 // colflow lasso/ridge/enet's .coef.tsv: LAMBDA ID A1 BETA BETA_PER_UNIT, per λ; a score per λ
 // (named LAMBDA=<value as written>), 0 for the variants a λ does not list.
 void read_penalized(const score_file& f, const std::vector<detail::text_record>& records,
@@ -231,6 +250,12 @@ score_table read_score_file(const score_file& f) {
   }
   if (is({"ID", "A1", "PIP", "BETA", "BETA_SD", "BETA_PER_UNIT", "BETA_PER_UNIT_SD"}))
     read_bayesr(f, records, header, t);
+  else if (header.size() >= 9 &&
+           std::equal(header.begin(), header.begin() + 9,
+                      std::initializer_list<std::string_view>{"Id", "Name", "Chrom", "Position",
+                                                              "A1", "A2", "A1Frq", "A1Effect", "SE"}
+                          .begin()))
+    read_gctb_snp_res(f, records, header, t);
   else if (is({"LAMBDA", "ID", "A1", "BETA", "BETA_PER_UNIT"}))
     read_penalized(f, records, t);
   else if (pgs)

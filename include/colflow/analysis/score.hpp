@@ -45,8 +45,9 @@ struct score_file {
 /// The entries of a score file.
 struct score_table {
   /// What was read: "plink2" (the positional form), "colflow bayesr" (a .effects.tsv: ID A1
-  /// and BETA_PER_UNIT), "colflow penalized" (a .coef.tsv: one score per LAMBDA, BETA_PER_UNIT)
-  /// or "PGS Catalog" (hm_rsID or rsID, effect_allele, effect_weight).
+  /// and BETA_PER_UNIT), "colflow penalized" (a .coef.tsv: one score per LAMBDA, BETA_PER_UNIT),
+  /// "GCTB snpRes" (GCTB's and colflow sbayesr's .snpRes: Name, A1 and A1Effect) or "PGS
+  /// Catalog" (hm_rsID or rsID, effect_allele, effect_weight).
   std::string format;
   std::vector<std::string> names;  ///< one per score
   struct entry {
@@ -57,8 +58,9 @@ struct score_table {
   std::vector<entry> entries;
 };
 
-/// Reads a score file. colflow's own `bayesr` .effects.tsv and `lasso/ridge/enet` .coef.tsv
-/// and PGS Catalog scoring files are recognised by their header lines and read by name (the
+/// Reads a score file. colflow's own `bayesr` .effects.tsv and `lasso/ridge/enet` .coef.tsv,
+/// GCTB's .snpRes (header Id Name Chrom Position A1 A2 A1Frq A1Effect SE ...) and PGS Catalog
+/// scoring files are recognised by their header lines and read by name (the
 /// columns of `file` are then not used); any other file is read positionally. Empty lines are
 /// skipped. Throws colflow::error: not_found for a missing file; bad_input naming the file and
 /// line for a line with too few fields, a weight that is not a number, an (ID, allele) pair

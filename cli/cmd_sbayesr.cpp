@@ -1,0 +1,121 @@
+// colflow sbayesr: SBayesR from GWAS summary statistics and an LD reference.
+#include <cstdio>
+#include <limits>
+
+#include "colflow/analysis/gwas_summary.hpp"
+#include "colflow/analysis/ld_columns_in_memory.hpp"
+#include "colflow/analysis/sbayesr.hpp"
+#include "commands.hpp"
+#include "validators.hpp"
+
+namespace colflow::cli {
+namespace {
+
+struct sbayesr_flags {
+  std::string gwas, ldm, out;
+  unsigned threads = 0;
+  bool quiet = false;
+  sbayesr_options chain;
+  ld_options window;
+};
+
+void declare_options(CLI::App& app, sbayesr_flags* o) {
+  o->window.window = 1000;
+  o->window.window_kb = 1000;
+  app.add_option("--gwas", o->gwas,
+                 "GWAS summary statistics in GCTB's .ma form: a header naming SNP A1 A2 freq b\n"
+                 "se p N (any order, any case), one line per variant")
+      ->required();
+  app.add_option("--ldm", o->ldm,
+                 "The LD reference: for now a genotype or dosage store, whose LD is computed in\n"
+                 "memory over all its samples in windows of --ld-window variants and\n"
+                 "--ld-window-kb kb (GCTB's .ldm.full files and colflow's LD stores to come)")
+      ->required();
+  app.add_option("--out", o->out, "Output prefix: PREFIX.parRes, PREFIX.snpRes (GCTB's tables)")
+      ->required();
+  app.add_option("--iterations", o->chain.iterations, "Length of the chain (default 1000)")
+      ->check(positive_integer());
+  app.add_option("--burnin", o->chain.burnin,
+                 "Iterations left out of the posterior summaries (default 200)")
+      ->check(non_negative_integer());
+  app.add_option("--seed", o->chain.seed, "Seed of every random draw (default 1)")
+      ->check(non_negative_integer());
+  app.add_option("--gamma", o->chain.gamma,
+                 "Class variances as multiples of sigma2_beta, the zero class first\n"
+                 "(default 0,0.001,0.01,0.1,1, GCTB's)")
+      ->delimiter(',');
+  app.add_option("--pi", o->chain.pi,
+                 "Starting mixture weights, one per class, summing to 1\n"
+                 "(default 0.95,0.02,0.02,0.005,0.005)")
+      ->delimiter(',');
+  app.add_option("--ld-window", o->window.window,
+                 "LD computed in memory: pairs at most N - 1 variants apart (default 1000)")
+      ->check(positive_integer());
+  app.add_option("--ld-window-kb", o->window.window_kb,
+                 "LD computed in memory: pairs at most KB kb apart (default 1000)")
+      ->check(positive_number());
+  app.add_option("--threads", o->threads, "Worker threads (default: all cores)")
+      ->check(non_negative_integer(std::numeric_limits<unsigned>::max()));
+  app.add_flag("--quiet", o->quiet, "No progress and no summary on stderr");
+  app.footer(
+      "SBayesR (GCTB 2.05's --sbayes R): BayesR from summary statistics, the effects of\n"
+      "standardised genotypes 0 or N(0, gamma_k sigma2_beta), the residual kept in\n"
+      "summary-statistics space and updated from each variant's LD column. The statistics are\n"
+      "aligned to the reference's alleles (swapped A1/A2 flipped; other alleles and absent\n"
+      "variants dropped and counted). The same seed gives the same chain whatever --threads.\n"
+      "PREFIX.parRes: posterior mean and SD of NumSnp1..K SigmaSq ResVar GenVar hsq.\n"
+      "PREFIX.snpRes: Id Name Chrom Position A1 A2 A1Frq A1Effect SE PIP LastSampleEff, which\n"
+      "`colflow score --score PREFIX.snpRes` reads directly.");
+}
+
+// A line on stderr unless --quiet.
+struct logger {
+  bool quiet;
+  void log(const std::string& line) const {
+    if (!quiet) std::fprintf(stderr, "sbayesr: %s\n", line.c_str());
+  }
+};
+
+void log_alignment(const logger& run, const std::string& file, const aligned_gwas& a) {
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "%s: %zu variants; %zu matched to the LD reference (%zu flipped), %zu dropped "
+                "with other alleles, %zu absent from it; %zu reference variants without "
+                "statistics; N %.0f to %.0f (median %.0f)",
+                file.c_str(), a.gwas_variants, a.matched, a.flipped, a.allele_mismatch, a.absent,
+                a.reference_only, a.n_min, a.n_max, a.n_median);
+  run.log(line);
+}
+
+int run_sbayesr(const sbayesr_flags& o) {
+  check_sbayesr_options(o.chain);
+  const gwas_summary gwas = read_gwas_summary(o.gwas);
+  const auto threads = limit_threads(o.threads);
+  const logger run{o.quiet};
+  const store reference = store::open(o.ldm);
+  ld_columns_in_memory ld(reference, selection::all(reference), o.window,
+                          o.ldm + " (LD in memory)");
+  const aligned_gwas aligned = align_gwas(gwas, ld.variants(), ld.description());
+  log_alignment(run, o.gwas, aligned);
+  const sbayesr_result r = sbayesr(ld, aligned, o.chain);
+  const sbayesr_files files = write_sbayesr(ld, aligned, r, o.out);
+  double h2 = 0, kept = 0;
+  for (const sbayesr_sample& s : r.trace)
+    if (s.iteration > r.burnin) h2 += s.h2, kept += 1;
+  char line[200];
+  std::snprintf(line, sizeof line, "posterior mean h2 %.4f over %.0f iterations after the burn-in",
+                h2 / kept, kept);
+  run.log(line);
+  run.log("wrote " + files.parameters.string() + " and " + files.effects.string());
+  return 0;
+}
+
+}  // namespace
+
+command add_sbayesr(CLI::App& app) {
+  auto o = std::make_shared<sbayesr_flags>();
+  declare_options(app, o.get());
+  return [o] { return run_sbayesr(*o); };
+}
+
+}  // namespace colflow::cli

@@ -1,0 +1,312 @@
+// The SBayesR Gibbs sampler (analysis/sbayesr.hpp): the normal equations from the summary
+// statistics, then iterations that stream the LD columns in index order.
+#include "colflow/analysis/sbayesr.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "analysis/models/bayesr_mixture_internal.hpp"
+#include "analysis/models/random_draws_internal.hpp"
+#include "colflow/error.hpp"
+
+namespace colflow {
+
+void check_sbayesr_options(const sbayesr_options& o) {
+  const auto bad = [](const std::string& what) { throw error(errc::invalid_argument, what); };
+  if (o.iterations == 0) bad("sbayesr: --iterations must be at least 1");
+  if (o.burnin >= o.iterations)
+    bad("sbayesr: the burn-in (" + std::to_string(o.burnin) + ") must be shorter than the chain (" +
+        std::to_string(o.iterations) + " iterations)");
+  if (o.gamma.size() < 2 || o.gamma.size() > 255)
+    bad("sbayesr: --gamma needs 2 to 255 classes, the zero class first");
+  if (o.gamma[0] != 0.0) bad("sbayesr: the first --gamma must be 0 (the zero class)");
+  for (std::size_t k = 1; k < o.gamma.size(); ++k)
+    if (!(o.gamma[k] > o.gamma[k - 1]) || !std::isfinite(o.gamma[k]))
+      bad("sbayesr: --gamma values must increase and be finite");
+  if (o.pi.size() != o.gamma.size())
+    bad("sbayesr: --pi needs one weight per --gamma class (" + std::to_string(o.gamma.size()) +
+        "), not " + std::to_string(o.pi.size()));
+  double total = 0;
+  for (double p : o.pi) {
+    if (!(p > 0.0 && p < 1.0)) bad("sbayesr: --pi weights must be in (0, 1)");
+    total += p;
+  }
+  if (std::abs(total - 1.0) > 1e-6) bad("sbayesr: --pi weights must sum to 1");
+  if (!(o.h2_start > 0.0 && o.h2_start < 1.0)) bad("sbayesr: the starting h2 must be in (0, 1)");
+}
+
+namespace {
+
+constexpr double prior_df = 4;                    // GCTB's df of σ²_β and σ²_e
+constexpr std::uint64_t scale_iterations = 2000;  // GCTB's: σ²_β's prior scale learnt so long
+constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// One chain: the normal equations, the state, the iterations and the posterior summary.
+class chain {
+ public:
+  chain(ld_columns& ld, const aligned_gwas& gwas, const sbayesr_options& o,
+        const analysis_options& analysis)
+      : ld_(ld),
+        gwas_(gwas),
+        o_(o),
+        analysis_(analysis),
+        m_(gwas.variant.size()),
+        mixture_(std::span(o.gamma).subspan(1), o.seed) {
+    normal_equations();
+    ld_sampling_variance();
+    start();
+  }
+
+  void run() {
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint64_t t = 1; t <= o_.iterations; ++t) {
+      sweep(t);
+      draw_parameters(t);
+      if (t > o_.burnin) accumulate();
+      if (o_.on_iteration) o_.on_iteration(t, o_.iterations, result_.trace.back().h2);
+      if (analysis_.on_step)
+        analysis_.on_step(
+            "chain",
+            loop_progress{
+                t, o_.iterations, 0,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+    }
+  }
+
+  sbayesr_result summarise() {
+    const double ps = static_cast<double>(result_.posterior_samples);
+    result_.pip.assign(m_, 0.0);
+    result_.beta_mean.assign(m_, 0.0);
+    result_.beta_sd.assign(m_, 0.0);
+    result_.a1_effect.assign(m_, 0.0);
+    result_.a1_effect_sd.assign(m_, 0.0);
+    for (std::size_t p = 0; p < m_; ++p) {
+      const double mean = beta_sum_[p] / ps;
+      result_.pip[p] = included_[p] / ps;
+      result_.beta_mean[p] = mean;
+      if (ps > 1)
+        result_.beta_sd[p] =
+            std::sqrt(std::max(0.0, (beta_square_sum_[p] - ps * mean * mean) / (ps - 1.0)));
+      const double h = 2.0 * gwas_.freq[p] * (1.0 - gwas_.freq[p]);
+      const double per_allele = h > 0 ? 1.0 / std::sqrt(h) : 0.0;
+      result_.a1_effect[p] = mean * per_allele;
+      result_.a1_effect_sd[p] = result_.beta_sd[p] * per_allele;
+    }
+    result_.beta = beta_;
+    return std::move(result_);
+  }
+
+ private:
+  // D_j, xᵀy, σ²_y, yᵀy and n from the summary statistics (sbayesr.hpp, "Data").
+  void normal_equations() {
+    std::vector<double> variance(m_), sums_of_squares(m_);
+    d_.resize(m_);
+    root_d_.resize(m_);
+    xty_.resize(m_);
+    for (std::size_t p = 0; p < m_; ++p) {
+      const double h = 2.0 * gwas_.freq[p] * (1.0 - gwas_.freq[p]);
+      if (!(h > 0))
+        throw error(errc::bad_input, "sbayesr: line " + std::to_string(gwas_.line[p]) +
+                                         " of the summary statistics: the A1 frequency is 0 or 1");
+      const double b = gwas_.b[p] * std::sqrt(h), se2 = gwas_.se[p] * gwas_.se[p] * h;
+      variance[p] = gwas_.n[p] * se2 + b * b;
+      sums_of_squares[p] = gwas_.n[p] * variance[p];
+      d_[p] = gwas_.n[p];
+      root_d_[p] = std::sqrt(d_[p]);
+      xty_[p] = d_[p] * b;
+    }
+    varp_ = median(variance);
+    yty_ = median(sums_of_squares);
+    n_ = median(gwas_.n);
+    position_.assign(ld_.variants().size(), none);
+    for (std::size_t p = 0; p < m_; ++p) position_[gwas_.variant[p]] = p;
+    result_.phenotype_variance = varp_;
+    result_.sample_size = n_;
+    result_.diagonal = d_;
+    result_.rhs = xty_;
+    result_.burnin = o_.burnin;
+  }
+
+  // One pass over the LD: each variant's own LD checked, and the variance its rhs gains from
+  // the sampling error of its LD (GCTB's): the reference's per pair, (1 − r²)² / n_ref, summed
+  // over its window, scaled by (N_j + n_ref) / m, plus (m − window) / m for the pairs outside
+  // it, which the model takes as 0.
+  void ld_sampling_variance() {
+    ld_sampling_.assign(m_, 0.0);
+    const double m = static_cast<double>(m_);
+    ld_.pass(gwas_.variant, [&](const ld_column& c) {
+      const std::size_t p = position_[c.index];
+      const ld_variant& v = ld_.variants()[c.index];
+      const std::size_t own = c.index - c.first;
+      if (c.index < c.first || own >= c.values.size() || !std::isfinite(c.values[own]))
+        throw error(errc::bad_input, ld_.description() + ": variant " + v.id +
+                                         " has no finite LD with itself (constant in the "
+                                         "reference?)");
+      if (v.samples == 0)
+        throw error(errc::bad_input, ld_.description() + ": variant " + v.id +
+                                         ": the LD reference does not give its sample size");
+      const double n_ref = static_cast<double>(v.samples);
+      double sum = 0, window = 0;
+      for (std::size_t i = 0; i < c.values.size(); ++i) {
+        if (position_[c.first + i] == none) continue;
+        const double r = c.values[i];
+        sum += (1.0 - r * r) * (1.0 - r * r) / n_ref;
+        window += 1;
+      }
+      ld_sampling_[p] = (gwas_.n[p] + n_ref) / m * sum + (m - window) / m;
+    });
+  }
+
+  // GCTB's starting values: h² = h2_start, σ²_β = σ²_g / (m (1 − π_1)), the priors' scales half
+  // the starting variances.
+  void start() {
+    pi_ = o_.pi;
+    sigma2_g_ = o_.h2_start * varp_;
+    sigma2_e_ = varp_ - sigma2_g_;
+    sigma2_beta_ = sigma2_g_ / (static_cast<double>(m_) * (1.0 - pi_[0]));
+    scale_beta_ = scale_prior_ = 0.5 * sigma2_beta_;
+    scale_e_ = 0.5 * sigma2_e_;
+    beta_.assign(m_, 0.0);
+    component_.assign(m_, 0);
+    r_ = xty_;
+    included_.assign(m_, 0.0);
+    beta_sum_.assign(m_, 0.0);
+    beta_square_sum_.assign(m_, 0.0);
+    every_.resize(m_);
+    std::iota(every_.begin(), every_.end(), std::size_t{0});
+  }
+
+  // Every variant in index order: its class and effect, then the residual from its LD column.
+  void sweep(std::uint64_t t) {
+    ld_.pass(gwas_.variant, [&](const ld_column& c) {
+      const std::size_t p = position_[c.index];
+      const double old = beta_[p];
+      // The residual variance of the variant's rhs: σ²_e and its LD's sampling error.
+      const double variance = ld_sampling_[p] * sigma2_g_ + sigma2_e_;
+      mixture_.prepare(t, d_[p], sigma2_beta_, variance, pi_);
+      const auto [k, beta] = mixture_.draw(p, r_[p] + d_[p] * old);
+      component_[p] = k;
+      beta_[p] = beta;
+      const double delta = beta - old;
+      if (delta == 0.0) return;
+      const double scaled = root_d_[p] * delta;
+      const std::size_t size = c.values.size();
+      const std::size_t q0 = position_[c.first], q1 = position_[c.first + size - 1];
+      if (q0 != none && q1 != none && q1 - q0 == size - 1) {
+        // Every variant of the window is in the summary statistics (the usual case): positions
+        // run on with the window's, and the loop has no lookup. The same products either way.
+        const float* values = c.values.data();
+        double* r = r_.data() + q0;
+        const double* root_d = root_d_.data() + q0;
+        for (std::size_t i = 0; i < size; ++i)
+          r[i] -= static_cast<double>(values[i]) * root_d[i] * scaled;
+        return;
+      }
+      for (std::size_t i = 0; i < size; ++i) {
+        const std::size_t q = position_[c.first + i];
+        if (q != none) r_[q] -= static_cast<double>(c.values[i]) * root_d_[q] * scaled;
+      }
+    });
+  }
+
+  // σ²_β, π, σ²_g, σ²_e and h² after a sweep, and the learnt prior scale of σ²_β.
+  void draw_parameters(std::uint64_t t) {
+    const detail::bayesr_mixture::tally counted = mixture_.count(every_, component_, beta_);
+    detail::random_draws d(o_.seed, detail::variances, t, 0);
+    sigma2_beta_ = detail::bayesr_mixture::draw_sigma2_beta(d, counted, prior_df, scale_beta_);
+    mixture_.draw_pi(t, counted, 1.0, pi_);
+    double bty = 0, btr = 0;
+    for (std::size_t p = 0; p < m_; ++p)
+      if (beta_[p] != 0.0) {
+        bty += beta_[p] * xty_[p];
+        btr += beta_[p] * r_[p];
+      }
+    const double varg = sigma2_g_ = std::max(0.0, (bty - btr) / n_);
+    const double sse = yty_ - bty - btr;
+    if (sse < 0)
+      throw error(errc::bad_input,
+                  "sbayesr: iteration " + std::to_string(t) +
+                      ": the residual variance turned negative (" + std::to_string(sse / n_) +
+                      "): the effects are blowing up, the chain does not converge. The LD "
+                      "reference may not match the GWAS samples, or its window is too narrow; "
+                      "try a larger window, a reference closer to the GWAS population, or "
+                      "fewer variants in high LD");
+    const double e_df = prior_df + n_;
+    sigma2_e_ = d.scaled_inverse_chi_square(e_df, (sse + prior_df * scale_e_) / e_df);
+    // GCTB learns σ²_β's prior scale over its first 2,000 iterations and uses it from then on.
+    if (t > scale_iterations) scale_beta_ = scale_prior_;
+    if (t < scale_iterations) {
+      double gamma_pi = 0;
+      for (std::size_t k = 0; k < pi_.size(); ++k) gamma_pi += o_.gamma[k] * pi_[k];
+      const double scale_now = 0.5 * varg / (static_cast<double>(m_) * gamma_pi);
+      scale_prior_ += (scale_now - scale_prior_) / static_cast<double>(t);
+    }
+    sbayesr_sample s;
+    s.iteration = t;
+    s.counts = counted.counts;
+    s.pi = pi_;
+    s.nonzero = static_cast<std::size_t>(counted.nonzero);
+    s.sigma2_beta = sigma2_beta_;
+    s.sigma2_e = sigma2_e_;
+    s.sigma2_g = varg;
+    s.h2 = varg / varp_;
+    result_.trace.push_back(std::move(s));
+  }
+
+  void accumulate() {
+    ++result_.posterior_samples;
+    for (std::size_t p = 0; p < m_; ++p)
+      if (beta_[p] != 0.0) {
+        included_[p] += 1;
+        beta_sum_[p] += beta_[p];
+        beta_square_sum_[p] += beta_[p] * beta_[p];
+      }
+  }
+
+  ld_columns& ld_;
+  const aligned_gwas& gwas_;
+  const sbayesr_options& o_;
+  const analysis_options& analysis_;
+  std::size_t m_;
+  detail::bayesr_mixture mixture_;
+  double varp_ = 0, n_ = 0, yty_ = 0;
+  std::vector<double> d_, root_d_, xty_;
+  std::vector<double> ld_sampling_;    // per variant: the LD sampling variance of its rhs
+  std::vector<std::size_t> position_;  // per reference variant: its aligned position, or none
+  std::vector<std::size_t> every_;     // 0 .. m − 1
+  // The chain's state.
+  std::vector<double> pi_, beta_, r_;
+  std::vector<std::uint8_t> component_;
+  double sigma2_beta_ = 0, sigma2_e_ = 0, sigma2_g_ = 0, scale_beta_ = 0, scale_prior_ = 0,
+         scale_e_ = 0;
+  std::vector<double> included_, beta_sum_, beta_square_sum_;
+  sbayesr_result result_;
+};
+
+}  // namespace
+
+sbayesr_result sbayesr(ld_columns& ld, const aligned_gwas& gwas, const sbayesr_options& o,
+                       const analysis_options& analysis) {
+  check_sbayesr_options(o);
+  if (gwas.variant.empty())
+    throw error(errc::invalid_argument, "sbayesr: no variant in the summary statistics");
+  for (std::size_t v : gwas.variant)
+    if (v >= ld.variants().size())
+      throw error(errc::invalid_argument,
+                  "sbayesr: the summary statistics are aligned to another LD reference than " +
+                      ld.description());
+  chain c(ld, gwas, o, analysis);
+  c.run();
+  return c.summarise();
+}
+
+}  // namespace colflow

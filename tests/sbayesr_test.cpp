@@ -1,0 +1,331 @@
+// SBayesR: the chain against an independent dense numpy implementation fed the same draws, its
+// independence of the threads, the LD columns computed in memory, and its errors.
+#include "colflow/analysis/sbayesr.hpp"
+
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "analysis/models/random_draws_internal.hpp"
+#include "colflow/analysis/ld_columns_in_memory.hpp"
+#include "colflow/error.hpp"
+#include "colflow/store/store_writer.hpp"
+#include "test_support.hpp"
+
+namespace colflow {
+namespace {
+
+// A genotype store of n samples and m variants, without missing calls, A1 frequencies 0.05 to
+// 0.5, neighbours in LD: variant j copies its left neighbour's calls on the samples i with
+// i mod 3 = j mod 3, so that LD reaches the neighbours alone (a window of 12 holds it all).
+std::vector<std::vector<std::uint8_t>> write_store(const std::filesystem::path& path, std::size_t n,
+                                                   std::size_t m) {
+  std::mt19937_64 rng(5);
+  writer_options options;
+  options.type = value_type::genotype;
+  options.rows = n;
+  options.source = "test";
+  store_writer writer(path, options, test::numbered_samples(n));
+  std::vector<std::vector<std::uint8_t>> all;
+  for (std::size_t j = 0; j < m; ++j) {
+    auto codes =
+        test::random_genotype_codes(n, 0.05 + 0.45 * static_cast<double>(j % 5) / 4.0, 0.0, rng);
+    if (j > 0)
+      for (std::size_t i = j % 3; i < n; i += 3) {
+        const int shift = static_cast<int>(2 * (i % 4));
+        codes[i / 4] = static_cast<std::uint8_t>((codes[i / 4] & ~(3 << shift)) |
+                                                 (all.back()[i / 4] & (3 << shift)));
+      }
+    writer.append(encode_genotype_column(codes, n, {codec_id::zstd, 3}), test::numbered_column(j));
+    all.push_back(std::move(codes));
+  }
+  writer.finish();
+  return all;
+}
+
+// That store with 2,000 samples and 200 variants, its LD in windows of 12 variants, and summary
+// statistics of a phenotype simulated on it (effects on 10 variants).
+struct small_problem {
+  test::temp_dir dir;
+  std::vector<std::vector<std::uint8_t>> codes;
+  store s;
+  gwas_summary gwas;
+
+  small_problem() : codes(write_store(dir / "g.cf", 2000, 200)), s(store::open(dir / "g.cf")) {
+    const std::size_t n = 2000, m = 200;
+    std::mt19937_64 rng(17);
+    std::normal_distribution<double> normal;
+    std::vector<std::vector<double>> x(m, std::vector<double>(n));
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t i = 0; i < n; ++i) x[j][i] = test::dosage_at(codes[j], i);
+    std::vector<double> y(n, 0.0);
+    for (std::size_t j = 3; j < m; j += 20)
+      for (std::size_t i = 0; i < n; ++i) y[i] += 0.25 * x[j][i];
+    for (double& v : y) v += normal(rng);
+    std::ostringstream ma;
+    ma << "SNP A1 A2 freq b se p N\n";
+    for (std::size_t j = 0; j < m; ++j) {
+      double mx = 0, my = 0;
+      for (std::size_t i = 0; i < n; ++i) mx += x[j][i] / n, my += y[i] / n;
+      double sxx = 0, sxy = 0, syy = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        sxx += (x[j][i] - mx) * (x[j][i] - mx);
+        sxy += (x[j][i] - mx) * (y[i] - my);
+        syy += (y[i] - my) * (y[i] - my);
+      }
+      const double b = sxy / sxx;
+      const double se = std::sqrt((syy - b * sxy) / (n - 2) / sxx);
+      // Every fifth variant's alleles swapped: aligned back by flipping.
+      const bool swap = j % 5 == 2;
+      ma.precision(17);
+      ma << "rs" << j << (swap ? " C A " : " A C ") << (swap ? 1 - mx / 2 : mx / 2) << ' '
+         << (swap ? -b : b) << ' ' << se << " 0.5 " << n << '\n';
+    }
+    std::ofstream(dir / "g.ma") << ma.str();
+    gwas = read_gwas_summary(dir / "g.ma");
+  }
+
+  ld_columns_in_memory ld(const analysis_options& analysis = {}) const {
+    ld_options window;
+    window.window = 12;
+    return ld_columns_in_memory(s, selection::all(s), window, "g.cf in memory", analysis);
+  }
+};
+
+void expect_same_chain(const sbayesr_result& a, const sbayesr_result& b) {
+  ASSERT_EQ(a.trace.size(), b.trace.size());
+  for (std::size_t t = 0; t < a.trace.size(); ++t) {
+    EXPECT_EQ(a.trace[t].sigma2_beta, b.trace[t].sigma2_beta) << t;
+    EXPECT_EQ(a.trace[t].sigma2_e, b.trace[t].sigma2_e) << t;
+    EXPECT_EQ(a.trace[t].h2, b.trace[t].h2) << t;
+    EXPECT_EQ(a.trace[t].pi, b.trace[t].pi) << t;
+  }
+  EXPECT_EQ(a.beta, b.beta);
+  EXPECT_EQ(a.beta_mean, b.beta_mean);
+  EXPECT_EQ(a.pip, b.pip);
+}
+
+void write_rows(const std::filesystem::path& path, const std::vector<std::vector<double>>& rows) {
+  std::ofstream out(path);
+  out.precision(17);
+  for (const auto& row : rows) {
+    for (std::size_t k = 0; k < row.size(); ++k) out << (k ? " " : "") << row[k];
+    out << '\n';
+  }
+}
+
+std::vector<std::vector<double>> read_rows(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<double>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    rows.emplace_back();
+    for (double v; fields >> v;) rows.back().push_back(v);
+  }
+  return rows;
+}
+
+// The draws the chain takes, named as the sampler names them (random_draws), for the dense
+// implementation: per iteration and variant a uniform and a normal (the class, the effect), the
+// χ² of σ²_β and σ²_e, and the gamma draws of π, whose shapes come from the chain's counts.
+void write_draws(const std::filesystem::path& dir, const sbayesr_options& o,
+                 const sbayesr_result& chain, std::size_t m) {
+  std::vector<std::vector<double>> uniform, normal, chisq, dirichlet;
+  for (std::uint64_t t = 1; t <= o.iterations; ++t) {
+    uniform.emplace_back();
+    normal.emplace_back();
+    for (std::size_t p = 0; p < m; ++p) {
+      detail::random_draws d(o.seed, 3, t, static_cast<std::uint32_t>(p));
+      uniform.back().push_back(d.uniform());
+      normal.back().push_back(d.normal());
+    }
+    const sbayesr_sample& s = chain.trace[t - 1];
+    detail::random_draws v(o.seed, 4, t, 0);
+    const double x_beta = 2.0 * v.gamma((4.0 + static_cast<double>(s.nonzero)) / 2.0);
+    const double x_e = 2.0 * v.gamma((4.0 + chain.sample_size) / 2.0);
+    chisq.push_back({x_beta, x_e});
+    detail::random_draws w(o.seed, 5, t, 0);
+    dirichlet.emplace_back();
+    for (double c : s.counts) dirichlet.back().push_back(w.gamma(c + 1.0));
+  }
+  write_rows(dir / "uniform.txt", uniform);
+  write_rows(dir / "normal.txt", normal);
+  write_rows(dir / "chisq.txt", chisq);
+  write_rows(dir / "dirichlet.txt", dirichlet);
+}
+
+TEST(SBayesRTest, ChainMatchesDenseNumpyImplementationWithTheSameDraws) {
+  small_problem p;
+  ld_columns_in_memory ld = p.ld();
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  ASSERT_EQ(aligned.matched, 200u);
+  ASSERT_EQ(aligned.flipped, 40u);
+  sbayesr_options o;
+  o.iterations = 30;
+  o.burnin = 10;
+  o.seed = 7;
+  const sbayesr_result chain = sbayesr(ld, aligned, o);
+  ASSERT_EQ(chain.trace.size(), 30u);
+  EXPECT_GT(chain.trace.back().nonzero, 0u);
+
+  // The dense inputs: the whole matrix of r from the LD columns, the aligned statistics.
+  const std::size_t m = aligned.matched;
+  std::vector<std::vector<double>> r(m, std::vector<double>(m, 0.0)), window = r, gwas;
+  ld.pass(aligned.variant, [&](const ld_column& c) {
+    for (std::size_t i = 0; i < c.values.size(); ++i) {
+      r[c.first + i][c.index] = c.values[i];
+      window[c.first + i][c.index] = 1;
+    }
+  });
+  for (std::size_t p2 = 0; p2 < m; ++p2)
+    gwas.push_back({aligned.freq[p2], aligned.b[p2], aligned.se[p2], aligned.n[p2]});
+  write_rows(p.dir / "ld.txt", r);
+  write_rows(p.dir / "window.txt", window);
+  write_rows(p.dir / "gwas.txt", gwas);
+  {
+    std::ofstream settings(p.dir / "settings.txt");
+    settings.precision(17);
+    settings << o.iterations << '\n';
+    for (double g : o.gamma) settings << g << ' ';
+    settings << '\n';
+    for (double w : o.pi) settings << w << ' ';
+    settings << '\n' << o.h2_start << '\n' << ld.variants()[0].samples << '\n';
+  }
+  write_draws(p.dir.path(), o, chain, m);
+  std::string output;
+  const int status = test::run_command("/usr/bin/python3 " + std::string(COLFLOW_TEST_SOURCE_DIR) +
+                                           "/sbayesr/dense_sbayesr.py " + p.dir.path().string(),
+                                       output);
+  if (status == 127 || output.find("No module named 'numpy'") != std::string::npos)
+    GTEST_SKIP() << "no /usr/bin/python3 with numpy (Debian package python3-numpy)";
+  ASSERT_EQ(status, 0) << output;
+
+  const auto trace = read_rows(p.dir / "trace.txt");
+  const auto beta = read_rows(p.dir / "beta.txt");
+  ASSERT_EQ(trace.size(), chain.trace.size());
+  ASSERT_EQ(beta.size(), m);
+  const auto close = [](double a, double b) { return std::abs(a - b) <= 1e-10 * std::abs(b); };
+  for (std::size_t t = 0; t < trace.size(); ++t) {
+    const sbayesr_sample& s = chain.trace[t];
+    const std::size_t classes = s.pi.size();
+    ASSERT_EQ(trace[t].size(), 4 + 2 * classes);
+    EXPECT_PRED2(close, s.sigma2_beta, trace[t][0]) << "iteration " << t + 1;
+    EXPECT_PRED2(close, s.sigma2_e, trace[t][1]) << "iteration " << t + 1;
+    EXPECT_PRED2(close, s.sigma2_g, trace[t][2]) << "iteration " << t + 1;
+    EXPECT_PRED2(close, s.h2, trace[t][3]) << "iteration " << t + 1;
+    for (std::size_t k = 0; k < classes; ++k) {
+      EXPECT_PRED2(close, s.pi[k], trace[t][4 + k]) << "iteration " << t + 1;
+      EXPECT_EQ(s.counts[k], trace[t][4 + classes + k]) << "iteration " << t + 1;
+    }
+  }
+  for (std::size_t j = 0; j < m; ++j)
+    EXPECT_NEAR(chain.beta[j], beta[j][0], 1e-10 * (std::abs(beta[j][0]) + 1e-3)) << j;
+}
+
+TEST(SBayesRTest, ChainIsTheSameWhateverThreads) {
+  small_problem p;
+  sbayesr_options o;
+  o.iterations = 20;
+  o.burnin = 5;
+  ld_columns_in_memory ld = p.ld();
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  const sbayesr_result a = sbayesr(ld, aligned, o);
+  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+  analysis_options serial;
+  serial.stream.in_flight = 1;
+  ld_columns_in_memory ld_serial = p.ld(serial);
+  expect_same_chain(a, sbayesr(ld_serial, aligned, o, serial));
+}
+
+TEST(SBayesRTest, InMemoryColumnsAreTheSymmetricBandOfLd) {
+  small_problem p;
+  ld_columns_in_memory columns = p.ld();
+  ld_options o;
+  o.statistic = ld_statistic::r;
+  o.shape = ld_shape::square;
+  const ld_result full = ld(p.s, selection::all(p.s), o);
+  std::vector<std::size_t> all(200);
+  for (std::size_t j = 0; j < 200; ++j) all[j] = j;
+  std::size_t visited = 0;
+  columns.pass(all, [&](const ld_column& c) {
+    EXPECT_EQ(c.index, visited++);
+    EXPECT_EQ(c.first, c.index >= 11 ? c.index - 11 : 0);
+    EXPECT_EQ(c.first + c.values.size(), std::min<std::size_t>(c.index + 12, 200));
+    for (std::size_t i = 0; i < c.values.size(); ++i)
+      EXPECT_EQ(c.values[i], static_cast<float>(full.matrix[(c.first + i) * 200 + c.index]));
+  });
+  EXPECT_EQ(visited, 200u);
+  EXPECT_EQ(columns.variants()[4].id, "rs4");
+  EXPECT_EQ(columns.variants()[4].a1, "A");
+  EXPECT_EQ(columns.variants()[4].pos, 1004);
+}
+
+TEST(SBayesRTest, RefusesBadOptions) {
+  sbayesr_options o;
+  o.gamma = {0.001, 0.01};
+  o.pi = {0.5, 0.5};
+  EXPECT_THROW(check_sbayesr_options(o), error);
+  o = {};
+  o.pi = {0.9, 0.1};
+  EXPECT_THROW(check_sbayesr_options(o), error);
+  o = {};
+  o.burnin = o.iterations;
+  EXPECT_THROW(check_sbayesr_options(o), error);
+  o = {};
+  o.pi = {0.9, 0.05, 0.02, 0.02, 0.02};
+  EXPECT_THROW(check_sbayesr_options(o), error);
+  EXPECT_NO_THROW(check_sbayesr_options(sbayesr_options{}));
+}
+
+TEST(SBayesRTest, ExplainsAResidualVarianceTurningNegative) {
+  // Summary statistics that no LD can explain: perfectly correlated variants with opposite
+  // marginal effects of a size the GWAS's phenotypic variance cannot hold.
+  small_problem p;
+  ld_columns_in_memory ld = p.ld();
+  aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  for (std::size_t j = 0; j < aligned.matched; ++j) {
+    aligned.b[j] = (j % 2 ? 1.0 : -1.0) * 5.0;
+    aligned.se[j] = 0.001;
+  }
+  sbayesr_options o;
+  o.iterations = 50;
+  o.burnin = 0;
+  try {
+    sbayesr(ld, aligned, o);
+    FAIL() << "the chain went on";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::bad_input);
+    EXPECT_NE(std::string(e.what()).find("residual variance turned negative"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SBayesRTest, CommandWritesGctbTablesAndRefusesABadMaWritingNothing) {
+  small_problem p;
+  std::string output;
+  const std::string base = "sbayesr --gwas " + (p.dir / "g.ma").string() + " --ldm " +
+                           (p.dir / "g.cf").string() + " --ld-window 12 --iterations 20 " +
+                           "--burnin 5 --quiet --out ";
+  ASSERT_EQ(test::run_cli(base + (p.dir / "fit").string(), output), 0) << output;
+  std::ifstream par(p.dir / "fit.parRes");
+  std::string text((std::istreambuf_iterator<char>(par)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("       hsq    "), std::string::npos) << text;
+  EXPECT_NE(text.find("   NumSnp5    "), std::string::npos) << text;
+  const auto effects = read_rows(p.dir / "fit.snpRes");  // the header reads as an empty row
+  EXPECT_EQ(effects.size(), 201u);
+
+  std::ofstream(p.dir / "bad.ma") << "SNP A1 A2 freq b p N\nrs1 A C 0.2 0.1 0.5 100\n";
+  const std::string bad = "sbayesr --gwas " + (p.dir / "bad.ma").string() + " --ldm " +
+                          (p.dir / "g.cf").string() + " --out " + (p.dir / "bad").string();
+  EXPECT_NE(test::run_cli(bad, output), 0);
+  EXPECT_NE(output.find("bad.ma:1: the header has no column 'se'"), std::string::npos) << output;
+  EXPECT_FALSE(std::filesystem::exists(p.dir / "bad.parRes"));
+  EXPECT_FALSE(std::filesystem::exists(p.dir / "bad.snpRes"));
+}
+
+}  // namespace
+}  // namespace colflow

@@ -136,7 +136,8 @@ void index_variable(const std::filesystem::path& file, const file_descriptor& fd
 }  // namespace
 
 pgen_index read_pgen_index(const std::filesystem::path& file, const file_descriptor& fd,
-                           std::uint64_t size, std::uint64_t samples, std::uint64_t variants) {
+                           std::uint64_t size, std::uint64_t samples, std::uint64_t variants,
+                           const std::filesystem::path& pvar) {
   if (size < 3)
     throw input_error(file, "file is " + str(size) + " bytes, too short for a .pgen header");
   const std::vector<std::uint8_t> magic = read_at(fd, 0, 3);
@@ -160,6 +161,9 @@ pgen_index read_pgen_index(const std::filesystem::path& file, const file_descrip
   x.variants = load_le(h.data(), 4);
   const std::uint64_t stored_samples = load_le(h.data() + 4, 4);
   if (x.variants == 0) throw input_error(file, "no variants (the header says 0)");
+  if (x.variants != variants)
+    throw input_error(pvar, "lists " + str(variants) + " variants, but " +
+                                file.filename().string() + " holds " + str(x.variants));
   if (stored_samples != samples)
     throw input_error(
         file, "holds " + str(stored_samples) + " samples, but the .psam has " + str(samples));

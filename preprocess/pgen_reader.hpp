@@ -45,12 +45,14 @@ struct pgen_index {
 };
 
 // Reads and checks the header of `file` (`size` bytes, open as fd). `samples` is the .psam's
-// count: mode 0x01 stores none, the other modes must agree with it; `variants` is the .pvar's,
-// which mode 0x01 takes (the other modes store theirs). Every record must lie
+// count: mode 0x01 stores none, the other modes must agree with it; `variants` is the count of
+// `pvar`, which mode 0x01 takes and the other modes' must equal (checked before anything is
+// allocated by the header's count, so that a corrupt count costs no memory). Every record must lie
 // inside the file and have a type this reader decodes (main track 0-4, 6, 7; no multiallelic
 // track: colflow refuses multiallelic variants as plink2 --make-bed does).
 pgen_index read_pgen_index(const std::filesystem::path& file, const file_descriptor& fd,
-                           std::uint64_t size, std::uint64_t samples, std::uint64_t variants);
+                           std::uint64_t size, std::uint64_t samples, std::uint64_t variants,
+                           const std::filesystem::path& pvar);
 
 // ---- One record decoded (pgen_records.cpp) ------------------------------------------------
 

@@ -64,12 +64,9 @@ pgen_source::pgen_source(const pgen_paths& paths)
   const std::uint64_t listed = detail::pgen::count_pvar(paths.pvar);
   state& s = *state_;
   s.fd = open_read(paths.pgen);
-  s.index = detail::pgen::read_pgen_index(paths.pgen, s.fd, s.fd.size(), samples_.size(), listed);
+  s.index = detail::pgen::read_pgen_index(paths.pgen, s.fd, s.fd.size(), samples_.size(), listed,
+                                          paths.pvar);
   variants_ = s.index.variants;
-  if (listed != variants_)
-    throw input_error(paths.pvar, "lists " + std::to_string(listed) + " variants, but " +
-                                      paths.pgen.filename().string() + " holds " +
-                                      std::to_string(variants_));
   for (const std::uint8_t t : s.index.types) {
     if (t & detail::pgen::type_dosage_mask) kind_ = value_type::dosage;
     if (t & (detail::pgen::type_phase | detail::pgen::type_dosage_phase)) ++phased_variants_;

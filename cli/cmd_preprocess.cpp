@@ -73,10 +73,10 @@ command add_preprocess(CLI::App& app) {
       "zlib is slower and is never picked. For .bed input, auto works on the 2-bit codes.\n\n"
       "Genotype stores keep each column's PLINK codes and decode them through a per-column\n"
       "lookup table to standardised values (missing calls mean-imputed, z'z = N - 1).\n"
-      "Dosage stores (BGEN, VCF with --dosage) keep each dosage at PLINK 2's precision,\n"
-      "1/16384 of an allele; with zstd (the default) in the split layout (codec\n"
-      "dosage-zstd): a 2-bit code per sample for 0, 1 or 2 whole copies, then the\n"
-      "missing and fractional ones apart.\n"
+      "Dosage stores (BGEN, .pgen with dosages, VCF with --dosage) keep each dosage at\n"
+      "PLINK 2's precision, 1/16384 of an allele; with zstd (the default) in the split\n"
+      "layout (codec dosage-zstd): a 2-bit code per sample for 0, 1 or 2 whole copies,\n"
+      "then the missing and fractional ones apart.\n"
       "Several inputs of one format (per-chromosome files of the same samples) make one\n"
       "store, their columns in the order given; chromosome codes are stored as PLINK 2\n"
       "writes them (chr1 -> 1, 23 -> X, 24 -> Y, 25 -> XY, 26 -> MT).\n"
@@ -107,6 +107,8 @@ command add_preprocess(CLI::App& app) {
                       static_cast<double>(p.input_bytes_done), p.seconds);
         });
     line.finish();
+    if (!o->quiet)
+      for (const std::string& note : source->notes()) std::cerr << "note: " << note << "\n";
     if (!o->quiet) {
       const double in = static_cast<double>(result.input_bytes);
       const double frames = static_cast<double>(result.frame_bytes);

@@ -17,6 +17,19 @@ void add_input_options(CLI::App& app, input_options& o) {
   bed_file->needs(bim_file)->needs(fam_file)->excludes(bed);
   bim_file->needs(bed_file);
   fam_file->needs(bed_file);
+  auto* pfile =
+      app.add_option("--pfile", o.pfile_prefixes,
+                     "PLINK 2 input PREFIX (PREFIX.pgen, .pvar or .pvar.zst, .psam): hard calls,\n"
+                     "or ALT dosages when the .pgen holds dosages; A1 = ALT as plink2 --make-bed\n"
+                     "writes it; phase dropped; several prefixes make one store")
+          ->expected(1, -1);
+  auto* pgen_file =
+      app.add_option("--pgen", o.pgen_file, "Explicit .pgen path (with --pvar, --psam)");
+  auto* pvar_file = app.add_option("--pvar", o.pvar_file, "Explicit .pvar or .pvar.zst path");
+  auto* psam_file = app.add_option("--psam", o.psam_file, "Explicit .psam path (or a .fam)");
+  pgen_file->needs(pvar_file)->needs(psam_file);
+  pvar_file->needs(pgen_file);
+  psam_file->needs(pgen_file);
   auto* bgen = app.add_option("--bgen", o.bgen_files,
                               "BGEN input (v1.1, 1.2, 1.3): dosages of the first allele; several\n"
                               "files of the same samples make one store")
@@ -46,7 +59,7 @@ void add_input_options(CLI::App& app, input_options& o) {
       ->check(CLI::IsMember({"error", "missing", "haploid", "reference"}));
   auto* inputs = app.add_option("--inputs", o.inputs_list,
                                 "A file listing the inputs of one store, one per line: PLINK\n"
-                                "prefixes, .bgen files or .vcf/.vcf.gz/.bcf files (one format)");
+                                "prefixes, .pgen, .bgen or .vcf/.vcf.gz/.bcf files (one format)");
   auto* npy =
       app.add_option("--npy", o.npy,
                      "Dense input: a NumPy .npy file (v1-v3, float32/float64, C or Fortran\n"
@@ -60,7 +73,8 @@ void add_input_options(CLI::App& app, input_options& o) {
   app.add_option("--csv-ids", o.csv_ids, "CSV first column of sample IDs: auto (default), yes, no")
       ->check(CLI::IsMember({"auto", "yes", "no"}));
   // One input format per store.
-  const std::vector<CLI::Option*> formats = {bed, bed_file, bgen, vcf, inputs, npy, csv};
+  const std::vector<CLI::Option*> formats = {bed, bed_file, pfile, pgen_file, bgen,
+                                             vcf, inputs,   npy,   csv};
   for (std::size_t a = 0; a < formats.size(); ++a)
     for (std::size_t b = a + 1; b < formats.size(); ++b)
       if (!(formats[a] == bed && formats[b] == bed_file)) formats[a]->excludes(formats[b]);
@@ -72,6 +86,9 @@ std::unique_ptr<preprocess::column_source> open_inputs(const input_options& o) {
   in.bed.assign(o.bed_prefixes.begin(), o.bed_prefixes.end());
   if (!o.bed_file.empty())
     in.bed_files = preprocess::plink_paths{o.bed_file, o.bim_file, o.fam_file};
+  in.pfile.assign(o.pfile_prefixes.begin(), o.pfile_prefixes.end());
+  if (!o.pgen_file.empty())
+    in.pgen_files = preprocess::pgen_paths{o.pgen_file, o.pvar_file, o.psam_file};
   in.bgen.assign(o.bgen_files.begin(), o.bgen_files.end());
   in.sample = o.sample_file;
   in.ref_first = o.ref_first;

@@ -1,4 +1,4 @@
-// The inputs of `colflow preprocess` on the command line: PLINK filesets, BGEN and VCF/BCF
+// The inputs of `colflow preprocess` on the command line: PLINK 1 and 2 filesets, BGEN and VCF/BCF
 // files (several of one kind become one store, concatenated in the order given), a list file
 // naming them, or a dense matrix. The library opens them (preprocess/inputs.hpp).
 #pragma once
@@ -13,8 +13,8 @@
 namespace colflow::cli {
 
 struct input_options {
-  std::vector<std::string> bed_prefixes, bgen_files, vcf_files;
-  std::string bed_file, bim_file, fam_file, inputs_list, npy, csv;
+  std::vector<std::string> bed_prefixes, pfile_prefixes, bgen_files, vcf_files;
+  std::string bed_file, bim_file, fam_file, pgen_file, pvar_file, psam_file, inputs_list, npy, csv;
   std::string csv_header = "auto", csv_ids = "auto";
   std::string sample_file;                        // BGEN
   bool ref_first = false;                         // BGEN
@@ -23,7 +23,8 @@ struct input_options {
   unsigned threads = 0;
 };
 
-// Registers the input options (--bed, --bed-file/--bim/--fam, --bgen, --sample, --ref-first,
+// Registers the input options (--bed, --bed-file/--bim/--fam, --pfile, --pgen/--pvar/--psam,
+// --bgen, --sample, --ref-first,
 // --vcf, --dosage, --split-multiallelic, --vcf-half-call, --inputs, --npy, --csv...).
 void add_input_options(CLI::App& app, input_options& o);
 

@@ -64,6 +64,13 @@ std::string concatenated_source::description() const {
   return d;
 }
 
+std::vector<std::string> concatenated_source::notes() const {
+  std::vector<std::string> all;
+  for (const auto& part : parts_)
+    for (std::string& note : part->notes()) all.push_back(std::move(note));
+  return all;
+}
+
 void concatenated_source::read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes) {
   const auto [part, k] = locate(j);
   part->read_genotypes(k, codes);

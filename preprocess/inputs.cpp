@@ -9,6 +9,7 @@
 #include "colflow/preprocess/bgen_source.hpp"
 #include "colflow/preprocess/concatenated_source.hpp"
 #include "colflow/preprocess/npy_source.hpp"
+#include "colflow/preprocess/pgen_source.hpp"
 
 namespace colflow::preprocess {
 namespace {
@@ -48,6 +49,7 @@ std::unique_ptr<column_source> one_or_concatenated(
 
 input_format input_format_of(const std::filesystem::path& path) {
   const std::string p = path.string();
+  if (ends_with(p, ".pgen")) return input_format::pgen;
   if (ends_with(p, ".bgen")) return input_format::bgen;
   if (ends_with(p, ".vcf") || ends_with(p, ".vcf.gz") || ends_with(p, ".vcf.bgz") ||
       ends_with(p, ".bcf"))
@@ -61,6 +63,8 @@ const char* input_format_name(input_format f) {
   switch (f) {
     case input_format::plink:
       return "plink";
+    case input_format::pgen:
+      return "pgen";
     case input_format::bgen:
       return "bgen";
     case input_format::vcf:
@@ -96,10 +100,13 @@ std::optional<csv_presence> csv_presence_from_name(const std::string& name) {
 }
 
 std::unique_ptr<column_source> open_inputs(const input_options& o) {
-  std::vector<std::filesystem::path> beds = o.bed, bgens = o.bgen, vcfs = o.vcf;
+  std::vector<std::filesystem::path> beds = o.bed, pfiles = o.pfile, bgens = o.bgen, vcfs = o.vcf;
   if (!o.inputs_list.empty())
     for (const std::filesystem::path& p : read_list(o.inputs_list)) {
       switch (input_format_of(p)) {
+        case input_format::pgen:
+          pfiles.push_back(p);
+          break;
         case input_format::bgen:
           bgens.push_back(p);
           break;
@@ -113,15 +120,17 @@ std::unique_ptr<column_source> open_inputs(const input_options& o) {
         case input_format::csv:
           throw error(errc::invalid_argument,
                       o.inputs_list.string() + " lists " + p.string() +
-                          ": a list of inputs names PLINK prefixes, BGEN or VCF/BCF files");
+                          ": a list of inputs names PLINK prefixes, .pgen, BGEN or VCF/BCF files");
       }
     }
-  const int formats = (!beds.empty()) + o.bed_files.has_value() + (!bgens.empty()) +
-                      (!vcfs.empty()) + (!o.npy.empty()) + (!o.csv.empty());
+  const int formats = (!beds.empty()) + o.bed_files.has_value() + (!pfiles.empty()) +
+                      o.pgen_files.has_value() + (!bgens.empty()) + (!vcfs.empty()) +
+                      (!o.npy.empty()) + (!o.csv.empty());
   if (formats > 1)
-    throw error(errc::invalid_argument,
-                "the inputs of one store must be of one format (PLINK, BGEN, VCF, .npy or CSV)" +
-                    std::string(o.inputs_list.empty() ? "" : " (" + o.inputs_list.string() + ")"));
+    throw error(
+        errc::invalid_argument,
+        "the inputs of one store must be of one format (PLINK, PLINK 2, BGEN, VCF, .npy or CSV)" +
+            std::string(o.inputs_list.empty() ? "" : " (" + o.inputs_list.string() + ")"));
   if (vcfs.empty() && (o.dosage != vcf_options::dosage_field::none || o.split_multiallelic ||
                        o.half_call != vcf_options::half_call::error))
     throw error(errc::invalid_argument,
@@ -140,6 +149,12 @@ std::unique_ptr<column_source> open_inputs(const input_options& o) {
     return one_or_concatenated(std::move(parts));
   }
   if (o.bed_files) return std::make_unique<bed_source>(*o.bed_files);
+  if (!pfiles.empty()) {
+    for (const std::filesystem::path& prefix : pfiles)
+      parts.push_back(std::make_unique<pgen_source>(pgen_paths::from_prefix(prefix.string())));
+    return one_or_concatenated(std::move(parts));
+  }
+  if (o.pgen_files) return std::make_unique<pgen_source>(*o.pgen_files);
   if (!bgens.empty()) {
     for (const std::filesystem::path& file : bgens) {
       bgen_options b;
@@ -165,7 +180,8 @@ std::unique_ptr<column_source> open_inputs(const input_options& o) {
   if (!o.npy.empty()) return std::make_unique<npy_source>(o.npy);
   if (!o.csv.empty()) return std::make_unique<csv_source>(o.csv, o.csv_format);
   throw error(errc::invalid_argument,
-              "no input: give --bed PREFIX..., --bed-file/--bim/--fam, --bgen FILE..., --vcf "
+              "no input: give --bed PREFIX..., --bed-file/--bim/--fam, --pfile PREFIX..., "
+              "--pgen/--pvar/--psam, --bgen FILE..., --vcf "
               "FILE..., --inputs LIST, --npy FILE or --csv FILE");
 }
 

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets of tests/fuzz with clang (ASan + UBSan) and runs each for a
 # while, starting from the committed seed corpus.
 #
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]      (default 600 s; all of: store plink bgen vcf npy csv phenotype)
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]      (default 600 s; all of: store plink pgen bgen vcf npy csv phenotype)
 #
 # Each target runs in build/fuzz/run-TARGET/ with its own working corpus (the seeds plus what
 # the fuzzer finds). At the end a line per target gives the executions, executions per second
@@ -14,7 +14,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(store plink bgen vcf npy csv phenotype)
+[[ ${#targets[@]} -gt 0 ]] || targets=(store plink pgen bgen vcf npy csv phenotype)
 
 bash scripts/install-deps.sh
 if ! command -v clang++ >/dev/null || ! compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then

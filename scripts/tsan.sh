@@ -69,8 +69,8 @@ targets=(
   sample_blocks_test
   # parallel preprocessing, simulation and export, concurrent store reads, the CLI on top
   preprocess_test simulate_test store_test cli_test
-  # the study inputs (BGEN and VCF decoded on the converter's threads)
-  bgen_source_test vcf_source_test
+  # the study inputs (BGEN, VCF and PLINK 2 decoded on the converter's threads)
+  bgen_source_test vcf_source_test pgen_source_test
   # staged outputs and cancellation, the stream benchmark
   staged_output_test stream_benchmark_test
   # run by the tests above

@@ -152,16 +152,18 @@ template <typename F>
 TEST(InputsTest, FormatOfAPathIsItsEnding) {
   using preprocess::input_format;
   const std::vector<std::pair<std::string, input_format>> cases = {
-      {"chr1.bgen", input_format::bgen}, {"x.vcf", input_format::vcf},
-      {"d/x.vcf.gz", input_format::vcf}, {"x.vcf.bgz", input_format::vcf},
-      {"x.bcf", input_format::vcf},      {"m.npy", input_format::npy},
-      {"m.csv", input_format::csv},      {"m.tsv", input_format::csv},
-      {"data/x", input_format::plink},   {"data/x.bed", input_format::plink},
-      {"x.gz", input_format::plink},     {"x.npy.bak", input_format::plink},
+      {"chr1.bgen", input_format::bgen},   {"x.vcf", input_format::vcf},
+      {"d/x.vcf.gz", input_format::vcf},   {"x.vcf.bgz", input_format::vcf},
+      {"x.bcf", input_format::vcf},        {"m.npy", input_format::npy},
+      {"m.csv", input_format::csv},        {"m.tsv", input_format::csv},
+      {"data/x", input_format::plink},     {"data/x.bed", input_format::plink},
+      {"x.gz", input_format::plink},       {"x.npy.bak", input_format::plink},
+      {"d/chr1.pgen", input_format::pgen},
   };
   for (const auto& [path, format] : cases)
     EXPECT_EQ(preprocess::input_format_of(path), format) << path;
   EXPECT_STREQ(preprocess::input_format_name(input_format::plink), "plink");
+  EXPECT_STREQ(preprocess::input_format_name(input_format::pgen), "pgen");
   EXPECT_EQ(preprocess::dosage_field_from_name("GP"), preprocess::vcf_options::dosage_field::gp);
   EXPECT_FALSE(preprocess::dosage_field_from_name("ds"));
   EXPECT_EQ(preprocess::half_call_from_name("haploid"),

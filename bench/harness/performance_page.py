@@ -532,7 +532,7 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
                   "and as a zstd-3 store of standardised float64, and uk10k.", ""]
         lines += scaling_tables(rows, threads)
     if any(find(rows, suite="inputs")):
-        lines += ["### Import of BGEN and VCF (`bench/run.sh --only inputs`)", "",
+        lines += ["### Import of BGEN, VCF and .pgen (`bench/run.sh --only inputs`)", "",
                   "`colflow preprocess` against `plink2 --make-pgen` and `plink2 --make-bed` on the same "
                   "file, wall time of each process. Dosages: `plink2 --dummy N M 0.01 dosage-freq=0.3 acgt "
                   "--seed 1` (a quarter of the dosages non-integer, a sixth missing) exported as BGEN 1.2 "
@@ -540,7 +540,7 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
                   "with DS; colflow writes a dosage store (codec dosage-zstd: whole copies as 2-bit "
                   "codes, the other dosages apart, zstd-3), plink2 a "
                   ".pgen with the dosages or a .bed of hard calls. Hard calls: the main simulation's .bed "
-                  "exported as a bgzipped VCF and as BGEN 1.2 (8 bits); colflow writes a genotype store. "
+                  "exported as a bgzipped VCF, as BGEN 1.2 (8 bits) and as a .pgen; colflow writes a genotype store. "
                   "plink2 reads a BGEN with `ref-last`. Sizes count every file of a store, the .bgen alone "
                   "(it holds the variants' IDs and positions), and the .pgen with its .pvar and .psam.", ""]
         lines += input_tables(rows)

@@ -1,4 +1,4 @@
-"""Import of BGEN and VCF files: `colflow preprocess` against `plink2 --make-pgen` and
+"""Import of BGEN, VCF and PLINK 2 files: `colflow preprocess` against `plink2 --make-pgen` and
 `plink2 --make-bed` on the same file, same threads, wall time and peak RSS of each process:
 
   import BGEN 1.2 dosages    dosages (below) as BGEN 1.2, 8 bits (`--export bgen-1.2 bits=8`,
@@ -9,6 +9,9 @@
   import VCF GT hard calls   the main simulation's .bed as a bgzipped VCF (`--export vcf bgz`)
   import BGEN hard calls     the main simulation's .bed as BGEN 1.2, 8 bits; colflow
                              `--codec genotype`
+  import .pgen dosages       the dosages' .pgen as plink2 wrote it; colflow `--pfile`
+  import .pgen hard calls    the main simulation's .bed as a .pgen (`--make-pgen`); colflow
+                             `--pfile`
 
 Dosages: `plink2 --dummy N M 0.01 dosage-freq=0.3 acgt --seed 1 --make-pgen`, N x M the main
 simulation's shape (plink2 2.00a3.5 makes a quarter of the dosages non-integer and a sixth
@@ -31,8 +34,8 @@ from the BGEN 1.2 file, with its .pvar and .psam (the store holds its variant an
 tables too).
 
 The inputs are made once per workspace with plink2 and kept while they are newer than what
-they were made from. A colflow without `preprocess --vcf` (or `--dosage`) has the VCF
-comparisons left out, with a note in the log.
+they were made from. A colflow without `preprocess --vcf` (or `--dosage`, or `--pfile`) has the VCF
+(or .pgen) comparisons left out, with a note in the log.
 """
 from __future__ import annotations
 
@@ -118,6 +121,8 @@ def run(ctx: Context) -> list:
                             "--bfile", main.prefix, "--export", "vcf", "bgz") + ".vcf.gz"
     calls_bgen = plink2_made(ctx, calls + "-bgen12", (".bgen", ".sample"), main.bed,
                              "--bfile", main.prefix, "--export", "bgen-1.2", "bits=8")
+    calls_pgen = plink2_made(ctx, calls + "-pgen", (".pgen", ".pvar", ".psam"), main.bed,
+                             "--bfile", main.prefix, "--make-pgen")
     # Dosages: plink2 --dummy, as BGEN 1.2 8 bits, BGEN 1.3 and VCF with DS.
     dummy = plink2_made(ctx, ctx.ws.path(f"dosages{n}x{m}"), (".pgen", ".pvar", ".psam"), None,
                         "--dummy", str(n), str(m), "0.01", "dosage-freq=0.3", "acgt", "--seed", "1",
@@ -163,6 +168,12 @@ def run(ctx: Context) -> list:
         compare(main, "import VCF GT hard calls", "vcf-gt", ["--vcf", calls_vcf], ["--vcf", calls_vcf])
     else:
         log("inputs: this colflow's preprocess has no --vcf: VCF GT comparison left out")
+    if colflow_has(ctx, "--pfile"):
+        compare(dosages, "import .pgen dosages", "pgen-ds", ["--pfile", dummy], ["--pfile", dummy])
+        compare(main, "import .pgen hard calls", "pgen-gt", ["--pfile", calls_pgen],
+                ["--pfile", calls_pgen])
+    else:
+        log("inputs: this colflow's preprocess has no --pfile: .pgen comparisons left out")
     compare(main, "import BGEN hard calls", "bgen-gt",
             ["--bgen", calls_bgen + ".bgen", "--sample", calls_bgen + ".sample", "--codec", "genotype"],
             ["--bgen", calls_bgen + ".bgen", "ref-last", "--sample", calls_bgen + ".sample"])

@@ -20,7 +20,7 @@ from ._progress import reporter
 __all__ = ["preprocess"]
 
 
-_FORMATS = ("bed", "bgen", "vcf", "npy", "csv", "array", "inputs")
+_FORMATS = ("bed", "pgen", "bgen", "vcf", "npy", "csv", "array", "inputs")
 _SAMPLE_FIELDS = ("fid", "iid", "father", "mother", "sex", "phenotype")
 
 
@@ -56,11 +56,13 @@ def preprocess(
     ``source`` is a path or a list of paths (several inputs of one format, e.g. per-chromosome
     files of the same samples, make one store, their columns in the order given), or a numpy
     array. ``format`` is the command's input option, inferred when None from the type (an
-    array) or the paths' endings (.bgen; .vcf, .vcf.gz, .vcf.bgz, .bcf; .npy; .csv, .tsv;
+    array) or the paths' endings (.pgen; .bgen; .vcf, .vcf.gz, .vcf.bgz, .bcf; .npy; .csv, .tsv;
     anything else a PLINK prefix):
 
     - ``"bed"``: PLINK 1 filesets by prefix (``--bed``; a trailing ".bed" is allowed), or one
       .bed with ``bim=`` and ``fam=`` (``--bed-file --bim --fam``);
+    - ``"pgen"``: PLINK 2 filesets (``--pfile``), by prefix or .pgen path (its .pvar or
+      .pvar.zst and .psam beside it): hard calls, or ALT dosages when the .pgen holds dosages;
     - ``"bgen"``: BGEN files (``--bgen``) with ``sample=`` (``--sample``, an Oxford .sample)
       and ``ref_first=`` (``--ref-first``): a dosage store by default;
     - ``"vcf"``: VCF or BCF files (``--vcf``), GT hard calls, or dosages with ``dosage="DS"``
@@ -167,7 +169,7 @@ def _checked_format(source: Any, given: Optional[str]) -> str:
 
 def _input_format(source: Any) -> str:
     # The format of a source by its type or (the library's rule, that of the command's --inputs
-    # list) the ending of its paths: .bgen, .vcf/.vcf.gz/.vcf.bgz/.bcf, .npy, .csv/.tsv, else a
+    # list) the ending of its paths: .pgen, .bgen, .vcf/.vcf.gz/.vcf.bgz/.bcf, .npy, .csv/.tsv, else a
     # PLINK prefix.
     if isinstance(source, np.ndarray):
         return "array"

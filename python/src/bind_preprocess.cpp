@@ -111,6 +111,8 @@ void set_input_files(preprocess::input_options& in, const std::string& format,
     } else {
       in.bed = files;
     }
+  } else if (format == "pgen") {
+    in.pfile = files;
   } else if (format == "bgen") {
     in.bgen = files;
   } else if (format == "vcf") {
@@ -129,7 +131,8 @@ void set_input_files(preprocess::input_options& in, const std::string& format,
 }
 
 // `colflow preprocess` of files: `format` "plink" (PLINK prefixes, or one .bed with `bim` and
-// `fam`: --bed-file/--bim/--fam), "bgen", "vcf", "npy", "csv" or "inputs" (a list file,
+// `fam`: --bed-file/--bim/--fam), "pgen" (PLINK 2 prefixes or .pgen files, --pfile), "bgen", "vcf",
+// "npy", "csv" or "inputs" (a list file,
 // --inputs), with the command's options for them.
 nb::dict preprocess_files(const std::string& format, const std::vector<std::string>& paths,
                           const std::string& bim, const std::string& fam, const std::string& sample,

@@ -77,6 +77,10 @@ class column_source {
   /// What the store's manifest records as its source: the format and the input path, e.g.
   /// "PLINK .bed data/x.bed" or "CSV file data/x.csv".
   virtual std::string description() const = 0;
+  /// What the reading drops or changes that a user should hear of, one sentence each (e.g.
+  /// "dropped the phase of 12 variants"); the command prints them after the conversion. The
+  /// default: none. Complete only once every column has been read.
+  virtual std::vector<std::string> notes() const { return {}; }
 
   /// Writes column j's 2-bit PLINK codes into `codes`, which holds genotype_column_bytes(rows())
   /// bytes (codec/genotype_codec.hpp): sample i in bits 2 (i mod 4) of byte i / 4, padding

@@ -31,6 +31,8 @@ class concatenated_source final : public column_source {
   column_info column(std::uint64_t j) const override;
   /// The parts' descriptions joined by "; ".
   std::string description() const override;
+  /// The parts' notes, in order.
+  std::vector<std::string> notes() const override;
   void read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes) override;
   void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) override;
   void read_values(std::uint64_t j, std::span<double> values) override;

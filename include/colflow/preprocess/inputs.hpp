@@ -15,18 +15,19 @@
 #include "colflow/preprocess/column_source.hpp"
 #include "colflow/preprocess/converter.hpp"
 #include "colflow/preprocess/csv_source.hpp"
+#include "colflow/preprocess/pgen_source.hpp"
 #include "colflow/preprocess/vcf_source.hpp"
 
 namespace colflow::preprocess {
 
 /// The input formats of the command.
-enum class input_format { plink, bgen, vcf, npy, csv };
+enum class input_format { plink, pgen, bgen, vcf, npy, csv };
 
-/// The format a path names by its ending: ".bgen" BGEN; ".vcf", ".vcf.gz", ".vcf.bgz", ".bcf"
-/// VCF/BCF; ".npy" NumPy; ".csv", ".tsv" CSV text; anything else a PLINK prefix (or .bed).
-/// This is how a list of inputs (input_options::inputs_list) is read.
+/// The format a path names by its ending: ".pgen" a PLINK 2 fileset; ".bgen" BGEN; ".vcf",
+/// ".vcf.gz", ".vcf.bgz", ".bcf" VCF/BCF; ".npy" NumPy; ".csv", ".tsv" CSV text; anything else a
+/// PLINK prefix (or .bed). This is how a list of inputs (input_options::inputs_list) is read.
 input_format input_format_of(const std::filesystem::path& path);
-/// "plink", "bgen", "vcf", "npy", "csv".
+/// "plink", "pgen", "bgen", "vcf", "npy", "csv".
 const char* input_format_name(input_format f);
 
 /// "DS" or "GP" (the command's --dosage), or nullopt.
@@ -42,6 +43,11 @@ struct input_options {
   std::vector<std::filesystem::path> bed;
   /// A PLINK 1 fileset by its three paths (--bed-file, --bim, --fam).
   std::optional<plink_paths> bed_files;
+  /// PLINK 2 filesets by prefix (--pfile PREFIX...: PREFIX.pgen, .pvar or .pvar.zst, .psam);
+  /// several become one store, in this order.
+  std::vector<std::filesystem::path> pfile;
+  /// A PLINK 2 fileset by its three paths (--pgen, --pvar, --psam).
+  std::optional<pgen_paths> pgen_files;
   /// BGEN files (--bgen FILE...), their Oxford .sample file (--sample; empty: the IDs in the
   /// .bgen) and PLINK 2's ref-first (--ref-first).
   std::vector<std::filesystem::path> bgen;
@@ -54,8 +60,9 @@ struct input_options {
   bool split_multiallelic = false;
   vcf_options::half_call half_call = vcf_options::half_call::error;
   /// A file listing the inputs, one per line (--inputs): PLINK prefixes, .bgen files or VCF/BCF
-  /// files, of one format (input_format_of); blank lines and # comments skipped, relative paths
-  /// taken from the list's folder. Its inputs come after those of `bed`, `bgen` or `vcf`.
+  /// files or .pgen files, of one format (input_format_of); blank lines and # comments skipped,
+  /// relative paths taken from the list's folder. Its inputs come after those of `bed`, `bgen` or
+  /// `vcf`.
   std::filesystem::path inputs_list;
   /// A NumPy .npy file (--npy).
   std::filesystem::path npy;

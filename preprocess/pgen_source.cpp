@@ -1,0 +1,185 @@
+// PLINK 2 input (colflow/preprocess/pgen_source.hpp): the .psam, .pvar and .pgen header read
+// and checked when opened; each record fetched with the record an LD-compressed one refers to,
+// so that decoding needs no state and runs on any thread.
+#include "colflow/preprocess/pgen_source.hpp"
+
+#include <array>
+#include <cstring>
+
+#include "colflow/codec/genotype_codec.hpp"
+#include "colflow/error.hpp"
+#include "colflow/io/file_io.hpp"
+#include "pgen_reader.hpp"
+
+namespace colflow::preprocess {
+
+using detail::pgen::pgen_index;
+using detail::pgen::record_view;
+
+namespace {
+
+bool file_exists(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::exists(p, ec);
+}
+
+// What fetch reads: record j and, for an LD-compressed one, its reference record.
+struct pgen_fetched final : column_source::fetched {
+  const pgen_source* source = nullptr;
+  std::uint64_t j = 0, reference = 0;
+  std::uint8_t type = 0, reference_type = 0;
+  std::vector<std::uint8_t> bytes, reference_bytes;
+};
+
+bool ld_compressed(std::uint8_t type) {
+  const unsigned main = type & detail::pgen::type_main_mask;
+  return main == 2 || main == 3;
+}
+
+}  // namespace
+
+pgen_paths pgen_paths::from_prefix(const std::string& prefix) {
+  std::string p = prefix;
+  if (p.size() > 5 && p.compare(p.size() - 5, 5, ".pgen") == 0) p.resize(p.size() - 5);
+  const std::filesystem::path pvar = p + ".pvar";
+  return {p + ".pgen",
+          !file_exists(pvar) && file_exists(p + ".pvar.zst")
+              ? std::filesystem::path(p + ".pvar.zst")
+              : pvar,
+          p + ".psam"};
+}
+
+struct pgen_source::state {
+  file_descriptor fd;
+  pgen_index index;
+  mutable std::unique_ptr<detail::pgen::pvar_reader> pvar;
+  mutable std::uint64_t next_column = 0;
+};
+
+pgen_source::pgen_source(const pgen_paths& paths)
+    : paths_(paths), state_(std::make_unique<state>()) {
+  if (!file_exists(paths.pgen))
+    throw error(errc::not_found, "missing .pgen file " + paths.pgen.string());
+  samples_ = detail::pgen::read_psam(paths.psam);
+  const std::uint64_t listed = detail::pgen::count_pvar(paths.pvar);
+  state& s = *state_;
+  s.fd = open_read(paths.pgen);
+  s.index = detail::pgen::read_pgen_index(paths.pgen, s.fd, s.fd.size(), samples_.size(), listed,
+                                          paths.pvar);
+  variants_ = s.index.variants;
+  for (const std::uint8_t t : s.index.types) {
+    if (t & detail::pgen::type_dosage_mask) kind_ = value_type::dosage;
+    if (t & (detail::pgen::type_phase | detail::pgen::type_dosage_phase)) ++phased_variants_;
+  }
+  s.pvar = std::make_unique<detail::pgen::pvar_reader>(paths.pvar);
+}
+
+pgen_source::~pgen_source() = default;
+
+std::uint8_t pgen_source::storage_mode() const noexcept { return state_->index.mode; }
+
+std::vector<std::uint64_t> pgen_source::record_types() const {
+  std::vector<std::uint64_t> counts(256, 0);
+  for (const std::uint8_t t : state_->index.types) ++counts[t];
+  return counts;
+}
+
+std::string pgen_source::description() const { return "PLINK 2 .pgen " + paths_.pgen.string(); }
+
+std::vector<std::string> pgen_source::notes() const {
+  if (phased_variants_ == 0) return {};
+  return {paths_.pgen.filename().string() + ": dropped the phase of " +
+          std::to_string(phased_variants_) + " variants (colflow stores unphased values)"};
+}
+
+column_info pgen_source::column(std::uint64_t j) const {
+  const state& s = *state_;
+  if (j != s.next_column)
+    throw error(errc::invalid_argument, "pgen_source: columns must be read in order");
+  column_info c;
+  if (!s.pvar->next(c))
+    throw input_error(paths_.pvar, "ends before variant " + std::to_string(j) + " (it shrank)");
+  ++s.next_column;
+  return c;
+}
+
+std::unique_ptr<column_source::fetched> pgen_source::fetch(std::uint64_t j) {
+  check_read(j, samples_.size());
+  const state& s = *state_;
+  auto f = std::make_unique<pgen_fetched>();
+  f->source = this;
+  f->j = j;
+  f->type = s.index.types[j];
+  auto read_record = [&](std::uint64_t k, std::vector<std::uint8_t>& out) {
+    out.resize(static_cast<std::size_t>(s.index.starts[k + 1] - s.index.starts[k]));
+    s.fd.pread_exact(std::as_writable_bytes(std::span(out)), s.index.starts[k]);
+  };
+  read_record(j, f->bytes);
+  if (ld_compressed(f->type)) {
+    // The most recent record that is not LD-compressed; the header check guarantees one in
+    // the same block of 2^16 variants.
+    std::uint64_t k = j;
+    while (k > 0 && ld_compressed(s.index.types[k - 1])) --k;
+    f->reference = k - 1;
+    f->reference_type = s.index.types[k - 1];
+    read_record(k - 1, f->reference_bytes);
+  }
+  return f;
+}
+
+namespace {
+
+// The main track of a fetched record, as 2-bit categories; returns where it ends.
+std::size_t decode_categories(const std::filesystem::path& file, const pgen_fetched& f,
+                              std::uint64_t samples, std::span<std::uint8_t> cats) {
+  std::vector<std::uint8_t> reference;
+  if (ld_compressed(f.type)) {
+    reference.resize(cats.size());
+    detail::pgen::decode_main_track(file, {f.reference_bytes, f.reference_type, f.reference},
+                                    samples, {}, reference);
+  }
+  return detail::pgen::decode_main_track(file, {f.bytes, f.type, f.j}, samples, reference, cats);
+}
+
+const pgen_fetched& own(const pgen_source* self, const column_source::fetched& raw) {
+  const auto* f = dynamic_cast<const pgen_fetched*>(&raw);
+  if (!f || f->source != self)
+    throw error(errc::invalid_argument, self->description() + ": a column fetched elsewhere");
+  return *f;
+}
+
+}  // namespace
+
+void pgen_source::decode_genotypes(const fetched& raw, std::span<std::uint8_t> codes) const {
+  const pgen_fetched& f = own(this, raw);
+  const std::uint64_t n = samples_.size(), bytes = genotype_column_bytes(n);
+  if (codes.size() < bytes) throw error(errc::invalid_argument, description() + ": bad buffer");
+  if (state_->index.mode == detail::pgen::mode_bed) {  // PLINK 1 codes already
+    std::memcpy(codes.data(), f.bytes.data(), bytes);
+    if (n % 4) codes[n / 4] &= static_cast<std::uint8_t>((1u << (2 * (n % 4))) - 1);
+    return;
+  }
+  decode_categories(paths_.pgen, f, n, codes.first(bytes));
+  detail::pgen::categories_to_bed_codes(codes.first(bytes), n);
+}
+
+void pgen_source::decode_dosages(const fetched& raw, std::span<std::uint16_t> dosages) const {
+  const pgen_fetched& f = own(this, raw);
+  const std::uint64_t n = samples_.size();
+  if (dosages.size() != n) throw error(errc::invalid_argument, description() + ": bad buffer");
+  std::vector<std::uint8_t> cats(genotype_column_bytes(n));
+  const std::size_t main_end = decode_categories(paths_.pgen, f, n, cats);
+  detail::pgen::decode_dosages(paths_.pgen, {f.bytes, f.type, f.j}, n, main_end, cats, dosages);
+}
+
+void pgen_source::read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes) {
+  check_read(j, samples_.size());
+  decode_genotypes(*fetch(j), codes);
+}
+
+void pgen_source::read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) {
+  check_read(j, dosages.size());
+  decode_dosages(*fetch(j), dosages);
+}
+
+}  // namespace colflow::preprocess

@@ -1,0 +1,200 @@
+// The PLINK 2 reader (preprocess/pgen_source.hpp) on files plink2 writes at test time from the
+// shared data and from its own --dummy: hard calls against the .bed plink2 --make-bed writes of
+// the same .pgen (byte for byte, with its .bim and .fam) and against --export A; dosages against
+// --export A to 1/16384. Skipped, saying so, when plink2 is absent.
+#include <cmath>
+#include <fstream>
+
+#include "colflow/codec/genotype_codec.hpp"
+#include "colflow/preprocess/bed_source.hpp"
+#include "pgen_source_fixture.hpp"
+#include "shared_data.hpp"
+
+namespace colflow {
+namespace {
+
+using preprocess::pgen_paths;
+using preprocess::pgen_source;
+
+// plink2 --export A of a fileset: per sample, per variant, the count of the allele its
+// header names, or "NA".
+struct export_a {
+  std::vector<std::string> counted;            // per variant
+  std::vector<std::vector<std::string>> rows;  // per sample, per variant
+};
+
+export_a read_export_a(const std::string& raw) {
+  export_a e;
+  std::ifstream in(raw);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = preprocess::split_whitespace(line);
+  for (std::size_t c = 6; c < header.size(); ++c)
+    e.counted.push_back(header[c].substr(header[c].rfind('_') + 1));
+  while (std::getline(in, line)) {
+    std::vector<std::string> f = preprocess::split_whitespace(line);
+    e.rows.emplace_back(f.begin() + 6, f.end());
+  }
+  return e;
+}
+
+// The ALT count plink2 exported for sample i of variant j (ALT = A1), NaN for NA.
+double exported_alt(const export_a& e, std::size_t i, std::size_t j, const column_info& c) {
+  const std::string& v = e.rows[i][j];
+  if (v == "NA") return NAN;
+  EXPECT_TRUE(e.counted[j] == c.a1 || e.counted[j] == c.a2) << c.id;
+  return e.counted[j] == c.a1 ? std::stod(v) : 2 - std::stod(v);
+}
+
+// Every column of a genotype source against the .bed plink2 wrote of the same fileset and
+// against its --export A; also read back in reverse through fetch and decode.
+void expect_equal_to_plink2_bed(pgen_source& source, const std::string& bed_prefix,
+                                const export_a& exported) {
+  preprocess::bed_source bed(preprocess::plink_paths::from_prefix(bed_prefix));
+  ASSERT_EQ(source.kind(), value_type::genotype);
+  ASSERT_EQ(source.columns(), bed.columns());
+  ASSERT_EQ(source.rows(), bed.rows());
+  const auto ours = source.samples(), theirs = bed.samples();
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    EXPECT_EQ(ours[i].fid, theirs[i].fid);
+    EXPECT_EQ(ours[i].iid, theirs[i].iid);
+    EXPECT_EQ(ours[i].sex, theirs[i].sex) << ours[i].iid;
+    EXPECT_EQ(ours[i].phenotype, theirs[i].phenotype) << ours[i].iid;
+  }
+  const std::uint64_t n = source.rows(), bytes = genotype_column_bytes(n);
+  std::vector<std::vector<std::uint8_t>> expected(source.columns(),
+                                                  std::vector<std::uint8_t>(bytes));
+  std::vector<std::uint8_t> codes(bytes);
+  for (std::uint64_t j = 0; j < source.columns(); ++j) {
+    const column_info c = source.column(j), b = bed.column(j);
+    ASSERT_EQ(c.id, b.id);
+    EXPECT_EQ(c.chrom, b.chrom);
+    EXPECT_EQ(c.pos, b.pos);
+    EXPECT_EQ(c.a1, b.a1) << c.id << ": A1 is ALT";
+    EXPECT_EQ(c.a2, b.a2) << c.id;
+    bed.read_genotypes(j, expected[j]);
+    source.read_genotypes(j, codes);
+    ASSERT_EQ(codes, expected[j]) << "variant " << j << " (" << c.id << ")";
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const double alt = exported_alt(exported, i, j, c);
+      const int d = test::dosage_at(codes, i);
+      ASSERT_EQ(d < 0, std::isnan(alt)) << c.id << " sample " << i;
+      if (d >= 0) {
+        ASSERT_EQ(d, alt) << c.id << " sample " << i;
+      }
+    }
+  }
+  for (std::uint64_t j = source.columns(); j-- > 0;) {
+    source.decode_genotypes(*source.fetch(j), codes);
+    ASSERT_EQ(codes, expected[j]) << "variant " << j << " fetched in reverse order";
+  }
+}
+
+TEST(PgenSourceTest, HardCallsEqualPlink2sBedAndExportA) {
+  REQUIRE_SHARED_DATA();
+  REQUIRE_PLINK2();
+  for (const std::string vzs : {"", " vzs"}) {
+    test::temp_dir dir;
+    const std::string p = (dir / "x").string();
+    test::run_plink2("--bfile " + test::dataset("bed-reader/some_missing") + " --make-pgen" + vzs +
+                     " --out " + p);
+    test::run_plink2("--pfile " + p + (vzs.empty() ? "" : " vzs") + " --make-bed --out " + p + "b");
+    test::run_plink2("--pfile " + p + (vzs.empty() ? "" : " vzs") + " --export A --out " + p);
+    ASSERT_EQ(std::filesystem::exists(p + ".pvar.zst"), !vzs.empty());
+    pgen_source source(pgen_paths::from_prefix(p));
+    EXPECT_EQ(source.storage_mode(), 0x10);
+    expect_equal_to_plink2_bed(source, p + "b", read_export_a(p + ".raw"));
+  }
+}
+
+TEST(PgenSourceTest, LdCompressedAndDifferenceListRecordsDecodeAsPlink2) {
+  REQUIRE_SHARED_DATA();
+  REQUIRE_PLINK2();
+  test::temp_dir dir;
+  const std::string p = (dir / "x").string();
+  // uk10k's 1 Mb of chromosome 1 (300 of its samples): plink2 2.00a3.5 LD-compresses about 500
+  // of its 6717 records, one of them inverted (rs9662595), where HapMap3's it does not.
+  test::run_plink2("--bfile " + test::dataset("uk10k/uk10k_chr1_1mb") +
+                   " --thin-indiv-count 300 --seed 1 --make-pgen --out " + p);
+  test::run_plink2("--pfile " + p + " --make-bed --out " + p + "b");
+  test::run_plink2("--pfile " + p + " --export A --out " + p);
+  pgen_source source(pgen_paths::from_prefix(p));
+  const std::vector<std::uint64_t> types = source.record_types();
+  // plink2 writes each kind of main track here: plain, 1-bit, LD-compressed (plain and
+  // inverted) and the difference lists from all hom-REF.
+  for (const unsigned t : {0u, 1u, 2u, 3u, 4u})
+    EXPECT_GT(types[t], 0u) << "no record of main-track type " << t;
+  expect_equal_to_plink2_bed(source, p + "b", read_export_a(p + ".raw"));
+}
+
+// Dosages of sample i, variant j against --export A: the same 1/16384 step.
+void expect_dosages_equal_export_a(const std::string& p) {
+  test::run_plink2("--pfile " + p + " --export A --out " + p);
+  const export_a e = read_export_a(p + ".raw");
+  pgen_source source(pgen_paths::from_prefix(p));
+  ASSERT_EQ(source.kind(), value_type::dosage);
+  std::vector<std::uint16_t> d(source.rows());
+  std::uint64_t fractional = 0, missing = 0;
+  for (std::uint64_t j = 0; j < source.columns(); ++j) {
+    const column_info c = source.column(j);
+    source.read_dosages(j, d);
+    for (std::uint64_t i = 0; i < source.rows(); ++i) {
+      const double alt = exported_alt(e, i, j, c);
+      if (std::isnan(alt)) {
+        ++missing;
+        ASSERT_EQ(d[i], dosage_missing) << c.id << " sample " << i;
+        continue;
+      }
+      ASSERT_EQ(d[i], std::lround(alt * dosage_one)) << c.id << " sample " << i << ": " << alt;
+      fractional += d[i] % dosage_one != 0;
+    }
+  }
+  EXPECT_GT(fractional, 0u);
+  EXPECT_GT(missing, 0u);
+}
+
+TEST(PgenSourceTest, DosagesEqualPlink2ExportAWithPhaseDropped) {
+  REQUIRE_PLINK2();
+  test::temp_dir dir;
+  // Dense dosages (bit-array dosage tracks) and sparse ones (difference lists), with phase.
+  for (const std::string freq : {"0.3", "0.02"}) {
+    const std::string p = (dir / ("d" + freq)).string();
+    test::run_plink2("--dummy 29 300 0.05 dosage-freq=" + freq +
+                     " phase-freq=0.5 --seed 5 --make-pgen --out " + p);
+    pgen_source source(pgen_paths::from_prefix(p));
+    const std::vector<std::uint64_t> types = source.record_types();
+    std::uint64_t difflist = 0, bitarray = 0;
+    for (unsigned t = 0; t < 256; ++t) {
+      difflist += (t & 0x60) == 0x20 ? types[t] : 0;
+      bitarray += (t & 0x60) == 0x60 ? types[t] : 0;
+    }
+    EXPECT_GT(freq == "0.3" ? bitarray : difflist, 0u) << freq;
+    EXPECT_GT(source.phased_variants(), 0u);
+    ASSERT_EQ(source.notes().size(), 1u);
+    EXPECT_NE(source.notes()[0].find("dropped the phase of"), std::string::npos);
+    expect_dosages_equal_export_a(p);
+  }
+}
+
+TEST(PgenSourceTest, MultiallelicVariantIsRefusedAsPlink2MakeBedRefusesIt) {
+  REQUIRE_PLINK2();
+  test::temp_dir dir;
+  {
+    std::ofstream vcf(dir / "m.vcf");
+    vcf << "##fileformat=VCFv4.2\n##contig=<ID=1,length=1000>\n"
+           "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+           "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\ts1\ts2\ts3\ts4\ts5\n"
+           "1\t10\tv1\tA\tG\t.\t.\t.\tGT\t0/0\t0/1\t1/1\t./.\t0|1\n"
+           "1\t20\tv2\tA\tG,T\t.\t.\t.\tGT\t0/0\t0/2\t1/2\t2/2\t0/1\n";
+  }
+  const std::string p = (dir / "m").string();
+  test::run_plink2("--vcf " + (dir / "m.vcf").string() + " --make-pgen --out " + p);
+  std::string out;
+  EXPECT_NE(test::run_command("plink2 --pfile " + p + " --make-bed --out " + p + "b", out), 0)
+      << "plink2 --make-bed no longer refuses multiallelic variants:\n"
+      << out;
+  expect_bad_input([&] { pgen_source s(pgen_paths::from_prefix(p)); }, "multiallelic", "v2");
+}
+
+}  // namespace
+}  // namespace colflow

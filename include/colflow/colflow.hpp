@@ -42,6 +42,7 @@
 #include "colflow/analysis/hardy_weinberg.hpp"
 #include "colflow/analysis/king.hpp"
 #include "colflow/analysis/ld.hpp"
+#include "colflow/analysis/ld_matrix.hpp"
 #include "colflow/analysis/ld_prune.hpp"
 #include "colflow/analysis/p_value_table.hpp"
 #include "colflow/analysis/pca.hpp"

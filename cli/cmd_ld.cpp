@@ -176,13 +176,15 @@ command add_ld(CLI::App& app) {
   app.add_flag("--ldm-gctb", o->ldm_gctb,
                "With --make-ldm: also GCTB's PREFIX.ldm.KIND.info and PREFIX.ldm.KIND.bin")
       ->needs(make_ldm);
-  app.add_option("--chisq", o->chisq,
-                 "--make-ldm sparse: keep pairs with r2 x N at least this (default 10, GCTB's)")
-      ->needs(make_ldm);
-  app.add_option("--ld-min-r2", o->min_r2,
-                 "--make-ldm sparse: keep pairs with r2 at least this instead of --chisq")
-      ->check(number_range(0, 1))
-      ->needs(make_ldm);
+  auto* chisq =
+      app.add_option("--chisq", o->chisq,
+                     "--make-ldm sparse: keep pairs with r2 x N at least this (default 10, GCTB's)")
+          ->needs(make_ldm);
+  auto* min_r2 =
+      app.add_option("--ld-min-r2", o->min_r2,
+                     "--make-ldm sparse: keep pairs with r2 at least this instead of --chisq")
+          ->check(number_range(0, 1))
+          ->needs(make_ldm);
   app.add_flag("--force", o->force, "--make-ldm: replace an existing LD store")->needs(make_ldm);
   app.add_option("--codec", o->codec, "--make-ldm: the codec of the LD store (default zstd)")
       ->check(CLI::IsMember({"none", "zlib", "lz4", "zstd"}))
@@ -235,7 +237,7 @@ command add_ld(CLI::App& app) {
       "pair; band: the pairs within --ld-window / --ld-window-kb / --ld-window-cm; sparse:\n"
       "every pair with r2 x N >= --chisq (or r2 >= --ld-min-r2). --ldm-gctb also writes\n"
       "GCTB's PREFIX.ldm.KIND.info/.bin, which gctb --ldm reads.");
-  return [o, r, r2, prune, make_ldm] {
+  return [o, r, r2, prune, make_ldm, chisq, min_r2] {
     if (prune->count() > 0) return run_prune(o->common, o->prune, o->out);
     if (make_ldm->count() > 0) {
       ldm_options lo;
@@ -245,6 +247,12 @@ command add_ld(CLI::App& app) {
       lo.window = o->window;
       lo.window_kb = o->window_kb;
       lo.window_cm = o->window_cm;
+      if (lo.kind != ldm_kind::sparse && (chisq->count() > 0 || min_r2->count() > 0))
+        throw error(errc::invalid_argument,
+                    std::string(chisq->count() > 0 ? "--chisq" : "--ld-min-r2") +
+                        ": applies to --make-ldm sparse, not " + o->make_ldm);
+      if (chisq->count() > 0 && min_r2->count() > 0)
+        throw error(errc::invalid_argument, "--chisq: give --chisq or --ld-min-r2, not both");
       lo.chisq = o->chisq;
       lo.min_r2 = o->min_r2;
       lo.gctb = o->ldm_gctb;

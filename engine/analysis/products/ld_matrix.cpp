@@ -188,6 +188,11 @@ ldm_summary make_ld_matrix(const store& s, const selection& sel, const ldm_optio
   const ld_result result = pairs(s, sel, options, analysis);
   const column_builder builder(result, options, samples);
   const std::size_t m = variants.size();
+  ldm_summary summary;
+  summary.variants = m;
+  summary.samples = samples;
+  // On several processes ld() gave each the whole result; process 0 alone writes.
+  if (distributed(analysis.processes) && analysis.processes->rank() != 0) return summary;
 
   writer_options wo;
   wo.type = value_type::float32;
@@ -202,9 +207,6 @@ ldm_summary make_ld_matrix(const store& s, const selection& sel, const ldm_optio
   // Encoded in parallel by chunks, appended in order: the bytes do not depend on the threads.
   constexpr std::size_t chunk = 64;
   std::vector<encoded_column> encoded(std::min(chunk, m));
-  ldm_summary summary;
-  summary.variants = m;
-  summary.samples = samples;
   // The windows go into ld.tsv, which the writer needs before finish(): build them first.
   for (std::size_t j = 0; j < m; ++j) {
     std::vector<double> col;

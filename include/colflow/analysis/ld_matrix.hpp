@@ -106,7 +106,8 @@ struct ldm_summary {
 /// Computes the LD matrix of the selected columns of a genotype or dosage store and writes the
 /// LD store `out` (docs/FORMAT.md §13), and with options.gctb GCTB's files at the prefix `out`.
 /// The pairs are computed as `colflow ld` computes them, in memory (full and sparse: the
-/// m × m matrix; band: the band), across the threads; the store is written column by column.
+/// m × m matrix; band: the band), across the threads (and analysis.processes, as ld() shares
+/// them); the store is written column by column, by process 0 alone.
 /// Throws colflow::error: invalid_argument for bad options, a store without variants, or a
 /// variant constant over the selected samples (its LD is undefined; GCTB refuses it too),
 /// already_exists, and the errors of reading and writing.

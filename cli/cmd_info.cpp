@@ -1,7 +1,9 @@
 // colflow info: a store's shape, codecs, sizes and ratio, as text or JSON.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "colflow/colflow.hpp"
 #include "commands.hpp"
@@ -18,7 +20,8 @@ command add_info(CLI::App& app) {
   app.add_flag("--json", o->json,
                "Print one JSON object (keys: path, format_version, store_id, rows, columns,\n"
                "value_type, codecs, data_bytes, index_bytes, decoded_bytes, float64_bytes,\n"
-               "compression_ratio, ratio_vs_float64, source)");
+               "compression_ratio, ratio_vs_float64, source; and ld for an LD store: kind,\n"
+               "samples, values)");
   app.footer(
       "decoded_bytes is the payload the frames decode to (2-bit codes for a genotype store,\n"
       "16-bit dosages for a dosage store);\n"
@@ -38,6 +41,11 @@ command add_info(CLI::App& app) {
       codec_text +=
           (codec_text.empty() ? "" : ", ") + std::string(t.name) + " " + std::to_string(n);
     }
+    // An LD store (docs/FORMAT.md §13): its kind, samples and values held.
+    std::optional<ld_matrix> ld;
+    const auto attached = s.attached_files();
+    if (std::find(attached.begin(), attached.end(), "ld.json") != attached.end())
+      ld.emplace(ld_matrix::open(o->store));
     if (o->json) {
       nlohmann::ordered_json j;
       j["path"] = o->store;
@@ -55,6 +63,10 @@ command add_info(CLI::App& app) {
       j["compression_ratio"] = ratio;
       j["ratio_vs_float64"] = ratio64;
       j["source"] = sum.source;
+      if (ld)
+        j["ld"] = {{"kind", ldm_kind_name(ld->kind())},
+                   {"samples", ld->samples()},
+                   {"values", ld->values()}};
       std::cout << j.dump(2) << "\n";
       return 0;
     }
@@ -76,6 +88,9 @@ command add_info(CLI::App& app) {
     std::cout << line;
     std::cout << "source       " << (sum.source.empty() ? "-" : sum.source) << "\n";
     std::cout << "store id     " << s.store_id_text() << "\n";
+    if (ld)
+      std::cout << "ld matrix    " << ldm_kind_name(ld->kind()) << ", r over " << ld->samples()
+                << " samples, " << ld->values() << " values held\n";
     return 0;
   };
 }

@@ -9,6 +9,7 @@
 
 #include "analysis_setup.hpp"
 #include "colflow/analysis/ld.hpp"
+#include "colflow/analysis/ld_matrix.hpp"
 #include "colflow/analysis/ld_prune.hpp"
 #include "colflow/error.hpp"
 #include "commands.hpp"
@@ -122,6 +123,19 @@ int run_prune(const analysis_flags& common, const std::vector<std::string>& args
   return 0;
 }
 
+// --make-ldm: the LD store, and GCTB's files with --ldm-gctb.
+int run_make_ldm(const analysis_flags& common, const ldm_options& lo, const std::string& out) {
+  check_ldm_options(lo);  // before the store is opened
+  analysis_run run("ld", common);
+  const ldm_summary sum = make_ld_matrix(run.source(), run.selected(), lo, out, run.options());
+  if (!is_writer()) return 0;
+  run.log("wrote the " + std::string(ldm_kind_name(lo.kind)) + " LD store " + out + " (" +
+          std::to_string(sum.variants) + " variants, " + std::to_string(sum.values) + " values, " +
+          std::to_string(sum.store_bytes) + " bytes)");
+  for (const auto& file : sum.gctb_files) run.log("wrote " + file.string());
+  return 0;
+}
+
 }  // namespace
 
 command add_ld(CLI::App& app) {
@@ -131,6 +145,12 @@ command add_ld(CLI::App& app) {
     std::vector<std::string> r, r2, prune;
     std::int64_t window = 10;
     double window_kb = 1000, window_cm = 0, window_r2 = 0.2;
+    std::string make_ldm;
+    bool ldm_gctb = false, force = false;
+    double chisq = 10, min_r2 = 0;
+    std::string codec = "zstd";
+    int level = 0;
+    bool shuffle = false;
   };
   auto o = std::make_shared<options>();
   add_analysis_flags(app, o->common);
@@ -147,6 +167,33 @@ command add_ld(CLI::App& app) {
                      "PREFIX.prune.in and PREFIX.prune.out")
           ->expected(2, 4);
   prune->excludes(r)->excludes(r2);
+  auto* make_ldm =
+      app.add_option("--make-ldm", o->make_ldm,
+                     "full | band | sparse: write the LD matrix (r) as the LD store PREFIX, as\n"
+                     "GCTB's --make-full-ldm, --make-band-ldm, --make-sparse-ldm")
+          ->check(CLI::IsMember({"full", "band", "sparse"}));
+  make_ldm->excludes(r)->excludes(r2)->excludes(prune);
+  app.add_flag("--ldm-gctb", o->ldm_gctb,
+               "With --make-ldm: also GCTB's PREFIX.ldm.KIND.info and PREFIX.ldm.KIND.bin")
+      ->needs(make_ldm);
+  auto* chisq =
+      app.add_option("--chisq", o->chisq,
+                     "--make-ldm sparse: keep pairs with r2 x N at least this (default 10, GCTB's)")
+          ->needs(make_ldm);
+  auto* min_r2 =
+      app.add_option("--ld-min-r2", o->min_r2,
+                     "--make-ldm sparse: keep pairs with r2 at least this instead of --chisq")
+          ->check(number_range(0, 1))
+          ->needs(make_ldm);
+  app.add_flag("--force", o->force, "--make-ldm: replace an existing LD store")->needs(make_ldm);
+  app.add_option("--codec", o->codec, "--make-ldm: the codec of the LD store (default zstd)")
+      ->check(CLI::IsMember({"none", "zlib", "lz4", "zstd"}))
+      ->needs(make_ldm);
+  app.add_option("--level", o->level, "--make-ldm: the codec's level (default: the codec's)")
+      ->needs(make_ldm);
+  app.add_flag("--shuffle", o->shuffle,
+               "--make-ldm: byte-shuffle the float32 values before the codec")
+      ->needs(make_ldm);
   app.add_option("--ld-window", o->window,
                  "Table: pairs at most this many variants apart, minus one (default 10)")
       ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
@@ -161,7 +208,9 @@ command add_ld(CLI::App& app) {
   app.add_option("--ld-window-r2", o->window_r2,
                  "Table: pairs with r squared at least this (default 0.2; 0 lists every pair)")
       ->check(number_range(0, 1));
-  app.add_option("--out", o->out, "Output prefix: PREFIX.ld or PREFIX.ld.bin; PREFIX.prune.in/.out")
+  app.add_option("--out", o->out,
+                 "Output prefix: PREFIX.ld or PREFIX.ld.bin; PREFIX.prune.in/.out; the LD store\n"
+                 "PREFIX (a directory) with --make-ldm")
       ->required();
   app.footer(
       "As plink --r/--r2 (PLINK 1.9): r is the correlation of the A1 dosages over the\n"
@@ -182,12 +231,41 @@ command add_ld(CLI::App& app) {
       "--indep-pairwise W[kb] [S] R2 (plink2's): PREFIX.prune.in, the variants kept, and\n"
       "PREFIX.prune.out, those pruned: in windows of W variants moved by S (default 1), or of\n"
       "W kb (S must be 1), of each pair with r2 > R2 over the founders' calls the variant of\n"
-      "lower minor allele frequency goes (docs/ANALYSES.md). Genotype stores only.");
-  return [o, r, r2, prune] {
+      "lower minor allele frequency goes (docs/ANALYSES.md). Genotype stores only.\n"
+      "--make-ldm full|band|sparse (GCTB's LD matrices for SBayesR): the LD store PREFIX\n"
+      "(docs/FORMAT.md §13), one compressed float32 column of r per variant; full: every\n"
+      "pair; band: the pairs within --ld-window / --ld-window-kb / --ld-window-cm; sparse:\n"
+      "every pair with r2 x N >= --chisq (or r2 >= --ld-min-r2). --ldm-gctb also writes\n"
+      "GCTB's PREFIX.ldm.KIND.info/.bin, which gctb --ldm reads.");
+  return [o, r, r2, prune, make_ldm, chisq, min_r2] {
     if (prune->count() > 0) return run_prune(o->common, o->prune, o->out);
+    if (make_ldm->count() > 0) {
+      ldm_options lo;
+      lo.kind = o->make_ldm == "full"   ? ldm_kind::full
+                : o->make_ldm == "band" ? ldm_kind::band
+                                        : ldm_kind::sparse;
+      lo.window = o->window;
+      lo.window_kb = o->window_kb;
+      lo.window_cm = o->window_cm;
+      if (lo.kind != ldm_kind::sparse && (chisq->count() > 0 || min_r2->count() > 0))
+        throw error(errc::invalid_argument,
+                    std::string(chisq->count() > 0 ? "--chisq" : "--ld-min-r2") +
+                        ": applies to --make-ldm sparse, not " + o->make_ldm);
+      if (chisq->count() > 0 && min_r2->count() > 0)
+        throw error(errc::invalid_argument, "--chisq: give --chisq or --ld-min-r2, not both");
+      lo.chisq = o->chisq;
+      lo.min_r2 = o->min_r2;
+      lo.gctb = o->ldm_gctb;
+      lo.overwrite = o->force;
+      lo.encoding.codec = *codec_from_name(o->codec);
+      lo.encoding.level = o->level != 0 ? o->level : traits_of(lo.encoding.codec).default_level;
+      lo.encoding.shuffle = o->shuffle;
+      return run_make_ldm(o->common, lo, o->out);
+    }
     if (r->count() == 0 && r2->count() == 0)
       throw error(errc::invalid_argument,
-                  "ld: give --r or --r2 (with modifiers, as plink), or --indep-pairwise");
+                  "ld: give --r or --r2 (with modifiers, as plink), --indep-pairwise or "
+                  "--make-ldm");
     ld_options lo;
     lo.statistic = r->count() > 0 ? ld_statistic::r : ld_statistic::r2;
     apply_modifiers(r->count() > 0 ? "--r" : "--r2", r->count() > 0 ? o->r : o->r2, lo);

@@ -62,7 +62,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 targets=(
   # the flow graph and the analyses on it
   column_stream_test stats_test assoc_test logistic_assoc_test pca_test penalized_test
-  bayesr_test scale_test score_test ld_test grm_test wgr_test
+  bayesr_test scale_test score_test ld_test ld_matrix_test grm_test wgr_test
   # quality control: Hardy-Weinberg, the filters, LD pruning, KING's tiles, clumping
   hardy_test qc_filters_test ld_prune_test king_test clump_test gwas_summary_test sbayesr_test
   # the sample blocks' team of threads, and the analyses on it at 1, 2 and 3 threads

@@ -58,9 +58,14 @@ struct store::impl {
   // From the manifest (stores of version 1.3 and later): checked at open, and again on the
   // bytes parsed at first use.
   std::optional<std::uint64_t> samples_checksum, columns_checksum;
+  std::vector<std::pair<std::string, std::uint64_t>> attached;  // docs/FORMAT.md §9.4
 
-  // Hashes each list that has a recorded checksum and compares.
+  // Hashes each list that has a recorded checksum, and each attached file, and compares.
   void check_lists() const {
+    for (const auto& [name, sum] : attached) {
+      const auto file = path / name;
+      detail::check_list_checksum(file, sum, detail::checksum_file(file));
+    }
     if (samples_checksum) {
       const auto file = path / detail::samples_file_name;
       detail::check_list_checksum(file, *samples_checksum, detail::checksum_file(file));
@@ -305,6 +310,7 @@ store store::open(const std::filesystem::path& path, const open_options& options
                     " carries (" + (path / detail::manifest_file_name).string() + ")");
   s->samples_checksum = m.samples_checksum;
   s->columns_checksum = m.columns_checksum;
+  s->attached = m.attached;
   s->check_lists();
   return store(std::move(s));
 }
@@ -330,6 +336,24 @@ bool store::has_list_checksums() const noexcept {
   return impl_->samples_checksum && impl_->columns_checksum;
 }
 void store::verify_list_checksums() const { impl_->check_lists(); }
+
+std::vector<std::string> store::attached_files() const {
+  std::vector<std::string> names;
+  for (const auto& a : impl_->attached) names.push_back(a.first);
+  return names;
+}
+
+std::string store::read_attached(const std::string& name) const {
+  for (const auto& [attached, sum] : impl_->attached) {
+    if (attached != name) continue;
+    const auto file = impl_->path / name;
+    std::string text = read_text_file(file);
+    detail::check_list_checksum(file, sum, checksum64(std::as_bytes(std::span(text))));
+    return text;
+  }
+  throw error(errc::not_found,
+              "the store " + impl_->path.string() + " has no attached file " + name);
+}
 column_entry store::entry(std::size_t j) const noexcept { return impl_->entry(j); }
 
 const std::vector<sample_info>& store::samples() const {

@@ -205,10 +205,26 @@ std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_
   nlohmann::ordered_json sums = nlohmann::ordered_json::object();
   sums[samples_file_name] = checksum_hex(checksums.samples);
   sums[columns_file_name] = checksum_hex(checksums.columns);
+  for (const auto& [name, sum] : checksums.attached) sums[name] = checksum_hex(sum);
   j["checksums"] = sums;
   j["source"] = sum.source;
   j["created_by"] = "colflow " + std::string(version());
   return j.dump(2) + "\n";
+}
+
+void check_attached_name(const std::string& name, errc code) {
+  const bool plain = !name.empty() && name.size() <= 255 && name[0] != '.' &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+                     });
+  const bool reserved = name == samples_file_name || name == columns_file_name ||
+                        name == manifest_file_name || name == data_file_name ||
+                        name == index_file_name || name == "columns.idx.partial";
+  if (!plain || reserved)
+    throw error(code, "'" + name +
+                          "' cannot name a file attached to a store (a plain file name of "
+                          "letters, digits, '.', '_' and '-', other than the store's own files)");
 }
 
 manifest read_manifest(const std::filesystem::path& file) {
@@ -255,6 +271,16 @@ manifest read_manifest(const std::filesystem::path& file) {
   };
   m.samples_checksum = recorded(samples_file_name);
   m.columns_checksum = recorded(columns_file_name);
+  for (const auto& item : sums->items()) {
+    if (item.key() == samples_file_name || item.key() == columns_file_name) continue;
+    try {
+      check_attached_name(item.key(), errc::corrupt_header);
+    } catch (const error& e) {
+      throw error(errc::corrupt_header,
+                  "manifest checksums: " + std::string(e.what()) + " (" + file.string() + ")");
+    }
+    m.attached.emplace_back(item.key(), *recorded(item.key().c_str()));
+  }
   return m;
 }
 

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "colflow/store/store.hpp"
@@ -37,6 +38,8 @@ inline constexpr std::uint16_t list_checksums_minor = 3;
 // The list checksums a writer records.
 struct list_checksums {
   std::uint64_t samples = 0, columns = 0;
+  // The attached files (docs/FORMAT.md §9.4): name and XXH3-64, in the order written.
+  std::vector<std::pair<std::string, std::uint64_t>> attached;
 };
 
 struct manifest {
@@ -44,7 +47,14 @@ struct manifest {
   std::string source;
   // Absent in stores older than 1.3 (list_checksums_minor).
   std::optional<std::uint64_t> samples_checksum, columns_checksum;
+  // The other names of `checksums`: attached files (docs/FORMAT.md §9.4).
+  std::vector<std::pair<std::string, std::uint64_t>> attached;
 };
+
+// Throws errc::invalid_argument (or `code`) unless `name` may name an attached file: a plain
+// file name of letters, digits, '.', '_' and '-', not starting with '.', not one of the five
+// files of a store.
+void check_attached_name(const std::string& name, errc code = errc::invalid_argument);
 
 std::string store_id_hex(const std::array<std::uint8_t, 16>& id);
 

@@ -104,6 +104,13 @@ store_writer::store_writer(const std::filesystem::path& path, const writer_optio
   if (samples.size() != options.rows)
     throw error(errc::invalid_argument, std::to_string(samples.size()) + " samples for " +
                                             std::to_string(options.rows) + " rows");
+  for (std::size_t k = 0; k < options.attached.size(); ++k) {
+    detail::check_attached_name(options.attached[k].name);
+    for (std::size_t l = 0; l < k; ++l)
+      if (options.attached[l].name == options.attached[k].name)
+        throw error(errc::invalid_argument,
+                    "file " + options.attached[k].name + " attached to a store twice");
+  }
   if (path.filename().empty())
     throw error(errc::invalid_argument, "store path '" + path.string() + "' has no name");
   w.check_target();
@@ -185,9 +192,13 @@ void store_writer::finish() {
   w.summary.columns = w.header.columns;
   w.summary.index_bytes = detail::index_header_size + w.header.columns * detail::index_entry_size;
   w.summary.decoded_bytes = decoded_column_bytes(w.header.type, w.header.rows) * w.header.columns;
+  detail::list_checksums sums{w.samples_checksum, w.columns_checksum.digest(), {}};
+  for (const attached_file& a : w.options.attached) {
+    write_text_file(w.temp / a.name, a.text);
+    sums.attached.emplace_back(a.name, checksum64(std::as_bytes(std::span(a.text))));
+  }
   write_text_file(w.temp / detail::manifest_file_name,
-                  detail::format_manifest(w.header.store_id, w.summary,
-                                          {w.samples_checksum, w.columns_checksum.digest()}));
+                  detail::format_manifest(w.header.store_id, w.summary, sums));
 
   // The index last: until it has its final name, the directory does not open as a store.
   w.compute_index_checksum_and_write_header();

@@ -160,6 +160,15 @@ class store {
   /// errc::checksum_mismatch naming the file, not_found or io_error.
   void verify_list_checksums() const;
 
+  /// The names of the files attached to the store (docs/FORMAT.md §9.4: an LD store's
+  /// `ld.tsv`), whose checksums the manifest records; open() and verify_list_checksums() check
+  /// them with the lists.
+  std::vector<std::string> attached_files() const;
+  /// The bytes of the attached file `name`, checked against the manifest's checksum. Throws
+  /// errc::not_found when the store has no such attached file, checksum_mismatch naming the
+  /// file, io_error.
+  std::string read_attached(const std::string& name) const;
+
   /// Entry `j` of the index (j < num_columns(), unchecked).
   column_entry entry(std::size_t j) const noexcept;
 

@@ -61,12 +61,21 @@ encoded_column encode_float_column(std::span<const double> values, value_type ty
                                    const column_stats& stats, std::uint16_t flags,
                                    const column_encoding& encoding);
 
+/// A small text file written into the store beside its lists, its checksum recorded in the
+/// manifest (docs/FORMAT.md §9.4): what a kind of store adds to the format (an LD store's
+/// `ld.tsv`).
+struct attached_file {
+  std::string name;  ///< a plain file name (letters, digits, '.', '_', '-'; not the store's own)
+  std::string text;
+};
+
 /// What the writer needs to know before the first column.
 struct writer_options {
   value_type type = value_type::float64;
   std::uint64_t rows = 0;
-  bool overwrite = false;  ///< replace an existing store at the path (on success only)
-  std::string source;      ///< free text for the manifest: where the data came from
+  bool overwrite = false;               ///< replace an existing store at the path (on success only)
+  std::string source;                   ///< free text for the manifest: where the data came from
+  std::vector<attached_file> attached;  ///< files attached to the store, written by finish()
 };
 
 /// Builds a store column by column. Not thread-safe: append from one thread, in order.

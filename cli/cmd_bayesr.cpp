@@ -127,6 +127,12 @@ void report(analysis_run& run, const bayesr_result& r) {
         "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
         h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
     run.log(line);
+    // NaN (too short a chain) prints as nan: the diagnostics say they are undefined.
+    std::snprintf(line, sizeof line,
+                  "h2 chain diagnostics: effective sample size %.1f, Geweke z %.2f (first 10%% "
+                  "against last 50%% of the kept iterations)",
+                  h2.h2_ess, h2.h2_geweke_z);
+    run.log(line);
   }
   if (r.iterations_run > 0) {
     char line[160];

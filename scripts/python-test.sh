@@ -22,10 +22,10 @@ venv=${COLFLOW_PY_VENV:-build/pyvenv}
 [[ -x $venv/bin/python3 ]] || /usr/bin/python3 -m venv "$venv"
 py=$venv/bin/python3
 pip=("$py" -m pip --disable-pip-version-check)
-# The build backend and the test peers, installed once; the package is built without build
+# The build backend, the test peers and the plotting extra (colflow.plot), installed once; the package is built without build
 # isolation from these, so that no run downloads them again.
-needed=(scikit-build-core nanobind numpy pandas scipy pytest bed-reader)
-if ! "$py" -c "import scikit_build_core, nanobind, numpy, pandas, scipy, pytest, bed_reader" 2>/dev/null; then
+needed=(scikit-build-core nanobind numpy pandas scipy pytest bed-reader matplotlib)
+if ! "$py" -c "import scikit_build_core, nanobind, numpy, pandas, scipy, pytest, bed_reader, matplotlib" 2>/dev/null; then
   echo "python-test: installing ${needed[*]} into $venv"
   "${pip[@]}" install --quiet "${needed[@]}"
 fi

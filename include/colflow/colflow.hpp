@@ -36,6 +36,7 @@
 #include "colflow/analysis/assoc.hpp"
 #include "colflow/analysis/bayesr.hpp"
 #include "colflow/analysis/case_control.hpp"
+#include "colflow/analysis/chain_diagnostics.hpp"
 #include "colflow/analysis/clump.hpp"
 #include "colflow/analysis/grm.hpp"
 #include "colflow/analysis/gwas_summary.hpp"

@@ -27,6 +27,7 @@ from ._qc import QC, King, clump, hardy, king, qc
 from ._products import GRM, PCA, grm, ld, ld_matrix, pca, score
 from ._models import BayesR, Penalized, bayesr, enet, lasso, ridge
 from ._wgr import WGR, wgr
+from ._diagnostics import effective_sample_size, geweke_z, split_rhat
 
 __all__ = [
     "AlreadyExistsError",
@@ -45,7 +46,9 @@ __all__ = [
     "assoc",
     "bayesr",
     "clump",
+    "effective_sample_size",
     "enet",
+    "geweke_z",
     "grm",
     "hardy",
     "king",
@@ -58,6 +61,7 @@ __all__ = [
     "qc",
     "ridge",
     "score",
+    "split_rhat",
     "stats",
     "WGR",
     "wgr",

@@ -244,6 +244,11 @@ class BayesR:
     #: Wall and compute-busy seconds of this call's iterations.
     seconds: float
     compute_busy_seconds: float
+    #: Effective sample size and Geweke's z of h² over the kept iterations after the burn-in,
+    #: as the command logs them (colflow.effective_sample_size and colflow.geweke_z of
+    #: ``trace.H2`` after the burn-in; NaN for too short a chain).
+    h2_ess: float
+    h2_geweke_z: float
 
 
 def bayesr(
@@ -317,7 +322,8 @@ def bayesr(
         )
     return BayesR(_trace(r), _effects(store, r), name, r["samples"], r["h2_mean"], r["h2_sd"],
                   r["nonzero_mean"], r["posterior_samples"], r["resumed_from"],
-                  r["iterations_run"], r["mode"], r["seconds"], r["compute_busy_seconds"])
+                  r["iterations_run"], r["mode"], r["seconds"], r["compute_busy_seconds"],
+                  r["h2_ess"], r["h2_geweke_z"])
 
 
 def _trace(r: dict[str, Any]) -> pd.DataFrame:

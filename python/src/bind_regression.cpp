@@ -182,6 +182,8 @@ void add_effects(nb::dict& d, bayesr_result& r) {
   d["h2_mean"] = summary.h2_mean;
   d["h2_sd"] = summary.h2_sd;
   d["nonzero_mean"] = summary.nonzero_mean;
+  d["h2_ess"] = summary.h2_ess;
+  d["h2_geweke_z"] = summary.h2_geweke_z;
 }
 
 // `colflow bayesr`: the trace and effect tables (numpy arrays of the fields of PREFIX.trace.tsv

@@ -4,6 +4,8 @@ their bad arguments."""
 
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -109,6 +111,28 @@ def test_bayesr_equals_the_command(fit_inputs, colflow_cli, tmp_path):
                             resume=True, **{**options, "iterations": 34})
     assert longer.resumed_from == 30 and longer.iterations_run == 4
     pd.testing.assert_frame_equal(longer.trace.iloc[:15], fit.trace)
+
+
+def test_bayesr_chain_diagnostics_equal_pythons_and_are_logged(fit_inputs, colflow_binary,
+                                                                tmp_path):
+    # The library's ESS and Geweke's z of h² (chain_diagnostics.hpp) against the Python
+    # package's numpy implementation of the same definitions, over the kept iterations; the
+    # command logs the same figures.
+    i = fit_inputs
+    options = {"iterations": 160, "burnin": 40, "seed": 3}
+    fit = colflow.bayesr(i["store"], i["pheno"], keep=i["keep"], columns=i["columns"],
+                         num_threads=2, **options)
+    h2 = fit.trace[fit.trace.ITER > 40].H2.to_numpy()
+    assert fit.h2_ess == pytest.approx(colflow.effective_sample_size(h2), rel=1e-9)
+    assert fit.h2_geweke_z == pytest.approx(colflow.geweke_z(h2), rel=1e-9, abs=1e-12)
+    assert 1 < fit.h2_ess < 200
+    done = subprocess.run(
+        [colflow_binary, "bayesr", i["store"], *map(str, i["flags"]), "--iterations", "160",
+         "--burnin", "40", "--seed", "3", "--out", str(tmp_path / "log")],
+        capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (f"h2 chain diagnostics: effective sample size {fit.h2_ess:.1f}, Geweke z "
+            f"{fit.h2_geweke_z:.2f}") in done.stderr
 
 
 def test_phenotype_forms(fit_inputs):

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "analysis/shared/result_table_internal.hpp"
 #include "colflow/analysis/bayesr.hpp"
+#include "colflow/analysis/chain_diagnostics.hpp"
 #include "colflow/error.hpp"
 #include "io/tsv_writer_internal.hpp"
 
@@ -14,9 +16,11 @@ namespace colflow {
 bayesr_summary summarize(const bayesr_result& r) {
   bayesr_summary s;
   double h2_sum = 0, h2_squares = 0, nonzero_sum = 0;
+  std::vector<double> h2;
   for (const bayesr_sample& t : r.trace)
     if (t.iteration > r.burnin) {
       ++s.kept;
+      h2.push_back(t.h2);
       h2_sum += t.h2;
       h2_squares += t.h2 * t.h2;
       nonzero_sum += static_cast<double>(t.nonzero);
@@ -30,6 +34,8 @@ bayesr_summary summarize(const bayesr_result& r) {
           ? std::sqrt(std::max(0.0, (h2_squares - kept * s.h2_mean * s.h2_mean) / (kept - 1.0)))
           : 0.0;
   s.nonzero_mean = nonzero_sum / kept;
+  s.h2_ess = effective_sample_size(h2);
+  s.h2_geweke_z = geweke_z(h2);
   return s;
 }
 

@@ -134,6 +134,10 @@ struct bayesr_summary {
   double h2_sd = std::numeric_limits<double>::quiet_NaN();
   /// Mean number of non-zero effects over the kept iterations (NaN without any).
   double nonzero_mean = std::numeric_limits<double>::quiet_NaN();
+  /// Effective sample size and Geweke's z of h² over the kept iterations
+  /// (analysis/chain_diagnostics.hpp; NaN for fewer than 4, or 20, kept iterations).
+  double h2_ess = std::numeric_limits<double>::quiet_NaN();
+  double h2_geweke_z = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Summarises the kept iterations of a chain's trace.

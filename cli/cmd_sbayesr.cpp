@@ -1,9 +1,12 @@
 // colflow sbayesr: SBayesR from GWAS summary statistics and an LD reference.
 #include <cstdio>
+#include <filesystem>
 #include <limits>
+#include <memory>
 
 #include "colflow/analysis/gwas_summary.hpp"
 #include "colflow/analysis/ld_columns_in_memory.hpp"
+#include "colflow/analysis/ld_matrix_columns.hpp"
 #include "colflow/analysis/sbayesr.hpp"
 #include "commands.hpp"
 #include "validators.hpp"
@@ -27,9 +30,11 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
                  "se p N (any order, any case), one line per variant")
       ->required();
   app.add_option("--ldm", o->ldm,
-                 "The LD reference: for now a genotype or dosage store, whose LD is computed in\n"
-                 "memory over all its samples in windows of --ld-window variants and\n"
-                 "--ld-window-kb kb (GCTB's .ldm.full files and colflow's LD stores to come)")
+                 "The LD reference: an LD store (colflow ld --make-ldm), GCTB's .ldm.full,\n"
+                 ".ldm.band or .ldm.sparse (prefix, .info or .bin), or colflow's .ldband, each\n"
+                 "streamed column by column; or a genotype or dosage store, whose LD is computed\n"
+                 "in memory over all its samples in windows of --ld-window variants and\n"
+                 "--ld-window-kb kb")
       ->required();
   app.add_option("--out", o->out, "Output prefix: PREFIX.parRes, PREFIX.snpRes (GCTB's tables)")
       ->required();
@@ -49,7 +54,8 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
                  "(default 0.95,0.02,0.02,0.005,0.005)")
       ->delimiter(',');
   app.add_option("--ld-window", o->window.window,
-                 "LD computed in memory: pairs at most N - 1 variants apart (default 1000)")
+                 "LD computed in memory (a genotype store as --ldm): pairs at most N - 1 variants\n"
+                 "apart (default 1000)")
       ->check(positive_integer());
   app.add_option("--ld-window-kb", o->window.window_kb,
                  "LD computed in memory: pairs at most KB kb apart (default 1000)")
@@ -87,14 +93,25 @@ void log_alignment(const logger& run, const std::string& file, const aligned_gwa
   run.log(line);
 }
 
+// The reference --ldm names: a store of genotypes or dosages (its LD computed in memory), or an
+// LD matrix on disk (an LD store, GCTB's files, an .ldband), streamed.
+std::unique_ptr<ld_columns> open_reference(const sbayesr_flags& o) {
+  if (std::filesystem::is_directory(o.ldm)) {
+    const store s = store::open(o.ldm);
+    if (holds_variants(s.type()))
+      return std::make_unique<ld_columns_in_memory>(s, selection::all(s), o.window,
+                                                    o.ldm + " (LD in memory)");
+  }
+  return std::make_unique<ld_matrix_columns>(ld_matrix::open(o.ldm), o.ldm);
+}
+
 int run_sbayesr(const sbayesr_flags& o) {
   check_sbayesr_options(o.chain);
   const gwas_summary gwas = read_gwas_summary(o.gwas);
   const auto threads = limit_threads(o.threads);
   const logger run{o.quiet};
-  const store reference = store::open(o.ldm);
-  ld_columns_in_memory ld(reference, selection::all(reference), o.window,
-                          o.ldm + " (LD in memory)");
+  const std::unique_ptr<ld_columns> reference = open_reference(o);
+  ld_columns& ld = *reference;
   const aligned_gwas aligned = align_gwas(gwas, ld.variants(), ld.description());
   log_alignment(run, o.gwas, aligned);
   const sbayesr_result r = sbayesr(ld, aligned, o.chain);

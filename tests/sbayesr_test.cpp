@@ -328,4 +328,34 @@ TEST(SBayesRTest, CommandWritesGctbTablesAndRefusesABadMaWritingNothing) {
 }
 
 }  // namespace
+TEST(SBayesRTest, ChainIsTheSameFromAnLdStoreGctbFilesAndLdInMemory) {
+  // The same band of the same samples, as float32 each way: the chain must not tell them apart.
+  small_problem p;
+  std::string output;
+  const std::string band = (p.dir / "band").string();
+  ASSERT_EQ(test::run_cli("ld " + (p.dir / "g.cf").string() +
+                              " --make-ldm band --ld-window 12 --ld-window-kb 1000 --ldm-gctb "
+                              "--quiet --out " +
+                              band,
+                          output),
+            0)
+      << output;
+  const auto fit = [&](const std::string& ldm, const std::string& out) {
+    ASSERT_EQ(test::run_cli("sbayesr --gwas " + (p.dir / "g.ma").string() + " --ldm " + ldm +
+                                " --ld-window 12 --iterations 20 --burnin 5 --quiet --out " +
+                                (p.dir / out).string(),
+                            output),
+              0)
+        << output;
+  };
+  fit((p.dir / "g.cf").string(), "memory");
+  fit(band, "store");
+  fit(band + ".ldm.band", "gctb");
+  const auto text = [&](const std::string& name) { return test::read_file(p.dir / name); };
+  EXPECT_EQ(text("store.parRes"), text("memory.parRes"));
+  EXPECT_EQ(text("gctb.parRes"), text("memory.parRes"));
+  EXPECT_EQ(text("store.snpRes"), text("memory.snpRes"));
+  EXPECT_EQ(text("gctb.snpRes"), text("memory.snpRes"));
+}
+
 }  // namespace colflow

@@ -47,6 +47,7 @@
 #include "colflow/analysis/ld_columns.hpp"
 #include "colflow/analysis/ld_columns_in_memory.hpp"
 #include "colflow/analysis/ld_matrix.hpp"
+#include "colflow/analysis/ld_matrix_columns.hpp"
 #include "colflow/analysis/ld_prune.hpp"
 #include "colflow/analysis/p_value_table.hpp"
 #include "colflow/analysis/pca.hpp"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # colflow's first run: a whole study on data it simulates, in the order a study runs (import,
 # quality control and pruning, relatedness, structure, whole-genome regression then the LOCO
-# scan, clumping, BayesR and scores, LD and the GRM), each command as a user types it and each
-# step a line of what it found; it ends on a page of results, build/demo/index.html.
+# scan, clumping, BayesR and scores, SBayesR, LD and the GRM), each command as a user types it
+# and each step a line of what it found; it ends on a page of results, build/demo/index.html.
 #
 #   bash scripts/demo.sh                              # 2,000 samples x 20,000 variants
 #   SAMPLES=5000 VARIANTS=50000 bash scripts/demo.sh
@@ -175,6 +175,18 @@ colflow score sim.cf --score truth.weights 1 2 3 header --out truth
 r=$("${report[@]}" correlation prs.sscore truth.sscore)
 found "correlation of the score with the true genetic value: $r" prs.sscore
 
+begin "Summary-statistics BayesR (SBayesR) from the LOCO scan and the store's LD"
+# Common variants only, as SBayesR is used (HapMap3's): with N in the thousands the rare ones'
+# sampling noise makes the chain diverge, which sbayesr reports and stops on.
+"${report[@]}" ma step2.PHENO1.assoc.tsv sim.stats.tsv step2.ma 0.05
+colflow sbayesr --gwas step2.ma --ldm sim.cf --ld-window 50 --ld-window-kb 100 \
+  --iterations 300 --burnin 100 --out sbr
+colflow score sim.cf --score sbr.snpRes --out sbr
+hsq=$("${report[@]}" hsq sbr.parRes)
+r=$("${report[@]}" correlation sbr.sscore truth.sscore)
+found "h2 $hsq from the summary statistics of $(($(wc -l < step2.ma) - 1)) common variants \
+alone; its effects score the samples with correlation $r to the true genetic value" sbr.parRes
+
 begin "Lasso path"
 colflow lasso sim.cf --pheno sim.phen --nlambda 10 --lambda-min-ratio 0.05 --out lasso
 # not in the demo: ridge: the lasso step shows the same coordinate-descent path (alpha 0)
@@ -192,6 +204,25 @@ colflow export sim.cf --bed roundtrip
 cmp sim.bed roundtrip.bed
 colflow bench sim.cf --passes 3
 found "roundtrip.bed is byte-identical to sim.bed"
+
+# Pictures need the Python package's colflow-plot (pip install ./python[plot]); without it the
+# page holds the tables alone.
+if command -v colflow-plot > /dev/null; then
+  begin "Pictures: Manhattan and QQ plots of the LOCO scan, the BayesR chain, the PCs"
+  plot() {
+    printf '$ colflow-plot %s\n' "$*"
+    printf '%s\n' "colflow-plot $*" >> "$commands"
+    colflow-plot "$@"
+  }
+  plot manhattan step2.PHENO1.assoc.tsv --out manhattan.png
+  plot qq step2.PHENO1.assoc.tsv --out qq.png
+  plot qq plain.PHENO1.assoc.tsv --out qq-plain.png --title "without LOCO"
+  plot trace br.trace.tsv --burnin 100 --out trace.png
+  plot pcs pcs.eigenvec --color-by FID --pairs 1:2 --out pcs.png
+  found "5 pictures" manhattan.png,qq-plain.png,qq.png,trace.png,pcs.png
+else
+  say "no colflow-plot (pip install ./python[plot]): the page shows tables, no pictures"
+fi
 
 "${report[@]}" page "$steps" index.html
 cd "$root"

@@ -11,10 +11,13 @@
     demo_report.py bayesr EFFECTS TRACE BURNIN CAUSAL H2   h2 against the truth, top PIPs
     demo_report.py correlation SSCORE_A SSCORE_B      correlation of the last columns
     demo_report.py lasso PATH               the path's size
+    demo_report.py ma ASSOC STATS OUT.ma [MIN_MAF]   GCTB's .ma from a scan and stats
+    demo_report.py hsq PARRES               h2 from SBayesR's .parRes
     demo_report.py flip-byte FILE           damages one byte in the middle of FILE
 
 STEPS is a tab-separated file, one step per line: title, commands (joined by newlines, escaped
-as \\n), seconds, finding, the file whose head the page shows.
+as \\n), seconds, finding, the files the page shows (comma-separated: a table's head, or a
+picture).
 """
 
 import array
@@ -152,6 +155,31 @@ def cmd_correlation(a, b):
     print(f"{statistics.correlation([x[i] for i in shared], [y[i] for i in shared]):.3f}")
 
 
+def cmd_ma(assoc, stats, out, min_maf="0"):
+    """GCTB's .ma (SNP A1 A2 freq b se p N) from an association table and colflow stats, the
+    variants of minor allele frequency at least min_maf."""
+    s_header, s_rows = read_table(stats)
+    s_id, s_freq = column(s_header, "ID", stats), column(s_header, "A1_FREQ", stats)
+    freq = {r[s_id]: r[s_freq] for r in s_rows}
+    header, rows = read_table(assoc)
+    pick = [column(header, name, assoc) for name in ("ID", "A1", "A2", "BETA", "SE", "P", "N_OBS")]
+    lines = ["SNP A1 A2 freq b se p N"]
+    for r in rows:
+        ident, a1, a2, b, se, p, n = (r[k] for k in pick)
+        maf = min(float(freq[ident]), 1 - float(freq[ident]))
+        if "NA" not in (b, se, p) and maf >= float(min_maf):
+            lines.append(f"{ident} {a1} {a2} {freq[ident]} {b} {se} {p} {n}")
+    Path(out).write_text("\n".join(lines) + "\n")
+
+
+def cmd_hsq(par_res):
+    header, rows = read_table(par_res)
+    hsq = next((r for r in rows if r[0] == "hsq"), None)
+    if hsq is None:
+        sys.exit(f"demo_report: {par_res} has no hsq row")
+    print(f"{float(hsq[1]):.3f} (sd {float(hsq[2]):.3f})")
+
+
 def cmd_lasso(path):
     header, rows = read_table(path)
     print(f"{len(rows)} penalties; the last keeps {rows[-1][column(header, 'NONZERO', path)]} "
@@ -221,12 +249,12 @@ def cmd_page(steps, out):
         title, commands, seconds, finding, shown = line.split("\t")
         total += int(seconds)
         shown_html = ""
-        if shown:
-            if shown.endswith((".png", ".svg")):
-                shown_html = f'<img src="{html.escape(shown)}" alt="{html.escape(title)}">\n'
+        for name in filter(None, shown.split(",")):
+            if name.endswith((".png", ".svg")):
+                shown_html += f'<img src="{html.escape(name)}" alt="{html.escape(name)}">\n'
             else:
-                shown_html = (f"<p>{html.escape(shown)}:</p>\n"
-                              f"<pre>{html.escape(head(shown))}</pre>\n")
+                shown_html += (f"<p>{html.escape(name)}:</p>\n"
+                               f"<pre>{html.escape(head(name))}</pre>\n")
         sections.append(SECTION.format(
             number=number, title=html.escape(title), seconds=seconds,
             commands=html.escape(commands.replace("\\n", "\n")),
@@ -241,7 +269,7 @@ COMMANDS = {
     "record": cmd_record, "page": cmd_page, "lambda": cmd_lambda, "hits": cmd_hits,
     "loci": cmd_loci, "pc-populations": cmd_pc_populations, "grm-summary": cmd_grm_summary,
     "bayesr": cmd_bayesr, "correlation": cmd_correlation, "lasso": cmd_lasso,
-    "flip-byte": cmd_flip_byte,
+    "flip-byte": cmd_flip_byte, "ma": cmd_ma, "hsq": cmd_hsq,
 }
 
 

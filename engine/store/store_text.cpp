@@ -205,7 +205,7 @@ std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_
   nlohmann::ordered_json sums = nlohmann::ordered_json::object();
   sums[samples_file_name] = checksum_hex(checksums.samples);
   sums[columns_file_name] = checksum_hex(checksums.columns);
-  for (const auto& [name, sum] : checksums.attached) sums[name] = checksum_hex(sum);
+  for (const auto& [name, hash] : checksums.attached) sums[name] = checksum_hex(hash);
   j["checksums"] = sums;
   j["source"] = sum.source;
   j["created_by"] = "colflow " + std::string(version());

@@ -50,14 +50,14 @@ bool is_writer() noexcept {
   return c == nullptr || c->rank() == 0;
 }
 
-void check_runs_on_ranks(const std::string& command) {
+void check_runs_on_ranks(const std::string& name) {
   const communicator* c = run_processes();
   if (c == nullptr) return;
   for (const char* on_ranks :
        {"bayesr", "ridge", "lasso", "enet", "stats", "assoc", "pca", "wgr", "grm", "ld", "score"})
-    if (command == on_ranks) return;
+    if (name == on_ranks) return;
   throw error(errc::invalid_argument,
-              "colflow " + command + " runs as one process, not on " + std::to_string(c->size()) +
+              "colflow " + name + " runs as one process, not on " + std::to_string(c->size()) +
                   " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats, assoc, pca, "
                   "wgr, grm, ld and score run (docs/SCALING.md)");
 }

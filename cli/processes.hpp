@@ -22,9 +22,9 @@ communicator* run_processes() noexcept;
 // True on the one process that writes outputs and shows progress: rank 0, or the only one.
 bool is_writer() noexcept;
 
-// Checks that `command` can run on the ranks of this launch (the iterative analyses split
+// Checks that the command `name` can run on the ranks of this launch (the iterative analyses split
 // their samples; the other commands would write the same files from every rank).
-void check_runs_on_ranks(const std::string& command);
+void check_runs_on_ranks(const std::string& name);
 
 // Ends the run after an error on this process: on several ranks, every rank at once with
 // `code` (so that none waits forever for this one); otherwise returns `code`.

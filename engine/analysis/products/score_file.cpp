@@ -108,12 +108,19 @@ void read_positional(const score_file& f, const std::vector<detail::text_record>
   }
 }
 
-// colflow bayesr's .effects.tsv: ID A1 PIP BETA BETA_SD BETA_PER_UNIT BETA_PER_UNIT_SD.
-void read_bayesr(const score_file& f, const std::vector<detail::text_record>& records,
-                 const std::vector<std::string_view>& header, score_table& t) {
-  t.format = "colflow bayesr";
+// A table of one weight per variant under a header line: the variant's ID, its allele and the
+// weight in the named columns of every line (0-based).
+struct one_score_columns {
+  const char* format;
+  std::size_t id, allele, weight;
+  const char* weight_name;
+};
+
+void read_one_score(const score_file& f, const std::vector<detail::text_record>& records,
+                    const std::vector<std::string_view>& header, const one_score_columns& c,
+                    score_table& t) {
+  t.format = c.format;
   t.names = {"SCORE1"};
-  const std::size_t unit = find_field(header, "BETA_PER_UNIT");
   entry_list list(f, t);
   std::vector<std::string_view> fields;
   for (std::size_t r = 1; r < records.size(); ++r) {
@@ -122,28 +129,24 @@ void read_bayesr(const score_file& f, const std::vector<detail::text_record>& re
       fail(f, records[r].line,
            std::to_string(fields.size()) + " fields where the header has " +
                std::to_string(header.size()));
-    list.add(fields[0], fields[1], records[r].line,
-             {weight_of(f, records[r].line, fields[unit], "BETA_PER_UNIT")});
+    list.add(fields[c.id], fields[c.allele], records[r].line,
+             {weight_of(f, records[r].line, fields[c.weight], c.weight_name)});
   }
+}
+
+// colflow bayesr's .effects.tsv: ID A1 PIP BETA BETA_SD BETA_PER_UNIT BETA_PER_UNIT_SD, scored
+// with the per-allele BETA_PER_UNIT.
+void read_bayesr(const score_file& f, const std::vector<detail::text_record>& records,
+                 const std::vector<std::string_view>& header, score_table& t) {
+  read_one_score(f, records, header,
+                 {"colflow bayesr", 0, 1, find_field(header, "BETA_PER_UNIT"), "BETA_PER_UNIT"}, t);
 }
 
 // GCTB's .snpRes (and colflow sbayesr's): Id Name Chrom Position A1 A2 A1Frq A1Effect SE ...;
 // the score uses Name, A1 and A1Effect, the posterior mean effect per A1 allele.
 void read_gctb_snp_res(const score_file& f, const std::vector<detail::text_record>& records,
                        const std::vector<std::string_view>& header, score_table& t) {
-  t.format = "GCTB snpRes";
-  t.names = {"SCORE1"};
-  entry_list list(f, t);
-  std::vector<std::string_view> fields;
-  for (std::size_t r = 1; r < records.size(); ++r) {
-    detail::split_fields(records[r].text, fields);
-    if (fields.size() != header.size())
-      fail(f, records[r].line,
-           std::to_string(fields.size()) + " fields where the header has " +
-               std::to_string(header.size()));
-    list.add(fields[1], fields[4], records[r].line,
-             {weight_of(f, records[r].line, fields[7], "A1Effect")});
-  }
+  read_one_score(f, records, header, {"GCTB snpRes", 1, 4, 7, "A1Effect"}, t);
 }
 
 // colflow lasso/ridge/enet's .coef.tsv: LAMBDA ID A1 BETA BETA_PER_UNIT, per λ; a score per λ

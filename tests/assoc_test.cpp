@@ -319,7 +319,7 @@ TEST(AssocTest, DenseScanEqualsExplicitLeastSquaresAndFlagsCollinearColumns) {
   const trait_data t = random_traits(n, 9);
   std::vector<std::vector<double>> values;
   {
-    store_writer w(dir / "f.cf", writer_options{value_type::float64, n, false, "test"},
+    store_writer w(dir / "f.cf", writer_options{value_type::float64, n, false, "test", {}},
                    test::numbered_samples(n));
     std::mt19937_64 rng(4);
     std::normal_distribution<double> normal;

@@ -212,7 +212,7 @@ TEST(LogisticAssocTest, GenotypeScanEqualsExplicitFitsWithMissingCallsCovariates
 void write_dense_columns(const std::filesystem::path& path,
                          const std::vector<std::vector<double>>& columns) {
   const std::uint64_t n = columns.front().size();
-  store_writer w(path, writer_options{value_type::float64, n, false, "test"},
+  store_writer w(path, writer_options{value_type::float64, n, false, "test", {}},
                  test::numbered_samples(n));
   for (std::size_t j = 0; j < columns.size(); ++j)
     w.append(encode_float_column(columns[j], value_type::float64, dense_stats(columns[j]), 0,

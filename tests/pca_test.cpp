@@ -145,7 +145,7 @@ TEST(PcaTest, HweScalingEqualsPlink2Pca) {
 void write_structured_store(const std::filesystem::path& path, std::uint64_t n, std::uint64_t m) {
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<double> unif;
-  store_writer w(path, writer_options{value_type::genotype, n, false, "test"},
+  store_writer w(path, writer_options{value_type::genotype, n, false, "test", {}},
                  test::numbered_samples(n));
   for (std::uint64_t j = 0; j < m; ++j) {
     const double p0 = 0.05 + 0.9 * unif(rng);

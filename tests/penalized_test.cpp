@@ -310,7 +310,7 @@ TEST(PenalizedTest, PredictionsUseTheFittedStandardisationAndHandleSwappedAllele
   // The same genotypes counted on the other allele (A1 and A2 swapped), in another column
   // order, with one column absent: identical predictions but for that column's share.
   {
-    store_writer w(dir / "swapped.cf", writer_options{value_type::genotype, n, false, "test"},
+    store_writer w(dir / "swapped.cf", writer_options{value_type::genotype, n, false, "test", {}},
                    test::numbered_samples(n));
     for (std::size_t j = m; j-- > 1;) {
       std::vector<std::uint8_t> c = codes[j];

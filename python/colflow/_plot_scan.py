@@ -94,7 +94,8 @@ def manhattan(source: Any, *, title: str | None = None, genome_wide: float = GEN
     ``label_top`` most significant loci under ``genome_wide``, at least ``label_window`` base
     pairs apart, are labelled with their ID. With ``thin``, points less significant than
     ``suggestive`` are drawn one per cell of a grid 1500 cells across and 0.05 (-log10 p)
-    high, so a million rows draw in seconds; every point at or beyond it is drawn. Written to ``out`` when given (.png, .svg, .pdf).
+    high (the first row of each cell), every point at or beyond it; the points are rasterized
+    in an SVG or PDF. Written to ``out`` when given (.png, .svg, .pdf).
     """
     table = read_association(source)
     x, spans = manhattan_positions(table)
@@ -128,15 +129,20 @@ def genomic_control_lambda(p: Any) -> float:
     """λ: the median of the χ²₁ statistics of the p-values (NaN left out) over CHI2_1_MEDIAN.
     The statistic falls as p rises, so the median statistic is that of the median p (the mean
     of the two middle ones' statistics for an even count): two inversions, not a million."""
-    from scipy.special import chdtri
-
     values = np.asarray(p, dtype=np.float64)
     values = values[~np.isnan(values)]
-    n = values.size
-    if n == 0:
+    if values.size == 0:
         raise ValueError("genomic_control_lambda: no p-values")
-    middle = np.partition(values, [(n - 1) // 2, n // 2])[[(n - 1) // 2, n // 2]]
-    return float(np.mean(chdtri(1, middle)) / CHI2_1_MEDIAN)
+    n = values.size
+    return _median_lambda(np.partition(values, [(n - 1) // 2, n // 2]))
+
+
+def _median_lambda(p: np.ndarray) -> float:
+    # λ of p-values whose two middle ranks are in place (sorted, or partitioned there).
+    from scipy.special import chdtri
+
+    n = p.size
+    return float(np.mean(chdtri(1, p[[(n - 1) // 2, n // 2]])) / CHI2_1_MEDIAN)
 
 
 def qq_band(n: int, ranks: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -148,6 +154,16 @@ def qq_band(n: int, ranks: np.ndarray, level: float = 0.95) -> tuple[np.ndarray,
     tail = (1 - level) / 2
     return (-np.log10(betaincinv(k, n + 1 - k, tail)),
             -np.log10(betaincinv(k, n + 1 - k, 1 - tail)))
+
+
+def _qq_thinned(expected: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    # Indices drawn: every point whose expected -log10 p is 2 or more, below it the first point
+    # of each 0.01 x 0.01 cell. Both coordinates fall as the rank rises (p is sorted), so the
+    # points of a cell are consecutive: the first of each run, no sort.
+    high = np.count_nonzero(expected >= 2)  # the first ranks
+    cell = np.floor(expected[high:] / 0.01) * 1e6 + np.floor(observed[high:] / 0.01)
+    changes = np.flatnonzero(cell[1:] != cell[:-1]) + 1
+    return np.concatenate([np.arange(high + (high < expected.size)), high + changes])
 
 
 def qq(source: Any, *, title: str | None = None, level: float = 0.95, thin: bool = True,
@@ -163,14 +179,7 @@ def qq(source: Any, *, title: str | None = None, level: float = 0.95, thin: bool
     n = p.size
     expected = -np.log10(np.arange(1, n + 1) / (n + 1))
     observed = _minus_log10(p)
-    if thin:
-        low = np.flatnonzero(expected < 2)
-        cell = np.floor(expected[low] / 0.01).astype(np.int64) * 100000 + np.floor(
-            observed[low] / 0.01).astype(np.int64)
-        _, first = np.unique(cell, return_index=True)
-        drawn = np.sort(np.concatenate([low[first], np.flatnonzero(expected >= 2)]))
-    else:
-        drawn = np.arange(n)
+    drawn = _qq_thinned(expected, observed) if thin else np.arange(n)
     # The band at up to 400 ranks spaced evenly in -log10, the smallest p's rank included.
     ranks = np.unique(np.round(np.logspace(0, np.log10(n), 400)).astype(np.int64))
     upper, lower = qq_band(n, ranks, level)
@@ -184,7 +193,7 @@ def qq(source: Any, *, title: str | None = None, level: float = 0.95, thin: bool
     ax.plot([0, top], [0, top], color="#b03030", linewidth=0.8, gid="diagonal")
     ax.scatter(expected[drawn], observed[drawn], s=5, color=COLOURS[0], linewidths=0,
                rasterized=True, label="p-values")
-    lam = genomic_control_lambda(p)
+    lam = _median_lambda(p)
     ax.text(0.04, 0.94, f"λ = {lam:.4f}", transform=ax.transAxes, gid="lambda")
     ax.set_xlabel("expected -log10 p")
     ax.set_ylabel("observed -log10 p")

@@ -38,20 +38,28 @@ def _source_name(source: Any) -> str:
     return str(source) if isinstance(source, (str, os.PathLike)) else "table"
 
 
-def _read_text_table(path: Any) -> pd.DataFrame:
-    # Tab-separated when the header has a tab (colflow, plink2), else any whitespace (regenie).
+def _header(path: Any) -> tuple[list[str], str | None]:
+    # The names of the header line and the separator: a tab when the header has one (colflow,
+    # plink2), else any whitespace (regenie).
     with open(path, encoding="utf-8") as f:
         header = f.readline()
     if not header.strip():
         raise ValueError(f"{path}: empty file, expected a header line")
     sep = "\t" if "\t" in header else None
-    names = header.split(sep)
+    return [n.strip() for n in header.split(sep)], sep
+
+
+def _read_text_table(path: Any, usecols: list[str] | None = None) -> pd.DataFrame:
+    # Only the columns in `usecols` when given: the C reader then converts no other field (a
+    # million rows of colflow assoc's eleven columns parse in a third of the time of all).
+    names, sep = _header(path)
     # Codes and names stay text (chromosome 01, an ID "NA"); numbers are parsed by the C reader,
     # and a column with anything else in it stays text for _numbers to name the bad line.
-    text = {n: str for n in names if n.strip() in _CHROMOSOME + _IDENTIFIER + ("TEST", "IID",
-                                                                          "FID", "#FID")}
-    return pd.read_csv(path, sep="\t" if sep else r"\s+", dtype=text, keep_default_na=False,
-                       na_values=_MISSING, engine="c")
+    text = {n: str for n in names if n in _CHROMOSOME + _IDENTIFIER + ("TEST", "IID", "FID",
+                                                                      "#FID")
+            and (usecols is None or n in usecols)}
+    return pd.read_csv(path, sep="\t" if sep else r"\s+", dtype=text, usecols=usecols,
+                       keep_default_na=False, na_values=_MISSING, engine="c")
 
 
 def _as_frame(source: Any) -> pd.DataFrame:
@@ -62,18 +70,15 @@ def _as_frame(source: Any) -> pd.DataFrame:
     raise TypeError(f"expected a path or a pandas DataFrame, got {type(source).__name__}")
 
 
-def _column(frame: pd.DataFrame, names: tuple[str, ...], name: str) -> str | None:
-    for n in names:
-        if n in frame.columns:
-            return n
-    return None
+def _column(columns: list[str], names: tuple[str, ...]) -> str | None:
+    return next((n for n in names if n in columns), None)
 
 
-def _required(frame: pd.DataFrame, names: tuple[str, ...], what: str, source: str) -> str:
-    found = _column(frame, names, what)
+def _required(columns: list[str], names: tuple[str, ...], what: str, source: str) -> str:
+    found = _column(columns, names)
     if found is None:
         raise ValueError(f"{source}: no {what} column (one of {', '.join(names)}); the header "
-                         f"has {', '.join(map(str, frame.columns))}")
+                         f"has {', '.join(map(str, columns))}")
     return found
 
 
@@ -87,9 +92,10 @@ def chromosome_codes(values: Any, source: str = "table", column: str = "#CHROM")
     numbers, with or without a ``chr`` prefix, any case. Raises ValueError naming the line of
     the first unknown code."""
     # Each distinct code is looked up once (a hash of the column, not a sort of a million
-    # strings).
-    inverse, unique = pd.factorize(pd.Series(values).astype(str))
-    mapped = np.array([_CODES.get(u.upper().removeprefix("CHR"), 0) for u in unique],
+    # strings), and only the distinct values become text: NA is a value of its own ("nan",
+    # unknown), never dropped.
+    inverse, unique = pd.factorize(pd.Series(values), use_na_sentinel=False)
+    mapped = np.array([_CODES.get(str(u).upper().removeprefix("CHR"), 0) for u in unique],
                       dtype=np.int64)
     codes = mapped[inverse]
     if np.any(codes == 0):
@@ -115,6 +121,19 @@ def _numbers(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
     return values
 
 
+def _association_fields(columns: list[str], name: str) -> tuple[str | None, ...]:
+    # The header names read_association uses: chromosome, position, P, LOG10P (when there is
+    # no P), ID and TEST, None for those absent. Raises without a chromosome, position or p.
+    chrom = _required(columns, _CHROMOSOME, "chromosome", name)
+    pos = _required(columns, _POSITION, "position", name)
+    p_col = _column(columns, _P_VALUE)
+    log_col = None if p_col is not None else _column(columns, _LOG10_P)
+    if p_col is None and log_col is None:
+        raise ValueError(f"{name}: no P column (P, or LOG10P / LOG10_P for -log10 p); the "
+                         f"header has {', '.join(map(str, columns))}")
+    return chrom, pos, p_col, log_col, _column(columns, _IDENTIFIER), _column(columns, ("TEST",))
+
+
 def read_association(source: Any) -> pd.DataFrame:
     """An association table as columns CHROM (1-26), POS, ID and P, one row per test of an
     additive effect with a p-value (plink2's other TEST rows and NA p-values left out), in
@@ -122,19 +141,17 @@ def read_association(source: Any) -> pd.DataFrame:
     (LOG10P) column, without any row, or with an unknown chromosome or an unreadable number
     (naming its line)."""
     name = _source_name(source)
-    frame = _as_frame(source)
+    if isinstance(source, (str, os.PathLike)):
+        fields = _association_fields(_header(source)[0], name)
+        frame = _read_text_table(source, [f for f in fields if f is not None])
+    else:
+        frame = _as_frame(source)
+        fields = _association_fields(list(frame.columns), name)
     if len(frame) == 0:
         raise ValueError(f"{name}: no rows under the header")
-    chrom = _required(frame, _CHROMOSOME, "chromosome", name)
-    pos = _required(frame, _POSITION, "position", name)
-    p_col = _column(frame, _P_VALUE, "P")
-    log_col = None if p_col is not None else _column(frame, _LOG10_P, "LOG10P")
-    if p_col is None and log_col is None:
-        raise ValueError(f"{name}: no P column (P, or LOG10P / LOG10_P for -log10 p); the "
-                         f"header has {', '.join(map(str, frame.columns))}")
-    id_col = _column(frame, _IDENTIFIER, "ID")
+    chrom, pos, p_col, log_col, id_col, test = fields
     keep = np.ones(len(frame), dtype=bool)
-    if "TEST" in frame.columns:  # plink2 and regenie: one row per term; the variant's is ADD
+    if test is not None:  # plink2 and regenie: one row per term; the variant's is ADD
         keep = (frame["TEST"].astype(str) == "ADD").to_numpy()
     p = _numbers(frame, p_col, name) if p_col else 10.0 ** -_numbers(frame, log_col, name)
     positions = _numbers(frame, pos, name)

@@ -219,6 +219,26 @@ def test_manhattan_thins_only_points_below_the_suggestive_line():
 
 
 @needs_matplotlib
+def test_qq_thins_to_the_first_point_of_each_cell_under_expected_2():
+    rng = np.random.default_rng(5)
+    n = 50_000
+    p = np.sort(rng.uniform(size=n) ** 1.1)
+    table = pd.DataFrame({"CHR": "1", "BP": np.arange(n) + 1, "SNP": "v", "P": p})
+    drawn = np.asarray(plot.qq(table).axes[0].collections[-1].get_offsets())
+    expected = -np.log10(np.arange(1, n + 1) / (n + 1))
+    observed = -np.log10(p)
+    # The rule, point by point: the first (lowest rank) of each 0.01 cell, all from 2 up.
+    first: dict = {}
+    for k in range(n):
+        cell = (np.floor(expected[k] / 0.01), np.floor(observed[k] / 0.01))
+        if expected[k] >= 2 or cell not in first:
+            first[cell if expected[k] < 2 else k] = k
+    kept = sorted(first.values())
+    assert len(drawn) == len(kept) < n / 10
+    np.testing.assert_array_equal(drawn, np.column_stack([expected[kept], observed[kept]]))
+
+
+@needs_matplotlib
 def test_qq_prints_lambda_and_draws_the_beta_band():
     from scipy.stats import beta, chi2
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["new_figure", "save"]
+__all__ = ["finish", "new_figure", "save"]
 
 
 def _figure_class() -> Any:
@@ -42,3 +42,16 @@ def save(figure: Any, out: str | os.PathLike[str] | None) -> None:
     finally:
         if os.path.exists(staged):
             os.remove(staged)
+
+
+def finish(figure: Any, out: str | os.PathLike[str] | None, title: str | None = None,
+           axes: Any = None) -> Any:
+    """The ending of every picture: the title over ``axes`` when given (a picture of one
+    panel), else over the whole figure; the figure written to ``out`` (save); the figure."""
+    if title:
+        if axes is not None:
+            axes.set_title(title)
+        else:
+            figure.suptitle(title)
+    save(figure, out)
+    return figure

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._diagnostics import effective_sample_size, geweke_z, split_rhat
-from ._plot_backend import new_figure, save
+from ._plot_backend import finish, new_figure
 from ._plot_tables import read_trace
 
 __all__ = ["TRACE_COLUMNS", "chain_summary", "rhat", "trace"]
@@ -61,10 +61,7 @@ def trace(source: Any, *, burnin: int = 200, title: str | None = None,
                      fontsize=9, loc="left")
         ax.set_ylabel(c)
     axes[-1].set_xlabel("iteration")
-    if title:
-        fig.suptitle(title)
-    save(fig, out)
-    return fig
+    return finish(fig, out, title)
 
 
 def rhat(sources: Sequence[Any], *, burnin: int = 200, title: str | None = None,
@@ -89,7 +86,4 @@ def rhat(sources: Sequence[Any], *, burnin: int = 200, title: str | None = None,
                      loc="left")
         ax.set_ylabel(c)
     axes[-1].set_xlabel("iteration")
-    if title:
-        fig.suptitle(title)
-    save(fig, out)
-    return fig
+    return finish(fig, out, title)

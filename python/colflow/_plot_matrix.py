@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._plot_backend import new_figure, save
+from ._plot_backend import finish, new_figure
 from ._plot_tables import read_eigenvectors, read_ld
 
 __all__ = ["ld", "pcs"]
@@ -74,10 +74,7 @@ def pcs(source: Any, *, color_by: str | None = None, samples: Any = None,
     if groups is not None:
         axes[-1].legend(title=color_by, fontsize=7, markerscale=2, loc="center left",
                         bbox_to_anchor=(1.0, 0.5))
-    if title:
-        fig.suptitle(title)
-    save(fig, out)
-    return fig
+    return finish(fig, out, title)
 
 
 def ld(source: Any, *, start: int = 0, count: int | None = 300, ids: Sequence[str] | None = None,
@@ -107,7 +104,4 @@ def ld(source: Any, *, start: int = 0, count: int | None = 300, ids: Sequence[st
     else:
         ax.set_xlabel("variant")
         ax.set_ylabel("variant")
-    if title:
-        ax.set_title(title)
-    save(fig, out)
-    return fig
+    return finish(fig, out, title, ax)

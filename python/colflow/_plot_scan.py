@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._plot_backend import new_figure, save
+from ._plot_backend import finish, new_figure
 from ._plot_tables import CHROMOSOME_NAMES, read_association
 
 __all__ = ["COLOURS", "GENOME_WIDE", "SUGGESTIVE", "genomic_control_lambda", "manhattan",
@@ -119,10 +119,7 @@ def manhattan(source: Any, *, title: str | None = None, genome_wide: float = GEN
     ax.set_ylim(0, max(float(y.max()), -np.log10(genome_wide)) * 1.08)
     ax.set_xlabel("chromosome")
     ax.set_ylabel("-log10 p")
-    if title:
-        ax.set_title(title)
-    save(fig, out)
-    return fig
+    return finish(fig, out, title, ax)
 
 
 def genomic_control_lambda(p: Any) -> float:
@@ -197,7 +194,4 @@ def qq(source: Any, *, title: str | None = None, level: float = 0.95, thin: bool
     ax.text(0.04, 0.94, f"λ = {lam:.4f}", transform=ax.transAxes, gid="lambda")
     ax.set_xlabel("expected -log10 p")
     ax.set_ylabel("observed -log10 p")
-    if title:
-        ax.set_title(title)
-    save(fig, out)
-    return fig
+    return finish(fig, out, title, ax)

@@ -8,7 +8,7 @@
 #                                 regenerates the generated section of docs/PERFORMANCE.md
 #   bench/run.sh --simd avx2      on one vector path of colflow's (COLFLOW_SIMD: avx512, avx2,
 #                                 portable); by default each path the CPU has, widest first
-#   bench/run.sh --only codecs,streaming,analyses,products,qc,models,scaling,inputs,python,wgr,bayesr
+#   bench/run.sh --only codecs,streaming,analyses,products,qc,models,scaling,inputs,python,wgr,bayesr,plots
 #   bench/run.sh --only scaling --baseline-colflow "$(bench/compare_builds.sh REV --build-only)"
 #                                 1 against 2 threads; uk10k BayesR of this build against REV's
 #   bench/run.sh --only scale [--scale-size 200000x200000] [--scale-memory 2048]
@@ -19,7 +19,8 @@
 # Installs what it needs first: Debian packages (scripts/install-deps.sh, plink2 and plink1.9
 # among them) and numpy, scikit-learn, bed-reader, blosc2 and matplotlib from PyPI into
 # bench/.venv; builds the release colflow (and the python suite the Python package, into
-# build/pyvenv with bed-reader beside it, through scripts/python-test.sh --build-only). Results:
+# build/pyvenv with bed-reader beside it, through scripts/python-test.sh --build-only; the plots
+# suite runs its colflow-plot). Results:
 # bench/results/<date>-<machine>[-SUITES][-quick]-<path>.tsv, one per vector path, with its
 # plots in the directory of the same name; scratch data under build/bench-full or
 # build/bench-quick.

@@ -233,6 +233,14 @@ def qc_goals(rows, goals: Goals) -> None:
                   f"{r['ratio']:.3f}x", r["ratio"] <= 0.5)
 
 
+def plot_goals(rows, goals: Goals) -> None:
+    """Each picture of colflow-plot from its input (an association table of a million rows
+    for the Manhattan and QQ plots) in under 10 s, the whole process timed."""
+    for r in find(rows, suite="plots"):
+        goals.add(f"{r['task']}: colflow-plot under 10 s", seconds(r["seconds"]),
+                  r["seconds"] < 10)
+
+
 def goals_of(header, rows) -> Goals:
     goals = Goals()
     codec_goals(rows, goals)
@@ -245,6 +253,7 @@ def goals_of(header, rows) -> Goals:
     input_goals(rows, goals)
     python_goals(rows, goals)
     bayesr_goals(rows, goals)
+    plot_goals(rows, goals)
     return goals
 
 
@@ -556,6 +565,14 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
                   "with 2 threads and must agree on a checksum of what they read. Peak RSS counts "
                   "the touched pages of colflow's mapped store and the pandas it imports.", ""]
         lines += peer_table(rows, ("python",))
+    if any(find(rows, suite="plots")):
+        lines += ["### Pictures (`bench/run.sh --only plots`)", "",
+                  "`colflow-plot` of the package built by `scripts/python-test.sh`, one process per "
+                  "picture writing a PNG, as a user runs it (interpreter start and imports "
+                  "included), on inputs written with numpy: an association table in colflow "
+                  "assoc's columns, a bayesr trace, an eigenvec of three populations coloured by a "
+                  "samples file, and 300 variants of a banded LD matrix.", ""]
+        lines += peer_table(rows, ("plots",))
     return "\n".join(lines) + "\n"
 
 

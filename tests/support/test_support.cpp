@@ -86,7 +86,7 @@ void on_processes(std::size_t size,
 std::vector<sample_info> numbered_samples(std::uint64_t rows) {
   std::vector<sample_info> s;
   for (std::uint64_t i = 0; i < rows; ++i) {
-    const std::string id = "S" + std::to_string(i + 1);
+    const std::string id = std::string("S").append(std::to_string(i + 1));
     s.push_back({id, id, "0", "0", "0", "-9"});
   }
   return s;

@@ -27,6 +27,7 @@ command add_bayesr(CLI::App& app);
 command add_sbayesr(CLI::App& app);
 command add_score(CLI::App& app);
 command add_wgr(CLI::App& app);
+command add_plot(CLI::App& app);
 
 namespace {
 
@@ -82,6 +83,9 @@ constexpr std::array commands = {
     command_entry{"wgr",
                   "Whole-genome regression, regenie's step 1: LOCO predictions for assoc --loco",
                   add_wgr, "wgr"},
+    command_entry{"plot",
+                  "Draw results as PNG/SVG/PDF pictures: runs the Python package's colflow-plot",
+                  add_plot, ""},
 };
 
 // Two rows of one name would register one subcommand twice.

@@ -205,20 +205,15 @@ cmp sim.bed roundtrip.bed
 colflow bench sim.cf --passes 3
 found "roundtrip.bed is byte-identical to sim.bed"
 
-# Pictures need the Python package's colflow-plot (pip install ./python[plot]); without it the
-# page holds the tables alone.
+# Pictures: `colflow plot` runs the Python package's colflow-plot (pip install ./python[plot]);
+# without it the page holds the tables alone.
 if command -v colflow-plot > /dev/null; then
   begin "Pictures: Manhattan and QQ plots of the LOCO scan, the BayesR chain, the PCs"
-  plot() {
-    printf '$ colflow-plot %s\n' "$*"
-    printf '%s\n' "colflow-plot $*" >> "$commands"
-    colflow-plot "$@"
-  }
-  plot manhattan step2.PHENO1.assoc.tsv --out manhattan.png
-  plot qq step2.PHENO1.assoc.tsv --out qq.png
-  plot qq plain.PHENO1.assoc.tsv --out qq-plain.png --title "without LOCO"
-  plot trace br.trace.tsv --burnin 100 --out trace.png
-  plot pcs pcs.eigenvec --color-by FID --pairs 1:2 --out pcs.png
+  colflow plot manhattan step2.PHENO1.assoc.tsv --out manhattan.png
+  colflow plot qq step2.PHENO1.assoc.tsv --out qq.png
+  colflow plot qq plain.PHENO1.assoc.tsv --out qq-plain.png --title "without LOCO"
+  colflow plot trace br.trace.tsv --burnin 100 --out trace.png
+  colflow plot pcs pcs.eigenvec --color-by FID --pairs 1:2 --out pcs.png
   found "5 pictures" manhattan.png,qq-plain.png,qq.png,trace.png,pcs.png
 else
   say "no colflow-plot (pip install ./python[plot]): the page shows tables, no pictures"

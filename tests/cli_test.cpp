@@ -25,6 +25,33 @@ TEST(CliTest, PrintsVersionAndHelp) {
   EXPECT_NE(run("frobnicate", out), 0);
 }
 
+// `colflow plot` runs the colflow-plot found on PATH; here a script standing in for it, which
+// prints its arguments and exits 3, and a PATH without it.
+TEST(CliTest, PlotRunsColflowPlotOnPathOrSaysWhatToInstall) {
+  test::temp_dir dir;
+  std::filesystem::create_directories(dir / "bin");
+  const std::string script = "#!/bin/sh\necho \"colflow-plot got: $*\"\nexit 3\n";
+  test::write_file(dir / "bin" / "colflow-plot", std::vector<char>(script.begin(), script.end()));
+  std::filesystem::permissions(dir / "bin" / "colflow-plot", std::filesystem::perms::owner_all);
+  std::string on_path = "env PATH=";
+  on_path.append((dir / "bin").string()).append(" ").append(COLFLOW_CLI_PATH);
+  std::string out;
+  EXPECT_EQ(test::run_command(on_path + " plot qq scan.tsv --out qq.png", out), 3) << out;
+  EXPECT_EQ(out, "colflow-plot got: qq scan.tsv --out qq.png\n");
+  EXPECT_EQ(test::run_command(on_path + " plot --help", out), 3) << out;
+  EXPECT_NE(out.find("Usage: colflow plot"), std::string::npos) << out;
+  EXPECT_NE(out.find("colflow-plot got: --help"), std::string::npos) << out;
+
+  std::string without = "env PATH=";
+  without.append(dir.path().string()).append(" ").append(COLFLOW_CLI_PATH);
+  EXPECT_EQ(test::run_command(without + " plot qq scan.tsv --out qq.png", out), 1) << out;
+  EXPECT_EQ(out,
+            "colflow plot: colflow-plot was not found on PATH; install the Python package with "
+            "its pictures: pip install './python[plot]'\n");
+  EXPECT_EQ(test::run_command(without + " plot --help", out), 0) << out;
+  EXPECT_NE(out.find("runs colflow-plot ARGS..."), std::string::npos) << out;
+}
+
 TEST(CliTest, InfoReportsShapeCodecsAndSizes) {
   test::temp_dir dir;
   test::write_genotype_store(dir / "g.cf", 100, 12, {codec_id::zstd, 3, false});

@@ -104,4 +104,8 @@ std::string where(const std::filesystem::path& path, std::size_t line) {
   return path.string() + ":" + std::to_string(line) + ": ";
 }
 
+void bad_input_at(const std::filesystem::path& path, std::size_t line, const std::string& what) {
+  throw error(errc::bad_input, where(path, line) + what);
+}
+
 }  // namespace colflow::detail

@@ -61,4 +61,8 @@ void for_each_record(
 // "FILE:LINE: " for messages.
 std::string where(const std::filesystem::path& path, std::size_t line);
 
+// Throws errc::bad_input with "FILE:LINE: what".
+[[noreturn]] void bad_input_at(const std::filesystem::path& path, std::size_t line,
+                               const std::string& what);
+
 }  // namespace colflow::detail

@@ -15,11 +15,6 @@
 namespace colflow {
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& path, std::size_t line,
-                       const std::string& what) {
-  throw error(errc::bad_input, detail::where(path, line) + what);
-}
-
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out)
@@ -42,14 +37,15 @@ std::array<std::size_t, columns> header_columns(const std::filesystem::path& pat
     for (std::size_t c = 0; c < columns; ++c) {
       if (lower(header[k]) != lower(column_names[c])) continue;
       if (at[c] != none)
-        fail(path, line, "the header names column '" + std::string(column_names[c]) + "' twice");
+        detail::bad_input_at(
+            path, line, "the header names column '" + std::string(column_names[c]) + "' twice");
       at[c] = k;
     }
   for (std::size_t c = 0; c < columns; ++c)
     if (at[c] == none)
-      fail(path, line,
-           "the header has no column '" + std::string(column_names[c]) +
-               "' (a .ma file has SNP A1 A2 freq b se p N)");
+      detail::bad_input_at(path, line,
+                           "the header has no column '" + std::string(column_names[c]) +
+                               "' (a .ma file has SNP A1 A2 freq b se p N)");
   return at;
 }
 
@@ -59,15 +55,17 @@ double number(const std::filesystem::path& path, std::size_t line, column c, std
   double x = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
   if (ec != std::errc() || end != text.data() + text.size() || std::isnan(x))
-    fail(path, line,
-         "column " + std::string(column_names[c]) + ": '" + std::string(v) + "' is not a number");
+    detail::bad_input_at(
+        path, line,
+        "column " + std::string(column_names[c]) + ": '" + std::string(v) + "' is not a number");
   return x;
 }
 
 void check_range(const std::filesystem::path& path, std::size_t line, const gwas_summary_entry& e) {
   const auto bad = [&](column c, double v, const char* rule) {
-    fail(path, line,
-         "column " + std::string(column_names[c]) + ": " + std::to_string(v) + " " + rule);
+    detail::bad_input_at(
+        path, line,
+        "column " + std::string(column_names[c]) + ": " + std::to_string(v) + " " + rule);
   };
   if (!(e.freq >= 0 && e.freq <= 1)) bad(freq, e.freq, "is not a frequency in [0, 1]");
   if (!std::isfinite(e.b)) bad(b, e.b, "is not finite");
@@ -100,14 +98,15 @@ gwas_summary read_gwas_summary(const std::filesystem::path& path) {
     const std::size_t line = records[r].line;
     detail::split_fields(records[r].text, fields);
     if (fields.size() < header_fields)
-      fail(path, line,
-           std::to_string(fields.size()) + " fields where the header has " +
-               std::to_string(header_fields));
+      detail::bad_input_at(path, line,
+                           std::to_string(fields.size()) + " fields where the header has " +
+                               std::to_string(header_fields));
     const auto [seen, fresh] = first_line.emplace(fields[at[snp]], line);
     if (!fresh)
-      fail(path, line,
-           "SNP '" + std::string(fields[at[snp]]) + "' is listed twice (first on line " +
-               std::to_string(seen->second) + ")");
+      detail::bad_input_at(path, line,
+                           "SNP '" + std::string(fields[at[snp]]) +
+                               "' is listed twice (first on line " + std::to_string(seen->second) +
+                               ")");
     gwas_summary_entry e;
     e.id = fields[at[snp]];
     e.a1 = fields[at[a1]];

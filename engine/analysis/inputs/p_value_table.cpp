@@ -13,12 +13,7 @@
 namespace colflow {
 namespace {
 
-constexpr std::size_t none = static_cast<std::size_t>(-1);
-
-[[noreturn]] void fail(const std::filesystem::path& path, std::size_t line,
-                       const std::string& what) {
-  throw error(errc::bad_input, detail::where(path, line) + what);
-}
+constexpr std::size_t no_column = static_cast<std::size_t>(-1);
 
 // The column of the first name of `names` in the header (a name earlier in the list wins,
 // whatever its place in the header); none when no name is there.
@@ -26,18 +21,19 @@ std::size_t find_column(const std::filesystem::path& path, std::size_t line,
                         const std::vector<std::string_view>& header,
                         const std::vector<std::string>& names, std::string& found) {
   for (const std::string& name : names) {
-    std::size_t at = none;
+    std::size_t at = no_column;
     for (std::size_t k = 0; k < header.size(); ++k) {
       if (header[k] != name) continue;
-      if (at != none) fail(path, line, "the header names column '" + name + "' twice");
+      if (at != no_column)
+        detail::bad_input_at(path, line, "the header names column '" + name + "' twice");
       at = k;
     }
-    if (at != none) {
+    if (at != no_column) {
       found = name;
       return at;
     }
   }
-  return none;
+  return no_column;
 }
 
 std::string listed(const std::vector<std::string>& names) {
@@ -71,14 +67,14 @@ p_value_table read_p_value_table(const std::filesystem::path& path,
   const std::size_t header_line = records[0].line;
   const std::size_t id = find_column(path, header_line, fields, options.id_fields, t.id_field);
   const std::size_t p = find_column(path, header_line, fields, options.p_fields, t.p_field);
-  if (id == none)
-    fail(path, header_line,
-         "no variant ID column in the header (looked for " + listed(options.id_fields) +
-             "; --clump-snp-field names others)");
-  if (p == none)
-    fail(path, header_line,
-         "no P-value column in the header (looked for " + listed(options.p_fields) +
-             "; --clump-field names others)");
+  if (id == no_column)
+    detail::bad_input_at(path, header_line,
+                         "no variant ID column in the header (looked for " +
+                             listed(options.id_fields) + "; --clump-snp-field names others)");
+  if (p == no_column)
+    detail::bad_input_at(path, header_line,
+                         "no P-value column in the header (looked for " + listed(options.p_fields) +
+                             "; --clump-field names others)");
   const bool log10 = t.p_field == "LOG10P" || t.p_field == "LOG10_P";
   const std::size_t needed = std::max(id, p) + 1;
   t.entries.reserve(records.size() - 1);
@@ -86,9 +82,9 @@ p_value_table read_p_value_table(const std::filesystem::path& path,
     const std::size_t line = records[r].line;
     detail::split_fields(records[r].text, fields);
     if (fields.size() < needed)
-      fail(path, line,
-           std::to_string(fields.size()) + " fields where column " + t.p_field + " or " +
-               t.id_field + " needs " + std::to_string(needed));
+      detail::bad_input_at(path, line,
+                           std::to_string(fields.size()) + " fields where column " + t.p_field +
+                               " or " + t.id_field + " needs " + std::to_string(needed));
     const std::string_view v = fields[p];
     if (is_not_available(v)) {
       ++t.not_available;
@@ -96,11 +92,13 @@ p_value_table read_p_value_table(const std::filesystem::path& path,
     }
     double x = 0;
     if (!parse_number(v, x))
-      fail(path, line, "column " + t.p_field + ": '" + std::string(v) + "' is not a number");
+      detail::bad_input_at(path, line,
+                           "column " + t.p_field + ": '" + std::string(v) + "' is not a number");
     if (log10) x = std::pow(10.0, -x);
     if (!(x >= 0) || x > 1)
-      fail(path, line,
-           "column " + t.p_field + ": '" + std::string(v) + "' is not a P-value in [0, 1]");
+      detail::bad_input_at(
+          path, line,
+          "column " + t.p_field + ": '" + std::string(v) + "' is not a P-value in [0, 1]");
     t.entries.push_back({std::string(fields[id]), x, line});
   }
   return t;

@@ -14,6 +14,7 @@
 #include "analysis/shared/result_table_internal.hpp"
 #include "colflow/analysis/wgr.hpp"
 #include "colflow/error.hpp"
+#include "io/text_table_internal.hpp"
 #include "io/tsv_writer_internal.hpp"
 
 namespace colflow {
@@ -53,11 +54,6 @@ void write_summary(tsv_writer& out, const wgr_result& result) {
   out.finish();
 }
 
-[[noreturn]] void bad_line(const std::filesystem::path& file, std::size_t line,
-                           const std::string& what) {
-  throw error(errc::bad_input, file.string() + ":" + std::to_string(line) + ": " + what);
-}
-
 std::vector<std::string> fields_of(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> fields;
@@ -82,10 +78,11 @@ Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
   std::ifstream in(file);
   if (!in) throw error(errc::not_found, file.string() + ": cannot open the LOCO file");
   std::string line;
-  if (!std::getline(in, line)) bad_line(file, 1, "empty, expected a header FID_IID ...");
+  if (!std::getline(in, line))
+    detail::bad_input_at(file, 1, "empty, expected a header FID_IID ...");
   const std::vector<std::string> header = fields_of(line);
   if (header.empty() || header[0] != "FID_IID")
-    bad_line(file, 1, "the header must start with FID_IID");
+    detail::bad_input_at(file, 1, "the header must start with FID_IID");
   listed = header.size() - 1;
   const auto keys = rows_by_key(samples);
   std::vector<std::size_t> row_of(header.size(), ambiguous);  // ambiguous: not in the store
@@ -94,35 +91,36 @@ Eigen::MatrixXd read_loco_file(const std::filesystem::path& file,
     const auto it = keys.find(header[k]);
     if (it == keys.end()) continue;
     if (it->second == ambiguous)
-      bad_line(file, 1, header[k] + " names several samples of the store");
-    if (seen[it->second]++) bad_line(file, 1, header[k] + " is listed twice");
+      detail::bad_input_at(file, 1, header[k] + " names several samples of the store");
+    if (seen[it->second]++) detail::bad_input_at(file, 1, header[k] + " is listed twice");
     row_of[k] = it->second;
   }
   if (std::all_of(seen.begin(), seen.end(), [](std::uint8_t x) { return x == 0; }))
-    bad_line(file, 1,
-             "no sample of the store is in the header (IDs FID_IID, e.g. " +
-                 (samples.empty() ? std::string("none") : fid_iid(samples[0])) + ")");
+    detail::bad_input_at(file, 1,
+                         "no sample of the store is in the header (IDs FID_IID, e.g. " +
+                             (samples.empty() ? std::string("none") : fid_iid(samples[0])) + ")");
   Eigen::MatrixXd values =
       Eigen::MatrixXd::Constant(loco_chromosomes, static_cast<Eigen::Index>(samples.size()),
                                 std::numeric_limits<double>::quiet_NaN());
   for (Eigen::Index c = 0; c < loco_chromosomes; ++c) {
     const std::size_t number = static_cast<std::size_t>(c) + 2;
     if (!std::getline(in, line))
-      bad_line(file, number, "missing: a line per chromosome 1-23 is expected");
+      detail::bad_input_at(file, number, "missing: a line per chromosome 1-23 is expected");
     const std::vector<std::string> fields = fields_of(line);
     if (fields.empty() || fields[0] != std::to_string(c + 1))
-      bad_line(file, number, "expected the line of chromosome " + std::to_string(c + 1));
+      detail::bad_input_at(file, number,
+                           "expected the line of chromosome " + std::to_string(c + 1));
     if (fields.size() != header.size())
-      bad_line(file, number,
-               std::to_string(fields.size() - 1) + " values for " +
-                   std::to_string(header.size() - 1) + " samples");
+      detail::bad_input_at(file, number,
+                           std::to_string(fields.size() - 1) + " values for " +
+                               std::to_string(header.size() - 1) + " samples");
     for (std::size_t k = 1; k < fields.size(); ++k) {
       if (row_of[k] == ambiguous || fields[k] == "NA") continue;
       double v = 0;
       const char* end = fields[k].data() + fields[k].size();
       const auto r = std::from_chars(fields[k].data(), end, v);
       if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v))
-        bad_line(file, number, "'" + fields[k] + "' is not a number");
+        detail::bad_input_at(file, number, "'" + fields[k] + "' is not a number");
       values(c, static_cast<Eigen::Index>(row_of[k])) = v;
     }
   }
@@ -199,9 +197,9 @@ loco_predictions read_loco(const std::filesystem::path& pred_list,
     const std::vector<std::string> fields = fields_of(line);
     if (fields.empty()) continue;
     if (fields.size() != 2)
-      bad_line(pred_list, number, "expected two fields: the trait and its .loco file");
+      detail::bad_input_at(pred_list, number, "expected two fields: the trait and its .loco file");
     for (const std::string& t : out.traits)
-      if (t == fields[0]) bad_line(pred_list, number, fields[0] + " is listed twice");
+      if (t == fields[0]) detail::bad_input_at(pred_list, number, fields[0] + " is listed twice");
     std::filesystem::path file = fields[1];
     if (file.is_relative()) file = pred_list.parent_path() / file;
     out.traits.push_back(fields[0]);

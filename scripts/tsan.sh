@@ -28,8 +28,8 @@
 #                       keeps shadow memory for every byte read (several GiB more);
 #   fuzz replays        single-threaded file parsing, covered by scripts/test.sh (ASan + UBSan);
 #   BayesRTest.SimulatedHeritabilityAndCausalVariantsAreRecovered and
-#   BayesRTest.Uk10kHeritabilityAndGeneticValues   statistical checks of long chains (1,000
-#                       and 1,500 iterations): 8 and 11 minutes under ThreadSanitizer, repeating
+#   BayesRTest.Uk10kHeritabilityAndGeneticValues   statistical checks of long chains (400
+#                       and 600 iterations): minutes each under ThreadSanitizer, repeating
 #                       the passes and the kernel that the other BayesR tests run;
 #   LogisticAssocTest.EqualsPlink2GlmFirthFallbackWithAndWithoutCovariates   4 minutes under
 #                       ThreadSanitizer, the same threaded scan as the shorter logistic tests;

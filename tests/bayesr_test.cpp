@@ -335,8 +335,8 @@ TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
   ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + d + "sim --out " + d + "sim.cf", out), 0)
       << out;
   ASSERT_EQ(test::run_cli("bayesr " + d + "sim.cf --pheno " + d +
-                              "sim.phen --iterations 1000 "
-                              "--burnin 300 --seed 3 --digits 10 --out " +
+                              "sim.phen --iterations 400 "
+                              "--burnin 100 --seed 3 --digits 10 --out " +
                               d + "b",
                           out),
             0)
@@ -358,10 +358,10 @@ TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
   }
   ASSERT_EQ(causal.size(), 50u);
   const test::text_table trace = test::read_table(d + "b.trace.tsv");
-  ASSERT_EQ(trace.rows.size(), 1000u);
+  ASSERT_EQ(trace.rows.size(), 400u);
   double h2 = 0;
   for (const auto& row : trace.rows)
-    if (std::stoul(row[0]) > 300) h2 += std::stod(row[4]) / 700.0;
+    if (std::stoul(row[0]) > 100) h2 += std::stod(row[4]) / 300.0;
   EXPECT_NEAR(h2, 0.5, 0.1);
   // The highest inclusion probabilities are causal variants.
   const test::text_table effects = test::read_table(d + "b.effects.tsv");
@@ -385,8 +385,8 @@ TEST(BayesRTest, Uk10kHeritabilityAndGeneticValues) {
   const std::vector<double> y =
       phenotype_column(read_phenotypes(test::dataset("uk10k/test.phen"), s.samples()));
   bayesr_options o;
-  o.iterations = 1500;
-  o.burnin = 500;
+  o.iterations = 600;
+  o.burnin = 200;
   const bayesr_result r = bayesr(s, selection::all(s), y, o);
   const double h2 = posterior_h2(r, o.burnin);
   // The realised h² of test.phen is 0.493 (GCTB 2.05: 0.495 ± 0.011).

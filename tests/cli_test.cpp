@@ -237,12 +237,18 @@ TEST(CliTest, EveryNumericOptionIsRefusedInColflowsWords) {
   }
   ASSERT_GE(commands.size(), 16u) << out;
   std::size_t checked = 0;
+  // An option that several commands list the same way (the filters, --threads, --digits) is
+  // declared once, with its rule, and refused by the same code: tried on the first command
+  // that lists it. A command that declared it without the rule would list it otherwise.
+  std::set<std::string> tried;
   for (const std::string& command : commands) {
     ASSERT_EQ(run(command + " --help", out), 0) << command;
     std::istringstream help(out);
     for (std::string line; std::getline(help, line);) {
       const numeric_option o = numeric_option_of(line);
       if (o.name.empty()) continue;
+      if (!tried.insert(o.name + " " + o.rule + " " + o.hi + " " + std::to_string(o.count)).second)
+        continue;
       const std::string &name = o.name, &rule = o.rule, &hi = o.hi;
       const int count = o.count;
       std::vector<std::string> bad = {"x"};
@@ -272,7 +278,7 @@ TEST(CliTest, EveryNumericOptionIsRefusedInColflowsWords) {
       }
     }
   }
-  EXPECT_GE(checked, 100u);
+  EXPECT_GE(checked, 80u);
 }
 
 TEST(CliTest, OptionMessagesNameTheRuleAndTheValue) {

@@ -31,7 +31,13 @@ export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPT
 # it was handed a bogus one (an Open MPI plugin's, "DTLS 7 at 0x6350-0x400007452") and its tracer
 # died with SIGSEGV at exit, after correct outputs. Not intercepting __tls_get_addr leaves those
 # blocks out of the scan (colflow's own thread-locals are static TLS, still scanned).
-export ASAN_OPTIONS="fast_unwind_on_malloc=0:intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+leak_checked_asan="fast_unwind_on_malloc=0:intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+# That unwinder on every allocation, and the scan at exit, make each run on ranks seconds longer
+# (five times as long as the run itself), so the ranks check leaks in one run of each kind of
+# exchange (leak_checked_on_2 below: the chain's, a scan's, the GRM's bands, the LD rows), the other
+# runs only AddressSanitizer's other checks; a plain process checks leaks in every run, as in the
+# other suites.
+ranks_asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # Open MPI unloads its plugins at MPI_Finalize; LeakSanitizer, which runs later, could then not
 # name the library of their allocations. Kept loaded, they are suppressed by name.
@@ -46,7 +52,14 @@ on_ranks() {  # on_ranks R COMMAND...: R = 0 for a plain process
   if [[ $r == 0 ]]; then
     "$colflow" "$@"
   else
-    "$mpiexec" -np "$r" -x LSAN_OPTIONS -x ASAN_OPTIONS "$colflow" "$@"
+    ASAN_OPTIONS=$ranks_asan "$mpiexec" -np "$r" -x LSAN_OPTIONS -x ASAN_OPTIONS "$colflow" "$@"
+  fi
+}
+leak_checked_on_2() {  # leak_checked_on_2 R COMMAND...: on_ranks, with leak checks on 2 ranks
+  if [[ $1 == 2 ]]; then
+    ranks_asan=$leak_checked_asan on_ranks "$@"
+  else
+    on_ranks "$@"
   fi
 }
 same_files() {  # same_files WHAT PREFIX_A PREFIX_B SUFFIX...
@@ -68,7 +81,7 @@ select=(--keep keep.txt --extract extract.txt)
 
 for store in geno.cf dense.cf; do
   for r in 0 1 2 3; do
-    on_ranks "$r" bayesr "$store" --pheno sim.phen "${select[@]}" --iterations 6 --burnin 2 \
+    leak_checked_on_2 "$r" bayesr "$store" --pheno sim.phen "${select[@]}" --iterations 6 --burnin 2 \
       --threads 1 --quiet --out "b$r-$store" 2>"err$r" || bad "bayesr on $r ranks: $(cat "err$r")"
     on_ranks "$r" lasso "$store" --pheno sim.phen "${select[@]}" --nlambda 4 --threads 1 --quiet \
       --out "l$r-$store" 2>"err$r" || bad "lasso on $r ranks: $(cat "err$r")"
@@ -86,7 +99,7 @@ for store in geno.cf dense.cf; do
   for r in 0 1 2 3; do
     on_ranks "$r" stats "$store" "${select[@]}" --quiet --out "s$r-$store.tsv" 2>"err$r" ||
       bad "stats on $r ranks: $(cat "err$r")"
-    on_ranks "$r" assoc "$store" --pheno two.phen --covar covar.txt "${select[@]}" --digits 12 \
+    leak_checked_on_2 "$r" assoc "$store" --pheno two.phen --covar covar.txt "${select[@]}" --digits 12 \
       --quiet --out "a$r-$store" 2>"err$r" || bad "assoc on $r ranks: $(cat "err$r")"
     on_ranks "$r" pca "$store" --k 3 --loadings "${select[@]}" --digits 17 --threads 1 --quiet \
       --out "p$r-$store" 2>"err$r" || bad "pca on $r ranks: $(cat "err$r")"
@@ -193,7 +206,7 @@ done
 # square (float64) of a subset of the variants.
 awk 'NR <= 700 {print $1, $2}' sim.fam > first700.txt
 for r in 0 2 3; do
-  on_ranks "$r" grm geno.cf --keep first700.txt --make-rel --make-grm-bin --threads 1 --quiet \
+  leak_checked_on_2 "$r" grm geno.cf --keep first700.txt --make-rel --make-grm-bin --threads 1 --quiet \
     --out "g$r" 2>"err$r" || bad "grm on $r ranks: $(cat "err$r")"
   on_ranks "$r" grm geno.cf --keep first700.txt --extract extract.txt --make-rel square bin \
     --threads 1 --quiet --out "q$r" 2>"err$r" || bad "grm square on $r ranks: $(cat "err$r")"
@@ -207,7 +220,7 @@ done
 # rank 0 writes every row: the windowed table with frequencies, every pair of every chromosome,
 # the band, the square.
 for r in 0 2 3; do
-  on_ranks "$r" ld geno.cf --r2 with-freqs --ld-window 30 --ld-window-r2 0 --threads 1 --quiet \
+  leak_checked_on_2 "$r" ld geno.cf --r2 with-freqs --ld-window 30 --ld-window-r2 0 --threads 1 --quiet \
     --out "l$r" 2>"err$r" || bad "ld table on $r ranks: $(cat "err$r")"
   on_ranks "$r" ld sexed.cf --r inter-chr --ld-window-r2 0.001 --digits 17 --threads 1 --quiet \
     --out "li$r" 2>"err$r" || bad "ld inter-chr on $r ranks: $(cat "err$r")"
@@ -257,8 +270,9 @@ fi
 
 # A rank killed mid-run: the other ends within seconds, the run fails, and no result file is
 # written (a checkpoint may be: each one is whole, renamed into place by rank 0).
-"$mpiexec" -np 2 -x LSAN_OPTIONS -x ASAN_OPTIONS "$colflow" bayesr geno.cf --pheno sim.phen --iterations 100000 \
-  --threads 1 --quiet --out killed 2>kill-messages.txt &
+ASAN_OPTIONS=$ranks_asan "$mpiexec" -np 2 -x LSAN_OPTIONS -x ASAN_OPTIONS "$colflow" bayesr \
+  geno.cf --pheno sim.phen --iterations 100000 --threads 1 --quiet --out killed \
+  2>kill-messages.txt &
 launcher=$!
 victim=""
 for _ in $(seq 100); do

@@ -120,18 +120,18 @@ bayesr_options chain_options(const bayesr_flags& o) {
 
 // The posterior h² and the chain's speed, in the log.
 void report(analysis_run& run, const bayesr_result& r) {
-  if (const bayesr_summary h2 = summarize(r); h2.kept > 0) {
+  if (const bayesr_summary s = summarize(r); s.kept > 0) {
     char line[160];
     std::snprintf(
         line, sizeof line,
         "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
-        h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
+        s.h2.mean, s.h2.sd, s.nonzero.mean, s.kept);
     run.log(line);
     // NaN (too short a chain) prints as nan: the diagnostics say they are undefined.
     std::snprintf(line, sizeof line,
                   "h2 chain diagnostics: effective sample size %.1f, Geweke z %.2f (first 10%% "
                   "against last 50%% of the kept iterations)",
-                  h2.h2_ess, h2.h2_geweke_z);
+                  s.h2.ess, s.h2.geweke_z);
     run.log(line);
   }
   if (r.iterations_run > 0) {

@@ -1,5 +1,5 @@
-// What `colflow bayesr` reports from a chain: the posterior summary of h², the effects on the
-// phenotype's scale, and the trace and effect tables.
+// What `colflow bayesr` reports from a chain: the posterior summary of its trace, the effects on
+// the phenotype's scale, and the trace and effect tables.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -14,29 +14,19 @@
 namespace colflow {
 
 bayesr_summary summarize(const bayesr_result& r) {
-  bayesr_summary s;
-  double h2_sum = 0, h2_squares = 0, nonzero_sum = 0;
-  std::vector<double> h2;
+  std::vector<double> h2, sigma2_g, sigma2_e, nonzero;
   for (const bayesr_sample& t : r.trace)
     if (t.iteration > r.burnin) {
-      ++s.kept;
       h2.push_back(t.h2);
-      h2_sum += t.h2;
-      h2_squares += t.h2 * t.h2;
-      nonzero_sum += static_cast<double>(t.nonzero);
+      sigma2_g.push_back(t.sigma2_g);
+      sigma2_e.push_back(t.sigma2_e);
+      nonzero.push_back(static_cast<double>(t.nonzero));
     }
-  if (s.kept == 0) return s;
-  const double kept = static_cast<double>(s.kept);
-  s.h2_mean = h2_sum / kept;
-  // The one-pass variance can come out a rounding error below zero when every h² is equal.
-  s.h2_sd =
-      s.kept > 1
-          ? std::sqrt(std::max(0.0, (h2_squares - kept * s.h2_mean * s.h2_mean) / (kept - 1.0)))
-          : 0.0;
-  s.nonzero_mean = nonzero_sum / kept;
-  s.h2_ess = effective_sample_size(h2);
-  s.h2_geweke_z = geweke_z(h2);
-  return s;
+  return {.kept = h2.size(),
+          .h2 = summarize_chain(h2),
+          .sigma2_g = summarize_chain(sigma2_g),
+          .sigma2_e = summarize_chain(sigma2_e),
+          .nonzero = summarize_chain(nonzero)};
 }
 
 bayesr_per_unit_effects per_unit_effects(const bayesr_result& r) {

@@ -1,5 +1,7 @@
 // colflow bayesr: the BayesR Gibbs sampler over a store.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "analysis_setup.hpp"
 #include "colflow/analysis/bayesr.hpp"
@@ -30,7 +32,8 @@ void declare_options(CLI::App& app, bayesr_flags* o) {
       ->required();
   app.add_option("--pheno-name", o->pheno_name, "The phenotype column to fit (default: the first)");
   app.add_option("--out", o->out,
-                 "Output prefix: PREFIX.trace.tsv, PREFIX.effects.tsv, PREFIX.checkpoint")
+                 "Output prefix: PREFIX.trace.tsv, PREFIX.effects.tsv, PREFIX.summary.tsv,\n"
+                 "PREFIX.checkpoint")
       ->required();
   app.add_option("--iterations", o->chain.iterations, "Length of the chain (default 1000)")
       ->check(positive_integer());
@@ -92,7 +95,9 @@ void declare_options(CLI::App& app, bayesr_flags* o) {
       "PREFIX.trace.tsv: ITER MU SIGMA2_G SIGMA2_E H2 VAR_G NONZERO PI_0.. per kept iteration\n"
       "(VAR_G: variance of the genetic values Zb). PREFIX.effects.tsv: ID A1 PIP BETA BETA_SD\n"
       "(standardised scale) BETA_PER_UNIT BETA_PER_UNIT_SD (phenotype units per A1 allele, or\n"
-      "per unit of a dense column), posterior over the kept iterations after --burnin.");
+      "per unit of a dense column), posterior over the kept iterations after --burnin.\n"
+      "PREFIX.summary.tsv: PARAMETER MEAN SD ESS GEWEKE_Z KEPT for H2, SIGMA2_G, SIGMA2_E and\n"
+      "NONZERO over those iterations (ESS: effective sample size; NA where undefined).");
 }
 
 // The chain's options completed from the flags (priors, mode, checkpoint), and checked.
@@ -168,8 +173,14 @@ int run_bayesr(const bayesr_flags& o) {
   const bayesr_files files = write_bayesr(s, run.selected(), r, o.out, o.common.digits);
   report(run, r);
   const bool checkpointed = chain.sync_every == 0 || run_processes() == nullptr;
-  run.log("wrote " + files.trace.string() + " and " + files.effects.string() +
-          (checkpointed ? " and " + chain.checkpoint.string() : std::string()));
+  std::vector<std::string> written = {files.trace.string(), files.effects.string(),
+                                      files.summary.string()};
+  if (checkpointed) written.push_back(chain.checkpoint.string());
+  // "wrote A, B and C", appended: a chain of + on literals trips GCC 12's false -Wrestrict.
+  std::string line = "wrote ";
+  for (std::size_t k = 0; k < written.size(); ++k)
+    line.append(k == 0 ? "" : k + 1 < written.size() ? ", " : " and ").append(written[k]);
+  run.log(line);
   return 0;
 }
 

@@ -205,6 +205,7 @@ TEST_F(outputs, BayesRFilesAreTheCommandsAndSummariseThePosterior) {
   write_bayesr(s, all, r, d + "l");
   expect_same("c.trace.tsv", "l.trace.tsv");
   expect_same("c.effects.tsv", "l.effects.tsv");
+  expect_same("c.summary.tsv", "l.summary.tsv");
   EXPECT_EQ(summarize(r).kept, r.posterior_samples);
   EXPECT_EQ(summarize(r).kept, 4u);  // iterations 6, 8, 10, 12
 
@@ -234,6 +235,7 @@ TEST_F(outputs, WritersRefuseBadDigitsAndResultsOfAnotherSelectionAndLeaveNothin
   const bayesr_result r = bayesr(s, all, y, o);
   EXPECT_THROW(write_bayesr(s, fewer, r, d + "x"), error);
   EXPECT_FALSE(std::filesystem::exists(d + "x.trace.tsv"));
+  EXPECT_FALSE(std::filesystem::exists(d + "x.summary.tsv"));
 
   {
     // An abandoned scan's tables never appear; a wrong number of results is refused.

@@ -1,8 +1,7 @@
 // What `colflow bayesr` reports from a chain: the posterior summary of its trace, the effects on
-// the phenotype's scale, and the trace and effect tables.
-#include <algorithm>
-#include <cmath>
+// the phenotype's scale, and the trace, effect and summary tables.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/shared/result_table_internal.hpp"
@@ -47,19 +46,15 @@ bayesr_per_unit_effects per_unit_effects(const bayesr_result& r) {
 }
 
 bayesr_files bayesr_output_files(const std::filesystem::path& prefix) {
-  return {detail::prefixed(prefix, ".trace.tsv"), detail::prefixed(prefix, ".effects.tsv")};
+  return {.trace = detail::prefixed(prefix, ".trace.tsv"),
+          .effects = detail::prefixed(prefix, ".effects.tsv"),
+          .summary = detail::prefixed(prefix, ".summary.tsv")};
 }
 
-bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_result& r,
-                          const std::filesystem::path& prefix, int digits) {
-  detail::check_digits(digits);
-  const auto& selected = sel.columns;
-  if (r.columns.size() != selected.size() || r.inclusion.size() != selected.size())
-    throw error(errc::invalid_argument, "write_bayesr: the result is not of this selection");
-  const bayesr_per_unit_effects unit = per_unit_effects(r);
-  const bayesr_files files = bayesr_output_files(prefix);
+namespace {
 
-  tsv_writer trace(files.trace, digits);
+void write_trace(const bayesr_result& r, const std::filesystem::path& path, int digits) {
+  tsv_writer trace(path, digits);
   for (const char* h : {"ITER", "MU", "SIGMA2_G", "SIGMA2_E", "H2", "VAR_G", "NONZERO"})
     trace.text(h);
   // A chain whose thinning kept nothing still names its classes in the header.
@@ -75,13 +70,17 @@ bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_res
     trace.end_line();
   }
   trace.commit();
+}
 
+void write_effects(const store& s, const selection& sel, const bayesr_result& r,
+                   const bayesr_per_unit_effects& unit, const std::filesystem::path& path,
+                   int digits) {
   const auto& columns = s.columns();
-  tsv_writer effects(files.effects, digits);
+  tsv_writer effects(path, digits);
   detail::write_header(effects,
                        {"ID", "A1", "PIP", "BETA", "BETA_SD", "BETA_PER_UNIT", "BETA_PER_UNIT_SD"});
-  for (std::size_t p = 0; p < selected.size(); ++p) {
-    const column_info& c = columns[selected[p]];
+  for (std::size_t p = 0; p < sel.columns.size(); ++p) {
+    const column_info& c = columns[sel.columns[p]];
     effects.text(c.id)
         .text(c.a1)
         .number(r.inclusion[p])
@@ -91,6 +90,35 @@ bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_res
     effects.end_line();
   }
   effects.commit();
+}
+
+// A row per quantity of colflow.plot.chain_summary, in its order, named by the trace's header.
+void write_summary(const bayesr_result& r, const std::filesystem::path& path, int digits) {
+  const bayesr_summary summary = summarize(r);
+  tsv_writer table(path, digits);
+  detail::write_header(table, {"PARAMETER", "MEAN", "SD", "ESS", "GEWEKE_Z", "KEPT"});
+  for (const auto& [name, q] :
+       {std::pair{"H2", &summary.h2}, std::pair{"SIGMA2_G", &summary.sigma2_g},
+        std::pair{"SIGMA2_E", &summary.sigma2_e}, std::pair{"NONZERO", &summary.nonzero}}) {
+    table.text(name).number(q->mean).number(q->sd).number(q->ess).number(q->geweke_z);
+    table.integer(summary.kept).end_line();
+  }
+  table.commit();
+}
+
+}  // namespace
+
+bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_result& r,
+                          const std::filesystem::path& prefix, int digits) {
+  detail::check_digits(digits);
+  if (r.columns.size() != sel.columns.size() || r.inclusion.size() != sel.columns.size())
+    throw error(errc::invalid_argument, "write_bayesr: the result is not of this selection");
+  // Every check passes (per_unit_effects' included) before a file is written.
+  const bayesr_per_unit_effects unit = per_unit_effects(r);
+  const bayesr_files files = bayesr_output_files(prefix);
+  write_trace(r, files.trace, digits);
+  write_effects(s, sel, r, unit, files.effects, digits);
+  write_summary(r, files.summary, digits);
   return files;
 }
 

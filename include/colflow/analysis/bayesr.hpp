@@ -124,9 +124,9 @@ void check_bayesr_options(const bayesr_options& options);
 bayesr_result bayesr(const store& s, const selection& sel, std::span<const double> phenotype,
                      const bayesr_options& options, const analysis_options& analysis = {});
 
-/// The posterior summary of the chain that `colflow bayesr` logs: each trace quantity over the
-/// trace's iterations after the burn-in (the posterior samples), as
-/// analysis/chain_diagnostics.hpp summarises a chain (NaN for what is
+/// The posterior summary of the chain that `colflow bayesr` logs and writes to
+/// PREFIX.summary.tsv: each trace quantity over the trace's iterations after the burn-in (the
+/// posterior samples), as analysis/chain_diagnostics.hpp summarises a chain (NaN for what is
 /// undefined: everything without kept iterations, the ESS below 4, Geweke's z below 20).
 struct bayesr_summary {
   std::size_t kept = 0;  ///< trace iterations after the burn-in
@@ -158,12 +158,15 @@ struct bayesr_files {
   /// PREFIX.effects.tsv: ID A1 PIP BETA BETA_SD BETA_PER_UNIT BETA_PER_UNIT_SD per selected
   /// column (BETA and BETA_SD standardised, the others from per_unit_effects()).
   std::filesystem::path effects;
+  /// PREFIX.summary.tsv: PARAMETER MEAN SD ESS GEWEKE_Z KEPT, a row each for H2, SIGMA2_G,
+  /// SIGMA2_E and NONZERO: summarize() (NA for NaN).
+  std::filesystem::path summary;
 };
 
 /// The names write_bayesr() uses.
 bayesr_files bayesr_output_files(const std::filesystem::path& prefix);
 
-/// Writes the trace and effect tables of the chain bayesr(s, sel, ...) returned. Each is a
+/// Writes the trace, effect and summary tables of the chain bayesr(s, sel, ...) returned. Each is a
 /// staged output (io/staged_output.hpp), complete under its name or absent. `digits` are the
 /// significant digits of the numbers (1 to 17). Returns the files written. Throws
 /// colflow::error invalid_argument for digits out of range or a result of another selection;

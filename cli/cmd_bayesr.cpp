@@ -1,5 +1,7 @@
 // colflow bayesr: the BayesR Gibbs sampler over a store.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "analysis_setup.hpp"
 #include "colflow/analysis/bayesr.hpp"
@@ -30,7 +32,8 @@ void declare_options(CLI::App& app, bayesr_flags* o) {
       ->required();
   app.add_option("--pheno-name", o->pheno_name, "The phenotype column to fit (default: the first)");
   app.add_option("--out", o->out,
-                 "Output prefix: PREFIX.trace.tsv, PREFIX.effects.tsv, PREFIX.checkpoint")
+                 "Output prefix: PREFIX.trace.tsv, PREFIX.effects.tsv, PREFIX.summary.tsv,\n"
+                 "PREFIX.checkpoint")
       ->required();
   app.add_option("--iterations", o->chain.iterations, "Length of the chain (default 1000)")
       ->check(positive_integer());
@@ -92,7 +95,9 @@ void declare_options(CLI::App& app, bayesr_flags* o) {
       "PREFIX.trace.tsv: ITER MU SIGMA2_G SIGMA2_E H2 VAR_G NONZERO PI_0.. per kept iteration\n"
       "(VAR_G: variance of the genetic values Zb). PREFIX.effects.tsv: ID A1 PIP BETA BETA_SD\n"
       "(standardised scale) BETA_PER_UNIT BETA_PER_UNIT_SD (phenotype units per A1 allele, or\n"
-      "per unit of a dense column), posterior over the kept iterations after --burnin.");
+      "per unit of a dense column), posterior over the kept iterations after --burnin.\n"
+      "PREFIX.summary.tsv: PARAMETER MEAN SD ESS GEWEKE_Z KEPT for H2, SIGMA2_G, SIGMA2_E and\n"
+      "NONZERO over those iterations (ESS: effective sample size; NA where undefined).");
 }
 
 // The chain's options completed from the flags (priors, mode, checkpoint), and checked.
@@ -120,18 +125,18 @@ bayesr_options chain_options(const bayesr_flags& o) {
 
 // The posterior h² and the chain's speed, in the log.
 void report(analysis_run& run, const bayesr_result& r) {
-  if (const bayesr_summary h2 = summarize(r); h2.kept > 0) {
+  if (const bayesr_summary s = summarize(r); s.kept > 0) {
     char line[160];
     std::snprintf(
         line, sizeof line,
         "posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept iterations",
-        h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
+        s.h2.mean, s.h2.sd, s.nonzero.mean, s.kept);
     run.log(line);
     // NaN (too short a chain) prints as nan: the diagnostics say they are undefined.
     std::snprintf(line, sizeof line,
                   "h2 chain diagnostics: effective sample size %.1f, Geweke z %.2f (first 10%% "
                   "against last 50%% of the kept iterations)",
-                  h2.h2_ess, h2.h2_geweke_z);
+                  s.h2.ess, s.h2.geweke_z);
     run.log(line);
   }
   if (r.iterations_run > 0) {
@@ -168,8 +173,14 @@ int run_bayesr(const bayesr_flags& o) {
   const bayesr_files files = write_bayesr(s, run.selected(), r, o.out, o.common.digits);
   report(run, r);
   const bool checkpointed = chain.sync_every == 0 || run_processes() == nullptr;
-  run.log("wrote " + files.trace.string() + " and " + files.effects.string() +
-          (checkpointed ? " and " + chain.checkpoint.string() : std::string()));
+  std::vector<std::string> written = {files.trace.string(), files.effects.string(),
+                                      files.summary.string()};
+  if (checkpointed) written.push_back(chain.checkpoint.string());
+  // "wrote A, B and C", appended: a chain of + on literals trips GCC 12's false -Wrestrict.
+  std::string line = "wrote ";
+  for (std::size_t k = 0; k < written.size(); ++k)
+    line.append(k == 0 ? "" : k + 1 < written.size() ? ", " : " and ").append(written[k]);
+  run.log(line);
   return 0;
 }
 

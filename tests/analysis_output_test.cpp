@@ -40,30 +40,30 @@ TEST(AnalysisOutputTest, BayesRSummaryCoversTheKeptIterationsAfterTheBurnIn) {
   const bayesr_summary s = summarize(r);
   EXPECT_EQ(s.kept, 4u);
   const double mean = (0.2 + 0.4 + 0.6 + 0.3) / 4;
-  EXPECT_NEAR(s.h2_mean, mean, 1e-15);
+  EXPECT_NEAR(s.h2.mean, mean, 1e-15);
   double squares = 0;
   for (double x : {0.2, 0.4, 0.6, 0.3}) squares += (x - mean) * (x - mean);
-  EXPECT_NEAR(s.h2_sd, std::sqrt(squares / 3), 1e-12);  // the sample SD: n - 1
-  EXPECT_NEAR(s.nonzero_mean, 5.0, 1e-15);
+  EXPECT_NEAR(s.h2.sd, std::sqrt(squares / 3), 1e-12);  // the sample SD: n - 1
+  EXPECT_NEAR(s.nonzero.mean, 5.0, 1e-15);
 
   // A thinned trace: only its entries past the burn-in count.
   r.burnin = 3;
   r.trace = {sample_at(2, 0.9, 1), sample_at(4, 0.5, 2), sample_at(6, 0.7, 6)};
   const bayesr_summary t = summarize(r);
   EXPECT_EQ(t.kept, 2u);
-  EXPECT_NEAR(t.h2_mean, 0.6, 1e-15);
-  EXPECT_NEAR(t.h2_sd, std::sqrt(0.02), 1e-12);
-  EXPECT_NEAR(t.nonzero_mean, 4.0, 1e-15);
+  EXPECT_NEAR(t.h2.mean, 0.6, 1e-15);
+  EXPECT_NEAR(t.h2.sd, std::sqrt(0.02), 1e-12);
+  EXPECT_NEAR(t.nonzero.mean, 4.0, 1e-15);
 
   // One kept iteration has no spread; none has no summary.
   r.trace = {sample_at(4, 0.5, 2)};
-  EXPECT_EQ(summarize(r).h2_sd, 0.0);
+  EXPECT_EQ(summarize(r).h2.sd, 0.0);
   r.trace = {sample_at(3, 0.5, 2)};
   const bayesr_summary none = summarize(r);
   EXPECT_EQ(none.kept, 0u);
-  EXPECT_TRUE(std::isnan(none.h2_mean));
-  EXPECT_TRUE(std::isnan(none.h2_sd));
-  EXPECT_TRUE(std::isnan(none.nonzero_mean));
+  EXPECT_TRUE(std::isnan(none.h2.mean));
+  EXPECT_TRUE(std::isnan(none.h2.sd));
+  EXPECT_TRUE(std::isnan(none.nonzero.mean));
 }
 
 TEST(AnalysisOutputTest, BayesRPerUnitEffectsScaleByThePhenotypeAndColumnSd) {
@@ -205,6 +205,7 @@ TEST_F(outputs, BayesRFilesAreTheCommandsAndSummariseThePosterior) {
   write_bayesr(s, all, r, d + "l");
   expect_same("c.trace.tsv", "l.trace.tsv");
   expect_same("c.effects.tsv", "l.effects.tsv");
+  expect_same("c.summary.tsv", "l.summary.tsv");
   EXPECT_EQ(summarize(r).kept, r.posterior_samples);
   EXPECT_EQ(summarize(r).kept, 4u);  // iterations 6, 8, 10, 12
 
@@ -234,6 +235,7 @@ TEST_F(outputs, WritersRefuseBadDigitsAndResultsOfAnotherSelectionAndLeaveNothin
   const bayesr_result r = bayesr(s, all, y, o);
   EXPECT_THROW(write_bayesr(s, fewer, r, d + "x"), error);
   EXPECT_FALSE(std::filesystem::exists(d + "x.trace.tsv"));
+  EXPECT_FALSE(std::filesystem::exists(d + "x.summary.tsv"));
 
   {
     // An abandoned scan's tables never appear; a wrong number of results is refused.

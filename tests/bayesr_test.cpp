@@ -1,7 +1,7 @@
 // BayesR: recovery of h² and causal variants on simulated data and on uk10k, bit-identical
-// chains whatever the threads, in-flight depth, execution mode or resume point, the
-// standardised arithmetic on packed codes against the explicit matrix, checkpoint damage and
-// bad requests, stop requests.
+// chains whatever the threads, in-flight depth, execution mode or resume point, the summary
+// file against the trace, the standardised arithmetic on packed codes against the explicit
+// matrix, checkpoint damage and bad requests, stop requests.
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "analysis/models/bayesr_mixture_internal.hpp"
 #include "colflow/colflow.hpp"
@@ -235,6 +236,85 @@ TEST(BayesRTest, ResumingFromAnyCheckpointContinuesTheSameChain) {
   expect_same_chain(whole, again);
 }
 
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// The trace column `name` over the iterations after `burnin`, as the file gives them.
+std::vector<double> kept_column(const test::text_table& trace, const std::string& name,
+                                std::size_t burnin) {
+  const std::size_t c = trace.column(name);
+  std::vector<double> x;
+  for (const auto& row : trace.rows)
+    if (std::stoul(row[0]) > burnin) x.push_back(std::stod(row[c]));
+  return x;
+}
+
+// A field of a table equal to `expected`: NA where it is NaN (a constant or short chain's).
+void expect_same_number(const std::string& field, double expected, const std::string& row) {
+  if (std::isnan(expected)) {
+    EXPECT_EQ(field, "NA") << row;
+  } else {
+    EXPECT_DOUBLE_EQ(std::stod(field), expected) << row;
+  }
+}
+
+// PREFIX.summary.tsv against the written trace (every digit of it): the mean and the SD
+// computed here, the diagnostics of the kept column; the same bytes at 1 and 2 threads.
+TEST(BayesRTest, SummaryFileSummarisesEachTraceQuantityAfterTheBurnIn) {
+  small_problem p;
+  bayesr_options o;
+  o.iterations = 40;
+  o.burnin = 12;
+  const std::string d = p.dir.path().string() + "/";
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    write_bayesr(p.s, selection::all(p.s), bayesr(p.s, selection::all(p.s), p.y, o), d + "one", 17);
+  }
+  {
+    tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+    write_bayesr(p.s, selection::all(p.s), bayesr(p.s, selection::all(p.s), p.y, o), d + "two", 17);
+  }
+  EXPECT_EQ(file_bytes(d + "one.summary.tsv"), file_bytes(d + "two.summary.tsv"));
+
+  const test::text_table trace = test::read_table(d + "one.trace.tsv");
+  const test::text_table summary = test::read_table(d + "one.summary.tsv");
+  EXPECT_EQ(summary.header,
+            (std::vector<std::string>{"PARAMETER", "MEAN", "SD", "ESS", "GEWEKE_Z", "KEPT"}));
+  ASSERT_EQ(summary.rows.size(), 4u);
+  const char* names[] = {"H2", "SIGMA2_G", "SIGMA2_E", "NONZERO"};
+  for (std::size_t q = 0; q < 4; ++q) {
+    const std::vector<std::string>& row = summary.rows[q];
+    const std::vector<double> x = kept_column(trace, names[q], o.burnin);
+    ASSERT_EQ(x.size(), 28u);
+    long double sum = 0, squares = 0;
+    for (double v : x) sum += v;
+    const long double mean = sum / x.size();
+    for (double v : x) squares += (v - mean) * (v - mean);
+    const double m = static_cast<double>(mean);
+    const double sd = static_cast<double>(std::sqrt(squares / (x.size() - 1)));
+    EXPECT_EQ(row[0], names[q]);
+    EXPECT_NEAR(std::stod(row[1]), m, 1e-13 * std::abs(m)) << row[0];
+    EXPECT_NEAR(std::stod(row[2]), sd, 1e-12 * sd) << row[0];
+    expect_same_number(row[3], effective_sample_size(x), row[0]);
+    expect_same_number(row[4], geweke_z(x), row[0]);
+    EXPECT_EQ(row[5], "28");
+  }
+
+  // A chain whose thinning kept nothing: no summary, each quantity's row says so.
+  o.iterations = 3;
+  o.burnin = 0;
+  o.thin = 5;
+  write_bayesr(p.s, selection::all(p.s), bayesr(p.s, selection::all(p.s), p.y, o), d + "none");
+  EXPECT_EQ(file_bytes(d + "none.summary.tsv"),
+            "PARAMETER\tMEAN\tSD\tESS\tGEWEKE_Z\tKEPT\n"
+            "H2\tNA\tNA\tNA\tNA\t0\nSIGMA2_G\tNA\tNA\tNA\tNA\t0\n"
+            "SIGMA2_E\tNA\tNA\tNA\tNA\t0\nNONZERO\tNA\tNA\tNA\tNA\t0\n");
+}
+
 TEST(BayesRTest, PackedCodesAgreeWithTheExplicitMatrixOnSubsetsAndMissingCalls) {
   small_problem p;
   selection sel = selection::all(p.s);
@@ -363,6 +443,11 @@ TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
   for (const auto& row : trace.rows)
     if (std::stoul(row[0]) > 100) h2 += std::stod(row[4]) / 300.0;
   EXPECT_NEAR(h2, 0.5, 0.1);
+  const test::text_table summary = test::read_table(d + "b.summary.tsv");
+  ASSERT_EQ(summary.rows.size(), 4u);
+  EXPECT_EQ(summary.rows[0][0], "H2");
+  EXPECT_NEAR(std::stod(summary.rows[0][1]), h2, 1e-8);
+  EXPECT_EQ(summary.rows[0][5], "700");
   // The highest inclusion probabilities are causal variants.
   const test::text_table effects = test::read_table(d + "b.effects.tsv");
   ASSERT_EQ(effects.rows.size(), 10000u);

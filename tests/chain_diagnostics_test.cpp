@@ -1,6 +1,6 @@
 // Chain diagnostics: the autocorrelation time, ESS and Geweke's z against a direct computation
 // of their definitions (every autocorrelation first, then the rules), against the theory of
-// AR(1) chains, on drifting and constant chains, and in bayesr's summary.
+// AR(1) chains, on drifting and constant chains, in a chain's summary and in bayesr's.
 #include "colflow/analysis/chain_diagnostics.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "colflow/analysis/bayesr.hpp"
@@ -96,27 +97,63 @@ TEST(ChainDiagnosticsTest, ShortOrConstantChainsAreNaN) {
   EXPECT_TRUE(std::isnan(geweke_z(flat_start)));
 }
 
-TEST(ChainDiagnosticsTest, BayesrSummaryGivesThoseOfTheKeptH2) {
+TEST(ChainDiagnosticsTest, ChainSummaryIsTheMeanSdAndDiagnostics) {
+  const std::vector<double> x = ar1(60, 0.6, 4);
+  long double mean = 0, squares = 0;
+  for (double v : x) mean += v;
+  mean /= x.size();
+  for (double v : x) squares += (v - mean) * (v - mean);
+  const chain_summary s = summarize_chain(x);
+  EXPECT_NEAR(s.mean, static_cast<double>(mean), 1e-14);
+  EXPECT_NEAR(s.sd, std::sqrt(static_cast<double>(squares / 59)), 1e-14);  // n - 1
+  EXPECT_NEAR(s.ess, 60 / direct_tau(x), 1e-9 * s.ess);
+  EXPECT_NEAR(s.geweke_z, direct_geweke(x), 1e-9 * std::abs(s.geweke_z));
+
+  const chain_summary one = summarize_chain(std::vector<double>{0.3});
+  EXPECT_EQ(one.mean, 0.3);
+  EXPECT_EQ(one.sd, 0.0);
+  EXPECT_TRUE(std::isnan(one.ess) && std::isnan(one.geweke_z));
+  const chain_summary none = summarize_chain({});
+  EXPECT_TRUE(std::isnan(none.mean) && std::isnan(none.sd));
+  EXPECT_TRUE(std::isnan(none.ess) && std::isnan(none.geweke_z));
+}
+
+TEST(ChainDiagnosticsTest, BayesrSummaryGivesThoseOfEveryKeptQuantity) {
   bayesr_result r;
   r.burnin = 30;
-  const std::vector<double> h2 = ar1(130, 0.6, 3);
+  const std::vector<double> h2 = ar1(130, 0.6, 3), g = ar1(130, 0.3, 5), e = ar1(130, 0.8, 6);
   for (std::size_t t = 0; t < h2.size(); ++t) {
     bayesr_sample s;
     s.iteration = t + 1;
     s.h2 = 0.4 + 0.01 * h2[t];
+    s.sigma2_g = 0.5 + 0.01 * g[t];
+    s.sigma2_e = 0.6 + 0.01 * e[t];
+    s.nonzero = 20 + t % 7;
     r.trace.push_back(s);
   }
-  std::vector<double> kept;
+  std::vector<double> kept_h2, kept_g, kept_e, kept_nonzero;
   for (const bayesr_sample& s : r.trace)
-    if (s.iteration > 30) kept.push_back(s.h2);
+    if (s.iteration > 30) {
+      kept_h2.push_back(s.h2);
+      kept_g.push_back(s.sigma2_g);
+      kept_e.push_back(s.sigma2_e);
+      kept_nonzero.push_back(static_cast<double>(s.nonzero));
+    }
   const bayesr_summary summary = summarize(r);
   EXPECT_EQ(summary.kept, 100u);
-  EXPECT_DOUBLE_EQ(summary.h2_ess, effective_sample_size(kept));
-  EXPECT_DOUBLE_EQ(summary.h2_geweke_z, geweke_z(kept));
-  EXPECT_NEAR(summary.h2_ess, 100 / direct_tau(kept), 1e-9 * summary.h2_ess);
+  for (const auto& [q, kept] :
+       {std::pair{summary.h2, kept_h2}, std::pair{summary.sigma2_g, kept_g},
+        std::pair{summary.sigma2_e, kept_e}, std::pair{summary.nonzero, kept_nonzero}}) {
+    const chain_summary direct = summarize_chain(kept);
+    EXPECT_EQ(q.mean, direct.mean);
+    EXPECT_EQ(q.sd, direct.sd);
+    EXPECT_DOUBLE_EQ(q.ess, effective_sample_size(kept));
+    EXPECT_DOUBLE_EQ(q.geweke_z, geweke_z(kept));
+  }
+  EXPECT_NEAR(summary.h2.ess, 100 / direct_tau(kept_h2), 1e-9 * summary.h2.ess);
   r.burnin = 120;  // 10 kept: an ESS, no Geweke z
-  EXPECT_FALSE(std::isnan(summarize(r).h2_ess));
-  EXPECT_TRUE(std::isnan(summarize(r).h2_geweke_z));
+  EXPECT_FALSE(std::isnan(summarize(r).h2.ess));
+  EXPECT_TRUE(std::isnan(summarize(r).h2.geweke_z));
 }
 
 }  // namespace

@@ -364,8 +364,10 @@ TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {
     return a;
   };
   const double full = run_timed(args("whole", false));
-  const std::string trace = slurp(d / "whole.trace.tsv"), effects = slurp(d / "whole.effects.tsv");
+  const std::string trace = slurp(d / "whole.trace.tsv"), effects = slurp(d / "whole.effects.tsv"),
+                    summary = slurp(d / "whole.summary.tsv");
   ASSERT_FALSE(trace.empty());
+  ASSERT_FALSE(summary.empty());
   std::mt19937_64 rng(8);
   std::uniform_real_distribution<double> moment(0.02 * full, 0.95 * full);
   int resumed = 0;
@@ -375,7 +377,8 @@ TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {
     // Results are written whole and renamed into place, so a kill after the chain ended can
     // leave them; what must never be is a partial one.
     for (const auto& [name, whole] :
-         {std::pair{".trace.tsv", &trace}, std::pair{".effects.tsv", &effects}}) {
+         {std::pair{".trace.tsv", &trace}, std::pair{".effects.tsv", &effects},
+          std::pair{".summary.tsv", &summary}}) {
       if (std::filesystem::exists(d / (prefix + name))) {
         EXPECT_EQ(slurp(d / (prefix + name)), *whole) << "a killed run left a partial " << name;
       }
@@ -385,6 +388,7 @@ TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {
     ASSERT_EQ(wait_for(spawn(args(prefix, true))), 0) << "kill " << k;
     EXPECT_EQ(slurp(d / (prefix + ".trace.tsv")), trace) << "kill " << k;
     EXPECT_EQ(slurp(d / (prefix + ".effects.tsv")), effects) << "kill " << k;
+    EXPECT_EQ(slurp(d / (prefix + ".summary.tsv")), summary) << "kill " << k;
     ++resumed;
   }
   std::cout << "bayesr (" << full

@@ -277,9 +277,9 @@ TEST(SampleBlocksTest, CommandOutputsAreByteIdenticalWhateverTheThreads) {
   const std::string common = d + "/g.cf --quiet --digits 17 --pheno " + d + "/sim.phen";
   const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
       {"bayesr " + common + " --iterations 5 --burnin 1 --mode sequential",
-       {".trace.tsv", ".effects.tsv"}},
+       {".trace.tsv", ".effects.tsv", ".summary.tsv"}},
       {"bayesr " + common + " --iterations 5 --burnin 1 --mode pipelined",
-       {".trace.tsv", ".effects.tsv"}},
+       {".trace.tsv", ".effects.tsv", ".summary.tsv"}},
       {"lasso " + common + " --nlambda 6", {".path.tsv", ".coef.tsv"}},
       {"enet " + common + " --nlambda 4", {".path.tsv", ".coef.tsv"}},
       {"assoc " + common, {".PHENO1.assoc.tsv"}},

@@ -119,7 +119,7 @@ std::vector<command> commands(const std::string& d) {
       // 11 coefficients: the logistic pass's code for any width (kernels/logistic_sums.cpp).
       {"assoc --pheno " + d + "/cc.phen --covar " + d + "/cov9.txt", {".CC.logistic.tsv"}},
       {"lasso" + q + " --nlambda 4 --lambda-min-ratio 0.2", {".path.tsv", ".coef.tsv"}},
-      {"bayesr" + q + " --iterations 8 --burnin 2", {".trace.tsv", ".effects.tsv"}},
+      {"bayesr" + q + " --iterations 8 --burnin 2", {".trace.tsv", ".effects.tsv", ".summary.tsv"}},
       {"pca --k 3", {".eigenval", ".eigenvec"}},
       {"grm --make-rel square bin", {".rel.bin"}},
       {"grm --make-grm-bin", {".grm.bin", ".grm.N.bin"}},  // binary32 products
@@ -211,10 +211,10 @@ TEST(VectorPathTest, RareVariantSolversGiveTheSameBytesOnEveryPath) {
       << out;
   const std::string pheno = " --pheno " + d + "/rare.phen";
   const std::vector<std::string> paths = available_paths();
-  for (const command& c :
-       {command{"bayesr" + pheno + " --iterations 6 --burnin 2", {".trace.tsv", ".effects.tsv"}},
-        command{"lasso" + pheno + " --nlambda 4 --lambda-min-ratio 0.2",
-                {".path.tsv", ".coef.tsv"}}})
+  for (const command& c : {command{"bayesr" + pheno + " --iterations 6 --burnin 2",
+                                   {".trace.tsv", ".effects.tsv", ".summary.tsv"}},
+                           command{"lasso" + pheno + " --nlambda 4 --lambda-min-ratio 0.2",
+                                   {".path.tsv", ".coef.tsv"}}})
     expect_same_bytes_on_every_path(paths, d, "r", c);
 }
 
@@ -230,7 +230,7 @@ TEST(VectorPathTest, CheckpointResumesOnAnotherPathToTheSameChain) {
       << out;
   ASSERT_EQ(run_on_path(first, bayesr + " --iterations 12 --out " + in.d + "/whole", out), 0)
       << out;
-  for (const std::string f : {".trace.tsv", ".effects.tsv"})
+  for (const std::string f : {".trace.tsv", ".effects.tsv", ".summary.tsv"})
     EXPECT_EQ(test::read_file(in.d + "/c" + f), test::read_file(in.d + "/whole" + f))
         << f << ": written on " << first << ", resumed on " << second;
 }

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     std::printf(
         "bayesr: posterior mean h2 %.4f (sd %.4f), %.1f non-zero effects, over %zu kept "
         "iterations\n",
-        h2.h2_mean, h2.h2_sd, h2.nonzero_mean, h2.kept);
+        h2.h2.mean, h2.h2.sd, h2.nonzero.mean, h2.kept);
   } catch (const colflow::error& e) {
     std::fprintf(stderr, "analysis_outputs: %s\n", e.message().c_str());
     return 1;

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       const colflow::bayesr_files files = colflow::write_bayesr(s, all, r, argv[3]);
       const colflow::bayesr_summary h2 = colflow::summarize(r);
       std::printf("%d rank(s): posterior mean h2 %.6f over %zu kept iterations, wrote %s\n",
-                  world.size(), h2.h2_mean, h2.kept, files.trace.c_str());
+                  world.size(), h2.h2.mean, h2.kept, files.trace.c_str());
     }
   } catch (const colflow::error& e) {
     std::fprintf(stderr, "mpi_chain (rank %d): %s\n", world.rank(), e.message().c_str());

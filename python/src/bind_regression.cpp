@@ -179,11 +179,11 @@ void add_effects(nb::dict& d, bayesr_result& r) {
   d["beta_per_unit_sd"] = to_numpy(std::move(unit.beta_sd));
   d["posterior_samples"] = r.posterior_samples;
   d["kept"] = summary.kept;
-  d["h2_mean"] = summary.h2_mean;
-  d["h2_sd"] = summary.h2_sd;
-  d["nonzero_mean"] = summary.nonzero_mean;
-  d["h2_ess"] = summary.h2_ess;
-  d["h2_geweke_z"] = summary.h2_geweke_z;
+  d["h2_mean"] = summary.h2.mean;
+  d["h2_sd"] = summary.h2.sd;
+  d["nonzero_mean"] = summary.nonzero.mean;
+  d["h2_ess"] = summary.h2.ess;
+  d["h2_geweke_z"] = summary.h2.geweke_z;
 }
 
 // `colflow bayesr`: the trace and effect tables (numpy arrays of the fields of PREFIX.trace.tsv

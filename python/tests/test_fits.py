@@ -12,6 +12,7 @@ import pytest
 from conftest import assert_same_table, dataset, read_tsv
 
 import colflow
+from colflow import plot
 
 UK10K = "uk10k/uk10k_chr1_1mb"
 
@@ -113,11 +114,12 @@ def test_bayesr_equals_the_command(fit_inputs, colflow_cli, tmp_path):
     pd.testing.assert_frame_equal(longer.trace.iloc[:15], fit.trace)
 
 
-def test_bayesr_chain_diagnostics_equal_pythons_and_are_logged(fit_inputs, colflow_binary,
-                                                                tmp_path):
+def test_bayesr_chain_diagnostics_equal_pythons_and_are_logged_and_written(
+        fit_inputs, colflow_binary, tmp_path):
     # The library's ESS and Geweke's z of h² (chain_diagnostics.hpp) against the Python
     # package's numpy implementation of the same definitions, over the kept iterations; the
-    # command logs the same figures.
+    # command logs the same figures, and its PREFIX.summary.tsv holds for every trace quantity
+    # what colflow.plot.chain_summary computes from its trace.
     i = fit_inputs
     options = {"iterations": 160, "burnin": 40, "seed": 3}
     fit = colflow.bayesr(i["store"], i["pheno"], keep=i["keep"], columns=i["columns"],
@@ -128,11 +130,18 @@ def test_bayesr_chain_diagnostics_equal_pythons_and_are_logged(fit_inputs, colfl
     assert 1 < fit.h2_ess < 200
     done = subprocess.run(
         [colflow_binary, "bayesr", i["store"], *map(str, i["flags"]), "--iterations", "160",
-         "--burnin", "40", "--seed", "3", "--out", str(tmp_path / "log")],
+         "--burnin", "40", "--seed", "3", "--digits", "17", "--out", str(tmp_path / "log")],
         capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (f"h2 chain diagnostics: effective sample size {fit.h2_ess:.1f}, Geweke z "
             f"{fit.h2_geweke_z:.2f}") in done.stderr
+    written = read_tsv(tmp_path / "log.summary.tsv").set_index("PARAMETER")
+    expected = plot.chain_summary(tmp_path / "log.trace.tsv", burnin=40)
+    assert list(written.index) == list(expected.index) == list(plot.TRACE_COLUMNS)
+    assert (written.KEPT == 120).all()
+    for column in expected.columns:
+        np.testing.assert_allclose(written[column], expected[column], rtol=1e-9, atol=1e-12,
+                                   err_msg=column)
 
 
 def test_phenotype_forms(fit_inputs):

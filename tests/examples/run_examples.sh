@@ -120,8 +120,8 @@ for file in "$command"/*; do
 done
 [[ $(find "$library" -type f | wc -l) -eq $compared ]] ||
   fail "analysis_outputs wrote files that colflow did not"
-# stats 1, assoc 1 per phenotype, pca 2, lasso 2, bayesr 3 (with the checkpoint)
-[[ $compared -ge 9 ]] || fail "only $compared files compared"
+# stats 1, assoc 1 per phenotype, pca 2, lasso 2, bayesr 4 (with the checkpoint)
+[[ $compared -ge 10 ]] || fail "only $compared files compared"
 echo "$compared files identical"
 
 if ((with_mpi)); then
@@ -138,7 +138,7 @@ if ((with_mpi)); then
     "$data/sim.cf" "$data/sim.phen" "$work_dir/chain-2" 2>&1) || fail "mpi_chain on 2 ranks: $output"
   echo "$output"
   expect_line mpi_chain "^2 rank\(s\): posterior mean h2 [0-9.]+ over 20 kept iterations"
-  for f in trace.tsv effects.tsv; do
+  for f in trace.tsv effects.tsv summary.tsv; do
     cmp -- "$work_dir/chain-1.$f" "$work_dir/chain-2.$f" ||
       fail "mpi_chain: $f on 2 ranks differs from one process's"
   done

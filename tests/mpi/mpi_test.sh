@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The MPI suite (docs/SCALING.md): `mpirun -np R colflow ...` against one plain process.
 #   mpi_test.sh COLFLOW MPIEXEC
-# Exact mode: BayesR (trace, effects and checkpoint) and the lasso path (coefficients and path)
+# Exact mode: BayesR (trace, effects, summary and checkpoint) and the lasso path (coefficients and path)
 # written on 1, 2 and 3 ranks are byte-identical to one process's, on a genotype store and a
 # zstd float64 store, with --keep/--extract selections and a row count that splits unevenly;
 # so are the scans' tables (stats, assoc with two phenotypes and a covariate, pca with
@@ -87,7 +87,8 @@ for store in geno.cf dense.cf; do
       --out "l$r-$store" 2>"err$r" || bad "lasso on $r ranks: $(cat "err$r")"
   done
   for r in 1 2 3; do
-    same_files "bayesr $store, $r ranks" "b0-$store" "b$r-$store" .trace.tsv .effects.tsv .checkpoint
+    same_files "bayesr $store, $r ranks" "b0-$store" "b$r-$store" .trace.tsv .effects.tsv .summary.tsv \
+      .checkpoint
     same_files "lasso $store, $r ranks" "l0-$store" "l$r-$store" .coef.tsv .path.tsv
   done
 done
@@ -153,7 +154,7 @@ same_files "assoc --score-test, 2 ranks" z0 z2 .PHENO2.logistic.tsv
 "$colflow" preprocess --bed wide --out wide.cf --quiet
 on_ranks 0 bayesr wide.cf --pheno wide.phen --iterations 4 --burnin 1 --threads 1 --quiet --out t0
 on_ranks 2 bayesr wide.cf --pheno wide.phen --iterations 4 --burnin 1 --threads 2 --quiet --out t2
-same_files "bayesr on 2 ranks of 2 threads" t0 t2 .trace.tsv .effects.tsv .checkpoint
+same_files "bayesr on 2 ranks of 2 threads" t0 t2 .trace.tsv .effects.tsv .summary.tsv .checkpoint
 on_ranks 0 lasso wide.cf --pheno wide.phen --nlambda 3 --threads 1 --quiet --out u0
 on_ranks 2 lasso wide.cf --pheno wide.phen --nlambda 3 --threads 2 --quiet --out u2
 same_files "lasso on 2 ranks of 2 threads" u0 u2 .coef.tsv .path.tsv
@@ -164,7 +165,8 @@ on_ranks 2 bayesr geno.cf --pheno sim.phen --iterations 4 --burnin 2 --threads 1
 on_ranks 3 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 --quiet --resume \
   --out resumed
 on_ranks 0 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 --quiet --out whole
-same_files "bayesr resumed on another rank count" whole resumed .trace.tsv .effects.tsv .checkpoint
+same_files "bayesr resumed on another rank count" whole resumed .trace.tsv .effects.tsv .summary.tsv \
+  .checkpoint
 
 # hydra's scheme (--sync-every K): the columns split among the ranks, effects exchanged every K
 # columns. Its chain depends on (ranks, K) only: two runs give the same bytes; it samples the
@@ -175,7 +177,7 @@ for r in 2 3; do
     on_ranks "$r" bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 \
       --sync-every 5 --quiet --out "h$run-$r" 2>"err$r" || bad "--sync-every on $r ranks: $(cat "err$r")"
   done
-  same_files "--sync-every 5 on $r ranks, run again" "h1-$r" "h2-$r" .trace.tsv .effects.tsv
+  same_files "--sync-every 5 on $r ranks, run again" "h1-$r" "h2-$r" .trace.tsv .effects.tsv .summary.tsv
   if [[ -e h1-$r.checkpoint ]]; then bad "--sync-every on $r ranks wrote a checkpoint"; fi
 done
 if cmp -s h1-2.trace.tsv whole.trace.tsv; then
@@ -293,7 +295,8 @@ else
   start=$SECONDS
   status=0
   wait "$launcher" || status=$?
-  if ((status != 0 && SECONDS - start <= 20)) && [[ ! -e killed.trace.tsv && ! -e killed.effects.tsv ]]; then
+  if ((status != 0 && SECONDS - start <= 20)) && [[ ! -e killed.trace.tsv && ! -e killed.effects.tsv &&
+    ! -e killed.summary.tsv ]]; then
     ok "a rank killed mid-run ends the run in $((SECONDS - start)) s (status $status), no result"
   else
     bad "after a rank was killed: status $status after $((SECONDS - start)) s; $(ls killed.* 2>&1)"

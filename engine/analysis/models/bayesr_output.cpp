@@ -1,8 +1,7 @@
-// What `colflow bayesr` reports from a chain: the posterior summary of h², the effects on the
-// phenotype's scale, and the trace and effect tables.
-#include <algorithm>
-#include <cmath>
+// What `colflow bayesr` reports from a chain: the posterior summary of its trace, the effects on
+// the phenotype's scale, and the trace, effect and summary tables.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/shared/result_table_internal.hpp"
@@ -14,29 +13,19 @@
 namespace colflow {
 
 bayesr_summary summarize(const bayesr_result& r) {
-  bayesr_summary s;
-  double h2_sum = 0, h2_squares = 0, nonzero_sum = 0;
-  std::vector<double> h2;
+  std::vector<double> h2, sigma2_g, sigma2_e, nonzero;
   for (const bayesr_sample& t : r.trace)
     if (t.iteration > r.burnin) {
-      ++s.kept;
       h2.push_back(t.h2);
-      h2_sum += t.h2;
-      h2_squares += t.h2 * t.h2;
-      nonzero_sum += static_cast<double>(t.nonzero);
+      sigma2_g.push_back(t.sigma2_g);
+      sigma2_e.push_back(t.sigma2_e);
+      nonzero.push_back(static_cast<double>(t.nonzero));
     }
-  if (s.kept == 0) return s;
-  const double kept = static_cast<double>(s.kept);
-  s.h2_mean = h2_sum / kept;
-  // The one-pass variance can come out a rounding error below zero when every h² is equal.
-  s.h2_sd =
-      s.kept > 1
-          ? std::sqrt(std::max(0.0, (h2_squares - kept * s.h2_mean * s.h2_mean) / (kept - 1.0)))
-          : 0.0;
-  s.nonzero_mean = nonzero_sum / kept;
-  s.h2_ess = effective_sample_size(h2);
-  s.h2_geweke_z = geweke_z(h2);
-  return s;
+  return {.kept = h2.size(),
+          .h2 = summarize_chain(h2),
+          .sigma2_g = summarize_chain(sigma2_g),
+          .sigma2_e = summarize_chain(sigma2_e),
+          .nonzero = summarize_chain(nonzero)};
 }
 
 bayesr_per_unit_effects per_unit_effects(const bayesr_result& r) {
@@ -57,19 +46,15 @@ bayesr_per_unit_effects per_unit_effects(const bayesr_result& r) {
 }
 
 bayesr_files bayesr_output_files(const std::filesystem::path& prefix) {
-  return {detail::prefixed(prefix, ".trace.tsv"), detail::prefixed(prefix, ".effects.tsv")};
+  return {.trace = detail::prefixed(prefix, ".trace.tsv"),
+          .effects = detail::prefixed(prefix, ".effects.tsv"),
+          .summary = detail::prefixed(prefix, ".summary.tsv")};
 }
 
-bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_result& r,
-                          const std::filesystem::path& prefix, int digits) {
-  detail::check_digits(digits);
-  const auto& selected = sel.columns;
-  if (r.columns.size() != selected.size() || r.inclusion.size() != selected.size())
-    throw error(errc::invalid_argument, "write_bayesr: the result is not of this selection");
-  const bayesr_per_unit_effects unit = per_unit_effects(r);
-  const bayesr_files files = bayesr_output_files(prefix);
+namespace {
 
-  tsv_writer trace(files.trace, digits);
+void write_trace(const bayesr_result& r, const std::filesystem::path& path, int digits) {
+  tsv_writer trace(path, digits);
   for (const char* h : {"ITER", "MU", "SIGMA2_G", "SIGMA2_E", "H2", "VAR_G", "NONZERO"})
     trace.text(h);
   // A chain whose thinning kept nothing still names its classes in the header.
@@ -85,13 +70,17 @@ bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_res
     trace.end_line();
   }
   trace.commit();
+}
 
+void write_effects(const store& s, const selection& sel, const bayesr_result& r,
+                   const bayesr_per_unit_effects& unit, const std::filesystem::path& path,
+                   int digits) {
   const auto& columns = s.columns();
-  tsv_writer effects(files.effects, digits);
+  tsv_writer effects(path, digits);
   detail::write_header(effects,
                        {"ID", "A1", "PIP", "BETA", "BETA_SD", "BETA_PER_UNIT", "BETA_PER_UNIT_SD"});
-  for (std::size_t p = 0; p < selected.size(); ++p) {
-    const column_info& c = columns[selected[p]];
+  for (std::size_t p = 0; p < sel.columns.size(); ++p) {
+    const column_info& c = columns[sel.columns[p]];
     effects.text(c.id)
         .text(c.a1)
         .number(r.inclusion[p])
@@ -101,6 +90,35 @@ bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_res
     effects.end_line();
   }
   effects.commit();
+}
+
+// A row per quantity of colflow.plot.chain_summary, in its order, named by the trace's header.
+void write_summary(const bayesr_result& r, const std::filesystem::path& path, int digits) {
+  const bayesr_summary summary = summarize(r);
+  tsv_writer table(path, digits);
+  detail::write_header(table, {"PARAMETER", "MEAN", "SD", "ESS", "GEWEKE_Z", "KEPT"});
+  for (const auto& [name, q] :
+       {std::pair{"H2", &summary.h2}, std::pair{"SIGMA2_G", &summary.sigma2_g},
+        std::pair{"SIGMA2_E", &summary.sigma2_e}, std::pair{"NONZERO", &summary.nonzero}}) {
+    table.text(name).number(q->mean).number(q->sd).number(q->ess).number(q->geweke_z);
+    table.integer(summary.kept).end_line();
+  }
+  table.commit();
+}
+
+}  // namespace
+
+bayesr_files write_bayesr(const store& s, const selection& sel, const bayesr_result& r,
+                          const std::filesystem::path& prefix, int digits) {
+  detail::check_digits(digits);
+  if (r.columns.size() != sel.columns.size() || r.inclusion.size() != sel.columns.size())
+    throw error(errc::invalid_argument, "write_bayesr: the result is not of this selection");
+  // Every check passes (per_unit_effects' included) before a file is written.
+  const bayesr_per_unit_effects unit = per_unit_effects(r);
+  const bayesr_files files = bayesr_output_files(prefix);
+  write_trace(r, files.trace, digits);
+  write_effects(s, sel, r, unit, files.effects, digits);
+  write_summary(r, files.summary, digits);
   return files;
 }
 

@@ -1,4 +1,5 @@
-// Convergence diagnostics of one chain: autocorrelation time, effective sample size, Geweke's z.
+// Convergence diagnostics of one chain: autocorrelation time, effective sample size, Geweke's z,
+// and its summary.
 #include "colflow/analysis/chain_diagnostics.hpp"
 
 #include <algorithm>
@@ -65,6 +66,19 @@ double geweke_z(std::span<const double> x) {
     variance += gamma0 * tau / static_cast<double>(part.size());
   }
   return (mean_of(first) - mean_of(last)) / std::sqrt(variance);
+}
+
+chain_summary summarize_chain(std::span<const double> x) {
+  chain_summary s;
+  if (x.empty()) return s;
+  s.mean = mean_of(x);
+  // Two passes (as numpy's std): a sum of squared deviations cannot come out below zero.
+  double squares = 0;
+  for (double v : x) squares += (v - s.mean) * (v - s.mean);
+  s.sd = x.size() > 1 ? std::sqrt(squares / static_cast<double>(x.size() - 1)) : 0.0;
+  s.ess = effective_sample_size(x);
+  s.geweke_z = geweke_z(x);
+  return s;
 }
 
 }  // namespace colflow

@@ -28,11 +28,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <span>
 #include <vector>
 
 #include "colflow/analysis/analysis.hpp"
+#include "colflow/analysis/chain_diagnostics.hpp"
 #include "colflow/analysis/selection.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/store/store.hpp"
@@ -124,20 +124,16 @@ void check_bayesr_options(const bayesr_options& options);
 bayesr_result bayesr(const store& s, const selection& sel, std::span<const double> phenotype,
                      const bayesr_options& options, const analysis_options& analysis = {});
 
-/// The posterior summary of the chain that `colflow bayesr` logs, over the trace's iterations
-/// after the burn-in (the posterior samples).
+/// The posterior summary of the chain that `colflow bayesr` logs and writes to
+/// PREFIX.summary.tsv: each trace quantity over the trace's iterations after the burn-in (the
+/// posterior samples), as analysis/chain_diagnostics.hpp summarises a chain (NaN for what is
+/// undefined: everything without kept iterations, the ESS below 4, Geweke's z below 20).
 struct bayesr_summary {
   std::size_t kept = 0;  ///< trace iterations after the burn-in
-  /// Posterior mean of h² and its SD over the kept iterations (n − 1 divisor; 0 with one kept
-  /// iteration); NaN without kept iterations.
-  double h2_mean = std::numeric_limits<double>::quiet_NaN();
-  double h2_sd = std::numeric_limits<double>::quiet_NaN();
-  /// Mean number of non-zero effects over the kept iterations (NaN without any).
-  double nonzero_mean = std::numeric_limits<double>::quiet_NaN();
-  /// Effective sample size and Geweke's z of h² over the kept iterations
-  /// (analysis/chain_diagnostics.hpp; NaN for fewer than 4, or 20, kept iterations).
-  double h2_ess = std::numeric_limits<double>::quiet_NaN();
-  double h2_geweke_z = std::numeric_limits<double>::quiet_NaN();
+  chain_summary h2;
+  chain_summary sigma2_g;
+  chain_summary sigma2_e;
+  chain_summary nonzero;  ///< of the number of non-zero effects
 };
 
 /// Summarises the kept iterations of a chain's trace.
@@ -162,12 +158,15 @@ struct bayesr_files {
   /// PREFIX.effects.tsv: ID A1 PIP BETA BETA_SD BETA_PER_UNIT BETA_PER_UNIT_SD per selected
   /// column (BETA and BETA_SD standardised, the others from per_unit_effects()).
   std::filesystem::path effects;
+  /// PREFIX.summary.tsv: PARAMETER MEAN SD ESS GEWEKE_Z KEPT, a row each for H2, SIGMA2_G,
+  /// SIGMA2_E and NONZERO: summarize() (NA for NaN).
+  std::filesystem::path summary;
 };
 
 /// The names write_bayesr() uses.
 bayesr_files bayesr_output_files(const std::filesystem::path& prefix);
 
-/// Writes the trace and effect tables of the chain bayesr(s, sel, ...) returned. Each is a
+/// Writes the trace, effect and summary tables of the chain bayesr(s, sel, ...) returned. Each is a
 /// staged output (io/staged_output.hpp), complete under its name or absent. `digits` are the
 /// significant digits of the numbers (1 to 17). Returns the files written. Throws
 /// colflow::error invalid_argument for digits out of range or a result of another selection;

@@ -1,6 +1,7 @@
 /// @file chain_diagnostics.hpp
-/// Convergence diagnostics of one Markov chain of a scalar (the h² of `colflow bayesr`): the
-/// integrated autocorrelation time, the effective sample size and Geweke's z.
+/// Convergence diagnostics of one Markov chain of a scalar (each trace quantity of `colflow
+/// bayesr`): the integrated autocorrelation time, the effective sample size and Geweke's z, and
+/// the chain's summary with its mean and SD.
 ///
 /// Definitions (docs/PYTHON.md, "Chain diagnostics"; the Python package's
 /// `colflow.effective_sample_size` and `colflow.geweke_z` compute the same):
@@ -15,6 +16,7 @@
 /// part. Pure functions of their input; thread-safe.
 #pragma once
 
+#include <limits>
 #include <span>
 
 namespace colflow {
@@ -27,5 +29,18 @@ double effective_sample_size(std::span<const double> x);
 
 /// Geweke's z of the chain x: its first 10 % against its last 50 %.
 double geweke_z(std::span<const double> x);
+
+/// The summary of one chain: what `colflow bayesr` logs and writes per trace quantity, and
+/// `colflow.plot.chain_summary` computes from the trace (MEAN SD ESS GEWEKE_Z).
+struct chain_summary {
+  /// The mean and SD of the draws (n − 1 divisor, 0 for one draw); NaN without draws.
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  double sd = std::numeric_limits<double>::quiet_NaN();
+  double ess = std::numeric_limits<double>::quiet_NaN();       ///< effective_sample_size(x)
+  double geweke_z = std::numeric_limits<double>::quiet_NaN();  ///< geweke_z(x)
+};
+
+/// Summarises the chain x (any length, empty included).
+chain_summary summarize_chain(std::span<const double> x);
 
 }  // namespace colflow

@@ -447,7 +447,7 @@ TEST(BayesRTest, SimulatedHeritabilityAndCausalVariantsAreRecovered) {
   ASSERT_EQ(summary.rows.size(), 4u);
   EXPECT_EQ(summary.rows[0][0], "H2");
   EXPECT_NEAR(std::stod(summary.rows[0][1]), h2, 1e-8);
-  EXPECT_EQ(summary.rows[0][5], "700");
+  EXPECT_EQ(summary.rows[0][5], "300");
   // The highest inclusion probabilities are causal variants.
   const test::text_table effects = test::read_table(d + "b.effects.tsv");
   ASSERT_EQ(effects.rows.size(), 10000u);

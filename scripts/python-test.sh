@@ -7,6 +7,7 @@
 #                                                 benchmark's Python suite uses them)
 #   COLFLOW_PY_VENV=DIR   the environment (default build/pyvenv)
 #   JOBS=N                parallel compile jobs (default: the cores, at most 4)
+#   PYTEST_WORKERS=N      test processes (pytest-xdist; default: the cores, at most 4; 1: none)
 #   COLFLOW_CLI=PATH      the `colflow` command the tests compare the analyses with (default:
 #                         the one of the package's build tree, build/python/colflow/cli/colflow,
 #                         built or brought up to date here: the library compiled once for both)
@@ -24,8 +25,8 @@ py=$venv/bin/python3
 pip=("$py" -m pip --disable-pip-version-check)
 # The build backend, the test peers and the plotting extra (colflow.plot), installed once; the package is built without build
 # isolation from these, so that no run downloads them again.
-needed=(scikit-build-core nanobind numpy pandas scipy pytest bed-reader matplotlib)
-if ! "$py" -c "import scikit_build_core, nanobind, numpy, pandas, scipy, pytest, bed_reader, matplotlib" 2>/dev/null; then
+needed=(scikit-build-core nanobind numpy pandas scipy pytest pytest-xdist bed-reader matplotlib)
+if ! "$py" -c "import scikit_build_core, nanobind, numpy, pandas, scipy, pytest, xdist, bed_reader, matplotlib" 2>/dev/null; then
   echo "python-test: installing ${needed[*]} into $venv"
   "${pip[@]}" install --quiet "${needed[@]}"
 fi
@@ -46,4 +47,10 @@ fi
 [[ ${1:-} == --build-only ]] && exit 0
 # From python/tests, so that `import colflow` is the installed package, not python/colflow.
 cd python/tests
-exec "../../$py" -m pytest -q "$@"
+# Test files spread over processes (pytest-xdist), each file whole on one of them: a file's
+# session and module fixtures (stores, the demo's study) are then made once, as in one process.
+# Most of the suite's time is single-threaded (numpy, pandas, the peers, plotting).
+workers=${PYTEST_WORKERS:-$jobs}
+parallel=()
+((workers > 1)) && parallel=(-n "$workers" --dist loadfile)
+exec "../../$py" -m pytest -q "${parallel[@]}" "$@"

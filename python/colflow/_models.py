@@ -249,6 +249,10 @@ class BayesR:
     #: ``trace.H2`` after the burn-in; NaN for too short a chain).
     h2_ess: float
     h2_geweke_z: float
+    #: ``PARAMETER MEAN SD ESS GEWEKE_Z KEPT`` for H2, SIGMA2_G, SIGMA2_E and NONZERO over the
+    #: kept iterations after the burn-in (PREFIX.summary.tsv; colflow.plot.chain_summary's
+    #: definitions).
+    summary: pd.DataFrame
 
 
 def bayesr(
@@ -323,7 +327,14 @@ def bayesr(
     return BayesR(_trace(r), _effects(store, r), name, r["samples"], r["h2_mean"], r["h2_sd"],
                   r["nonzero_mean"], r["posterior_samples"], r["resumed_from"],
                   r["iterations_run"], r["mode"], r["seconds"], r["compute_busy_seconds"],
-                  r["h2_ess"], r["h2_geweke_z"])
+                  r["h2_ess"], r["h2_geweke_z"], _summary(r))
+
+
+def _summary(r: dict[str, Any]) -> pd.DataFrame:
+    # PREFIX.summary.tsv: a row per quantity, every one over the same kept iterations.
+    table = pd.DataFrame(r["summary"], columns=["PARAMETER", "MEAN", "SD", "ESS", "GEWEKE_Z"])
+    table["KEPT"] = np.int64(r["kept"])
+    return table
 
 
 def _trace(r: dict[str, Any]) -> pd.DataFrame:

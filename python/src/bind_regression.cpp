@@ -184,6 +184,13 @@ void add_effects(nb::dict& d, bayesr_result& r) {
   d["nonzero_mean"] = summary.nonzero.mean;
   d["h2_ess"] = summary.h2.ess;
   d["h2_geweke_z"] = summary.h2.geweke_z;
+  // The rows of PREFIX.summary.tsv, in its order: (PARAMETER, MEAN, SD, ESS, GEWEKE_Z).
+  nb::list rows;
+  for (const auto& [name, q] :
+       {std::pair{"H2", &summary.h2}, std::pair{"SIGMA2_G", &summary.sigma2_g},
+        std::pair{"SIGMA2_E", &summary.sigma2_e}, std::pair{"NONZERO", &summary.nonzero}})
+    rows.append(nb::make_tuple(name, q->mean, q->sd, q->ess, q->geweke_z));
+  d["summary"] = rows;
 }
 
 // `colflow bayesr`: the trace and effect tables (numpy arrays of the fields of PREFIX.trace.tsv

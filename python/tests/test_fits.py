@@ -142,6 +142,9 @@ def test_bayesr_chain_diagnostics_equal_pythons_and_are_logged_and_written(
     for column in expected.columns:
         np.testing.assert_allclose(written[column], expected[column], rtol=1e-9, atol=1e-12,
                                    err_msg=column)
+    # The result's summary is the file's table (17 digits printed: equal to the last bit).
+    pd.testing.assert_frame_equal(fit.summary.set_index("PARAMETER"), written,
+                                  check_exact=False, rtol=1e-15, atol=0)
 
 
 def test_phenotype_forms(fit_inputs):

@@ -264,12 +264,25 @@ TEST(PgenExportTest, HandMadeCallsAndDosagesReadBackAsTheyWere) {
       std::vector<std::uint16_t> back(7);
       exported.read_dosages(2, back);
       EXPECT_EQ(back, d);
+      // The third record's hard calls (at byte 20 + 3 x 2 + 2 x 16): plink2's, written by hand
+      // above; with --hard-call-threshold 0.25, 1.2207 becomes a heterozygous call (sample 5).
+      std::vector<char> b = test::read_file(e + ".pgen");
+      EXPECT_EQ(static_cast<unsigned char>(b[58]), 0xdcu);
+      EXPECT_EQ(static_cast<unsigned char>(b[59]), 0x0eu);
+      run_colflow("export " + st + " --quiet --force --hard-call-threshold 0.25 --pfile " + e);
+      b = test::read_file(e + ".pgen");
+      EXPECT_EQ(static_cast<unsigned char>(b[58]), 0xdcu);
+      EXPECT_EQ(static_cast<unsigned char>(b[59]), 0x06u);
     }
     // Existing files are refused without --force and replaced with it.
     std::string out;
     EXPECT_NE(test::run_cli("export " + st + " --quiet --pfile " + e, out), 0);
     EXPECT_NE(out.find("already exists"), std::string::npos) << out;
     run_colflow("export " + st + " --quiet --force --pfile " + e);
+    EXPECT_NE(test::run_cli(
+                  "export " + st + " --quiet --npy " + e + ".npy --hard-call-threshold 0.2", out),
+              0);
+    EXPECT_NE(out.find("--hard-call-threshold needs --bed or --pfile"), std::string::npos) << out;
   }
 }
 

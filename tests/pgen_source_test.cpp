@@ -358,6 +358,35 @@ TEST(PgenExportTest, Plink2GivesTheSameTablesOnTheExportOfDosages) {
   expect_dosages_equal_export_a(d + "y");
 }
 
+TEST(PgenExportTest, Plink2MakesTheOriginalBedOfTheExportOfABedStore) {
+  REQUIRE_SHARED_DATA();
+  REQUIRE_PLINK2();
+  // small has cM positions (the .pvar's CM column), parents and a phenotype; some_missing
+  // missing calls.
+  for (const std::string name : {"bed-reader/small", "bed-reader/some_missing"}) {
+    test::temp_dir dir;
+    const std::string d = dir.path().string() + "/", bfile = test::dataset(name);
+    run_colflow("preprocess --quiet --bed " + bfile + " --out " + d + "s.cf");
+    run_colflow("export " + d + "s.cf --quiet --pfile " + d + "y");
+    test::run_plink2("--pfile " + d + "y --make-bed --out " + d + "z");
+    EXPECT_TRUE(test::read_file(d + "z.bed") == test::read_file(bfile + ".bed")) << name;
+    preprocess::bed_source original(preprocess::plink_paths::from_prefix(bfile)),
+        back(preprocess::plink_paths::from_prefix(d + "z"));
+    ASSERT_EQ(original.columns(), back.columns());
+    for (std::uint64_t j = 0; j < original.columns(); ++j) {
+      const column_info a = original.column(j), b = back.column(j);
+      EXPECT_EQ(a.chrom + " " + a.id + " " + a.cm + " " + a.pos + " " + a.a1 + " " + a.a2,
+                b.chrom + " " + b.id + " " + b.cm + " " + b.pos + " " + b.a1 + " " + b.a2);
+    }
+    const auto sa = original.samples(), sb = back.samples();
+    ASSERT_EQ(sa.size(), sb.size());
+    for (std::size_t i = 0; i < sa.size(); ++i)
+      EXPECT_EQ(
+          sa[i].fid + " " + sa[i].iid + " " + sa[i].father + " " + sa[i].mother + " " + sa[i].sex,
+          sb[i].fid + " " + sb[i].iid + " " + sb[i].father + " " + sb[i].mother + " " + sb[i].sex);
+  }
+}
+
 TEST(PgenSourceTest, MultiallelicVariantIsRefusedAsPlink2MakeBedRefusesIt) {
   REQUIRE_PLINK2();
   test::temp_dir dir;

@@ -30,9 +30,6 @@ std::vector<std::uint8_t> read_at(const file_descriptor& fd, std::uint64_t offse
   return out;
 }
 
-// Variants are grouped in blocks of 2^16 (pgen_spec, "Variant block offsets").
-constexpr std::uint64_t block_variants = std::uint64_t{1} << 16;
-
 // The fixed-width modes: a .bed body after 3 bytes (0x01), or records of type 0 after the
 // 12-byte header and an optional provisional-REF bitarray (0x02).
 void index_fixed(const std::filesystem::path& file, std::uint64_t size, std::uint64_t header,

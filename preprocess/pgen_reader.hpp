@@ -28,11 +28,16 @@ namespace colflow::preprocess::detail::pgen {
 // 0x02 fixed-width records of type 0, 0x10 variable-width records with a type each.
 inline constexpr std::uint8_t mode_bed = 0x01, mode_fixed = 0x02, mode_variable = 0x10;
 
+// Variants are grouped in blocks of 2^16 in mode 0x10 (pgen_spec, "Variant block offsets").
+inline constexpr std::uint64_t block_variants = std::uint64_t{1} << 16;
+
 // Bits of a record type (pgen_spec, "Variant records"): bits 0-2 the main track's compression,
 // bit 3 a multiallelic hard-call track, bit 4 hard-call phase, bits 5-6 how dosages are stored,
 // bit 7 explicit dosage phase.
 inline constexpr std::uint8_t type_main_mask = 0x07, type_multiallelic = 0x08, type_phase = 0x10,
                               type_dosage_mask = 0x60, type_dosage_phase = 0x80;
+// The dosage-track kind of a record holding every sample's dosage (65535 for a missing one).
+inline constexpr std::uint8_t type_dosage_all = 0x40;
 
 // The header as read and checked, and every record's type and byte range.
 struct pgen_index {
@@ -75,6 +80,10 @@ std::size_t decode_main_track(const std::filesystem::path& file, const record_vi
 
 // PLINK 1 codes (the store's genotype codes, A1 = ALT counted) of categories, in place.
 void categories_to_bed_codes(std::span<std::uint8_t> codes, std::uint64_t samples);
+
+// The inverse: categories of PLINK 1 codes (A1 = ALT), in place, padding bits zeroed; what
+// colflow export --pfile writes (preprocess/exporter.cpp).
+void bed_codes_to_categories(std::span<std::uint8_t> codes, std::uint64_t samples);
 
 // The ALT dosages of a record whose main track (`categories`, ending at byte `main_end`) is
 // decoded: the hard calls as 0, 1, 2 allele copies (missing for a missing call), replaced by

@@ -192,6 +192,16 @@ void categories_to_bed_codes(std::span<std::uint8_t> codes, std::uint64_t sample
   clear_padding(codes, samples);
 }
 
+void bed_codes_to_categories(std::span<std::uint8_t> codes, std::uint64_t samples) {
+  // PLINK 1 code (hom-A1 0, missing 1, het 2, hom-A2 3) to category with ALT = A1 (hom-REF 0,
+  // het 1, hom-ALT 2, missing 3): high bit = not(high), low bit = high xor low.
+  for (std::uint8_t& b : codes) {
+    const unsigned hi = (b >> 1) & 0x55u, lo = b & 0x55u;
+    b = static_cast<std::uint8_t>(((~hi & 0x55u) << 1) | (hi ^ lo));
+  }
+  clear_padding(codes, samples);
+}
+
 void decode_dosages(const std::filesystem::path& file, const record_view& record,
                     std::uint64_t samples, std::size_t main_end, std::span<const std::uint8_t> cats,
                     std::span<std::uint16_t> dosages) {
@@ -222,7 +232,7 @@ void decode_dosages(const std::filesystem::path& file, const record_view& record
       r.fail("a dosage of " + std::to_string(value) + " exceeds 32768 (two copies)");
     return static_cast<std::uint16_t>(value);
   };
-  if (kind == 0x40) {  // every sample, 65535 for missing
+  if (kind == type_dosage_all) {  // every sample, 65535 for missing
     const std::uint8_t* v = r.take(2 * samples, "dosage track");
     for (std::uint64_t i = 0; i < samples; ++i) {
       const std::uint64_t d = load_le(v + 2 * i, 2);

@@ -149,6 +149,40 @@ TEST(AssocTest, EqualsPlink2GlmWithAndWithoutCovariates) {
   }
 }
 
+// A store made from a .pgen (colflow preprocess --pfile) gives plink2's --glm on that .pgen.
+TEST(AssocTest, StoreFromAPgenEqualsPlink2GlmOnThatPgen) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const std::string d = dir.path().string() + "/", st = d + "s.cf";
+  // plink2_input's sample IDs (f<i> s<i>) are the ones the store takes from the .psam.
+  const std::string p2 = test::plink2_input(test::dataset("bed-reader/some_missing"), dir.path());
+  test::run_plink2("--bfile " + p2 + " --make-pgen --out " + d + "x");
+  std::string out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --pfile " + d + "x --out " + st, out), 0) << out;
+  const store s = store::open(st);
+  write_traits(s.samples(), dir.path());
+  ASSERT_EQ(
+      test::run_cli("assoc " + st + " --quiet --digits 12 --pheno " + d + "ph.txt --out " + d + "a",
+                    out),
+      0)
+      << out;
+  ASSERT_EQ(test::run_cli("assoc " + st + " --quiet --digits 12 --pheno " + d + "ph.txt --covar " +
+                              d + "cv.txt --out " + d + "c",
+                          out),
+            0)
+      << out;
+  test::run_plink2("--pfile " + d + "x --pheno " + d +
+                   "ph_p2.txt --pheno-name Y1 Y2 --glm allow-no-covars --out " + d + "pa");
+  test::run_plink2("--pfile " + d + "x --pheno " + d + "ph_p2.txt --pheno-name Y1 Y2 --covar " + d +
+                   "cv_p2.txt --glm hide-covar --out " + d + "pc");
+  for (const char* y : {"Y1", "Y2"}) {
+    compare_with_plink2(d + "a." + y + ".assoc.tsv", d + "pa." + y + ".glm.linear",
+                        std::string(".pgen ") + y);
+    compare_with_plink2(d + "c." + y + ".assoc.tsv", d + "pc." + y + ".glm.linear",
+                        std::string(".pgen covar ") + y);
+  }
+}
+
 // PLINK 2's transforms: the rank-based inverse normal phenotypes (with the ties of values
 // written to few digits) and standardised covariates give plink2's results.
 TEST(AssocTest, QuantileNormalizedPhenotypesAndStandardizedCovariatesEqualPlink2) {

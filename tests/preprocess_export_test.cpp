@@ -1,5 +1,6 @@
-// Exports of a store (a .bed fileset byte for byte, a .npy of the decoded matrix) and runs
-// stopped midway: a stopped conversion or export leaves no store, file or temporary.
+// Exports of a store (a .bed fileset byte for byte, a PLINK 2 fileset read back, a .npy of the
+// decoded matrix) and runs stopped midway: a stopped conversion or export leaves no store, file or
+// temporary.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,6 +9,7 @@
 #include "colflow/preprocess/csv_source.hpp"
 #include "colflow/preprocess/exporter.hpp"
 #include "colflow/preprocess/npy_source.hpp"
+#include "colflow/preprocess/pgen_source.hpp"
 #include "preprocess_fixture.hpp"
 
 namespace colflow::preprocess_tests {
@@ -52,15 +54,35 @@ TEST(ExportTest, FloatStoresOfDosagesExportAndStandardisedOnesAreRefused) {
                                    value_type::float32, false, false);
   preprocess::export_bed(dosages, (dir / "d").string(), false);
   EXPECT_EQ(test::read_file(dir / "d.bed"), test::read_file(name + ".bed"));
-  const store z = convert_to(name, dir / "z.cf", preprocess::codec_choice::zstd);
-  try {
-    preprocess::export_bed(z, (dir / "z").string(), false);
-    FAIL() << "a standardised store was exported as calls";
-  } catch (const error& e) {
-    EXPECT_EQ(e.kind(), errc::invalid_argument);
-    EXPECT_NE(e.message().find("standardised"), std::string::npos) << e.message();
+  // The same calls in a .pgen (mode 0x02), read back.
+  preprocess::export_pfile(dosages, (dir / "p").string(), false);
+  preprocess::pgen_source pgen(preprocess::pgen_paths::from_prefix((dir / "p").string()));
+  preprocess::bed_source bed(preprocess::plink_paths::from_prefix(name));
+  EXPECT_EQ(pgen.storage_mode(), 0x02);
+  ASSERT_EQ(pgen.columns(), bed.columns());
+  std::vector<std::uint8_t> a(genotype_column_bytes(bed.rows())), b(a.size());
+  for (std::uint64_t j = 0; j < bed.columns(); ++j) {
+    pgen.read_genotypes(j, a);
+    bed.read_genotypes(j, b);
+    const std::uint64_t n = bed.rows();
+    if (n % 4) b.back() = static_cast<std::uint8_t>(b.back() & ((1u << (2 * (n % 4))) - 1));
+    ASSERT_EQ(a, b) << "variant " << j;
   }
-  EXPECT_FALSE(std::filesystem::exists(dir / "z.bed"));
+  const store z = convert_to(name, dir / "z.cf", preprocess::codec_choice::zstd);
+  for (const bool pfile : {false, true}) {
+    try {
+      if (pfile)
+        preprocess::export_pfile(z, (dir / "z").string(), false);
+      else
+        preprocess::export_bed(z, (dir / "z").string(), false);
+      ADD_FAILURE() << "a standardised store was exported as calls";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::invalid_argument);
+      EXPECT_NE(e.message().find("standardised"), std::string::npos) << e.message();
+    }
+  }
+  for (const char* f : {"z.bed", "z.bim", "z.fam", "z.pgen", "z.pvar", "z.psam"})
+    EXPECT_FALSE(std::filesystem::exists(dir / f)) << f;
   EXPECT_FALSE(has_temporaries(dir.path()));
 }
 
@@ -158,7 +180,13 @@ TEST(CancellationTest, ExportsStopAndLeaveNoFile) {
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), errc::cancelled) << e.message();
   }
-  for (const char* name : {"m.npy", "b.bed", "b.bim", "b.fam"})
+  try {
+    preprocess::export_pfile(s, (dir / "p").string(), false);
+    ADD_FAILURE() << "the .pgen export ran to the end";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), errc::cancelled) << e.message();
+  }
+  for (const char* name : {"m.npy", "b.bed", "b.bim", "b.fam", "p.pgen", "p.pvar", "p.psam"})
     EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
   EXPECT_FALSE(has_temporaries(dir.path()));
 
@@ -167,6 +195,8 @@ TEST(CancellationTest, ExportsStopAndLeaveNoFile) {
   preprocess::export_npy(s, dir / "m.npy", false, false);
   EXPECT_EQ(preprocess::npy_source(dir / "m.npy").columns(), 30u);
   EXPECT_EQ(std::filesystem::file_size(dir / "b.bed"), 3u + 30u * 3u);  // 9 samples: 3 bytes
+  preprocess::export_pfile(s, (dir / "p").string(), false);
+  EXPECT_EQ(std::filesystem::file_size(dir / "p.pgen"), 12u + 30u * 3u);
   EXPECT_FALSE(has_temporaries(dir.path()));
 }
 

@@ -156,6 +156,25 @@ TEST(StatsTest, SexChromosomesEqualPlink2ForMalesFemalesAndUnknownSexWithAndWith
   }
 }
 
+// A store made from a .pgen (colflow preprocess --pfile) gives plink2's --freq and --missing
+// on that .pgen, sex chromosomes included (the .psam's sexes).
+TEST(StatsTest, StoreFromAPgenEqualsPlink2FreqAndMissingOnThatPgen) {
+  test::temp_dir dir;
+  const std::string bfile = (dir / "sexed").string(), p = (dir / "x").string();
+  test::write_sexed_fileset(bfile, test::mixed_sexes(), sex_test_chromosomes, 40, 5);
+  test::run_plink2("--bfile " + bfile + " --make-pgen --out " + p);
+  test::run_plink2("--pfile " + p + " --freq --missing --out " + (dir / "pa").string());
+  std::string out;
+  const std::string cf = (dir / "x.cf").string(), ours = (dir / "x.tsv").string();
+  ASSERT_EQ(test::run_cli("preprocess --quiet --pfile " + p + " --out " + cf, out), 0) << out;
+  ASSERT_EQ(test::run_cli("stats " + cf + " --quiet --digits 12 --out " + ours, out), 0) << out;
+  const store s = store::open(cf);
+  const auto compared = expect_equal_to_plink2(ours, (dir / "pa").string(), s, ".pgen");
+  for (const chromosome_kind kind : {chromosome_kind::autosome, chromosome_kind::x,
+                                     chromosome_kind::y, chromosome_kind::xy, chromosome_kind::mt})
+    EXPECT_EQ(compared.count(kind) ? compared.at(kind) : 0, 42u) << static_cast<int>(kind);
+}
+
 TEST(StatsTest, SexFileChangesXAndYAsPlink2UpdateSexDoes) {
   test::temp_dir dir;
   const std::string bfile = (dir / "sexed").string();

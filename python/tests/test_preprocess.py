@@ -85,6 +85,31 @@ def test_plink_filesets_make_one_store(inputs, colflow_binary, tmp_path):
     assert_same_store(tmp_path / "f.cf", tmp_path / "f-cli.cf")
 
 
+def test_pgen_by_its_extension_equals_the_bed_plink2_writes_of_it(inputs, colflow_binary,
+                                                                   tmp_path):
+    """A .pgen path is a PLINK 2 fileset (format inferred from the ending): its store holds the
+    values, samples and columns of the store of the .bed plink2 --make-bed writes of it (ALT
+    counted, as plink2 writes A1), and equals the command's --pfile store."""
+    for args in (["--bfile", inputs / "chr1", "--make-pgen"],
+                 ["--pfile", tmp_path / "x", "--make-bed"]):
+        done = subprocess.run(["plink2", *map(str, args), "--out",
+                               str(tmp_path / ("x" if args[0] == "--bfile" else "xb")),
+                               "--threads", "2", "--silent"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+    info = colflow.preprocess(tmp_path / "x.pgen", tmp_path / "pgen.cf", num_threads=2)
+    assert info["input_kind"] == "genotype"
+    colflow.preprocess(tmp_path / "xb", tmp_path / "bed.cf", num_threads=2)
+    assert_same_store(tmp_path / "pgen.cf", tmp_path / "bed.cf", same_source=False)
+    lines = [line.split("\t") for line in (tmp_path / "x.pvar").read_text().splitlines()
+             if not line.startswith("##")]
+    ref, alt = lines[0].index("REF"), lines[0].index("ALT")
+    with colflow.open(tmp_path / "pgen.cf") as s:
+        assert list(s.columns["a1"]) == [f[alt] for f in lines[1:]]  # ALT counted
+        assert list(s.columns["a2"]) == [f[ref] for f in lines[1:]]
+    command(colflow_binary, tmp_path / "cli.cf", "--pfile", tmp_path / "x")
+    assert_same_store(tmp_path / "pgen.cf", tmp_path / "cli.cf")
+
+
 def test_plink_fileset_by_its_three_paths(colflow_binary, tmp_path):
     small = Path(dataset("bed-reader/small")).parent
     files = dict(bim=small / "small.mib", fam=small / "small.maf")

@@ -1,5 +1,5 @@
 /// @file exporter.hpp
-/// Writing a store back out: PLINK 1 binary files or a .npy matrix. Part of
+/// Writing a store back out: PLINK 1 binary files, a PLINK 2 fileset or a .npy matrix. Part of
 /// libcolflow_preprocess (colflow::preprocess).
 ///
 /// Every file is written through staged_output (io/staged_output.hpp): under a hidden
@@ -41,6 +41,26 @@ using export_progress = std::function<void(const pass_progress&)>;
 /// be written; whatever reading the store throws.
 void export_bed(const store& s, const std::string& prefix, bool overwrite,
                 const export_progress& progress = {}, double hard_call_threshold = 0.1);
+
+/// Writes PREFIX.pgen, PREFIX.pvar and PREFIX.psam (PLINK 2), which plink2 reads, as does
+/// pgen_source. The .pgen's records are uncompressed (pgen_spec's storage modes): mode 0x02,
+/// fixed-width records of the hard calls, for a genotype store and a float store of dosages
+/// (the calls export_bed writes); mode 0x10, records of type 0x40 (the hard calls, made as
+/// export_bed makes them, then every sample's ALT dosage in 1/16384, 65535 for a missing one),
+/// for a dosage store. No phase; every REF allele is marked provisional (a store does not
+/// record whether A2 is the reference), as plink2 marks a .bed's. The .pvar has #CHROM POS ID
+/// REF ALT (and CM when some variant's is not 0) with ALT = A1 and REF = A2, so a store made
+/// from the export counts the same allele; the .psam has IID and SEX, and FID, PAT and MAT,
+/// PHENO1 when some sample's is not "0" (FID, PAT, MAT) or "-9" (PHENO1), the store's values
+/// verbatim.
+///
+/// The .psam and .pvar are renamed into place first, the .pgen last.
+///
+/// Errors: as export_bed, and errc::invalid_argument for a store of more variants or samples
+/// than a .pgen holds (2^31 - 3 and 2^31 - 2), or of dosages of so many samples that a record
+/// would pass 4 GiB (checked before anything is written).
+void export_pfile(const store& s, const std::string& prefix, bool overwrite,
+                  const export_progress& progress = {}, double hard_call_threshold = 0.1);
 
 /// Writes `file`, a .npy v1.0 file of float64 (or float32 when `float32`), shape (rows,
 /// columns), Fortran order, column by column: standardised values for a genotype store, the

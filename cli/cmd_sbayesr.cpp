@@ -39,7 +39,8 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
                  "--ld-window-kb kb")
       ->required();
   app.add_option("--out", o->out,
-                 "Output prefix: PREFIX.parRes, PREFIX.snpRes (GCTB's tables), PREFIX.checkpoint")
+                 "Output prefix: PREFIX.parRes, PREFIX.snpRes (GCTB's tables),\n"
+                 "PREFIX.checkpoint")
       ->required();
   app.add_option("--iterations", o->chain.iterations, "Length of the chain (default 1000)")
       ->check(positive_integer());
@@ -61,7 +62,7 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
                  "(default 100; 0: at the end only)")
       ->check(non_negative_integer());
   app.add_flag("--resume", o->chain.resume,
-               "Continue the chain saved in PREFIX.checkpoint (same --gwas, --ldm and settings;\n"
+               "Continue the chain saved in PREFIX.checkpoint (same inputs and settings;\n"
                "--iterations may grow); the result is the same as one uninterrupted run");
   app.add_option("--ld-window", o->window.window,
                  "LD computed in memory (a genotype store as --ldm): pairs at most N - 1 variants\n"

@@ -390,6 +390,32 @@ TEST(SBayesRTest, ResumingFromAnyCheckpointContinuesTheSameChain) {
   expect_whole(again);
 }
 
+TEST(SBayesRTest, ResumedBeforeTheLearntPriorScaleTakesOverContinuesTheSameChain) {
+  // GCTB's prior scale of sigma2_beta is learnt over 2,000 iterations and used from then on: a
+  // chain stopped before that and resumed after it must carry the learnt mean. 20 variants,
+  // so that the 2,004 iterations take a fraction of a second.
+  small_problem p;
+  ld_columns_in_memory ld = p.ld();
+  aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  const std::size_t m = 20;
+  aligned.variant.resize(m);
+  for (std::vector<double>* v : {&aligned.freq, &aligned.b, &aligned.se, &aligned.n}) v->resize(m);
+  aligned.line.resize(m);
+  sbayesr_options o;
+  o.iterations = 2004;
+  o.burnin = 1990;
+  o.checkpoint = p.dir / "long.ckpt";
+  const sbayesr_result whole = sbayesr(ld, aligned, o);
+  o.iterations = 1998;
+  sbayesr(ld, aligned, o);
+  o.iterations = 2004;
+  o.resume = true;
+  const sbayesr_result resumed = sbayesr(ld, aligned, o);
+  EXPECT_EQ(resumed.resumed_from, 1998u);
+  expect_same_chain(whole, resumed);
+  EXPECT_EQ(resumed.trace.back().sigma2_beta, whole.trace.back().sigma2_beta);
+}
+
 TEST(SBayesRTest, DamagedOrForeignCheckpointsAreRefusedByName) {
   small_problem p;
   ld_columns_in_memory ld = p.ld();

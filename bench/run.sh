@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmark harness: colflow against plink2, plink1.9, Blosc2, bed-reader, scikit-learn,
-# regenie, GCTB and BayesRRcmd (the last three from ../shared/peers), side by side on the same
+# regenie, GCTB (BayesR and SBayesR) and BayesRRcmd (the last three from ../shared/peers), side by side on the same
 # data in one run (bench/harness/, `bench/run.sh --help`).
 #
 #   bench/run.sh --quick          every comparison on small data, 2 rounds (a few minutes)
@@ -8,7 +8,7 @@
 #                                 regenerates the generated section of docs/PERFORMANCE.md
 #   bench/run.sh --simd avx2      on one vector path of colflow's (COLFLOW_SIMD: avx512, avx2,
 #                                 portable); by default each path the CPU has, widest first
-#   bench/run.sh --only codecs,streaming,analyses,products,qc,models,scaling,inputs,python,wgr,bayesr,plots
+#   bench/run.sh --only codecs,streaming,analyses,products,qc,models,scaling,inputs,python,wgr,bayesr,sbayesr,plots
 #   bench/run.sh --only scaling --baseline-colflow "$(bench/compare_builds.sh REV --build-only)"
 #                                 1 against 2 threads; uk10k BayesR of this build against REV's
 #   bench/run.sh --only scale [--scale-size 200000x200000] [--scale-memory 2048]

@@ -7,6 +7,9 @@
 #
 #   bench/sbayesr_gctb.sh        (env: COLFLOW, GCTB, DATA, FIRST, LAST, ITER, BURN, SEED)
 #
+# `bench/run.sh --only sbayesr` runs the same comparison as a suite of the harness (LD build
+# time and bytes, seconds per iteration, h2; bench/harness/suite_sbayesr.py).
+#
 # Skips (exit 0 with a message) when GCTB or the data are absent. Uses plink2 only to cut the
 # slice (variants FIRST..LAST of the .bim with MAF ≥ 0.01).
 set -euo pipefail

@@ -77,7 +77,7 @@ constexpr std::array commands = {
                   add_bayesr, "bayesr"},
     command_entry{"sbayesr",
                   "SBayesR from GWAS summary statistics and an LD reference (GCTB's --sbayes R)",
-                  add_sbayesr, ""},
+                  add_sbayesr, "sbayesr"},
     command_entry{"score", "Polygenic scores: weighted allele counts per sample, as plink2 --score",
                   add_score, "score"},
     command_entry{"wgr",

@@ -6,6 +6,7 @@
 #include <tbb/global_control.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -325,6 +326,202 @@ TEST(SBayesRTest, CommandWritesGctbTablesAndRefusesABadMaWritingNothing) {
   EXPECT_NE(output.find("bad.ma:1: the header has no column 'se'"), std::string::npos) << output;
   EXPECT_FALSE(std::filesystem::exists(p.dir / "bad.parRes"));
   EXPECT_FALSE(std::filesystem::exists(p.dir / "bad.snpRes"));
+}
+
+TEST(SBayesRTest, ResumingFromAnyCheckpointContinuesTheSameChain) {
+  small_problem p;
+  ld_columns_in_memory ld = p.ld();
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  sbayesr_options o;
+  o.iterations = 30;
+  o.burnin = 8;
+  o.checkpoint = p.dir / "chain.ckpt";
+  o.checkpoint_every = 7;
+  const sbayesr_result whole = sbayesr(ld, aligned, o);
+  EXPECT_EQ(whole.iterations_run, 30u);
+  EXPECT_EQ(whole.posterior_samples, 22u);
+  const auto expect_whole = [&](const sbayesr_result& r) {
+    expect_same_chain(whole, r);
+    EXPECT_EQ(r.posterior_samples, whole.posterior_samples);
+    EXPECT_EQ(r.beta_sd, whole.beta_sd);
+    EXPECT_EQ(r.a1_effect, whole.a1_effect);
+    for (std::size_t t = 0; t < r.trace.size(); ++t) {
+      EXPECT_EQ(r.trace[t].iteration, whole.trace[t].iteration);
+      EXPECT_EQ(r.trace[t].counts, whole.trace[t].counts);
+      EXPECT_EQ(r.trace[t].sigma2_g, whole.trace[t].sigma2_g);
+    }
+  };
+
+  // Stopped after the burn-in (the run's last iteration is checkpointed), then resumed to the
+  // end: the same chain.
+  o.iterations = 12;
+  EXPECT_EQ(sbayesr(ld, aligned, o).iterations_run, 12u);
+  o.iterations = 30;
+  o.resume = true;
+  const sbayesr_result resumed = sbayesr(ld, aligned, o);
+  EXPECT_EQ(resumed.resumed_from, 12u);
+  EXPECT_EQ(resumed.iterations_run, 18u);
+  expect_whole(resumed);
+
+  // Chains killed during iteration 6 (in the burn-in) and 17 find the checkpoints of
+  // iterations 5 and 14 (with a stale temporary beside them) and continue them from there,
+  // with another in-flight depth.
+  for (const std::size_t kill : {std::size_t{6}, std::size_t{17}}) {
+    o.checkpoint_every = kill == 6 ? 5 : 7;
+    o.resume = false;
+    o.on_iteration = [kill](std::size_t t, std::size_t, double) {
+      if (t == kill) throw std::runtime_error("killed");
+    };
+    EXPECT_THROW(sbayesr(ld, aligned, o), std::runtime_error);
+    o.on_iteration = nullptr;
+    std::ofstream(p.dir / "chain.ckpt.partial") << "half a checkpoint";
+    o.resume = true;
+    analysis_options other;
+    other.stream.in_flight = 1;
+    ld_columns_in_memory ld_other = p.ld(other);
+    const sbayesr_result after_kill = sbayesr(ld_other, aligned, o, other);
+    EXPECT_EQ(after_kill.resumed_from, kill == 6 ? 5u : 14u);
+    expect_whole(after_kill);
+  }
+
+  // Resuming a finished chain with the same length only re-reports it.
+  const sbayesr_result again = sbayesr(ld, aligned, o);
+  EXPECT_EQ(again.iterations_run, 0u);
+  expect_whole(again);
+}
+
+TEST(SBayesRTest, ResumedBeforeTheLearntPriorScaleTakesOverContinuesTheSameChain) {
+  // GCTB's prior scale of sigma2_beta is learnt over 2,000 iterations and used from then on: a
+  // chain stopped before that and resumed after it must carry the learnt mean. 20 variants,
+  // so that the 2,004 iterations take a fraction of a second.
+  small_problem p;
+  ld_columns_in_memory ld = p.ld();
+  aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  const std::size_t m = 20;
+  aligned.variant.resize(m);
+  for (std::vector<double>* v : {&aligned.freq, &aligned.b, &aligned.se, &aligned.n}) v->resize(m);
+  aligned.line.resize(m);
+  sbayesr_options o;
+  o.iterations = 2004;
+  o.burnin = 1990;
+  o.checkpoint = p.dir / "long.ckpt";
+  const sbayesr_result whole = sbayesr(ld, aligned, o);
+  o.iterations = 1998;
+  sbayesr(ld, aligned, o);
+  o.iterations = 2004;
+  o.resume = true;
+  const sbayesr_result resumed = sbayesr(ld, aligned, o);
+  EXPECT_EQ(resumed.resumed_from, 1998u);
+  expect_same_chain(whole, resumed);
+  EXPECT_EQ(resumed.trace.back().sigma2_beta, whole.trace.back().sigma2_beta);
+}
+
+TEST(SBayesRTest, DamagedOrForeignCheckpointsAreRefusedByName) {
+  small_problem p;
+  ld_columns_in_memory ld = p.ld();
+  aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  sbayesr_options o;
+  o.iterations = 5;
+  o.burnin = 1;
+  o.checkpoint = p.dir / "c.ckpt";
+  sbayesr(ld, aligned, o);
+  const std::vector<char> good = test::read_file(o.checkpoint);
+  o.resume = true;
+  o.iterations = 6;
+  const auto expect_refused = [&](errc code, const std::string& what) {
+    try {
+      sbayesr(ld, aligned, o);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), code) << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("c.ckpt"), std::string::npos) << e.what();
+    }
+  };
+  // Every single-byte change is caught (a sample of positions over the whole file).
+  for (std::size_t at = 0; at < good.size(); at += 1 + good.size() / 61) {
+    std::vector<char> bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x20);
+    test::write_file(o.checkpoint, bad);
+    const errc expected = at < 8    ? errc::bad_magic
+                          : at < 12 ? errc::unsupported_version
+                                    : errc::checksum_mismatch;
+    expect_refused(expected, "byte " + std::to_string(at));
+  }
+  for (std::size_t length : {std::size_t{0}, std::size_t{20}, good.size() / 2, good.size() - 1}) {
+    test::write_file(o.checkpoint,
+                     std::vector<char>(good.begin(), good.begin() + static_cast<long>(length)));
+    try {
+      sbayesr(ld, aligned, o);
+      ADD_FAILURE() << "accepted a checkpoint truncated to " << length;
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("c.ckpt"), std::string::npos) << e.what();
+    }
+  }
+  test::write_file(o.checkpoint, good);
+  o.seed = 99;  // another run's settings
+  expect_refused(errc::invalid_argument, "another seed");
+  o.seed = 1;
+  o.burnin = 2;
+  expect_refused(errc::invalid_argument, "another burn-in");
+  o.burnin = 1;
+  const double b = aligned.b[7];
+  aligned.b[7] = b * 1.5;  // other summary statistics
+  expect_refused(errc::invalid_argument, "another GWAS");
+  aligned.b[7] = b;
+  o.iterations = 4;  // the checkpoint is already past this
+  expect_refused(errc::invalid_argument, "past the end");
+  o.iterations = 6;
+  EXPECT_NO_THROW(sbayesr(ld, aligned, o));
+  std::filesystem::remove(o.checkpoint);
+  expect_refused(errc::not_found, "absent");
+  // Another LD reference: the same variants, a window one narrower.
+  sbayesr_options fresh = o;
+  fresh.resume = false;
+  fresh.iterations = 5;
+  sbayesr(ld, aligned, fresh);
+  ld_options window;
+  window.window = 11;
+  ld_columns_in_memory narrower(p.s, selection::all(p.s), window, "g.cf in memory");
+  try {
+    sbayesr(narrower, aligned, o);
+    ADD_FAILURE() << "resumed the chain of another LD reference";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("c.ckpt: the checkpoint belongs to another run"),
+              std::string::npos)
+        << e.what();
+  }
+  // Another chain's checkpoint (BayesR's magic) is not an SBayesR one.
+  std::vector<char> bayesr_file = good;
+  std::memcpy(bayesr_file.data(), "CFBAYESR", 8);
+  test::write_file(o.checkpoint, bayesr_file);
+  expect_refused(errc::bad_magic, "a BayesR checkpoint");
+}
+
+TEST(SBayesRTest, CommandResumedGivesTheUninterruptedFilesAndRefusesAnotherRunsCheckpoint) {
+  small_problem p;
+  std::string output;
+  const std::string base = "sbayesr --gwas " + (p.dir / "g.ma").string() + " --ldm " +
+                           (p.dir / "g.cf").string() + " --ld-window 12 --burnin 5 --quiet";
+  const auto run = [&](const std::string& args, const std::string& out) {
+    return test::run_cli(base + " " + args + " --out " + (p.dir / out).string(), output);
+  };
+  ASSERT_EQ(run("--iterations 20", "whole"), 0) << output;
+  EXPECT_TRUE(std::filesystem::exists(p.dir / "whole.checkpoint"));
+  ASSERT_EQ(run("--iterations 9 --checkpoint-every 4", "parts"), 0) << output;
+  ASSERT_EQ(run("--iterations 20 --resume", "parts"), 0) << output;
+  const auto text = [&](const std::string& name) { return test::read_file(p.dir / name); };
+  EXPECT_EQ(text("parts.parRes"), text("whole.parRes"));
+  EXPECT_EQ(text("parts.snpRes"), text("whole.snpRes"));
+  EXPECT_EQ(text("parts.checkpoint"), text("whole.checkpoint"));
+
+  EXPECT_NE(run("--iterations 20 --seed 2 --resume", "whole"), 0);
+  EXPECT_NE(output.find("whole.checkpoint: the checkpoint belongs to another run"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(run("--iterations 20 --resume", "nothing"), 0);
+  EXPECT_NE(output.find("nothing.checkpoint: no checkpoint to resume from"), std::string::npos)
+      << output;
 }
 
 }  // namespace

@@ -22,8 +22,8 @@ import time
 
 from . import machine, performance_page, plots
 from . import (suite_analyses, suite_bayesr, suite_codecs, suite_inputs, suite_models, suite_plots,
-               suite_products, suite_python, suite_qc, suite_scale, suite_scaling, suite_streaming,
-               suite_wgr)
+               suite_products, suite_python, suite_qc, suite_sbayesr, suite_scale, suite_scaling,
+               suite_streaming, suite_wgr)
 from .context import FULL, QUICK, Context
 from .data import Workspace, shared_uk10k
 from .measure import log, read_tsv, write_tsv
@@ -31,7 +31,7 @@ from .measure import log, read_tsv, write_tsv
 SUITES = {"codecs": suite_codecs, "streaming": suite_streaming, "analyses": suite_analyses,
           "products": suite_products, "qc": suite_qc, "models": suite_models, "scaling": suite_scaling,
           "inputs": suite_inputs, "python": suite_python, "wgr": suite_wgr, "bayesr": suite_bayesr,
-          "plots": suite_plots}
+          "sbayesr": suite_sbayesr, "plots": suite_plots}
 # Run only when asked for by name: half an hour and 15 GB of disk at its full size.
 ON_REQUEST = {"scale": suite_scale}
 DEFAULT = ",".join(SUITES)

@@ -527,6 +527,15 @@ def section(results: str, header: dict, rows: list[dict], figures: list[str], ba
                   "the difference of chains of 2N and N iterations, over N); h² is each chain's "
                   "posterior mean.", ""]
         lines += peer_table(rows, ("bayesr",))
+    if any(find(rows, suite="sbayesr")):
+        lines += ["### SBayesR against GCTB (`bench/run.sh --only sbayesr`)", "",
+                  "GCTB 2.05 built from its public source (`../shared/peers`), on a slice of uk10k "
+                  "(MAF ≥ 0.01) and summary statistics of its test phenotype: the full LD matrix "
+                  "(colflow's LD store against GCTB's `.ldm.full`; their bytes in the results "
+                  "file's `compression` column, GCTB's `.bin` over the contender's), then the "
+                  "chains on the same `.ma` (seconds per iteration: the difference of chains of 2N "
+                  "and N iterations, over N; h² is the posterior mean hsq).", ""]
+        lines += peer_table(rows, ("sbayesr",))
     if any(find(rows, suite="scaling")):
         lines += ["### Scaling with threads (`bench/run.sh --only scaling`)", "",
                   "Each analysis at `--threads 1` and at "

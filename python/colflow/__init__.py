@@ -11,7 +11,7 @@
 count of the A1 allele), missing values (NaN, or -127 in int8), orders and errors, so that code
 written for a .bed reads a store unchanged. ``Store.stream`` yields blocks of columns decoded
 ahead by the library's flow graph; ``stats``, ``hardy``, ``assoc``, ``pca``, ``lasso``, ``ridge``, ``enet``
-and ``bayesr`` run the command's analyses into pandas DataFrames and numpy arrays
+``bayesr`` and ``sbayesr`` run the command's analyses into pandas DataFrames and numpy arrays
 (docs/PYTHON.md).
 """
 
@@ -24,8 +24,8 @@ from ._store import BlockStream, Store, open
 from ._preprocess import preprocess
 from ._scans import assoc, stats
 from ._qc import QC, King, clump, hardy, king, qc
-from ._products import GRM, PCA, grm, ld, ld_matrix, pca, score
-from ._models import BayesR, Penalized, bayesr, enet, lasso, ridge
+from ._products import GRM, LDStore, PCA, grm, ld, ld_matrix, ld_store, pca, score
+from ._models import BayesR, Penalized, SBayesR, bayesr, enet, lasso, ridge, sbayesr
 from ._wgr import WGR, wgr
 from ._diagnostics import effective_sample_size, geweke_z, split_rhat
 
@@ -38,11 +38,13 @@ __all__ = [
     "GRM",
     "InvalidArgumentError",
     "King",
+    "LDStore",
     "NotFoundError",
     "Store",
     "PCA",
     "QC",
     "Penalized",
+    "SBayesR",
     "assoc",
     "bayesr",
     "clump",
@@ -55,11 +57,13 @@ __all__ = [
     "lasso",
     "ld",
     "ld_matrix",
+    "ld_store",
     "open",
     "pca",
     "preprocess",
     "qc",
     "ridge",
+    "sbayesr",
     "score",
     "split_rhat",
     "stats",

@@ -183,6 +183,41 @@ def bayesr(
     threads: int,
     progress: Progress,
 ) -> dict[str, Any]: ...
+def sbayesr(
+    gwas: str,
+    ldm: str,
+    iterations: int,
+    burnin: int,
+    seed: int,
+    gamma: list[float],
+    pi: list[float],
+    ld_window: int,
+    ld_window_kb: float,
+    checkpoint: str,
+    checkpoint_every: int,
+    resume: bool,
+    threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...
+def ld_store(
+    store: Store,
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    out: str,
+    kind: str,
+    window: int,
+    window_kb: float,
+    window_cm: float,
+    chisq: float,
+    min_r2: float,
+    codec: str,
+    level: int,
+    shuffle: bool,
+    gctb: bool,
+    overwrite: bool,
+    threads: int,
+    progress: Progress,
+) -> dict[str, Any]: ...
 def input_format(path: str) -> str: ...
 def preprocess_files(
     format: str,

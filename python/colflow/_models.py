@@ -1,6 +1,7 @@
 """Fits of a phenotype on every selected column at once: the penalised regressions ``lasso``,
-``ridge`` and ``enet`` and the Gibbs sampler ``bayesr``, the commands of the same names with the
-command's result files as pandas DataFrames (docs/PYTHON.md).
+``ridge`` and ``enet`` and the Gibbs sampler ``bayesr``, and ``sbayesr`` from summary
+statistics: the commands of the same names with the command's result files as pandas
+DataFrames (docs/PYTHON.md).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from ._extension import _core
 from ._progress import reporter
 from ._store import Store
 
-__all__ = ["BayesR", "Penalized", "bayesr", "enet", "lasso", "ridge"]
+__all__ = ["BayesR", "Penalized", "SBayesR", "bayesr", "enet", "lasso", "ridge",
+           "sbayesr"]
 
 # -- penalised regression -----------------------------------------------------------------------
 
@@ -366,3 +368,111 @@ def _effects(store: Store, r: dict[str, Any]) -> pd.DataFrame:
         "BETA_PER_UNIT": r["beta_per_unit"],
         "BETA_PER_UNIT_SD": r["beta_per_unit_sd"],
     })
+
+
+# -- SBayesR ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SBayesR:
+    """The result of ``sbayesr``: what ``colflow sbayesr`` writes, and the chain's figures."""
+
+    #: PREFIX.parRes: ``Mean`` and ``SD`` over the iterations after the burn-in, indexed by
+    #: parameter: NumSnp1..K (variants per class), SigmaSq (σ²_β), ResVar, GenVar, hsq.
+    parameters: pd.DataFrame
+    #: PREFIX.snpRes: ``Id Name Chrom Position A1 A2 A1Frq A1Effect SE PIP LastSampleEff`` per
+    #: variant of the summary statistics matched to the LD reference, effects per A1 allele.
+    effects: pd.DataFrame
+    #: h² of every iteration, the burn-in included.
+    h2_trace: np.ndarray
+    #: The posterior mean of h² (``parameters.loc["hsq", "Mean"]``).
+    h2: float
+    #: σ²_y, the phenotypic variance the statistics imply, and n, the median N.
+    phenotype_variance: float
+    sample_size: float
+    #: Variants of the GWAS file; matched to the reference (of them flipped); dropped for
+    #: other alleles; absent from the reference.
+    gwas_variants: int
+    matched: int
+    flipped: int
+    allele_mismatch: int
+    absent: int
+    #: The checkpoint's iteration when resumed (else 0), and this call's iterations.
+    resumed_from: int
+    iterations_run: int
+
+
+def sbayesr(
+    gwas: str | os.PathLike[str],
+    ldm: str | os.PathLike[str],
+    *,
+    iterations: int = 1000,
+    burnin: int = 200,
+    seed: int = 1,
+    gamma: Any = None,
+    pi: Any = None,
+    ld_window: int = 1000,
+    ld_window_kb: float = 1000,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 100,
+    resume: bool = False,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> SBayesR:
+    """SBayesR from GWAS summary statistics and an LD reference: ``colflow sbayesr``.
+
+    ``gwas`` is GCTB's .ma file (``SNP A1 A2 freq b se p N``); ``ldm`` the LD reference: an LD
+    store (``ld_store``, ``colflow ld --make-ldm``), GCTB's ``.ldm.full``/``.band``/``.sparse``,
+    colflow's ``.ldband``, or a genotype or dosage store whose LD is computed in memory in windows
+    of ``ld_window`` variants and ``ld_window_kb`` kb. The options are the command's of the same
+    names: ``iterations`` (the chain's length, a resumed chain included), ``burnin`` (shorter
+    than the chain), ``seed``, ``gamma`` (class variances as multiples of σ²_β, the zero class
+    first; None: GCTB's 0, 0.001, 0.01, 0.1, 1) and ``pi`` (starting weights, one per class;
+    None: 0.95, 0.02, 0.02, 0.005, 0.005). ``checkpoint`` is a file to save the chain to every
+    ``checkpoint_every`` iterations and after the last (the command's PREFIX.checkpoint; None:
+    no checkpoint), and ``resume=True`` continues the chain it holds, to the same result as an
+    uninterrupted chain.
+
+    Returns an ``SBayesR`` whose ``parameters`` and ``effects`` are the command's PREFIX.parRes
+    and PREFIX.snpRes as DataFrames (full binary64 numbers where the files print 6 or 8
+    decimals). Runs with the GIL released on ``num_threads`` threads. Raises
+    InvalidArgumentError for bad options, FormatError for a bad .ma file or a chain whose
+    residual variance turns negative; a damaged or foreign checkpoint raises colflow.Error.
+    ``progress=True`` shows a tqdm bar (if tqdm is installed), or give a function
+    ``(label, done, total, unit)``.
+    """
+    iterations = int_at_least("iterations", iterations, 1)
+    burnin = int_at_least("burnin", burnin, 0)
+    seed = int_at_least("seed", seed, 0)
+    checkpoint_every = int_at_least("checkpoint_every", checkpoint_every, 0)
+    ld_window = int_at_least("ld_window", ld_window, 1)
+    ld_window_kb = float_in_range("ld_window_kb", ld_window_kb, low=0, low_open=True)
+    gammas = [] if gamma is None else [float(v) for v in np.atleast_1d(np.asarray(gamma, float))]
+    weights = [] if pi is None else [float(v) for v in np.atleast_1d(np.asarray(pi, float))]
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs the checkpoint to resume")
+    with reporter(progress, "sbayesr") as report:
+        r = _core.sbayesr(
+            os.fspath(gwas), os.fspath(ldm), iterations, burnin, seed, gammas, weights,
+            ld_window, ld_window_kb, "" if checkpoint is None else os.fspath(checkpoint),
+            checkpoint_every, bool(resume), thread_count(num_threads), report,
+        )
+    parameters = pd.DataFrame({"Mean": r["mean"], "SD": r["sd"]},
+                              index=pd.Index(r["parameter"], name=None))
+    effects = pd.DataFrame({
+        "Id": np.arange(1, len(r["name"]) + 1, dtype=np.int64),
+        "Name": r["name"],
+        "Chrom": r["chrom"],
+        "Position": np.asarray(r["position"], dtype=np.int64),
+        "A1": r["a1"],
+        "A2": r["a2"],
+        "A1Frq": r["a1_freq"],
+        "A1Effect": r["a1_effect"],
+        "SE": r["se"],
+        "PIP": r["pip"],
+        "LastSampleEff": r["last_sample_effect"],
+    })
+    h2 = float(parameters.loc["hsq", "Mean"])
+    return SBayesR(parameters, effects, np.asarray(r["h2_trace"]), h2, r["phenotype_variance"],
+                   r["sample_size"], r["gwas_variants"], r["matched"], r["flipped"],
+                   r["allele_mismatch"], r["absent"], r["resumed_from"], r["iterations_run"])

@@ -21,7 +21,8 @@ from ._extension import _core
 from ._progress import reporter
 from ._store import Store
 
-__all__ = ["GRM", "PCA", "grm", "ld", "ld_matrix", "pca", "score"]
+__all__ = ["GRM", "LDStore", "PCA", "grm", "ld", "ld_matrix", "ld_store", "pca",
+           "score"]
 
 _SCALINGS = {None: "none", "center": "center", "variance-standardize": "variance-standardize"}
 
@@ -214,6 +215,80 @@ def ld_matrix(
     if not band:
         return values.reshape(m, m)
     return _symmetric_band(values, np.asarray(r["band_end"], dtype=np.int64))
+
+
+
+@dataclasses.dataclass(frozen=True)
+class LDStore:
+    """What ``ld_store`` wrote: ``colflow ld --make-ldm``'s figures."""
+
+    #: The LD store (a directory), which ``sbayesr``'s ``ldm`` and ``colflow sbayesr --ldm`` read.
+    path: str
+    #: "full", "band" or "sparse".
+    kind: str
+    #: Variants (columns of the matrix).
+    variants: int
+    #: Samples the LD comes from.
+    samples: int
+    #: Values held (GCTB's sum of WindSize).
+    values: int
+    #: Bytes of the LD store's files.
+    store_bytes: int
+    #: With ``gctb=True``: GCTB's ``PREFIX.ldm.KIND.info`` and ``.bin``; else empty.
+    gctb_files: tuple[str, ...]
+
+
+def ld_store(
+    store: Store | str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    kind: str = "full",
+    window: int = 10,
+    window_kb: float = 1000,
+    window_cm: float | None = None,
+    chisq: float | None = None,
+    min_r2: float | None = None,
+    codec: str = "zstd",
+    level: int | None = None,
+    shuffle: bool = False,
+    gctb: bool = False,
+    overwrite: bool = False,
+    keep: Any = None,
+    columns: Any = None,
+    num_threads: int | None = None,
+    progress: Any = False,
+) -> LDStore:
+    """The LD matrix of the selected columns written as an LD store at ``out``: ``colflow ld
+    STORE --make-ldm KIND --out OUT`` (docs/ANALYSES.md), the LD reference of ``sbayesr``.
+
+    ``kind``: "full" (every pair), "band" (the pairs within ``window`` variants and
+    ``window_kb`` kb, or ``window_cm`` cM, on one chromosome: ``--ld-window``,
+    ``--ld-window-kb``, ``--ld-window-cm``) or "sparse" (the pairs with r² · N ≥ ``chisq``,
+    default 10, or with r² ≥ ``min_r2``; the diagonal always). ``codec``, ``level`` (None: the
+    codec's default) and ``shuffle`` are the store's frames (``--codec``, ``--level``,
+    ``--shuffle``); ``gctb=True`` also writes GCTB's ``OUT.ldm.KIND.info`` and ``.bin``
+    (``--ldm-gctb``); ``overwrite=True`` replaces an existing LD store (``--force``).
+    Raises InvalidArgumentError for a variant constant over the selected samples and
+    AlreadyExistsError for an existing ``out`` without ``overwrite``.
+    """
+    store = as_store(store)
+    if kind not in ("full", "band", "sparse"):
+        raise ValueError(f"kind must be 'full', 'band' or 'sparse', not {kind!r}")
+    if kind != "sparse" and (chisq is not None or min_r2 is not None):
+        raise ValueError(f"chisq and min_r2 apply to kind='sparse', not {kind!r}")
+    if chisq is not None and min_r2 is not None:
+        raise ValueError("give chisq or min_r2, not both")
+    rows, cols = _selection(store, keep, columns)
+    out = os.fspath(out)
+    with reporter(progress, "ld") as report:
+        r = _core.ld_store(store._core, rows, cols, out, kind, operator.index(window),
+                           float(window_kb), _window_cm(window_cm),
+                           10.0 if chisq is None else float(chisq),
+                           0.0 if min_r2 is None else float(min_r2), codec,
+                           0 if level is None else operator.index(level), bool(shuffle),
+                           bool(gctb), bool(overwrite), thread_count(num_threads), report)
+    return LDStore(out, kind, r["variants"], r["samples"], r["values"], r["store_bytes"],
+                   tuple(r["gctb_files"]))
 
 
 def _symmetric_band(values: np.ndarray, ends: np.ndarray) -> Any:

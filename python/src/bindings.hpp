@@ -41,6 +41,7 @@ void bind_inputs(nb::module_& m);      // the command's phenotype, keep and sex 
 void bind_products(nb::module_& m);    // score, ld, grm
 void bind_wgr(nb::module_& m);         // wgr (whole-genome regression, LOCO predictions)
 void bind_qc(nb::module_& m);          // qc, hardy, king, clump
+void bind_sbayesr(nb::module_& m);     // sbayesr, ld_store (summary statistics and LD stores)
 
 // Indices Python resolved with numpy: in range, in any order, with repeats.
 using index_array = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;

@@ -32,4 +32,5 @@ NB_MODULE(_core, m) {
   bind_products(m);
   bind_wgr(m);
   bind_qc(m);
+  bind_sbayesr(m);
 }

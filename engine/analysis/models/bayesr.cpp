@@ -13,12 +13,12 @@
 
 #include "analysis/models/bayesr_checkpoint_internal.hpp"
 #include "analysis/models/bayesr_mixture_internal.hpp"
+#include "analysis/models/chain_checkpoint_internal.hpp"
 #include "analysis/models/random_draws_internal.hpp"
 #include "analysis/shared/analysis_stream_internal.hpp"
 #include "analysis/shared/column_share_internal.hpp"
 #include "analysis/shared/standardized_columns_internal.hpp"
 #include "colflow/cancellation.hpp"
-#include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
 #include "kernels/sample_blocks_internal.hpp"
@@ -56,23 +56,20 @@ namespace {
 // checkpoint is never resumed into another run.
 std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_t>& used,
                              const std::vector<double>& y, const bayesr_options& o) {
-  std::string bytes = "colflow bayesr 1";
-  const auto put = [&](const auto& v) {
-    bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
-  };
-  put(used.size());
-  put(sel.columns.size());
-  for (std::size_t c : sel.columns) put(c);
-  bytes.append(reinterpret_cast<const char*>(used.data()), used.size());
-  for (double v : y) put(v);
-  put(o.seed);
-  put(o.burnin);
-  put(o.thin);
-  for (double g : o.mixture) put(g);
+  detail::fingerprint_builder f("colflow bayesr 1");
+  f.put(used.size());
+  f.put(sel.columns.size());
+  for (std::size_t c : sel.columns) f.put(c);
+  f.put_bytes(used.data(), used.size());
+  for (double v : y) f.put(v);
+  f.put(o.seed);
+  f.put(o.burnin);
+  f.put(o.thin);
+  for (double g : o.mixture) f.put(g);
   for (double v :
        {o.dirichlet_alpha, o.sigma2_g_df, o.sigma2_g_scale, o.sigma2_e_df, o.sigma2_e_scale})
-    put(v);
-  return checksum64(std::as_bytes(std::span(bytes)));
+    f.put(v);
+  return f.value();
 }
 
 // The Gibbs updates of one chain over its state. Column updates are the serial compute of a

@@ -9,7 +9,10 @@
 #include <string>
 
 #include "analysis/models/bayesr_mixture_internal.hpp"
+#include "analysis/models/chain_checkpoint_internal.hpp"
 #include "analysis/models/random_draws_internal.hpp"
+#include "analysis/models/sbayesr_checkpoint_internal.hpp"
+#include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
 
 namespace colflow {
@@ -36,6 +39,8 @@ void check_sbayesr_options(const sbayesr_options& o) {
   }
   if (std::abs(total - 1.0) > 1e-6) bad("sbayesr: --pi weights must sum to 1");
   if (!(o.h2_start > 0.0 && o.h2_start < 1.0)) bad("sbayesr: the starting h2 must be in (0, 1)");
+  if ((o.checkpoint_every > 0 || o.resume) && o.checkpoint.empty())
+    bad("sbayesr: checkpoints need a checkpoint path");
 }
 
 namespace {
@@ -64,20 +69,28 @@ class chain {
     normal_equations();
     ld_sampling_variance();
     start();
+    if (o_.resume) resume();
   }
 
+  // The iterations from the state's to o.iterations, each ended by its callbacks and, when
+  // due, a checkpoint.
   void run() {
     const auto start = std::chrono::steady_clock::now();
-    for (std::uint64_t t = 1; t <= o_.iterations; ++t) {
+    for (std::uint64_t t = iteration_ + 1; t <= o_.iterations; ++t) {
       sweep(t);
       draw_parameters(t);
       if (t > o_.burnin) accumulate();
+      iteration_ = t;
+      ++result_.iterations_run;
       if (o_.on_iteration) o_.on_iteration(t, o_.iterations, result_.trace.back().h2);
+      if (!o_.checkpoint.empty() &&
+          ((o_.checkpoint_every > 0 && t % o_.checkpoint_every == 0) || t == o_.iterations))
+        detail::write_sbayesr_checkpoint(o_.checkpoint, state());
       if (analysis_.on_step)
         analysis_.on_step(
             "chain",
             loop_progress{
-                t, o_.iterations, 0,
+                t, o_.iterations, result_.resumed_from,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
     }
   }
@@ -142,6 +155,7 @@ class chain {
   // it, which the model takes as 0.
   void ld_sampling_variance() {
     ld_sampling_.assign(m_, 0.0);
+    ld_hash_.assign(m_, 0);
     const double m = static_cast<double>(m_);
     ld_.pass(gwas_.variant, [&](const ld_column& c) {
       const std::size_t p = position_[c.index];
@@ -163,7 +177,76 @@ class chain {
         window += 1;
       }
       ld_sampling_[p] = (gwas_.n[p] + n_ref) / m * sum + (m - window) / m;
+      ld_hash_[p] = checksum64(std::as_bytes(std::span(c.values))) ^ c.first;
     });
+  }
+
+  // Everything the chain's numbers depend on besides its length, hashed, so that a checkpoint
+  // is never resumed into another run: the normal equations, the LD (every column read, by its
+  // hash), the alignment and the settings.
+  std::uint64_t fingerprint() const {
+    detail::fingerprint_builder f("colflow sbayesr 1");
+    f.put(ld_.variants().size());
+    f.put_all(gwas_.variant);
+    for (const std::vector<double>* v : {&d_, &xty_, &gwas_.freq, &ld_sampling_}) f.put_all(*v);
+    f.put_all(ld_hash_);
+    for (double v : {varp_, yty_, n_, o_.h2_start}) f.put(v);
+    f.put(o_.seed);
+    f.put(o_.burnin);
+    f.put_all(o_.gamma);
+    f.put_all(o_.pi);
+    return f.value();
+  }
+
+  // The chain's state after its last iteration, as a checkpoint holds it.
+  detail::sbayesr_state state() const {
+    detail::sbayesr_state st;
+    st.fingerprint = fingerprint_;
+    st.iteration = iteration_;
+    st.sigma2_beta = sigma2_beta_;
+    st.sigma2_e = sigma2_e_;
+    st.sigma2_g = sigma2_g_;
+    st.scale_beta = scale_beta_;
+    st.scale_prior = scale_prior_;
+    st.scale_e = scale_e_;
+    st.pi = pi_;
+    st.beta = beta_;
+    st.residual = r_;
+    st.component = component_;
+    st.posterior_samples = result_.posterior_samples;
+    st.included = included_;
+    st.beta_sum = beta_sum_;
+    st.beta_square_sum = beta_square_sum_;
+    st.trace = result_.trace;
+    return st;
+  }
+
+  // The state of the checkpoint to continue, in place of the start's.
+  void resume() {
+    detail::sbayesr_state st =
+        detail::read_sbayesr_checkpoint(o_.checkpoint, fingerprint_, m_, o_.gamma.size());
+    if (st.iteration > o_.iterations)
+      throw error(errc::invalid_argument,
+                  o_.checkpoint.string() + ": the checkpoint is at iteration " +
+                      std::to_string(st.iteration) + ", past --iterations " +
+                      std::to_string(o_.iterations));
+    iteration_ = st.iteration;
+    result_.resumed_from = st.iteration;
+    sigma2_beta_ = st.sigma2_beta;
+    sigma2_e_ = st.sigma2_e;
+    sigma2_g_ = st.sigma2_g;
+    scale_beta_ = st.scale_beta;
+    scale_prior_ = st.scale_prior;
+    scale_e_ = st.scale_e;
+    pi_ = std::move(st.pi);
+    beta_ = std::move(st.beta);
+    r_ = std::move(st.residual);
+    component_ = std::move(st.component);
+    result_.posterior_samples = st.posterior_samples;
+    included_ = std::move(st.included);
+    beta_sum_ = std::move(st.beta_sum);
+    beta_square_sum_ = std::move(st.beta_square_sum);
+    result_.trace = std::move(st.trace);
   }
 
   // GCTB's starting values: h² = h2_start, σ²_β = σ²_g / (m (1 − π_1)), the priors' scales half
@@ -183,6 +266,7 @@ class chain {
     beta_square_sum_.assign(m_, 0.0);
     every_.resize(m_);
     std::iota(every_.begin(), every_.end(), std::size_t{0});
+    fingerprint_ = fingerprint();
   }
 
   // Every variant in index order: its class and effect, then the residual from its LD column.
@@ -280,10 +364,13 @@ class chain {
   detail::bayesr_mixture mixture_;
   double varp_ = 0, n_ = 0, yty_ = 0;
   std::vector<double> d_, root_d_, xty_;
-  std::vector<double> ld_sampling_;    // per variant: the LD sampling variance of its rhs
+  std::vector<double> ld_sampling_;     // per variant: the LD sampling variance of its rhs
+  std::vector<std::uint64_t> ld_hash_;  // per variant: its LD column's hash and first index
+  std::uint64_t fingerprint_ = 0;
   std::vector<std::size_t> position_;  // per reference variant: its aligned position, or none
   std::vector<std::size_t> every_;     // 0 .. m − 1
   // The chain's state.
+  std::uint64_t iteration_ = 0;  // iterations completed
   std::vector<double> pi_, beta_, r_;
   std::vector<std::uint8_t> component_;
   double sigma2_beta_ = 0, sigma2_e_ = 0, sigma2_g_ = 0, scale_beta_ = 0, scale_prior_ = 0,

@@ -34,37 +34,10 @@ void write_staged(const std::filesystem::path& path, const std::string& text) {
   staged.commit();
 }
 
-// Mean and SD (n − 1 divisor) of one parameter over the iterations after the burn-in.
-template <typename Get>
-std::pair<double, double> posterior(const sbayesr_result& r, Get get) {
-  double sum = 0, squares = 0, kept = 0;
-  for (const sbayesr_sample& s : r.trace)
-    if (s.iteration > r.burnin) {
-      const double v = get(s);
-      sum += v;
-      squares += v * v;
-      kept += 1;
-    }
-  if (kept == 0) return {std::nan(""), std::nan("")};
-  const double mean = sum / kept;
-  const double sd =
-      kept > 1 ? std::sqrt(std::max(0.0, (squares - kept * mean * mean) / (kept - 1))) : 0.0;
-  return {mean, sd};
-}
-
 std::string parameters_table(const sbayesr_result& r) {
   std::string text = format("%10s    %-15s %-15s\n", "", "Mean", "SD");
-  const auto row = [&](const std::string& label, auto get) {
-    const auto [mean, sd] = posterior(r, get);
-    text += format("%10s    %-15.6f %-15.6f\n", label.c_str(), mean, sd);
-  };
-  const std::size_t classes = r.trace.empty() ? 0 : r.trace.front().counts.size();
-  for (std::size_t k = 0; k < classes; ++k)
-    row("NumSnp" + std::to_string(k + 1), [k](const sbayesr_sample& s) { return s.counts[k]; });
-  row("SigmaSq", [](const sbayesr_sample& s) { return s.sigma2_beta; });
-  row("ResVar", [](const sbayesr_sample& s) { return s.sigma2_e; });
-  row("GenVar", [](const sbayesr_sample& s) { return s.sigma2_g; });
-  row("hsq", [](const sbayesr_sample& s) { return s.h2; });
+  for (const sbayesr_parameter& p : sbayesr_parameters(r))
+    text += format("%10s    %-15.6f %-15.6f\n", p.name.c_str(), p.mean, p.sd);
   return text;
 }
 
@@ -83,7 +56,38 @@ std::string effects_table(const ld_columns& ld, const aligned_gwas& gwas, const 
   return text;
 }
 
+// Mean and SD (n − 1 divisor) of one parameter over the iterations after the burn-in.
+template <typename Get>
+sbayesr_parameter posterior(const sbayesr_result& r, std::string name, Get get) {
+  double sum = 0, squares = 0, kept = 0;
+  for (const sbayesr_sample& s : r.trace)
+    if (s.iteration > r.burnin) {
+      const double v = get(s);
+      sum += v;
+      squares += v * v;
+      kept += 1;
+    }
+  if (kept == 0) return {std::move(name), std::nan(""), std::nan("")};
+  const double mean = sum / kept;
+  const double sd =
+      kept > 1 ? std::sqrt(std::max(0.0, (squares - kept * mean * mean) / (kept - 1))) : 0.0;
+  return {std::move(name), mean, sd};
+}
+
 }  // namespace
+
+std::vector<sbayesr_parameter> sbayesr_parameters(const sbayesr_result& r) {
+  std::vector<sbayesr_parameter> rows;
+  const std::size_t classes = r.trace.empty() ? 0 : r.trace.front().counts.size();
+  for (std::size_t k = 0; k < classes; ++k)
+    rows.push_back(posterior(r, "NumSnp" + std::to_string(k + 1),
+                             [k](const sbayesr_sample& s) { return s.counts[k]; }));
+  rows.push_back(posterior(r, "SigmaSq", [](const sbayesr_sample& s) { return s.sigma2_beta; }));
+  rows.push_back(posterior(r, "ResVar", [](const sbayesr_sample& s) { return s.sigma2_e; }));
+  rows.push_back(posterior(r, "GenVar", [](const sbayesr_sample& s) { return s.sigma2_g; }));
+  rows.push_back(posterior(r, "hsq", [](const sbayesr_sample& s) { return s.h2; }));
+  return rows;
+}
 
 sbayesr_files sbayesr_output_files(const std::filesystem::path& prefix) {
   return {detail::prefixed(prefix, ".parRes"), detail::prefixed(prefix, ".snpRes")};

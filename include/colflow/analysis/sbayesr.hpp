@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "colflow/analysis/analysis.hpp"
@@ -52,6 +53,15 @@ struct sbayesr_options {
   /// Starting mixture weights, one per class, summing to 1 (GCTB's --pi).
   std::vector<double> pi = {0.95, 0.02, 0.02, 0.005, 0.005};
   double h2_start = 0.5;  ///< starting σ²_g / σ²_y (σ²_β from it, as GCTB)
+  /// Write the chain's state to `checkpoint` every so many iterations (0: never) and after the
+  /// last, as a staged output (a temporary beside it, synced and renamed): a kill never leaves
+  /// a partial checkpoint under the real name. With an empty path, no checkpoint.
+  std::size_t checkpoint_every = 0;
+  std::filesystem::path checkpoint;
+  /// Continue the chain saved in `checkpoint` (same summary statistics, LD reference and
+  /// settings; `iterations` may be larger than before): the result is the uninterrupted
+  /// chain's, bit for bit.
+  bool resume = false;
   /// Called after every iteration with the iteration (1-based), the chain's length and its h².
   std::function<void(std::size_t iteration, std::size_t iterations, double h2)> on_iteration;
 };
@@ -79,8 +89,20 @@ struct sbayesr_result {
   /// Per aligned variant over the posterior samples: the fraction with a non-zero effect (PIP),
   /// and the mean and SD of the effect per SD of genotype (β) and per A1 allele (β / √h).
   std::vector<double> pip, beta_mean, beta_sd, a1_effect, a1_effect_sd;
-  std::vector<double> beta;  ///< the last iteration's effects (per SD of genotype)
+  std::vector<double> beta;        ///< the last iteration's effects (per SD of genotype)
+  std::size_t resumed_from = 0;    ///< the checkpoint's iteration, when resumed
+  std::size_t iterations_run = 0;  ///< iterations of this run (not of those before a resume)
 };
+
+/// The posterior mean and SD (n − 1 divisor; NaN without iterations after the burn-in, SD 0
+/// with one) of one parameter of the chain, a row of PREFIX.parRes.
+struct sbayesr_parameter {
+  std::string name;  ///< NumSnp1..K, SigmaSq, ResVar, GenVar, hsq
+  double mean = 0, sd = 0;
+};
+
+/// The rows of PREFIX.parRes in its order, over the iterations after the burn-in.
+std::vector<sbayesr_parameter> sbayesr_parameters(const sbayesr_result& result);
 
 /// The result files of `colflow sbayesr` for an output prefix (the prefix followed by the text).
 struct sbayesr_files {
@@ -101,7 +123,8 @@ sbayesr_files sbayesr_output_files(const std::filesystem::path& prefix);
 sbayesr_files write_sbayesr(const ld_columns& ld, const aligned_gwas& gwas,
                             const sbayesr_result& result, const std::filesystem::path& prefix);
 
-/// Throws colflow::error invalid_argument naming the first bad option.
+/// Throws colflow::error invalid_argument naming the first bad option (checkpoints or a resume
+/// without a checkpoint path included).
 void check_sbayesr_options(const sbayesr_options& options);
 
 /// Runs the chain on the aligned summary statistics and the LD columns of their variants
@@ -110,7 +133,10 @@ void check_sbayesr_options(const sbayesr_options& options);
 /// hears "chain" after each iteration. Throws colflow::error: invalid_argument for bad options;
 /// bad_input for an A1 frequency of 0 or 1, a variant whose own LD is not finite (constant in the
 /// reference) or whose reference sample size is unknown, and, naming the iteration, for a chain
-/// whose residual variance turns negative; the LD source's errors.
+/// whose residual variance turns negative; the LD source's errors. With `options.resume`, the
+/// checkpoint's: not_found, bad_magic, unsupported_version, corrupt_header or checksum_mismatch
+/// for a missing, foreign, damaged or truncated file, invalid_argument for the checkpoint of
+/// other data or settings or one past `iterations`, each naming the file.
 sbayesr_result sbayesr(ld_columns& ld, const aligned_gwas& gwas, const sbayesr_options& options,
                        const analysis_options& analysis = {});
 

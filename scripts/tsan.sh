@@ -43,11 +43,15 @@
 #   and the quality-control suites' comparisons with plink2 and PLINK 1.9 (HardyTest's
 #   EqualsPlink2OnEveryDataset..., SexChromosomesEqualPlink2... and XWithoutSelectedMales...,
 #   QcFiltersTest.QcEqualsPlink2On..., KingPlink2Test, LdPruneVsPlink2Test, ClumpVsPlinkTest and
-#   ClumpWindowTest.MatchesPlink19; 15-40 s each here), whose passes run here in their suites'
+#   ClumpWindowTest.MatchesPlink19; 15-40 s each here), and the shorter comparisons with plink2,
+#   PLINK 1.9 and GCTA on their own files and settings (GrmPlinkTest, LdVsPlinkTest,
+#   PgenExportTest.Plink2..., the stores made from a .pgen, the sex-chromosome, dosage and
+#   old-store comparisons of StatsTest, HardyTest, AssocTest, LogisticAssocTest, QcFiltersTest
+#   and LdPruneTest; 3-16 s each, 166 s in all), whose passes run here in their suites'
 #   thread and depth tests (HardyTest.CountsEqualPlainLoops..., QcFiltersTest.ResultsDoNot...,
 #   KingTest, LdPruneTest, ClumpUk10kTest.AssocTablesMatchPlink19AtAnyThreadCount). Each runs in
 #   scripts/test.sh under ASan and UBSan; here they would repeat a race check already made, for
-#   5 minutes of CI.
+#   about 6 minutes of CI.
 # (--all runs all of these too.)
 # (The package and examples tests are not configured: the preset has COLFLOW_INSTALL=OFF.)
 # The ctest filter and the environment are the "tsan" test preset of CMakePresets.json; to

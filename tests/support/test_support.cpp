@@ -1,6 +1,7 @@
 // The helpers shared by the test suites (test_support.hpp).
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,6 +167,36 @@ std::vector<char> read_file(const std::filesystem::path& p) {
 void write_file(const std::filesystem::path& p, const std::vector<char>& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+void expect_damaged_checkpoint_refused(const std::filesystem::path& checkpoint,
+                                       std::size_t positions, const std::function<void()>& resume) {
+  const std::vector<char> good = read_file(checkpoint);
+  const std::string name = checkpoint.filename().string();
+  const auto expect_refused = [&](const std::string& what, const errc* code) {
+    try {
+      resume();
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const error& e) {
+      if (code) EXPECT_EQ(e.kind(), *code) << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  };
+  for (std::size_t at = 0; at < good.size(); at += 1 + good.size() / positions) {
+    std::vector<char> bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x20);
+    write_file(checkpoint, bad);
+    const errc expected = at < 8    ? errc::bad_magic
+                          : at < 12 ? errc::unsupported_version
+                                    : errc::checksum_mismatch;
+    expect_refused("byte " + std::to_string(at), &expected);
+  }
+  for (std::size_t length : {std::size_t{0}, std::size_t{20}, good.size() / 2, good.size() - 1}) {
+    write_file(checkpoint,
+               std::vector<char>(good.begin(), good.begin() + static_cast<long>(length)));
+    expect_refused("truncated to " + std::to_string(length), nullptr);
+  }
+  write_file(checkpoint, good);
 }
 
 int run_command(const std::string& command, std::string& output) {

@@ -90,6 +90,14 @@ std::string encoding_name(const column_encoding& e);
 std::vector<char> read_file(const std::filesystem::path& p);
 void write_file(const std::filesystem::path& p, const std::vector<char>& bytes);
 
+// Damages a copy of a chain's checkpoint (docs/FORMAT.md, appendix A) in the ways its reader must
+// catch and expects `resume` to refuse each with a colflow::error naming the file: single-byte
+// changes at about `positions` places over the whole file (bad_magic in the first 8 bytes,
+// unsupported_version in the next 4, checksum_mismatch after them) and truncations. The file
+// holds its original bytes again afterwards.
+void expect_damaged_checkpoint_refused(const std::filesystem::path& checkpoint,
+                                       std::size_t positions, const std::function<void()>& resume);
+
 // Runs a shell command, returns its exit status and captures stdout+stderr into `output`.
 int run_command(const std::string& command, std::string& output);
 

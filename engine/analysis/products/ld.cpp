@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "colflow/error.hpp"
@@ -86,9 +87,15 @@ class column_set {
     const std::vector<std::size_t> columns(from, from + static_cast<std::ptrdiff_t>(count_));
     if (genotype_) {
       const std::vector<std::uint8_t> mask = make_sample_mask(sel.row_kept);
-      planes_.resize(count_ * 3 * words_);
-      stream.run(columns, [&](const column_view<double>& v) {
-        make_genotype_planes(v.codes, rows_, mask, planes_.data() + v.position * 3 * words_);
+      // Left uninitialised: make_genotype_planes writes every word, and zeroing hundreds of
+      // megabytes first would cost as much as making the planes.
+      planes_.reset(new std::uint64_t[count_ * 3 * words_]);
+      stream.run_batches(columns, [&](std::span<const column_view<double>> batch) {
+        // A column's planes depend on its codes alone: any split of the batch gives the same.
+        tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t k) {
+          const column_view<double>& v = batch[k];
+          make_genotype_planes(v.codes, rows_, mask, planes_.get() + v.position * 3 * words_);
+        });
         return true;
       });
     } else {
@@ -160,14 +167,14 @@ class column_set {
 
  private:
   const std::uint64_t* planes(std::size_t a) const {
-    return planes_.data() + (a - first_) * 3 * words_;
+    return planes_.get() + (a - first_) * 3 * words_;
   }
   const float* values(std::size_t a) const { return values_.data() + (a - first_) * kept_; }
 
   bool genotype_;
   std::size_t rows_, kept_, first_, count_, words_;
-  std::vector<std::uint64_t> planes_;  // genotype: per column, called, one, two
-  std::vector<float> values_;          // dosage: per column, the kept samples' dosages
+  std::unique_ptr<std::uint64_t[]> planes_;  // genotype: per column, called, one, two
+  std::vector<float> values_;                // dosage: per column, the kept samples' dosages
 };
 
 // Runs body(i) for every i in [first, last) across the threads, in fixed chunks of rows,

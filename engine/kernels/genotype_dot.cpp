@@ -48,8 +48,8 @@ constexpr byte_values second_table{second_dosage};
 constexpr byte_values calls{code_call};  // 1 for a call, 0 for a missing one
 constexpr byte_values missing_table{code_missing};
 
-// A byte's four values under `values`, then its four missing calls: the two sums of
-// sparse_pair_sum_avx512 as the halves of one 512-bit vector, one aligned load.
+// A byte's four values under `values`, then its four missing calls: the two sums of the paired
+// kernels, one aligned load of a 512-bit vector or two of 256 bits from one cache line.
 struct byte_values_and_missing {
   alignas(64) double eight[256][8];
   constexpr explicit byte_values_and_missing(const byte_values& values) noexcept : eight{} {
@@ -596,6 +596,82 @@ __attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* c
   return sum;
 }
 
+// A sum of `values` and the missing calls' sum on AVX2: the lanes and chains of avx2_sum for
+// each, their accumulators side by side (acc holds them as [2][4][4]), one load of a byte's
+// weights and one list of live bytes for both.
+template <const byte_values_and_missing& values>
+struct avx2_pair_sum {
+  [[gnu::target("avx2,fma"), gnu::always_inline]] static void step(const std::uint8_t* codes,
+                                                                   const double* w, std::size_t b,
+                                                                   __m256d& sum,
+                                                                   __m256d& missing) noexcept {
+    const __m256d weights = _mm256_loadu_pd(w + 4 * b);
+    const double* row = values.eight[codes[b]];
+    sum = _mm256_fmadd_pd(_mm256_load_pd(row), weights, sum);
+    missing = _mm256_fmadd_pd(_mm256_load_pd(row + 4), weights, missing);
+  }
+  [[gnu::target("avx2,fma")]] static void streamed(const std::uint8_t* codes, const double* w,
+                                                   std::size_t b, std::size_t end,
+                                                   double* acc) noexcept {
+    __m256d d[4], m[4];
+    for (int k = 0; k < 4; ++k) {
+      d[k] = _mm256_load_pd(acc + 4 * k);
+      m[k] = _mm256_load_pd(acc + 16 + 4 * k);
+    }
+    for (; b < end; b += 4)
+      for (int k = 0; k < 4; ++k) step(codes, w, b + static_cast<std::size_t>(k), d[k], m[k]);
+    for (int k = 0; k < 4; ++k) {
+      _mm256_store_pd(acc + 4 * k, d[k]);
+      _mm256_store_pd(acc + 16 + 4 * k, m[k]);
+    }
+  }
+  // b is a multiple of 4: byte `at` is of accumulator at mod 4.
+  [[gnu::target("avx2,fma")]] static void listed(const std::uint8_t* codes, const double* w,
+                                                 std::size_t b, const std::uint16_t* live,
+                                                 std::size_t count, double* acc) noexcept {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t at = b + live[i];
+      double* a = acc + 4 * (at % 4);
+      __m256d sum = _mm256_load_pd(a), missing = _mm256_load_pd(a + 16);
+      step(codes, w, at, sum, missing);
+      _mm256_store_pd(a, sum);
+      _mm256_store_pd(a + 16, missing);
+    }
+  }
+};
+
+// sparse_sum_avx2 of `values` and of the missing calls together, over one list of the bytes
+// live to either sum: the same lanes, chains and additions as the two sums apart, so the same
+// bits (a byte live to one sum alone adds +0 to the other's lanes). Where a column has
+// missing calls this halves the listing and the loads of the weights.
+template <const byte_values_and_missing& values>
+__attribute__((target("avx2,fma,popcnt"))) std::array<double, 2> sparse_pair_sum_avx2(
+    const std::uint8_t* codes, std::size_t n, const double* w, live_lister list) noexcept {
+  using kernel = avx2_pair_sum<values>;
+  const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
+  const std::size_t windowed = grouped & ~std::size_t{63};
+  alignas(32) double acc[2][4][4] = {};
+  window_sums<kernel>(codes, windowed, w, list, acc[0][0]);
+  __m256d d[4], m[4];
+  for (int k = 0; k < 4; ++k) {
+    d[k] = _mm256_load_pd(acc[0][k]);
+    m[k] = _mm256_load_pd(acc[1][k]);
+  }
+  std::size_t b = windowed;
+  for (; b < grouped; b += 4)
+    for (int k = 0; k < 4; ++k) kernel::step(codes, w, b + static_cast<std::size_t>(k), d[k], m[k]);
+  for (; b < full; ++b) kernel::step(codes, w, b, d[0], m[0]);
+  std::array<double, 2> sums = {
+      detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3]))),
+      detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(m[0], m[1]), _mm256_add_pd(m[2], m[3])))};
+  for (std::size_t i = 4 * full; i < n; ++i) {
+    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
+    sums[0] = std::fma(values.eight[code][0], w[i], sums[0]);
+    sums[1] = std::fma(values.eight[code][4], w[i], sums[1]);
+  }
+  return sums;
+}
+
 // A sum of `values` and the missing calls' sum on AVX-512, each accumulator pair the two halves
 // of one 512-bit vector (acc holds them as [4][8]), the byte's weights broadcast to both: the
 // lanes and chains of avx2_sum for each sum.
@@ -711,14 +787,16 @@ double missing_sum(std::span<const std::uint8_t> codes, std::size_t n, const dou
 
 namespace {
 
-// sparse_sum of `values` (live L) and missing_sum in one pass where the CPU has AVX-512, or
-// one after the other, with the same bits on every path.
+// sparse_sum of `values` (live L) and missing_sum in one pass where the CPU has AVX2, or one
+// after the other, with the same bits on every path.
 template <const byte_values& values, live L, const byte_values_and_missing& paired, live either>
 std::array<double, 2> sums_with_missing(std::span<const std::uint8_t> codes, std::size_t n,
                                         const double* w) noexcept {
 #if COLFLOW_X86_DISPATCH
   if (detail::cpu_has_avx512_vbmi2())
     return sparse_pair_sum_avx512<paired>(codes.data(), n, w, list_live_avx512<either>);
+  if (detail::cpu_has_avx2_fma())
+    return sparse_pair_sum_avx2<paired>(codes.data(), n, w, list_live_avx2<either>);
 #endif
   return {sparse_sum<values, L>(codes, n, w), missing_sum(codes, n, w)};
 }

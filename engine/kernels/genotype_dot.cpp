@@ -470,17 +470,14 @@ constexpr std::size_t live_window = 1024;
 using live_lister = std::size_t (*)(const std::uint8_t* codes, std::size_t bytes, std::size_t most,
                                     std::uint16_t* out) noexcept;
 
-// Eight bytes at a time through a table of the set bits' offsets, without a branch.
+// Writes the offsets of the live bytes among bytes [0, bytes) of `codes` (a multiple of 32) to
+// `out` in increasing order, eight bytes at a time through a table of the set bits' offsets,
+// without a branch; returns their count. `out` must have room for `bytes` + 8 entries.
 template <live L>
-__attribute__((target("avx2,popcnt"))) std::size_t list_live_avx2(const std::uint8_t* codes,
-                                                                  std::size_t bytes,
-                                                                  std::size_t most,
-                                                                  std::uint16_t* out) noexcept {
+__attribute__((target("avx2,popcnt"))) std::size_t write_live_avx2(const std::uint8_t* codes,
+                                                                   std::size_t bytes,
+                                                                   std::uint16_t* out) noexcept {
   std::size_t count = 0;
-  for (std::size_t c = 0; c < bytes; c += 32)
-    count += static_cast<std::size_t>(std::popcount(live_bytes<L>(codes + c)));
-  if (count > most) return count;
-  count = 0;
   for (std::size_t c = 0; c < bytes; c += 32) {
     std::uint32_t live = live_bytes<L>(codes + c);
     for (std::size_t q = c; q < c + 32; q += 8, live >>= 8) {
@@ -492,6 +489,17 @@ __attribute__((target("avx2,popcnt"))) std::size_t list_live_avx2(const std::uin
     }
   }
   return count;
+}
+
+template <live L>
+__attribute__((target("avx2,popcnt"))) std::size_t list_live_avx2(const std::uint8_t* codes,
+                                                                  std::size_t bytes,
+                                                                  std::size_t most,
+                                                                  std::uint16_t* out) noexcept {
+  std::size_t count = 0;
+  for (std::size_t c = 0; c < bytes; c += 32)
+    count += static_cast<std::size_t>(std::popcount(live_bytes<L>(codes + c)));
+  return count > most ? count : write_live_avx2<L>(codes, bytes, out);
 }
 
 // 64 bytes a test, their offsets compressed to the front of a vector.
@@ -570,20 +578,16 @@ struct avx2_sum {
   }
 };
 
-// The sum of value(code_i) * w[i] over the samples, `values` built from value, where a byte
-// whose samples all have value 0 is live to no lister: four accumulators of four lanes, as
-// four_by_four adds.
+// Bytes [windowed, n / 4) and the last samples added to the accumulators `acc` ([4][4]) as the
+// windows would, then their sum in the order of four_by_four.
 template <const byte_values& values>
-__attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* codes, std::size_t n,
-                                                           const double* w,
-                                                           live_lister list) noexcept {
+__attribute__((target("avx2,fma"))) double finish_sum_avx2(const std::uint8_t* codes, std::size_t n,
+                                                           const double* w, std::size_t windowed,
+                                                           const double* acc) noexcept {
   using kernel = avx2_sum<values>;
   const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
-  const std::size_t windowed = grouped & ~std::size_t{63};
-  alignas(32) double acc[4][4] = {};
-  window_sums<kernel>(codes, windowed, w, list, acc[0]);
   __m256d d[4];
-  for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc[k]);
+  for (int k = 0; k < 4; ++k) d[k] = _mm256_load_pd(acc + 4 * k);
   std::size_t b = windowed;
   for (; b < grouped; b += 4)
     for (int k = 0; k < 4; ++k)
@@ -596,80 +600,74 @@ __attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* c
   return sum;
 }
 
-// A sum of `values` and the missing calls' sum on AVX2: the lanes and chains of avx2_sum for
-// each, their accumulators side by side (acc holds them as [2][4][4]), one load of a byte's
-// weights and one list of live bytes for both.
-template <const byte_values_and_missing& values>
-struct avx2_pair_sum {
-  [[gnu::target("avx2,fma"), gnu::always_inline]] static void step(const std::uint8_t* codes,
-                                                                   const double* w, std::size_t b,
-                                                                   __m256d& sum,
-                                                                   __m256d& missing) noexcept {
-    const __m256d weights = _mm256_loadu_pd(w + 4 * b);
-    const double* row = values.eight[codes[b]];
-    sum = _mm256_fmadd_pd(_mm256_load_pd(row), weights, sum);
-    missing = _mm256_fmadd_pd(_mm256_load_pd(row + 4), weights, missing);
-  }
-  [[gnu::target("avx2,fma")]] static void streamed(const std::uint8_t* codes, const double* w,
-                                                   std::size_t b, std::size_t end,
-                                                   double* acc) noexcept {
-    __m256d d[4], m[4];
-    for (int k = 0; k < 4; ++k) {
-      d[k] = _mm256_load_pd(acc + 4 * k);
-      m[k] = _mm256_load_pd(acc + 16 + 4 * k);
-    }
-    for (; b < end; b += 4)
-      for (int k = 0; k < 4; ++k) step(codes, w, b + static_cast<std::size_t>(k), d[k], m[k]);
-    for (int k = 0; k < 4; ++k) {
-      _mm256_store_pd(acc + 4 * k, d[k]);
-      _mm256_store_pd(acc + 16 + 4 * k, m[k]);
-    }
-  }
-  // b is a multiple of 4: byte `at` is of accumulator at mod 4.
-  [[gnu::target("avx2,fma")]] static void listed(const std::uint8_t* codes, const double* w,
-                                                 std::size_t b, const std::uint16_t* live,
-                                                 std::size_t count, double* acc) noexcept {
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::size_t at = b + live[i];
-      double* a = acc + 4 * (at % 4);
-      __m256d sum = _mm256_load_pd(a), missing = _mm256_load_pd(a + 16);
-      step(codes, w, at, sum, missing);
-      _mm256_store_pd(a, sum);
-      _mm256_store_pd(a + 16, missing);
-    }
-  }
-};
+// Bytes [0, n / 4 rounded down to whole windows).
+constexpr std::size_t windowed_bytes(std::size_t n) noexcept {
+  return (n / 4) & ~std::size_t{3} & ~std::size_t{63};
+}
 
-// sparse_sum_avx2 of `values` and of the missing calls together, over one list of the bytes
-// live to either sum: the same lanes, chains and additions as the two sums apart, so the same
-// bits (a byte live to one sum alone adds +0 to the other's lanes). Where a column has
-// missing calls this halves the listing and the loads of the weights.
+// The sum of value(code_i) * w[i] over the samples, `values` built from value, where a byte
+// whose samples all have value 0 is live to no lister: four accumulators of four lanes, as
+// four_by_four adds.
+template <const byte_values& values>
+__attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* codes, std::size_t n,
+                                                           const double* w,
+                                                           live_lister list) noexcept {
+  alignas(32) double acc[4][4] = {};
+  const std::size_t windowed = windowed_bytes(n);
+  window_sums<avx2_sum<values>>(codes, windowed, w, list, acc[0]);
+  return finish_sum_avx2<values>(codes, n, w, windowed, acc[0]);
+}
+
+// The allele's and the missing calls' accumulators of a window side by side (acc holds them as
+// [2][4][4]), over a list of the bytes live to either: one load of a byte's weights for both.
 template <const byte_values_and_missing& values>
-__attribute__((target("avx2,fma,popcnt"))) std::array<double, 2> sparse_pair_sum_avx2(
-    const std::uint8_t* codes, std::size_t n, const double* w, live_lister list) noexcept {
-  using kernel = avx2_pair_sum<values>;
-  const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
-  const std::size_t windowed = grouped & ~std::size_t{63};
+[[gnu::target("avx2,fma")]] void listed_pair_avx2(const std::uint8_t* codes, const double* w,
+                                                  std::size_t b, const std::uint16_t* live,
+                                                  std::size_t count, double* acc) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t at = b + live[i];
+    double* a = acc + 4 * (at % 4);
+    const __m256d weights = _mm256_loadu_pd(w + 4 * at);
+    const double* row = values.eight[codes[at]];
+    _mm256_store_pd(a, _mm256_fmadd_pd(_mm256_load_pd(row), weights, _mm256_load_pd(a)));
+    _mm256_store_pd(a + 16,
+                    _mm256_fmadd_pd(_mm256_load_pd(row + 4), weights, _mm256_load_pd(a + 16)));
+  }
+}
+
+// sparse_sum_avx2 of `values` (live L) and of the missing calls, with one count of both per
+// window. Where the allele's bytes are many, its sum streams them and the missing calls' sum
+// lists its own (nearly always few): neither adds the bytes the other needs. Where they are
+// few, one list of the bytes live to either (`either`) serves both sums. A byte live to one sum
+// alone adds +0 to the other's lanes, so each sum has the bits it has alone.
+template <const byte_values& values, live L, const byte_values_and_missing& paired, live either>
+__attribute__((target("avx2,fma,popcnt"))) std::array<double, 2> split_sums_avx2(
+    const std::uint8_t* codes, std::size_t n, const double* w) noexcept {
   alignas(32) double acc[2][4][4] = {};
-  window_sums<kernel>(codes, windowed, w, list, acc[0][0]);
-  __m256d d[4], m[4];
-  for (int k = 0; k < 4; ++k) {
-    d[k] = _mm256_load_pd(acc[0][k]);
-    m[k] = _mm256_load_pd(acc[1][k]);
+  alignas(64) std::uint16_t live[live_window + 32];
+  const std::size_t windowed = windowed_bytes(n);
+  for (std::size_t b = 0; b < windowed;) {
+    const std::size_t end = std::min(b + live_window, windowed), bytes = end - b;
+    std::size_t allele = 0, missing = 0;
+    for (std::size_t c = b; c < end; c += 32) {
+      allele += static_cast<std::size_t>(std::popcount(live_bytes<L>(codes + c)));
+      missing += static_cast<std::size_t>(std::popcount(live_bytes<live::missing>(codes + c)));
+    }
+    if (3 * allele > bytes) {
+      avx2_sum<values>::streamed(codes, w, b, end, acc[0][0]);
+      if (3 * missing > bytes)
+        avx2_sum<missing_table>::streamed(codes, w, b, end, acc[1][0]);
+      else
+        avx2_sum<missing_table>::listed(
+            codes, w, b, live, write_live_avx2<live::missing>(codes + b, bytes, live), acc[1][0]);
+    } else {
+      listed_pair_avx2<paired>(codes, w, b, live, write_live_avx2<either>(codes + b, bytes, live),
+                               acc[0][0]);
+    }
+    b = end;
   }
-  std::size_t b = windowed;
-  for (; b < grouped; b += 4)
-    for (int k = 0; k < 4; ++k) kernel::step(codes, w, b + static_cast<std::size_t>(k), d[k], m[k]);
-  for (; b < full; ++b) kernel::step(codes, w, b, d[0], m[0]);
-  std::array<double, 2> sums = {
-      detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0], d[1]), _mm256_add_pd(d[2], d[3]))),
-      detail::lanes_sum(_mm256_add_pd(_mm256_add_pd(m[0], m[1]), _mm256_add_pd(m[2], m[3])))};
-  for (std::size_t i = 4 * full; i < n; ++i) {
-    const unsigned code = (codes[i / 4] >> (2 * (i % 4))) & 3u;
-    sums[0] = std::fma(values.eight[code][0], w[i], sums[0]);
-    sums[1] = std::fma(values.eight[code][4], w[i], sums[1]);
-  }
-  return sums;
+  return {finish_sum_avx2<values>(codes, n, w, windowed, acc[0][0]),
+          finish_sum_avx2<missing_table>(codes, n, w, windowed, acc[1][0])};
 }
 
 // A sum of `values` and the missing calls' sum on AVX-512, each accumulator pair the two halves
@@ -787,8 +785,9 @@ double missing_sum(std::span<const std::uint8_t> codes, std::size_t n, const dou
 
 namespace {
 
-// sparse_sum of `values` (live L) and missing_sum in one pass where the CPU has AVX2, or one
-// after the other, with the same bits on every path.
+// sparse_sum of `values` (live L) and missing_sum: in one pass over the bytes live to either
+// with AVX-512, over one count of both with AVX2, or one after the other; the same bits on
+// every path.
 template <const byte_values& values, live L, const byte_values_and_missing& paired, live either>
 std::array<double, 2> sums_with_missing(std::span<const std::uint8_t> codes, std::size_t n,
                                         const double* w) noexcept {
@@ -796,7 +795,7 @@ std::array<double, 2> sums_with_missing(std::span<const std::uint8_t> codes, std
   if (detail::cpu_has_avx512_vbmi2())
     return sparse_pair_sum_avx512<paired>(codes.data(), n, w, list_live_avx512<either>);
   if (detail::cpu_has_avx2_fma())
-    return sparse_pair_sum_avx2<paired>(codes.data(), n, w, list_live_avx2<either>);
+    return split_sums_avx2<values, L, paired, either>(codes.data(), n, w);
 #endif
   return {sparse_sum<values, L>(codes, n, w), missing_sum(codes, n, w)};
 }

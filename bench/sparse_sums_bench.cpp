@@ -23,8 +23,8 @@
 namespace {
 
 // `columns` columns of n samples at A1 frequency f, a fraction `missing` of calls missing.
-std::vector<std::uint8_t> draw_columns(std::size_t columns, std::size_t n, double f,
-                                       double missing, std::mt19937_64& rng) {
+std::vector<std::uint8_t> draw_columns(std::size_t columns, std::size_t n, double f, double missing,
+                                       std::mt19937_64& rng) {
   const std::size_t bytes = colflow::genotype_column_bytes(n);
   std::vector<std::uint8_t> codes(columns * bytes, 0);
   std::uniform_real_distribution<double> u;
@@ -89,9 +89,8 @@ int main(int argc, char** argv) {
         return colflow::dosage_dot({full[k].data() + c * bytes, bytes}, n, w.data());
       }));
       paired[k].push_back(per_column([&](std::size_t c) {
-        const std::array<double, 2> s =
-            colflow::dosage_dot_and_missing_sum({with_missing[k].data() + c * bytes, bytes}, n,
-                                                w.data());
+        const std::array<double, 2> s = colflow::dosage_dot_and_missing_sum(
+            {with_missing[k].data() + c * bytes, bytes}, n, w.data());
         return s[0] + s[1];
       }));
     }

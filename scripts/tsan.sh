@@ -58,7 +58,7 @@
 # run one test binary by hand:
 #
 #   LD_LIBRARY_PATH=$PWD/build/tsan-tbb/lib \
-#   TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1" \
+#   TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=50" \
 #     build/tsan/tests/column_stream_test
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

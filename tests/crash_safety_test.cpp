@@ -337,7 +337,7 @@ TEST_F(CrashSafetyTest, BayesrKilledAnywhereResumesToTheSameChain) {
   std::string out;
   const std::string store = (d / "small.cf").string();
   ASSERT_EQ(
-      test::run_cli("simulate --quiet --samples 400 --variants 3000 --causal 20 --seed 9 --out " +
+      test::run_cli("simulate --quiet --samples 400 --variants 1500 --causal 20 --seed 9 --out " +
                         (d / "small").string(),
                     out),
       0);

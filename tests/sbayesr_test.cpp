@@ -242,6 +242,55 @@ TEST(SBayesRTest, ChainIsTheSameWhateverThreads) {
   expect_same_chain(a, sbayesr(ld_serial, aligned, o, serial));
 }
 
+// An LD source that reads through another and counts the columns asked for one by one, and
+// says it does not hold them in memory, so the sampler keeps the columns it may need again.
+class counted_columns final : public ld_columns {
+ public:
+  explicit counted_columns(ld_columns& inner) : inner_(inner) {}
+  const std::vector<ld_variant>& variants() const override { return inner_.variants(); }
+  std::string description() const override { return inner_.description(); }
+  void pass(std::span<const std::size_t> indices, const ld_column_visitor& visit) override {
+    inner_.pass(indices, visit);
+  }
+  ld_column column(std::size_t index) override {
+    ++reads;
+    return inner_.column(index);
+  }
+  std::size_t reads = 0;
+
+ private:
+  ld_columns& inner_;
+};
+
+TEST(SBayesRTest, ColumnsAreReadOnlyForChangedEffectsAndKeepingThemChangesNothing) {
+  small_problem p;
+  sbayesr_options o;
+  o.iterations = 30;
+  o.burnin = 5;
+  ld_columns_in_memory ld = p.ld();
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  const sbayesr_result whole = sbayesr(ld, aligned, o);
+  const std::size_t m = aligned.variant.size();
+  std::size_t changed = 0;  // effects that changed, from the chain's trace of non-zero counts
+  for (const sbayesr_sample& s : whole.trace) changed += s.nonzero;
+  std::vector<std::size_t> reads;
+  // Every column kept, none (read at every change), and room for three.
+  for (std::size_t budget : {std::size_t{1} << 30, std::size_t{0}, std::size_t{3 * 4 * 25}}) {
+    counted_columns counted(ld);
+    o.ld_cache_bytes = budget;
+    expect_same_chain(whole, sbayesr(counted, aligned, o));
+    reads.push_back(counted.reads);
+  }
+  // A read per changed effect at most (an effect that was and stays non-zero changes at every
+  // draw; one that turns zero was non-zero the iteration before), far fewer than a pass each
+  // iteration; kept columns are not read again.
+  EXPECT_GT(reads[1], 0u);
+  EXPECT_LE(reads[1], 2 * changed);
+  EXPECT_LT(reads[1], o.iterations * m / 2);
+  EXPECT_LT(reads[0], reads[2]);
+  EXPECT_LE(reads[2], reads[1]);
+}
+
 TEST(SBayesRTest, InMemoryColumnsAreTheSymmetricBandOfLd) {
   small_problem p;
   ld_columns_in_memory columns = p.ld();

@@ -218,6 +218,60 @@ TEST(VectorPathTest, RareVariantSolversGiveTheSameBytesOnEveryPath) {
     expect_same_bytes_on_every_path(paths, d, "r", c);
 }
 
+// SBayesR's residual updates from LD columns (kernels/ld_update.cpp), from an LD store (columns
+// read on demand and kept) and from LD held in memory: summary statistics of made-up effects on
+// the simulation's variants.
+TEST(VectorPathTest, SBayesRGivesTheSameBytesOnEveryPath) {
+  const test::temp_dir dir;
+  const std::string d = dir.path().string();
+  std::string out;
+  // No variant constant in the reference, whose LD would be undefined.
+  ASSERT_EQ(
+      test::run_cli("simulate --quiet --samples " + std::to_string(samples) +
+                        " --variants 150 --causal 10 --maf-min 0.1 --seed 4 --out " + d + "/sim",
+                    out),
+      0)
+      << out;
+  ASSERT_EQ(test::run_cli("preprocess --quiet --bed " + d + "/sim --out " + d + "/g.cf", out), 0)
+      << out;
+  {
+    std::ifstream bim(d + "/sim.bim");
+    std::ofstream ma(d + "/s.ma");
+    ma << "SNP A1 A2 freq b se p N\n";
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> normal;
+    for (std::string chrom, id, cm, pos, a1, a2; bim >> chrom >> id >> cm >> pos >> a1 >> a2;)
+      ma << id << ' ' << a1 << ' ' << a2 << " 0.3 " << 0.05 * normal(rng) << " 0.06 0.5 " << samples
+         << '\n';
+  }
+  ASSERT_EQ(
+      test::run_cli("ld " + d + "/g.cf --quiet --make-ldm band --ld-window 20 --out " + d + "/band",
+                    out),
+      0)
+      << out;
+  const std::vector<std::string> paths = available_paths();
+  for (const std::string& ldm : {d + "/band", d + "/g.cf --ld-window 20"}) {
+    std::vector<std::vector<char>> outputs;
+    for (const std::string& path : paths) {
+      const std::string prefix = d + "/s-" + path;
+      ASSERT_EQ(run_on_path(path,
+                            "sbayesr --gwas " + d + "/s.ma --ldm " + ldm +
+                                " --iterations 40 --burnin 10 --quiet --out " + prefix,
+                            out),
+                0)
+          << path << ": " << ldm << "\n"
+          << out;
+      outputs.emplace_back();
+      for (const std::string f : {".parRes", ".snpRes"}) {
+        const std::vector<char> bytes = test::read_file(prefix + f);
+        outputs.back().insert(outputs.back().end(), bytes.begin(), bytes.end());
+      }
+      EXPECT_FALSE(outputs.back().empty());
+      EXPECT_EQ(outputs.front(), outputs.back()) << ldm << ": " << paths.front() << ", " << path;
+    }
+  }
+}
+
 TEST(VectorPathTest, CheckpointResumesOnAnotherPathToTheSameChain) {
   inputs in;
   const std::vector<std::string> paths = available_paths();

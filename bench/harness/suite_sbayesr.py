@@ -4,9 +4,10 @@ statistics of its test phenotype from `colflow assoc` and `colflow stats`, then
 
   LD matrix (full)        colflow ld --make-ldm full        GCTB --make-full-ldm
   chain                   colflow sbayesr --ldm STORE       GCTB --sbayes R --ldm P.ldm.full
-                          (the LD store decoded every
-                          iteration), and --ldm GENOTYPES
-                          (the LD computed once, in memory)
+                          (the LD store's columns read when
+                          an effect changes, then kept),
+                          and --ldm GENOTYPES (the LD
+                          computed once, in memory)
 
 on the same .ma, with GCTB's default mixture. The LD rows' `compression` is the bytes of GCTB's
 .bin over the contender's (the LD store's files for colflow); the chains' seconds are per

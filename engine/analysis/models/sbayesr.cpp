@@ -1,5 +1,6 @@
 // The SBayesR Gibbs sampler (analysis/sbayesr.hpp): the normal equations from the summary
-// statistics, then iterations that stream the LD columns in index order.
+// statistics, then iterations over the variants in index order that read a variant's LD column
+// when its effect changes.
 #include "colflow/analysis/sbayesr.hpp"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "analysis/models/sbayesr_checkpoint_internal.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
+#include "kernels/ld_update_internal.hpp"
 
 namespace colflow {
 
@@ -264,15 +266,17 @@ class chain {
     included_.assign(m_, 0.0);
     beta_sum_.assign(m_, 0.0);
     beta_square_sum_.assign(m_, 0.0);
+    kept_.assign(m_, {});
     every_.resize(m_);
     std::iota(every_.begin(), every_.end(), std::size_t{0});
     fingerprint_ = fingerprint();
   }
 
-  // Every variant in index order: its class and effect, then the residual from its LD column.
+  // Every variant in index order: its class and effect, then, when the effect changed, the
+  // residual from its LD column. Only then is the column read: most draws leave a zero effect
+  // zero, so an iteration reads the columns of the non-zero effects (old or new), not all m.
   void sweep(std::uint64_t t) {
-    ld_.pass(gwas_.variant, [&](const ld_column& c) {
-      const std::size_t p = position_[c.index];
+    for (std::size_t p = 0; p < m_; ++p) {
       const double old = beta_[p];
       // The residual variance of the variant's rhs: σ²_e and its LD's sampling error.
       const double variance = ld_sampling_[p] * sigma2_g_ + sigma2_e_;
@@ -281,25 +285,52 @@ class chain {
       component_[p] = k;
       beta_[p] = beta;
       const double delta = beta - old;
-      if (delta == 0.0) return;
-      const double scaled = root_d_[p] * delta;
-      const std::size_t size = c.values.size();
-      const std::size_t q0 = position_[c.first], q1 = position_[c.first + size - 1];
-      if (q0 != none && q1 != none && q1 - q0 == size - 1) {
-        // Every variant of the window is in the summary statistics (the usual case): positions
-        // run on with the window's, and the loop has no lookup. The same products either way.
-        const float* values = c.values.data();
-        double* r = r_.data() + q0;
-        const double* root_d = root_d_.data() + q0;
-        for (std::size_t i = 0; i < size; ++i)
-          r[i] -= static_cast<double>(values[i]) * root_d[i] * scaled;
-        return;
-      }
+      if (delta != 0.0) update_residual(column_of(p), root_d_[p] * delta);
+      if (beta == 0.0) let_go(p);
+    }
+  }
+
+  // Variant p's LD column: kept from an earlier read, else read from the source and kept while
+  // there is room (o.ld_cache_bytes). A source that holds its columns in memory already is read
+  // every time.
+  ld_column column_of(std::size_t p) {
+    kept_column& kept = kept_[p];
+    if (!kept.values.empty()) return {gwas_.variant[p], kept.first, kept.values};
+    const ld_column c = ld_.column(gwas_.variant[p]);
+    const std::size_t bytes = c.values.size() * sizeof(float);
+    if (!ld_.resident() && kept_bytes_ + bytes <= o_.ld_cache_bytes) {
+      kept.first = c.first;
+      kept.values.assign(c.values.begin(), c.values.end());
+      kept_bytes_ += bytes;
+    }
+    return c;
+  }
+
+  // Once the kept columns fill half the room, those of zero effects go as the sweep passes them,
+  // leaving the room to the non-zero effects, whose columns every iteration reads again. Below
+  // that, a column stays: an effect that turned zero often turns non-zero again soon.
+  void let_go(std::size_t p) {
+    kept_column& kept = kept_[p];
+    if (kept.values.empty() || kept_bytes_ <= o_.ld_cache_bytes / 2) return;
+    kept_bytes_ -= kept.values.size() * sizeof(float);
+    kept.values = {};
+  }
+
+  // r_i −= r_ij √D_i · scaled over the column's window (scaled = √D_j Δβ_j).
+  void update_residual(const ld_column& c, double scaled) {
+    const std::size_t size = c.values.size();
+    const std::size_t q0 = position_[c.first], q1 = position_[c.first + size - 1];
+    if (q0 != none && q1 != none && q1 - q0 == size - 1) {
+      // Every variant of the window is in the summary statistics (the usual case): positions
+      // run on with the window's, and the loop has no lookup. The same products either way.
+      detail::subtract_scaled_column(c.values.data(), root_d_.data() + q0, scaled, size,
+                                     r_.data() + q0);
+    } else {
       for (std::size_t i = 0; i < size; ++i) {
         const std::size_t q = position_[c.first + i];
         if (q != none) r_[q] -= static_cast<double>(c.values[i]) * root_d_[q] * scaled;
       }
-    });
+    }
   }
 
   // σ²_β, π, σ²_g, σ²_e and h² after a sweep, and the learnt prior scale of σ²_β.
@@ -369,6 +400,13 @@ class chain {
   std::uint64_t fingerprint_ = 0;
   std::vector<std::size_t> position_;  // per reference variant: its aligned position, or none
   std::vector<std::size_t> every_;     // 0 .. m − 1
+  // LD columns read, kept between iterations (column_of, let_go).
+  struct kept_column {
+    std::size_t first = 0;
+    std::vector<float> values;  // empty: not kept
+  };
+  std::vector<kept_column> kept_;
+  std::size_t kept_bytes_ = 0;
   // The chain's state.
   std::uint64_t iteration_ = 0;  // iterations completed
   std::vector<double> pi_, beta_, r_;

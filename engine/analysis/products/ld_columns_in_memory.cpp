@@ -63,12 +63,15 @@ ld_columns_in_memory::ld_columns_in_memory(const store& s, const selection& sel,
 
 void ld_columns_in_memory::pass(std::span<const std::size_t> indices,
                                 const ld_column_visitor& visit) {
-  for (std::size_t j : indices) {
-    if (j >= variants_.size())
-      throw error(errc::invalid_argument, name_ + ": no variant " + std::to_string(j));
-    visit({j, first_[j],
-           std::span<const float>(values_.data() + offset_[j], offset_[j + 1] - offset_[j])});
-  }
+  for (std::size_t j : indices) visit(column(j));
+}
+
+ld_column ld_columns_in_memory::column(std::size_t index) {
+  if (index >= variants_.size())
+    throw error(errc::invalid_argument, name_ + ": no variant " + std::to_string(index));
+  return {
+      index, first_[index],
+      std::span<const float>(values_.data() + offset_[index], offset_[index + 1] - offset_[index])};
 }
 
 }  // namespace colflow

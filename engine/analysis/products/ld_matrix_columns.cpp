@@ -31,6 +31,17 @@ std::vector<ld_variant> variants_of(const ld_matrix& m) {
   return out;
 }
 
+// A column as a sampler reads it: a dense one as it is, a sparse one spread out over the span of
+// its rows, zeros between them (into `spread`).
+ld_column as_column(std::size_t index, std::size_t first, std::span<const std::uint32_t> rows,
+                    std::span<const float> values, std::vector<float>& spread) {
+  if (rows.empty()) return {index, first, values};
+  const std::size_t front = rows.front();
+  spread.assign(std::size_t{rows.back()} - front + 1, 0.0f);
+  for (std::size_t k = 0; k < rows.size(); ++k) spread[rows[k] - front] = values[k];
+  return {index, front, spread};
+}
+
 }  // namespace
 
 ld_matrix_columns::ld_matrix_columns(ld_matrix matrix, const std::string& path,
@@ -45,18 +56,15 @@ void ld_matrix_columns::pass(std::span<const std::size_t> indices, const ld_colu
   matrix_.stream(
       order,
       [&](const ld_column_view& c) {
-        if (c.rows.empty()) {
-          visit({c.position, c.first, c.values});
-          return true;
-        }
-        // Sparse: the values at their rows, zeros between, over the rows' span.
-        const std::size_t front = c.rows.front();
-        spread_.assign(std::size_t{c.rows.back()} - front + 1, 0.0f);
-        for (std::size_t k = 0; k < c.rows.size(); ++k) spread_[c.rows[k] - front] = c.values[k];
-        visit({c.position, front, spread_});
+        visit(as_column(c.position, c.first, c.rows, c.values, spread_));
         return true;
       },
       options_);
+}
+
+ld_column ld_matrix_columns::column(std::size_t index) {
+  const std::size_t first = matrix_.read_column(index, rows_, values_);
+  return as_column(index, first, rows_, values_, spread_);
 }
 
 }  // namespace colflow

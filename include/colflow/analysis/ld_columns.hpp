@@ -70,6 +70,15 @@ class ld_columns {
   /// a damaged source throws colflow::error naming the file and the variant. Memory stays
   /// bounded by the source's in-flight depth whatever the number of variants.
   virtual void pass(std::span<const std::size_t> indices, const ld_column_visitor& visit) = 0;
+
+  /// One column, read on the calling thread: what a pass would hand over for `index`. The span
+  /// stays valid until the next column() or pass() call. For a sampler that needs a column only
+  /// now and then (SBayesR: when a variant's effect changes), through the source's index rather
+  /// than a pass over every column. Throws as pass() does.
+  virtual ld_column column(std::size_t index) = 0;
+
+  /// The source holds every column in memory already: a copy kept by the caller saves nothing.
+  virtual bool resident() const noexcept { return false; }
 };
 
 }  // namespace colflow

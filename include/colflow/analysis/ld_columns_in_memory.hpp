@@ -32,6 +32,9 @@ class ld_columns_in_memory final : public ld_columns {
   std::string description() const override { return name_; }
   /// Calls `visit` on the calling thread.
   void pass(std::span<const std::size_t> indices, const ld_column_visitor& visit) override;
+  /// A view of the held column, valid as long as the object.
+  ld_column column(std::size_t index) override;
+  bool resident() const noexcept override { return true; }
 
  private:
   std::string name_;

@@ -26,13 +26,17 @@ class ld_matrix_columns final : public ld_columns {
   const std::vector<ld_variant>& variants() const override { return variants_; }
   std::string description() const override { return description_; }
   void pass(std::span<const std::size_t> indices, const ld_column_visitor& visit) override;
+  /// Reads and decodes the column through the matrix's index (ld_matrix::read_column).
+  ld_column column(std::size_t index) override;
 
  private:
   ld_matrix matrix_;
   stream_options options_;
   std::vector<ld_variant> variants_;
   std::string description_;
-  std::vector<float> spread_;  // a sparse column over the span of its rows
+  std::vector<float> spread_;        // a sparse column over the span of its rows
+  std::vector<std::uint32_t> rows_;  // column(): a sparse column's rows
+  std::vector<float> values_;        // column(): its values
 };
 
 }  // namespace colflow

@@ -21,11 +21,14 @@
 /// One iteration: the variants in index order, each drawing its class and effect from
 /// rhs_j = r_j + D_j β_j (r = Xᵀy − XᵀXβ, kept in summary-statistics space) through the mixture
 /// shared with bayesr (with ε_j = σ²_e + L_j σ²_g: class weights with C_k = D_j + ε_j /
-/// (γ_k σ²_β), β ~ N(rhs / C_k, ε_j / C_k)), then r updated from the variant's LD column: r_i −=
-/// r_ij √(D_i D_j) Δβ_j. Then σ²_β from Σ β_j²/γ_{k_j} over the non-zero effects, π from the class
-/// counts, σ²_g = (βᵀXᵀy − βᵀr)/n (0 when negative), σ²_e from the residual sum of squares yᵀy −
-/// βᵀXᵀy − βᵀr, and h² = σ²_g / σ²_y. A negative residual sum of squares (effects "blowing up",
-/// GCTB's best-known failure) stops the chain with an error that says so.
+/// (γ_k σ²_β), β ~ N(rhs / C_k, ε_j / C_k)), then, when β_j changed, r updated from the
+/// variant's LD column: r_i −= r_ij √(D_i D_j) Δβ_j. A column is read only then (a zero effect
+/// drawn zero again, most draws, needs none), through the source's index, and kept for the
+/// next iterations (sbayesr_options::ld_cache_bytes). Then σ²_β from Σ β_j²/γ_{k_j} over the
+/// non-zero effects, π from the class counts, σ²_g = (βᵀXᵀy − βᵀr)/n (0 when negative), σ²_e from
+/// the residual sum of squares yᵀy − βᵀXᵀy − βᵀr, and h² = σ²_g / σ²_y. A negative residual sum of
+/// squares (effects "blowing up", GCTB's best-known failure) stops the chain with an error that
+/// says so.
 ///
 /// Every draw is named by (seed, iteration, variant) (random_draws), so a chain is the same bits
 /// whatever the threads, the in-flight depth of the LD source or where it was resumed.
@@ -62,6 +65,11 @@ struct sbayesr_options {
   /// settings; `iterations` may be larger than before): the result is the uninterrupted
   /// chain's, bit for bit.
   bool resume = false;
+  /// Bytes of LD columns kept in memory between iterations (a source held in memory keeps
+  /// none): every column read while they fill less than half of it, then those of non-zero
+  /// effects, which the next iteration reads again. Beyond it, columns are read from the source
+  /// each time they are needed. Results never depend on it.
+  std::size_t ld_cache_bytes = std::size_t{1} << 30;
   /// Called after every iteration with the iteration (1-based), the chain's length and its h².
   std::function<void(std::size_t iteration, std::size_t iterations, double h2)> on_iteration;
 };

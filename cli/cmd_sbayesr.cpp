@@ -1,4 +1,6 @@
 // colflow sbayesr: SBayesR from GWAS summary statistics and an LD reference.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -10,6 +12,7 @@
 #include "colflow/analysis/ld_matrix_columns.hpp"
 #include "colflow/analysis/sbayesr.hpp"
 #include "commands.hpp"
+#include "memory_usage.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -18,6 +21,7 @@ namespace {
 struct sbayesr_flags {
   std::string gwas, ldm, out;
   unsigned threads = 0;
+  std::uint64_t memory_mib = 0;  // 0: the default
   bool quiet = false;
   sbayesr_options chain;
   ld_options window;
@@ -71,6 +75,11 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
   app.add_option("--ld-window-kb", o->window.window_kb,
                  "LD computed in memory: pairs at most KB kb apart (default 1000)")
       ->check(positive_number());
+  app.add_option("--memory", o->memory_mib,
+                 "MiB of LD columns read from an LD matrix on disk that the chain may keep\n"
+                 "between iterations (default: half the available memory, at most 1024); past\n"
+                 "it, columns are read again when needed. Never changes a result")
+      ->check(integer_range(1, std::uint64_t{1} << 40));
   app.add_option("--threads", o->threads, "Worker threads (default: all cores)")
       ->check(non_negative_integer(std::numeric_limits<unsigned>::max()));
   app.add_flag("--quiet", o->quiet, "No progress and no summary on stderr");
@@ -128,6 +137,14 @@ int run_sbayesr(const sbayesr_flags& o) {
   ld_columns& ld = *reference;
   const aligned_gwas aligned = align_gwas(gwas, ld.variants(), ld.description());
   log_alignment(run, o.gwas, aligned);
+  chain.ld_cache_bytes = o.memory_mib << 20;
+  if (o.memory_mib == 0) {
+    const std::uint64_t half = available_memory() / 2, most = std::uint64_t{1} << 30;
+    chain.ld_cache_bytes = half != 0 ? std::min(half, most) : most;
+  }
+  if (!ld.resident())
+    run.log("LD columns read when an effect changes, up to " +
+            std::to_string(chain.ld_cache_bytes >> 20) + " MiB of them kept in memory (--memory)");
   const sbayesr_result r = sbayesr(ld, aligned, chain);
   if (r.resumed_from > 0) run.log("resumed from iteration " + std::to_string(r.resumed_from));
   const sbayesr_files files = write_sbayesr(ld, aligned, r, o.out);

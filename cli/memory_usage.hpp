@@ -26,7 +26,9 @@ class memory_sampler {
   std::thread thread_;
 };
 
-// Bytes the kernel says could be allocated without swapping (MemAvailable), 0 if unknown.
+// Bytes that could be allocated without swapping or reaching a memory limit: the kernel's
+// MemAvailable, or less where this process's cgroup or an ancestor (cgroup v2 memory.max, v1
+// memory.limit_in_bytes) leaves less room; 0 if unknown.
 std::uint64_t available_memory();
 
 }  // namespace colflow::cli

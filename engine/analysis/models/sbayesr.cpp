@@ -313,7 +313,7 @@ class chain {
     kept_column& kept = kept_[p];
     if (kept.values.empty() || kept_bytes_ <= o_.ld_cache_bytes / 2) return;
     kept_bytes_ -= kept.values.size() * sizeof(float);
-    kept.values = {};
+    kept.values = std::vector<float>();  // frees it (= {} would keep the capacity)
   }
 
   // r_i −= r_ij √D_i · scaled over the column's window (scaled = √D_j Δβ_j).

@@ -12,6 +12,10 @@
 namespace colflow::preprocess::detail::pgen {
 namespace {
 
+// The 1-bit arrays are read as little-endian words (pgen_spec's bit order: sample i in bit
+// i mod 8 of byte i / 8).
+static_assert(std::endian::native == std::endian::little);
+
 // Reads a record forward; a read past its end is a bad_input naming the file and variant.
 class record_reader {
  public:
@@ -64,11 +68,11 @@ std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
 
 // A difflist (pgen_spec, "Difflists"): L; the first sample ID of each group of 64; G - 1
 // group sizes (not needed reading forward); with categories, L 2-bit values; then the
-// increments within each group as varints. IDs come out increasing and below `samples`.
-void read_difflist(record_reader& r, std::uint64_t samples, bool with_categories,
-                   std::vector<std::uint32_t>& ids, std::vector<std::uint8_t>& categories) {
-  ids.clear();
-  categories.clear();
+// increments within each group as varints. Calls visit(id, category) for each entry, IDs
+// increasing and below `samples` (category 0 without categories), as they are read: a
+// malformed list throws after visiting its entries before the fault.
+template <class Visit>
+void read_difflist(record_reader& r, std::uint64_t samples, bool with_categories, Visit&& visit) {
   const std::uint32_t count = r.varint("difference list length");
   if (count == 0) return;
   if (count > samples)
@@ -83,7 +87,6 @@ void read_difflist(record_reader& r, std::uint64_t samples, bool with_categories
   r.take(groups - 1, "difference list");
   const std::uint8_t* packed =
       with_categories ? r.take((count + 3) / 4, "difference list") : nullptr;
-  ids.resize(count);
   std::uint64_t id = 0;
   for (std::uint32_t k = 0; k < count; ++k) {
     if (k % 64 == 0) {
@@ -98,12 +101,9 @@ void read_difflist(record_reader& r, std::uint64_t samples, bool with_categories
     if (id >= samples)
       r.fail("its difference list names sample " + std::to_string(id) + " of " +
              std::to_string(samples));
-    ids[k] = static_cast<std::uint32_t>(id);
-  }
-  if (with_categories) {
-    categories.resize(count);
-    for (std::uint32_t k = 0; k < count; ++k)
-      categories[k] = static_cast<std::uint8_t>((packed[k / 4] >> (2 * (k % 4))) & 3);
+    visit(
+        static_cast<std::uint32_t>(id),
+        packed ? static_cast<std::uint8_t>((packed[k / 4] >> (2 * (k % 4))) & 3) : std::uint8_t{0});
   }
 }
 
@@ -118,6 +118,15 @@ void clear_padding(std::span<std::uint8_t> cats, std::uint64_t samples) {
   if (samples % 4) cats[samples / 4] &= static_cast<std::uint8_t>((1u << (2 * (samples % 4))) - 1);
 }
 
+// Each bit of the low 32 of `bits` moved to the low bit of a 2-bit lane (bit i to bit 2i).
+std::uint64_t spread_bits(std::uint64_t bits) {
+  bits = (bits | bits << 16) & 0x0000ffff0000ffffu;
+  bits = (bits | bits << 8) & 0x00ff00ff00ff00ffu;
+  bits = (bits | bits << 4) & 0x0f0f0f0f0f0f0f0fu;
+  bits = (bits | bits << 2) & 0x3333333333333333u;
+  return (bits | bits << 1) & 0x5555555555555555u;
+}
+
 // The 1-bit representation: a byte naming the two common categories, one bit per sample
 // (set: the higher one), then the others as a difference list.
 void expand_one_bit(record_reader& r, std::uint64_t samples, std::span<std::uint8_t> cats) {
@@ -125,15 +134,21 @@ void expand_one_bit(record_reader& r, std::uint64_t samples, std::span<std::uint
   if (pair != 1 && pair != 2 && pair != 3 && pair != 5 && pair != 6 && pair != 9)
     r.fail("its 1-bit representation names categories " + std::to_string(pair) +
            " (1, 2, 3, 5, 6 or 9)");
-  const unsigned low = pair >> 2, high = low + (pair & 3);
+  const std::uint64_t low = pair >> 2, step = pair & 3;  // high = low + step <= 3
   const std::uint8_t* bits = r.take((samples + 7) / 8, "1-bit array");
-  // Each nibble of the bit array is a byte of categories.
-  std::array<std::uint8_t, 16> nibble{};
-  for (unsigned v = 0; v < 16; ++v)
-    for (unsigned s = 0; s < 4; ++s)
-      nibble[v] = static_cast<std::uint8_t>(nibble[v] | ((v >> s & 1 ? high : low) << (2 * s)));
-  for (std::size_t b = 0; b < cats.size(); ++b)
-    cats[b] = nibble[(bits[b / 2] >> (4 * (b % 2))) & 15];
+  // 32 samples at a time: each lane is low + bit * step, which never carries into the next.
+  const std::uint64_t lows = low * 0x5555555555555555u;
+  std::size_t b = 0;
+  for (; b + 8 <= cats.size(); b += 8) {
+    std::uint32_t word;
+    std::memcpy(&word, bits + b / 2, 4);
+    const std::uint64_t out = lows + spread_bits(word) * step;
+    std::memcpy(cats.data() + b, &out, 8);
+  }
+  for (; b < cats.size(); ++b) {
+    const std::uint64_t nibble = (bits[b / 2] >> (4 * (b % 2))) & 15;
+    cats[b] = static_cast<std::uint8_t>(lows + spread_bits(nibble) * step);
+  }
 }
 
 // Categories 0 and 2 swapped: the bit above each category whose low bit is clear flipped.
@@ -170,10 +185,10 @@ std::size_t decode_main_track(const std::filesystem::path& file, const record_vi
     default:
       r.fail("main-track type 5 is reserved");
   }
-  std::vector<std::uint32_t> ids;
-  std::vector<std::uint8_t> values;
-  read_difflist(r, samples, true, ids, values);
-  for (std::size_t k = 0; k < ids.size(); ++k) set_category(cats, ids[k], values[k]);
+  // Entries patch the categories as they are read; a malformed list throws, and the caller
+  // keeps no part of a column that failed.
+  read_difflist(r, samples, true,
+                [&](std::uint32_t id, std::uint8_t category) { set_category(cats, id, category); });
   // Inverted LD compression: the difference list patches the reference, and the result is
   // inverted. (pgen_spec words it as a patch of the inverted reference; plink2 2.00a3.5's files,
   // uk10k's variant rs9662595 among them, decode as plink2 exports them only this way.)
@@ -202,13 +217,60 @@ void bed_codes_to_categories(std::span<std::uint8_t> codes, std::uint64_t sample
   clear_padding(codes, samples);
 }
 
+namespace {
+
+// The four dosages of a byte of categories (0, 1 or 2 copies of ALT, or missing).
+struct category_byte_dosages {
+  std::array<std::array<std::uint16_t, 4>, 256> four{};
+  constexpr category_byte_dosages() noexcept {
+    constexpr std::array<std::uint16_t, 4> of_category = {0, dosage_one, dosage_max,
+                                                          dosage_missing};
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned k = 0; k < 4; ++k) four[b][k] = of_category[(b >> (2 * k)) & 3];
+  }
+};
+constexpr category_byte_dosages category_dosages{};
+
+// The hard calls as dosages.
+void hard_call_dosages(std::span<const std::uint8_t> cats, std::uint64_t samples,
+                       std::span<std::uint16_t> dosages) {
+  const std::uint64_t whole = samples / 4;
+  for (std::uint64_t b = 0; b < whole; ++b)
+    std::memcpy(dosages.data() + 4 * b, category_dosages.four[cats[b]].data(), 8);
+  for (std::uint64_t i = 4 * whole; i < samples; ++i)
+    dosages[i] = category_dosages.four[cats[i / 4]][i % 4];
+}
+
+// The number of heterozygous calls (category 1) among the samples.
+std::uint64_t count_hets(std::span<const std::uint8_t> cats, std::uint64_t samples) {
+  std::uint64_t hets = 0, b = 0;
+  for (; b + 8 <= samples / 4; b += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, cats.data() + b, 8);
+    hets += static_cast<std::uint64_t>(std::popcount(w & ~(w >> 1) & 0x5555555555555555u));
+  }
+  for (std::uint64_t i = 4 * b; i < samples; ++i) hets += ((cats[i / 4] >> (2 * (i % 4))) & 3) == 1;
+  return hets;
+}
+
+// The number of set bits among the first `count` bits of `bits`.
+std::uint64_t count_bits(const std::uint8_t* bits, std::uint64_t count) {
+  std::uint64_t n = 0, b = 0;
+  for (; 8 * (b + 8) <= count; b += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, bits + b, 8);
+    n += static_cast<std::uint64_t>(std::popcount(w));
+  }
+  for (std::uint64_t i = 8 * b; i < count; ++i) n += (bits[i / 8] >> (i % 8)) & 1;
+  return n;
+}
+
+}  // namespace
+
 void decode_dosages(const std::filesystem::path& file, const record_view& record,
                     std::uint64_t samples, std::size_t main_end, std::span<const std::uint8_t> cats,
                     std::span<std::uint16_t> dosages) {
-  static constexpr std::array<std::uint16_t, 4> of_category = {0, dosage_one, dosage_max,
-                                                               dosage_missing};
-  for (std::uint64_t i = 0; i < samples; ++i)
-    dosages[i] = of_category[(cats[i / 4] >> (2 * (i % 4))) & 3];
+  hard_call_dosages(cats, samples, dosages);
   const unsigned kind = record.type & type_dosage_mask;
   if (kind == 0) return;
   record_reader r(file, record, main_end);
@@ -216,8 +278,7 @@ void decode_dosages(const std::filesystem::path& file, const record_view& record
     // Hard-call phase (pgen_spec, "Phased heterozygous hard-calls"): a first bit, then with it
     // set one bit per heterozygous call and, from the next byte, one per phased call; with it
     // clear, one bit per heterozygous call after it.
-    std::uint64_t hets = 0;
-    for (std::uint64_t i = 0; i < samples; ++i) hets += ((cats[i / 4] >> (2 * (i % 4))) & 3) == 1;
+    const std::uint64_t hets = count_hets(cats, samples);
     const std::uint8_t* head = r.take(1, "phase track");
     const std::uint64_t first_bytes = (1 + hets + 7) / 8;
     r.take(first_bytes - 1, "phase track");
@@ -227,35 +288,57 @@ void decode_dosages(const std::filesystem::path& file, const record_view& record
       r.take((phased + 7) / 8, "phase track");
     }
   }
-  auto checked = [&](std::uint64_t value) {
-    if (value > dosage_max)
-      r.fail("a dosage of " + std::to_string(value) + " exceeds 32768 (two copies)");
-    return static_cast<std::uint16_t>(value);
+  // Values are checked after they are written, all at once (a branch per value would cost more
+  // than the copy); the first one out of range is then found for the message.
+  std::uint16_t largest = 0;
+  auto check = [&](const std::uint8_t* v, std::uint64_t count, bool missing_allowed) {
+    if (largest <= dosage_max) return;
+    for (std::uint64_t k = 0; k < count; ++k) {
+      const std::uint64_t d = load_le(v + 2 * k, 2);
+      if (d > dosage_max && !(missing_allowed && d == 0xffff))
+        r.fail("a dosage of " + std::to_string(d) + " exceeds 32768 (two copies)");
+    }
   };
   if (kind == type_dosage_all) {  // every sample, 65535 for missing
     const std::uint8_t* v = r.take(2 * samples, "dosage track");
     for (std::uint64_t i = 0; i < samples; ++i) {
-      const std::uint64_t d = load_le(v + 2 * i, 2);
-      dosages[i] = d == 0xffff ? dosage_missing : checked(d);
+      const auto d = static_cast<std::uint16_t>(load_le(v + 2 * i, 2));
+      dosages[i] = d == 0xffff ? dosage_missing : d;
+      largest = std::max(largest, d == 0xffff ? std::uint16_t{0} : d);
     }
+    check(v, samples, true);
     return;
   }
   if (kind == 0x20) {  // a difference list of the samples with a dosage
-    std::vector<std::uint32_t> ids;
-    std::vector<std::uint8_t> unused;
-    read_difflist(r, samples, false, ids, unused);
+    thread_local std::vector<std::uint32_t> ids;
+    ids.clear();
+    read_difflist(r, samples, false, [&](std::uint32_t id, std::uint8_t) { ids.push_back(id); });
     const std::uint8_t* v = r.take(2 * ids.size(), "dosage track");
-    for (std::size_t k = 0; k < ids.size(); ++k) dosages[ids[k]] = checked(load_le(v + 2 * k, 2));
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const auto d = static_cast<std::uint16_t>(load_le(v + 2 * k, 2));
+      dosages[ids[k]] = d;
+      largest = std::max(largest, d);
+    }
+    check(v, ids.size(), false);
     return;
   }
-  // 0x60: one bit per sample, then the dosages of the samples whose bit is set.
+  // 0x60: one bit per sample, then the dosages of the samples whose bit is set, visited a word
+  // of bits at a time.
   const std::uint8_t* bits = r.take((samples + 7) / 8, "dosage bit array");
-  std::uint64_t present = 0;
-  for (std::uint64_t i = 0; i < samples; ++i) present += (bits[i / 8] >> (i % 8)) & 1;
+  const std::uint64_t present = count_bits(bits, samples);
   const std::uint8_t* v = r.take(2 * present, "dosage track");
   std::uint64_t k = 0;
-  for (std::uint64_t i = 0; i < samples; ++i)
-    if ((bits[i / 8] >> (i % 8)) & 1) dosages[i] = checked(load_le(v + 2 * k++, 2));
+  for (std::uint64_t first = 0; first < samples; first += 64) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, bits + first / 8, std::min<std::uint64_t>(8, (samples - first + 7) / 8));
+    if (samples - first < 64) w &= (std::uint64_t{1} << (samples - first)) - 1;
+    for (; w != 0; w &= w - 1) {
+      const auto d = static_cast<std::uint16_t>(load_le(v + 2 * k++, 2));
+      dosages[first + static_cast<std::uint64_t>(std::countr_zero(w))] = d;
+      largest = std::max(largest, d);
+    }
+  }
+  check(v, present, false);
 }
 
 }  // namespace colflow::preprocess::detail::pgen

@@ -202,5 +202,51 @@ TEST(PgenSourceMalformedTest, RecordThatContradictsItsTypeIsRefusedWhenRead) {
                    "variant 4: record of type 4 (3 bytes): its difference list names sample 9");
 }
 
+// A dosage above two copies is refused in each kind of dosage track, naming the variant and
+// the value (every sample's dosage, where 65535 is a missing one; a difference list; a bit
+// array).
+TEST(PgenSourceMalformedTest, DosageAboveTwoCopiesIsRefusedInEveryTrack) {
+  test::temp_dir dir;
+  const std::string p = (dir / "x").string();
+  write_pgen_fileset(
+      p, 7,
+      {
+          {0x44, {0x00, 0, 0, 100, 0, 0xff, 0xff, 0x41, 0x9c, 0, 0x40, 1, 0, 2, 0}},  // 40001
+          {0x24, {0x00, 0x01, 0x03, 0xff, 0xff}},        // sample 3: 65535, not a dosage here
+          {0x64, {0x00, 0x42, 0x00, 0x10, 0x01, 0x80}},  // sample 6: 32769
+      });
+  pgen_source source(pgen_paths::from_prefix(p));
+  std::vector<std::uint16_t> d(7);
+  expect_bad_input([&] { source.read_dosages(0, d); }, "x.pgen",
+                   "variant 0: record of type 68 (15 bytes): a dosage of 40001 exceeds 32768");
+  expect_bad_input([&] { source.read_dosages(1, d); }, "x.pgen",
+                   "variant 1: record of type 36 (5 bytes): a dosage of 65535 exceeds 32768");
+  expect_bad_input([&] { source.read_dosages(2, d); }, "x.pgen",
+                   "variant 2: record of type 100 (6 bytes): a dosage of 32769 exceeds 32768");
+}
+
+// The .pgen is mapped: a file cut short after it was opened (by another program) reads zeros
+// past its new end, and the decode that read them is refused rather than taken for calls.
+TEST(PgenSourceMalformedTest, PgenThatShrinksWhileItIsReadIsRefused) {
+  test::temp_dir dir;
+  const std::string p = (dir / "x").string();
+  // 40 plain records of 800 samples (200 bytes each): two pages of the file and more.
+  std::vector<pgen_record> records(40, pgen_record{0x00, std::vector<std::uint8_t>(200, 0x55)});
+  write_pgen_fileset(p, 800, records);
+  pgen_source source(pgen_paths::from_prefix(p));
+  std::vector<std::uint8_t> codes(genotype_column_bytes(800));
+  source.read_genotypes(0, codes);
+  std::filesystem::resize_file(p + ".pgen", 4096);
+  try {
+    source.read_genotypes(39, codes);
+    ADD_FAILURE() << "no error for a record past the file's new end";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), make_error_code(errc::io_error)) << e.what();
+    EXPECT_NE(std::string(e.what()).find("x.pgen: the file shrank while it was being read"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace colflow

@@ -51,7 +51,16 @@ std::uint16_t dosage_to_fixed(double dosage) noexcept {
 }
 
 std::size_t first_invalid_dosage(std::span<const std::uint16_t> values) noexcept {
-  for (std::size_t i = 0; i < values.size(); ++i)
+  // Blocks checked without branches (vectorised), then the first bad block searched.
+  constexpr std::size_t block = 256;
+  std::size_t first = 0;
+  for (; first + block <= values.size(); first += block) {
+    unsigned bad = 0;
+    for (std::size_t i = first; i < first + block; ++i)
+      bad |= static_cast<unsigned>(values[i] > dosage_max && values[i] != dosage_missing);
+    if (bad) break;
+  }
+  for (std::size_t i = first; i < values.size(); ++i)
     if (values[i] > dosage_max && values[i] != dosage_missing) return i;
   return values.size();
 }
@@ -65,13 +74,18 @@ column_stats dosage_stats(std::span<const std::uint16_t> values) noexcept {
   for (std::size_t first = 0; first < values.size(); first += run) {
     const std::size_t last = std::min(values.size(), first + run);
     std::uint64_t squares = 0;
+    // Without a branch on missing values (a sixth of imputed dosages, at random: a branch
+    // would mispredict), so that the loop vectorises.
+    std::uint64_t observed = 0;
     for (std::size_t i = first; i < last; ++i) {
-      const std::uint16_t v = values[i];
-      if (v == dosage_missing) continue;
-      ++s.observed;
-      sum += v;
-      squares += static_cast<std::uint64_t>(v) * v;
+      const std::uint32_t v = values[i];
+      const std::uint32_t kept = static_cast<std::uint32_t>(v != dosage_missing);
+      const std::uint32_t x = v & (0u - kept);  // 0 for a missing value
+      observed += kept;
+      sum += x;
+      squares += static_cast<std::uint64_t>(x) * x;
     }
+    s.observed += observed;
     sum_sq += squares;
   }
   if (s.observed == 0) {

@@ -91,6 +91,10 @@ class pgen_source final : public column_source {
   std::uint64_t phased_variants() const noexcept { return phased_variants_; }
 
  private:
+  // Throws errc::io_error if the .pgen shrank under its mapping (what was decoded read zeros).
+  void check_intact() const;
+  // Lets the mapping's pages far before `position` (in bytes) out of the resident set.
+  void drop_behind(std::uint64_t position);
   struct state;
   pgen_paths paths_;
   std::vector<sample_info> samples_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -86,6 +87,13 @@ TEST(LdKernelTest, PairSumsEqualANaiveDecodeOnEveryPath) {
               << genotype_pair_products_path() << " n=" << n << " pair " << i << "," << j;
           EXPECT_TRUE(portable[i * cols + j] == expected) << "portable n=" << n;
         }
+      // A column's plane counts are its called samples, Σ[x ≥ 1] and Σ[x = 2].
+      for (std::size_t j = 0; j < cols; ++j) {
+        const auto self = naive(codes[j], codes[j], keep);
+        const std::uint64_t twos = (self.sum_aa - self.sum_a) / 2;
+        const std::array<std::uint64_t, 3> expected = {self.n, self.sum_a - twos, twos};
+        EXPECT_EQ(genotype_plane_counts(p[j], words), expected) << "n=" << n << " column " << j;
+      }
       // A tile's entry is the entry of a call of one pair.
       genotype_pair_sums one;
       genotype_pair_products(&p[2], 1, &p[5], 1, words, &one);

@@ -2,6 +2,7 @@
 // (kernels/genotype_products_internal.hpp): the planes of a column, and the column × column tile in
 // portable, POPCNT, AVX2 and AVX-512 code, all giving the same integers.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "codec/genotype_words_internal.hpp"
@@ -347,6 +348,41 @@ genotype_pair_table genotype_pair_counts(const std::uint64_t* a, const std::uint
 #endif
   pair_cells_portable(a, b, words, c);
   return table_of(c);
+}
+
+namespace {
+
+std::uint64_t set_bits_portable(const std::uint64_t* words, std::size_t count) noexcept {
+  std::uint64_t n = 0;
+  for (std::size_t w = 0; w < count; ++w) n += static_cast<std::uint64_t>(std::popcount(words[w]));
+  return n;
+}
+
+#if COLFLOW_X86_DISPATCH
+__attribute__((target("popcnt"))) std::uint64_t set_bits_popcnt(const std::uint64_t* words,
+                                                                std::size_t count) noexcept {
+  std::uint64_t n = 0;
+  for (std::size_t w = 0; w < count; ++w)
+    n += static_cast<std::uint64_t>(__builtin_popcountll(words[w]));
+  return n;
+}
+#endif
+
+}  // namespace
+
+std::array<std::uint64_t, 3> genotype_plane_counts(const std::uint64_t* planes,
+                                                   std::size_t words) noexcept {
+  std::array<std::uint64_t, 3> c{};
+  for (std::size_t plane = 0; plane < 3; ++plane) {
+#if COLFLOW_X86_DISPATCH
+    if (detail::cpu_has_popcnt()) {
+      c[plane] = set_bits_popcnt(planes + plane * words, words);
+      continue;
+    }
+#endif
+    c[plane] = set_bits_portable(planes + plane * words, words);
+  }
+  return c;
 }
 
 const char* genotype_pair_products_path() noexcept {

@@ -15,6 +15,7 @@
 /// the call or the thread.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -60,6 +61,11 @@ struct genotype_pair_table {
 /// genotype_plane_words(n)): exact integers, from nine population counts a word.
 genotype_pair_table genotype_pair_counts(const std::uint64_t* a, const std::uint64_t* b,
                                          std::size_t words) noexcept;
+
+/// The calls of a column's planes (make_genotype_planes, `words` = genotype_plane_words(n)):
+/// the set bits of `called`, `one` and `two`, that is the called samples, Σ[x ≥ 1] and Σ[x = 2].
+std::array<std::uint64_t, 3> genotype_plane_counts(const std::uint64_t* planes,
+                                                   std::size_t words) noexcept;
 
 /// The code path genotype_pair_products takes on this CPU: "avx512", "avx2", "popcnt" or
 /// "portable" (for benchmarks and logs).

@@ -146,14 +146,9 @@ class column_set {
   double a1_freq(std::size_t a) const {
     double called = 0, sum = 0;
     if (genotype_) {
-      const std::uint64_t* p = planes(a);
-      std::uint64_t c = 0, x = 0;
-      for (std::size_t w = 0; w < words_; ++w)
-        c += static_cast<std::uint64_t>(__builtin_popcountll(p[w]));
-      for (std::size_t w = words_; w < 3 * words_; ++w)
-        x += static_cast<std::uint64_t>(__builtin_popcountll(p[w]));
-      called = static_cast<double>(c);
-      sum = static_cast<double>(x);
+      const auto counts = genotype_plane_counts(planes(a), words_);
+      called = static_cast<double>(counts[0]);
+      sum = static_cast<double>(counts[1] + counts[2]);
     } else {
       for (std::size_t k = 0; k < kept_; ++k) {
         const float v = values(a)[k];

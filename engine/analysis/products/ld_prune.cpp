@@ -2,11 +2,15 @@
 // sums of kernels/genotype_products_internal.hpp over each chromosome's columns in memory.
 #include "colflow/analysis/ld_prune.hpp"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
@@ -90,13 +94,6 @@ struct weighted_sums {
   }
 };
 
-std::uint64_t popcount(const std::uint64_t* p, std::size_t words) {
-  std::uint64_t c = 0;
-  for (std::size_t w = 0; w < words; ++w)
-    c += static_cast<std::uint64_t>(__builtin_popcountll(p[w]));
-  return c;
-}
-
 // One chromosome's columns in memory (planes per column and part) with each column's
 // constancy and major allele frequency.
 class chromosome_columns {
@@ -158,10 +155,11 @@ class chromosome_columns {
   // The calls' counts over the parts: {called, Σ[x ≥ 1], Σ[x = 2]}, the second part twice.
   std::array<std::int64_t, 3> counts(std::size_t i) const {
     std::array<std::int64_t, 3> c{};
-    for (std::size_t part = 0; part < parts_; ++part)
+    for (std::size_t part = 0; part < parts_; ++part) {
+      const auto part_counts = genotype_plane_counts(planes(i, part), words_);
       for (std::size_t plane = 0; plane < 3; ++plane)
-        c[plane] += (part == 0 ? 1 : 2) *
-                    static_cast<std::int64_t>(popcount(planes(i, part) + plane * words_, words_));
+        c[plane] += (part == 0 ? 1 : 2) * static_cast<std::int64_t>(part_counts[plane]);
+    }
     return c;
   }
 
@@ -216,15 +214,19 @@ class piece_pruner {
 
   void run() {
     std::size_t start = 0, end = first_end(), loaded = 0;
+    known_.resize(len_);
     for (;;) {
       for (; loaded < end; ++loaded) {
         window_.push_back(loaded);
         unchecked_.push_back(loaded + 1);
         if (cols_.constant(first_ + loaded)) removed(loaded) = 1;
       }
+      test_ahead(end, loaded);
       prune_window(end);
       if (end == len_) return;
+      const std::size_t old_start = start;
       next_window(start, end);
+      for (std::size_t i = old_start; i < start; ++i) std::vector<std::uint8_t>().swap(known_[i]);
       // The window keeps the variants it still covers that are not pruned.
       std::erase_if(window_, [&](std::size_t i) { return removed(i) != 0 || i < start; });
     }
@@ -272,31 +274,88 @@ class piece_pruner {
     }
   }
 
-  // Pairs the variant at window position k with the kept ones after it from its first
-  // unchecked on, in tiles, until one pair is in LD (returns true). `end`: one past the
-  // window's last variant, where its next check starts.
-  bool prune_after(std::size_t k, std::size_t end) {
-    constexpr std::size_t tile = 32;
-    const std::size_t a = window_[k];
-    std::size_t seconds[tile], at[tile];
+  // What test_ahead and prune_after know of the pair (a, b), a < b: at known_[a][b - a - 1].
+  enum pair_state : std::uint8_t { untested = 0, not_in_ld = 1, in_ld_pair = 2 };
+  std::uint8_t& state(std::size_t a, std::size_t b) {
+    std::vector<std::uint8_t>& s = known_[a];
+    if (s.size() < b - a) s.resize(b - a, untested);
+    return s[b - a - 1];
+  }
+
+  // Tests the pairs of `a` with the kept `b` in `bs[0..m)` and records each.
+  void test_pairs(std::size_t a, const std::size_t* bs, std::size_t m) {
+    std::size_t seconds[tile];
     weighted_sums sums[tile];
+    for (std::size_t j = 0; j < m; ++j) seconds[j] = first_ + bs[j];
+    cols_.pairs(first_ + a, seconds, m, sums);
+    for (std::size_t j = 0; j < m; ++j)
+      state(a, bs[j]) = in_ld(sums[j], threshold_) ? in_ld_pair : not_in_ld;
+  }
+
+  // Every pair the window's pass may ask for, tested beforehand across the threads: each kept
+  // variant with the kept ones after it from its first unchecked on, up to `end`; with a
+  // window in variants, those of the next `windows_ahead` steps too (the pairs of two variants
+  // some window holds), so that a parallel loop has enough pairs to share. The pass then reads
+  // the answers in its own order, so what it prunes is what it prunes testing each pair as it
+  // comes; a pair it never reaches (a variant pruned before) cost a test for nothing.
+  void test_ahead(std::size_t end, std::size_t loaded) {
+    if (end <= tested_to_) return;
+    constexpr std::size_t windows_ahead = 8;
+    const std::size_t to =
+        in_kb() ? end : std::min(len_, end + windows_ahead * static_cast<std::size_t>(o_.step));
+    std::vector<std::size_t> firsts;
+    for (const std::size_t a : window_)
+      if (removed(a) == 0) firsts.push_back(a);
+    for (std::size_t a = loaded; a < to; ++a)
+      if (!cols_.constant(first_ + a)) firsts.push_back(a);
+    tbb::parallel_for(std::size_t{0}, firsts.size(), [&](std::size_t k) {
+      const std::size_t a = firsts[k];
+      std::size_t bs[tile], m = 0;
+      for (std::size_t b = a < loaded ? std::max(a + 1, unchecked_[a]) : a + 1; b < reach(a, to);
+           ++b) {
+        if ((b < loaded ? removed(b) != 0 : cols_.constant(first_ + b)) || state(a, b) != untested)
+          continue;
+        bs[m++] = b;
+        if (m == tile) test_pairs(a, bs, std::exchange(m, 0));
+      }
+      if (m > 0) test_pairs(a, bs, m);
+    });
+    tested_to_ = to;
+  }
+
+  // One past the last variant that a window holding `a` holds, or `to` if sooner: windows in
+  // variants start at multiples of the step.
+  std::size_t reach(std::size_t a, std::size_t to) const {
+    if (in_kb()) return to;
+    const auto step = static_cast<std::size_t>(o_.step);
+    return std::min(to, a - a % step + static_cast<std::size_t>(o_.window));
+  }
+
+  // Pairs the variant at window position k with the kept ones after it from its first
+  // unchecked on, nearest first, until one pair is in LD (returns true); pairs test_ahead
+  // did not test are tested here, a tile at a time. `end`: one past the window's last
+  // variant, where its next check starts.
+  bool prune_after(std::size_t k, std::size_t end) {
+    const std::size_t a = window_[k];
+    std::size_t at[tile], bs[tile], untested_bs[tile];
     std::size_t next = k + 1;  // window positions from `next` on are still to be paired
     while (next < window_.size()) {
-      std::size_t m = 0;
+      std::size_t m = 0, u = 0;
       for (; next < window_.size() && m < tile; ++next) {
         const std::size_t b = window_[next];
         if (removed(b) == 0 && b >= unchecked_[a]) {
           at[m] = next;
-          seconds[m++] = first_ + b;
+          bs[m++] = b;
+          if (state(a, b) == untested) untested_bs[u++] = b;
         }
       }
-      cols_.pairs(first_ + a, seconds, m, sums);
+      if (u > 0) test_pairs(a, untested_bs, u);
       for (std::size_t j = 0; j < m; ++j) {
-        if (!in_ld(sums[j], threshold_)) continue;
-        if (cols_.major_freq(first_ + a) > cols_.major_freq(seconds[j]) * (1 + small_epsilon)) {
+        if (state(a, bs[j]) != in_ld_pair) continue;
+        if (cols_.major_freq(first_ + a) > cols_.major_freq(first_ + bs[j]) * (1 + small_epsilon)) {
           removed(a) = 1;
         } else {
-          removed_[seconds[j]] = 1;
+          removed(bs[j]) = 1;
           unchecked_[a] = next_kept(at[j] + 1, end);
         }
         return true;
@@ -319,8 +378,11 @@ class piece_pruner {
   std::size_t first_, len_;
   std::vector<std::uint8_t>& removed_;  // per column of the chromosome
   double threshold_;
-  std::vector<std::size_t> window_;     // the window's variants, in order
-  std::vector<std::size_t> unchecked_;  // per variant: the first later one it has not met
+  std::vector<std::size_t> window_;               // the window's variants, in order
+  std::vector<std::size_t> unchecked_;            // per variant: the first later one it has not met
+  std::vector<std::vector<std::uint8_t>> known_;  // per variant in the window: pair_state
+  std::size_t tested_to_ = 0;  // test_ahead has tested the pairs of the variants before this
+  static constexpr std::size_t tile = 32;
 };
 
 // A run of selected columns on one chromosome: positions [first, end) in selection::columns.

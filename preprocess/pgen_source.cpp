@@ -202,7 +202,12 @@ void pgen_source::decode_genotypes(const fetched& raw, std::span<std::uint8_t> c
     check_intact();
     return;
   }
-  decode_categories(paths_.pgen, state_->id, f, n, codes.first(bytes));
+  try {
+    decode_categories(paths_.pgen, state_->id, f, n, codes.first(bytes));
+  } catch (const error&) {
+    check_intact();  // zeros read past a new end are no malformed record
+    throw;
+  }
   detail::pgen::categories_to_bed_codes(codes.first(bytes), n);
   check_intact();
 }
@@ -213,8 +218,13 @@ void pgen_source::decode_dosages(const fetched& raw, std::span<std::uint16_t> do
   if (dosages.size() != n) throw error(errc::invalid_argument, description() + ": bad buffer");
   thread_local std::vector<std::uint8_t> cats;
   cats.resize(genotype_column_bytes(n));
-  const std::size_t main_end = decode_categories(paths_.pgen, state_->id, f, n, cats);
-  detail::pgen::decode_dosages(paths_.pgen, {f.bytes, f.type, f.j}, n, main_end, cats, dosages);
+  try {
+    const std::size_t main_end = decode_categories(paths_.pgen, state_->id, f, n, cats);
+    detail::pgen::decode_dosages(paths_.pgen, {f.bytes, f.type, f.j}, n, main_end, cats, dosages);
+  } catch (const error&) {
+    check_intact();  // zeros read past a new end are no malformed record
+    throw;
+  }
   check_intact();
 }
 

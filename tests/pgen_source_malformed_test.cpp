@@ -226,25 +226,32 @@ TEST(PgenSourceMalformedTest, DosageAboveTwoCopiesIsRefusedInEveryTrack) {
 }
 
 // The .pgen is mapped: a file cut short after it was opened (by another program) reads zeros
-// past its new end, and the decode that read them is refused rather than taken for calls.
+// past its new end, and the decode that read them is refused rather than taken for calls: plain
+// records, whose zeros would be calls, and 1-bit ones, whose zeros are no valid record.
 TEST(PgenSourceMalformedTest, PgenThatShrinksWhileItIsReadIsRefused) {
-  test::temp_dir dir;
-  const std::string p = (dir / "x").string();
-  // 40 plain records of 800 samples (200 bytes each): two pages of the file and more.
-  std::vector<pgen_record> records(40, pgen_record{0x00, std::vector<std::uint8_t>(200, 0x55)});
-  write_pgen_fileset(p, 800, records);
-  pgen_source source(pgen_paths::from_prefix(p));
-  std::vector<std::uint8_t> codes(genotype_column_bytes(800));
-  source.read_genotypes(0, codes);
-  std::filesystem::resize_file(p + ".pgen", 4096);
-  try {
-    source.read_genotypes(39, codes);
-    ADD_FAILURE() << "no error for a record past the file's new end";
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), make_error_code(errc::io_error)) << e.what();
-    EXPECT_NE(std::string(e.what()).find("x.pgen: the file shrank while it was being read"),
-              std::string::npos)
-        << e.what();
+  // 80 records of 800 samples: plain (200 bytes), or 1-bit (the pair 0 / 1, 100 bytes of bits,
+  // an empty difference list); over two pages of the file either way.
+  std::vector<std::uint8_t> one_bit(102, 0x33);
+  one_bit.front() = 0x01;
+  one_bit.back() = 0x00;
+  for (const pgen_record& record :
+       {pgen_record{0x00, std::vector<std::uint8_t>(200, 0x55)}, pgen_record{0x01, one_bit}}) {
+    test::temp_dir dir;
+    const std::string p = (dir / "x").string();
+    write_pgen_fileset(p, 800, std::vector<pgen_record>(80, record));
+    pgen_source source(pgen_paths::from_prefix(p));
+    std::vector<std::uint8_t> codes(genotype_column_bytes(800));
+    source.read_genotypes(0, codes);
+    std::filesystem::resize_file(p + ".pgen", 4096);
+    try {
+      source.read_genotypes(79, codes);
+      ADD_FAILURE() << "no error for a record past the file's new end, type " << +record.type;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), make_error_code(errc::io_error)) << e.what();
+      EXPECT_NE(std::string(e.what()).find("x.pgen: the file shrank while it was being read"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 // filters, narrowing a selection.
 #include "colflow/analysis/qc_filters.hpp"
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
 #include <array>
@@ -112,21 +113,34 @@ std::size_t mind_filter(const store& s, selection& sel, std::span<const sample_s
     on_y[k] = kind_of_chromosome(s.columns()[sel.columns[k]].chrom) == chromosome_kind::y;
     y_columns += on_y[k];
   }
-  std::vector<std::uint32_t> missing(rows, 0);
-  std::vector<std::size_t> missing_at;
-  std::vector<std::uint8_t> buffer;
   const bool genotype = s.type() == value_type::genotype;
   column_stream<double> stream(s, call_stream(s, analysis));
   if (analysis.progress)
     stream.on_progress([&](const pass_progress& p) { analysis.progress("mind", p); });
-  // The kernel runs serially: the per-sample counts need no synchronisation.
-  stream.run(sel.columns, [&](const column_view<double>& v) {
-    const auto codes = detail::hard_call_codes(v, rows, genotype, hard_call_threshold, buffer);
-    missing_at.clear();
-    missing_rows(codes, rows, on_y[v.position] ? male_mask : all_mask, missing_at);
-    for (std::size_t i : missing_at) ++missing[i];
+  // A batch's columns are spread over the threads, each counting into its own per-sample
+  // counts; whole numbers, so their sum does not depend on which thread counted what.
+  struct counts {
+    std::vector<std::uint32_t> missing;
+    std::vector<std::size_t> missing_at;
+    std::vector<std::uint8_t> buffer;
+  };
+  tbb::enumerable_thread_specific<counts> per_thread([&] {
+    return counts{std::vector<std::uint32_t>(rows, 0), {}, {}};
+  });
+  stream.run_batches(sel.columns, [&](std::span<const column_view<double>> batch) {
+    tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
+      counts& c = per_thread.local();
+      const column_view<double>& v = batch[b];
+      const auto codes = detail::hard_call_codes(v, rows, genotype, hard_call_threshold, c.buffer);
+      c.missing_at.clear();
+      missing_rows(codes, rows, on_y[v.position] ? male_mask : all_mask, c.missing_at);
+      for (std::size_t i : c.missing_at) ++c.missing[i];
+    });
     return true;
   });
+  std::vector<std::uint32_t> missing(rows, 0);
+  for (const counts& c : per_thread)
+    for (std::size_t i = 0; i < rows; ++i) missing[i] += c.missing[i];
   // plink2 truncates the product to a whole count, after widening the fraction.
   const double widened = fraction * (1 + small_epsilon);
   const auto largest = [&](std::size_t columns) {

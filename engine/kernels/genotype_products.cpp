@@ -8,8 +8,8 @@
 #include "codec/genotype_words_internal.hpp"
 #include "colflow/codec/genotype_codec.hpp"
 #include "kernels/genotype_products_internal.hpp"
-#include "kernels/popcount_avx2_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
+#include "simd/popcount_internal.hpp"
 
 namespace colflow {
 

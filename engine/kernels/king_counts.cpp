@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "kernels/king_counts_internal.hpp"
-#include "kernels/popcount_avx2_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
+#include "simd/popcount_internal.hpp"
 
 namespace colflow {
 

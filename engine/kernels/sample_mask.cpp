@@ -6,6 +6,7 @@
 #include "codec/genotype_words_internal.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
+#include "simd/popcount_internal.hpp"
 
 namespace colflow {
 
@@ -56,14 +57,6 @@ __attribute__((target("popcnt"))) void count_masked_words_popcnt(const std::uint
   COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c, kept);
 }
 
-__attribute__((target("avx512f"))) std::uint64_t lanes_total(__m512i v) noexcept {
-  alignas(64) std::uint64_t lanes[8];
-  _mm512_store_si512(lanes, v);
-  std::uint64_t sum = 0;
-  for (std::uint64_t x : lanes) sum += x;
-  return sum;
-}
-
 // Eight words at a time. Per word the scalar body counts three classes and the kept samples
 // with four population counts; here lo, hi and lo & hi give the same three classes
 // (missing = lo − both, het = hi − both), and the lanes' counts are added once at the end.
@@ -84,11 +77,11 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void count_masked_words_avx51
     both_n = _mm512_add_epi64(both_n, _mm512_popcnt_epi64(_mm512_and_si512(lo, hi)));
     kept_n = _mm512_add_epi64(kept_n, _mm512_popcnt_epi64(valid));
   }
-  const std::uint64_t both = lanes_total(both_n);
+  const std::uint64_t both = detail::lanes_total(both_n);
   c.hom_a2 += both;
-  c.missing += lanes_total(lo_n) - both;
-  c.het += lanes_total(hi_n) - both;
-  kept += lanes_total(kept_n);
+  c.missing += detail::lanes_total(lo_n) - both;
+  c.het += detail::lanes_total(hi_n) - both;
+  kept += detail::lanes_total(kept_n);
   count_masked_words_popcnt(codes + 8 * w, mask + 8 * w, words - w, c, kept);
 }
 #endif

@@ -1,5 +1,6 @@
-// Population counts in AVX2 registers, for the kernels that count bits of planes (genotype
-// products, KING pair counts): Muła's nibble table, a count per byte, summed into 64-bit lanes.
+// Population counts in vector registers, for the code that counts bits of planes and codes
+// (genotype counts, genotype products, KING pair counts): with AVX2, Muła's nibble table, a
+// count per byte, summed into 64-bit lanes; the sums of the lanes, AVX2's and AVX-512's.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,16 @@ __attribute__((target("avx2"))) inline std::uint64_t lanes_total(__m256i v) noex
 // Adds the population count of v to the four 64-bit lanes of `total`.
 __attribute__((target("avx2"))) inline __m256i add_popcount(__m256i total, __m256i v) noexcept {
   return _mm256_add_epi64(total, _mm256_sad_epu8(byte_counts(v), _mm256_setzero_si256()));
+}
+
+// The sum of the eight 64-bit lanes (through memory: GCC 12's reduction intrinsic warns of an
+// uninitialised value under -Werror).
+__attribute__((target("avx512f"))) inline std::uint64_t lanes_total(__m512i v) noexcept {
+  alignas(64) std::uint64_t lanes[8];
+  _mm512_store_si512(lanes, v);
+  std::uint64_t sum = 0;
+  for (std::uint64_t x : lanes) sum += x;
+  return sum;
 }
 
 }  // namespace colflow::detail

@@ -132,14 +132,6 @@ __attribute__((target("avx2,popcnt"))) void pair_tile_avx2(const std::uint64_t* 
     }
 }
 
-__attribute__((target("avx512f"))) inline std::uint64_t lanes_total(__m512i v) noexcept {
-  alignas(64) std::uint64_t lanes[8];
-  _mm512_store_si512(lanes, v);
-  std::uint64_t sum = 0;
-  for (std::uint64_t x : lanes) sum += x;
-  return sum;
-}
-
 // Eight words at a time with the 64-bit lanes' own population count.
 __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void pair_tile_avx512(
     const std::uint64_t* const* a, std::size_t count_a, const std::uint64_t* const* b,

@@ -405,33 +405,58 @@ void axpy_portable(const std::uint8_t* codes, std::size_t n, const std::uint8_t*
 // The bytes a sparse sum must add: those holding a sample whose value is not 0.
 enum class live { first_allele, second_allele, missing, first_or_missing, second_or_missing };
 
-// Bit j set when byte j of the 32 at `codes` is live:
+// 0xff in each byte of `v` without a live sample, 0 in the others. A byte is live when it holds:
 // - first_allele: a sample of dosage above 0, whose code has its low bit clear (0b00, 0b10);
 // - second_allele: a code with its high bit set (0b10, 0b11);
 // - missing: a code 0b01, low bit set and high bit clear;
 // - first_or_missing: a code other than 0b11, a byte other than 0xff;
 // - second_or_missing: a code other than 0b00, a byte other than 0x00.
 template <live L>
-__attribute__((target("avx2"), always_inline)) inline std::uint32_t live_bytes(
-    const std::uint8_t* codes) noexcept {
+__attribute__((target("avx2"), always_inline)) inline __m256i dead_bytes(__m256i v) noexcept {
   const __m256i low = _mm256_set1_epi8(0x55), zero = _mm256_setzero_si256();
-  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
-  __m256i dead;  // 0xff in the bytes without a live sample
   if constexpr (L == live::first_allele)
-    dead = _mm256_cmpeq_epi8(_mm256_and_si256(v, low), low);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(v, low), low);
   else if constexpr (L == live::second_allele)
-    dead = _mm256_cmpeq_epi8(_mm256_andnot_si256(low, v), zero);
+    return _mm256_cmpeq_epi8(_mm256_andnot_si256(low, v), zero);
   else if constexpr (L == live::first_or_missing)
-    dead = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(0xff)));
+    return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(0xff)));
   else if constexpr (L == live::second_or_missing)
-    dead = _mm256_cmpeq_epi8(v, zero);
+    return _mm256_cmpeq_epi8(v, zero);
   else  // a low bit whose high bit (shifted down to it) is clear
-    dead = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_andnot_si256(_mm256_srli_epi16(v, 1), v), low),
+    return _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_andnot_si256(_mm256_srli_epi16(v, 1), v), low),
                              zero);
-  return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(dead));
 }
 
-// The same for 64 bytes.
+// Bit j set when byte j of the 32 at `codes` is live.
+template <live L>
+__attribute__((target("avx2"), always_inline)) inline std::uint32_t live_bytes(
+    const std::uint8_t* codes) noexcept {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
+  return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(dead_bytes<L>(v)));
+}
+
+// The 32 bytes at `codes` regrouped by the accumulator they add to (byte b to accumulator
+// b mod 4): bytes 8k to 8k + 7 of the result are bytes k, k + 4, ..., k + 28. A shuffle gathers
+// each 128-bit half's bytes by accumulator, a permute pairs the halves' groups. Tests of single
+// bytes (dead_bytes) commute with it.
+__attribute__((target("avx2"), always_inline)) inline __m256i by_accumulator(
+    const std::uint8_t* codes) noexcept {
+  const __m256i by_residue = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                              0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __m256i halves_paired = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
+  return _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, by_residue), halves_paired);
+}
+
+// Bit j of byte k set when byte 4j + k of the 32 regrouped in `grouped` (by_accumulator) is
+// live: each byte of the result lists one accumulator's live bytes in increasing order.
+template <live L>
+__attribute__((target("avx2"), always_inline)) inline std::uint32_t live_by_accumulator(
+    __m256i grouped) noexcept {
+  return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(dead_bytes<L>(grouped)));
+}
+
+// live_bytes for 64 bytes.
 template <live L>
 __attribute__((target("avx512f,avx512bw"), always_inline)) inline std::uint64_t live_bytes_64(
     const std::uint8_t* codes) noexcept {
@@ -469,38 +494,6 @@ constexpr std::size_t live_window = 1024;
 // `out` must have room for `bytes` + 32 entries.
 using live_lister = std::size_t (*)(const std::uint8_t* codes, std::size_t bytes, std::size_t most,
                                     std::uint16_t* out) noexcept;
-
-// Writes the offsets of the live bytes among bytes [0, bytes) of `codes` (a multiple of 32) to
-// `out` in increasing order, eight bytes at a time through a table of the set bits' offsets,
-// without a branch; returns their count. `out` must have room for `bytes` + 8 entries.
-template <live L>
-__attribute__((target("avx2,popcnt"))) std::size_t write_live_avx2(const std::uint8_t* codes,
-                                                                   std::size_t bytes,
-                                                                   std::uint16_t* out) noexcept {
-  std::size_t count = 0;
-  for (std::size_t c = 0; c < bytes; c += 32) {
-    std::uint32_t live = live_bytes<L>(codes + c);
-    for (std::size_t q = c; q < c + 32; q += 8, live >>= 8) {
-      const __m128i offsets =
-          _mm_add_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(set_bits.at[live & 0xffu])),
-                        _mm_set1_epi16(static_cast<short>(q)));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + count), offsets);
-      count += static_cast<std::size_t>(std::popcount(live & 0xffu));
-    }
-  }
-  return count;
-}
-
-template <live L>
-__attribute__((target("avx2,popcnt"))) std::size_t list_live_avx2(const std::uint8_t* codes,
-                                                                  std::size_t bytes,
-                                                                  std::size_t most,
-                                                                  std::uint16_t* out) noexcept {
-  std::size_t count = 0;
-  for (std::size_t c = 0; c < bytes; c += 32)
-    count += static_cast<std::size_t>(std::popcount(live_bytes<L>(codes + c)));
-  return count > most ? count : write_live_avx2<L>(codes, bytes, out);
-}
 
 // 64 bytes a test, their offsets compressed to the front of a vector.
 template <live L>
@@ -607,67 +600,160 @@ constexpr std::size_t windowed_bytes(std::size_t n) noexcept {
 
 // The sum of value(code_i) * w[i] over the samples, `values` built from value, where a byte
 // whose samples all have value 0 is live to no lister: four accumulators of four lanes, as
-// four_by_four adds.
+// four_by_four adds. The AVX-512 lister lists a window's live bytes with compress instructions;
+// the sums are AVX2's.
 template <const byte_values& values>
-__attribute__((target("avx2,fma"))) double sparse_sum_avx2(const std::uint8_t* codes, std::size_t n,
-                                                           const double* w,
-                                                           live_lister list) noexcept {
+__attribute__((target("avx2,fma"))) double listed_sum_avx512(const std::uint8_t* codes,
+                                                             std::size_t n, const double* w,
+                                                             live_lister list) noexcept {
   alignas(32) double acc[4][4] = {};
   const std::size_t windowed = windowed_bytes(n);
   window_sums<avx2_sum<values>>(codes, windowed, w, list, acc[0]);
   return finish_sum_avx2<values>(codes, n, w, windowed, acc[0]);
 }
 
-// The allele's and the missing calls' accumulators of a window side by side (acc holds them as
-// [2][4][4]), over a list of the bytes live to either: one load of a byte's weights for both.
-template <const byte_values_and_missing& values>
-[[gnu::target("avx2,fma")]] void listed_pair_avx2(const std::uint8_t* codes, const double* w,
-                                                  std::size_t b, const std::uint16_t* live,
-                                                  std::size_t count, double* acc) noexcept {
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t at = b + live[i];
-    double* a = acc + 4 * (at % 4);
-    const __m256d weights = _mm256_loadu_pd(w + 4 * at);
-    const double* row = values.eight[codes[at]];
-    _mm256_store_pd(a, _mm256_fmadd_pd(_mm256_load_pd(row), weights, _mm256_load_pd(a)));
-    _mm256_store_pd(a + 16,
-                    _mm256_fmadd_pd(_mm256_load_pd(row + 4), weights, _mm256_load_pd(a + 16)));
-  }
+// Whether a window of `bytes` bytes, `live` of them live, costs less streamed whole than
+// listed: a listed byte costs about as much as a streamed one (the four accumulators' chains
+// run side by side in registers), and its list costs a little more.
+constexpr bool worth_streaming(std::size_t live, std::size_t bytes) noexcept {
+  return 3 * live > 2 * bytes;
 }
 
-// sparse_sum_avx2 of `values` (live L) and of the missing calls, with one count of both per
-// window. Where the allele's bytes are many, its sum streams them and the missing calls' sum
-// lists its own (nearly always few): neither adds the bytes the other needs. Where they are
-// few, one list of the bytes live to either (`either`) serves both sums. A byte live to one sum
-// alone adds +0 to the other's lanes, so each sum has the bits it has alone.
-template <const byte_values& values, live L, const byte_values_and_missing& paired, live either>
+// A window's live bytes listed apart by the accumulator they add to, each list in increasing
+// order, as offsets from the window's first byte.
+struct accumulator_lists {
+  alignas(16) std::uint16_t at[4][live_window / 4 + 8];
+  std::size_t count[4];
+};
+
+// The lists of the bytes set in `masks` (live_by_accumulator's, one per 32 bytes of the
+// window), eight bytes of an accumulator at a time through the table of set bits' offsets.
+[[gnu::target("avx2,popcnt")]] void list_by_accumulator(const std::uint32_t* masks,
+                                                        std::size_t chunks,
+                                                        accumulator_lists& lists) noexcept {
+  std::fill(std::begin(lists.count), std::end(lists.count), std::size_t{0});
+  for (std::size_t c = 0; c < chunks; ++c)
+    for (unsigned k = 0; k < 4; ++k) {
+      const unsigned bits = masks[c] >> (8 * k) & 0xffu;
+      const __m128i j = _mm_load_si128(reinterpret_cast<const __m128i*>(set_bits.at[bits]));
+      const __m128i offsets =
+          _mm_add_epi16(_mm_slli_epi16(j, 2), _mm_set1_epi16(static_cast<short>(32 * c + k)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(lists.at[k] + lists.count[k]), offsets);
+      lists.count[k] += static_cast<std::size_t>(std::popcount(bits));
+    }
+}
+
+// Byte `at`'s S sums added to their accumulators (one per sum) in `d`.
+template <std::size_t S, std::size_t Stride>
+[[gnu::target("avx2,fma"), gnu::always_inline]] inline void add_listed(const double* rows,
+                                                                       const std::uint8_t* codes,
+                                                                       const double* w,
+                                                                       std::size_t at,
+                                                                       __m256d* d) noexcept {
+  const __m256d weights = _mm256_loadu_pd(w + 4 * at);
+  const double* row = rows + Stride * codes[at];
+  for (std::size_t s = 0; s < S; ++s)
+    d[s] = _mm256_fmadd_pd(_mm256_load_pd(row + 4 * s), weights, d[s]);
+}
+
+// S sums over the listed bytes of the window at byte b: sum s of a byte takes the four values
+// at rows + Stride * byte + 4 * s, and its four accumulators (acc + 16 * s, [4][4]) stay in
+// registers. Each accumulator adds its own bytes in increasing order, as the streamed sum does,
+// so the bits are the same; the four chains run side by side instead of one after another
+// through memory.
+template <std::size_t S, std::size_t Stride>
+[[gnu::target("avx2,fma")]] void listed_by_accumulator(const double* rows,
+                                                       const std::uint8_t* codes, const double* w,
+                                                       std::size_t b,
+                                                       const accumulator_lists& lists,
+                                                       double* acc) noexcept {
+  __m256d d[4][S];
+  for (std::size_t s = 0; s < S; ++s)
+    for (std::size_t k = 0; k < 4; ++k) d[k][s] = _mm256_load_pd(acc + 16 * s + 4 * k);
+  const std::size_t common = *std::min_element(std::begin(lists.count), std::end(lists.count));
+  for (std::size_t i = 0; i < common; ++i)
+#pragma GCC unroll 4
+    for (std::size_t k = 0; k < 4; ++k)
+      add_listed<S, Stride>(rows, codes, w, b + lists.at[k][i], d[k]);
+#pragma GCC unroll 4
+  for (std::size_t k = 0; k < 4; ++k)
+    for (std::size_t i = common; i < lists.count[k]; ++i)
+      add_listed<S, Stride>(rows, codes, w, b + lists.at[k][i], d[k]);
+  for (std::size_t s = 0; s < S; ++s)
+    for (std::size_t k = 0; k < 4; ++k) _mm256_store_pd(acc + 16 * s + 4 * k, d[k][s]);
+}
+
+// sparse_sum_avx2 of `values` (live L) and of the missing calls, with one pass over a window
+// to find both sums' live bytes. Where the allele's bytes are many, its sum streams them and
+// the missing calls' sum lists its own (nearly always few): neither adds the bytes the other
+// needs. Where they are few, one list of the bytes live to either serves both sums (`paired`
+// holds both sums' values of a byte). A byte live to one sum alone adds +0 to the other's
+// lanes, so each sum has the bits it has alone.
+template <const byte_values& values, live L, const byte_values_and_missing& paired>
 __attribute__((target("avx2,fma,popcnt"))) std::array<double, 2> split_sums_avx2(
     const std::uint8_t* codes, std::size_t n, const double* w) noexcept {
   alignas(32) double acc[2][4][4] = {};
-  alignas(64) std::uint16_t live[live_window + 32];
+  accumulator_lists lists;
+  std::uint32_t allele_masks[live_window / 32], missing_masks[live_window / 32];
   const std::size_t windowed = windowed_bytes(n);
   for (std::size_t b = 0; b < windowed;) {
     const std::size_t end = std::min(b + live_window, windowed), bytes = end - b;
+    const std::size_t chunks = bytes / 32;
     std::size_t allele = 0, missing = 0;
-    for (std::size_t c = b; c < end; c += 32) {
-      allele += static_cast<std::size_t>(std::popcount(live_bytes<L>(codes + c)));
-      missing += static_cast<std::size_t>(std::popcount(live_bytes<live::missing>(codes + c)));
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const __m256i grouped = by_accumulator(codes + b + 32 * c);
+      allele_masks[c] = live_by_accumulator<L>(grouped);
+      missing_masks[c] = live_by_accumulator<live::missing>(grouped);
+      allele += static_cast<std::size_t>(std::popcount(allele_masks[c]));
+      missing += static_cast<std::size_t>(std::popcount(missing_masks[c]));
     }
-    if (3 * allele > bytes) {
+    if (worth_streaming(allele, bytes)) {
       avx2_sum<values>::streamed(codes, w, b, end, acc[0][0]);
-      if (3 * missing > bytes)
+      if (worth_streaming(missing, bytes)) {
         avx2_sum<missing_table>::streamed(codes, w, b, end, acc[1][0]);
-      else
-        avx2_sum<missing_table>::listed(
-            codes, w, b, live, write_live_avx2<live::missing>(codes + b, bytes, live), acc[1][0]);
+      } else {
+        list_by_accumulator(missing_masks, chunks, lists);
+        listed_by_accumulator<1, 4>(missing_table.four[0], codes, w, b, lists, acc[1][0]);
+      }
     } else {
-      listed_pair_avx2<paired>(codes, w, b, live, write_live_avx2<either>(codes + b, bytes, live),
-                               acc[0][0]);
+      for (std::size_t c = 0; c < chunks; ++c) allele_masks[c] |= missing_masks[c];
+      list_by_accumulator(allele_masks, chunks, lists);
+      listed_by_accumulator<2, 8>(paired.eight[0], codes, w, b, lists, acc[0][0]);
     }
     b = end;
   }
   return {finish_sum_avx2<values>(codes, n, w, windowed, acc[0][0]),
           finish_sum_avx2<missing_table>(codes, n, w, windowed, acc[1][0])};
+}
+
+// The sum of value(code_i) * w[i] over the samples (a byte live L has a sample of value other
+// than 0), as four_by_four adds: each window streamed whole or summed over lists of its live
+// bytes, whichever costs less.
+template <const byte_values& values, live L>
+__attribute__((target("avx2,fma,popcnt"))) double sparse_sum_avx2(const std::uint8_t* codes,
+                                                                  std::size_t n,
+                                                                  const double* w) noexcept {
+  alignas(32) double acc[4][4] = {};
+  accumulator_lists lists;
+  std::uint32_t masks[live_window / 32];
+  const std::size_t windowed = windowed_bytes(n);
+  for (std::size_t b = 0; b < windowed;) {
+    const std::size_t end = std::min(b + live_window, windowed), bytes = end - b;
+    const std::size_t chunks = bytes / 32;
+    std::size_t count = 0;
+    for (std::size_t c = 0; c < chunks; ++c) {
+      masks[c] = live_by_accumulator<L>(by_accumulator(codes + b + 32 * c));
+      count += static_cast<std::size_t>(std::popcount(masks[c]));
+    }
+    if (worth_streaming(count, bytes)) {
+      avx2_sum<values>::streamed(codes, w, b, end, acc[0]);
+    } else {
+      list_by_accumulator(masks, chunks, lists);
+      listed_by_accumulator<1, 4>(values.four[0], codes, w, b, lists, acc[0]);
+    }
+    b = end;
+  }
+  return finish_sum_avx2<values>(codes, n, w, windowed, acc[0]);
 }
 
 // A sum of `values` and the missing calls' sum on AVX-512, each accumulator pair the two halves
@@ -761,9 +847,8 @@ template <const byte_values& values, live L>
 double sparse_sum(std::span<const std::uint8_t> codes, std::size_t n, const double* w) noexcept {
 #if COLFLOW_X86_DISPATCH
   if (detail::cpu_has_avx512_vbmi2())
-    return sparse_sum_avx2<values>(codes.data(), n, w, list_live_avx512<L>);
-  if (detail::cpu_has_avx2_fma())
-    return sparse_sum_avx2<values>(codes.data(), n, w, list_live_avx2<L>);
+    return listed_sum_avx512<values>(codes.data(), n, w, list_live_avx512<L>);
+  if (detail::cpu_has_avx2_fma()) return sparse_sum_avx2<values, L>(codes.data(), n, w);
 #endif
   return sum_portable(values, codes.data(), n, w);
 }
@@ -794,8 +879,7 @@ std::array<double, 2> sums_with_missing(std::span<const std::uint8_t> codes, std
 #if COLFLOW_X86_DISPATCH
   if (detail::cpu_has_avx512_vbmi2())
     return sparse_pair_sum_avx512<paired>(codes.data(), n, w, list_live_avx512<either>);
-  if (detail::cpu_has_avx2_fma())
-    return split_sums_avx2<values, L, paired, either>(codes.data(), n, w);
+  if (detail::cpu_has_avx2_fma()) return split_sums_avx2<values, L, paired>(codes.data(), n, w);
 #endif
   return {sparse_sum<values, L>(codes, n, w), missing_sum(codes, n, w)};
 }

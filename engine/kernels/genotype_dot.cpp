@@ -427,14 +427,6 @@ __attribute__((target("avx2"), always_inline)) inline __m256i dead_bytes(__m256i
                              zero);
 }
 
-// Bit j set when byte j of the 32 at `codes` is live.
-template <live L>
-__attribute__((target("avx2"), always_inline)) inline std::uint32_t live_bytes(
-    const std::uint8_t* codes) noexcept {
-  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
-  return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(dead_bytes<L>(v)));
-}
-
 // The 32 bytes at `codes` regrouped by the accumulator they add to (byte b to accumulator
 // b mod 4): bytes 8k to 8k + 7 of the result are bytes k, k + 4, ..., k + 28. A shuffle gathers
 // each 128-bit half's bytes by accumulator, a permute pairs the halves' groups. Tests of single
@@ -456,7 +448,7 @@ __attribute__((target("avx2"), always_inline)) inline std::uint32_t live_by_accu
   return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(dead_bytes<L>(grouped)));
 }
 
-// live_bytes for 64 bytes.
+// Bit j set when byte j of the 64 at `codes` is live (see dead_bytes).
 template <live L>
 __attribute__((target("avx512f,avx512bw"), always_inline)) inline std::uint64_t live_bytes_64(
     const std::uint8_t* codes) noexcept {

@@ -13,6 +13,10 @@
   import .pgen hard calls    the main simulation's .bed as a .pgen (`--make-pgen`); colflow
                              `--pfile`
 
+The .pgen imports have a third plink2 contender, `--export bgen-1.2` (16 bits, its default):
+plink2's own conversion of a .pgen into another file that keeps the dosages, as colflow's
+dosage store does (--make-bed keeps hard calls only).
+
 Dosages: `plink2 --dummy N M 0.01 dosage-freq=0.3 acgt --seed 1 --make-pgen`, N x M the main
 simulation's shape (plink2 2.00a3.5 makes a quarter of the dosages non-integer and a sixth
 missing, 37% of the hard calls missing). colflow writes a dosage store
@@ -47,6 +51,7 @@ from .data import Dataset, store_bytes
 from .measure import Comparison, log, timed
 
 COLFLOW, PGEN, BED = "colflow preprocess", "plink2 --make-pgen", "plink2 --make-bed"
+EXPORT_BGEN = "plink2 --export bgen-1.2"
 SIZES = "size on disk"
 STORE = "colflow dosage store, dosage-zstd-3"
 # Other codecs of the dosage store, for the record: label, preprocess options.
@@ -137,8 +142,10 @@ def run(ctx: Context) -> list:
 
     comparisons = []
 
-    def compare(data: Dataset, task: str, name: str, colflow: list[str], plink2: list[str]) -> None:
-        """colflow preprocess COLFLOW against plink2 PLINK2 --make-pgen and --make-bed."""
+    def compare(data: Dataset, task: str, name: str, colflow: list[str], plink2: list[str],
+                export_bgen: bool = False) -> None:
+        """colflow preprocess COLFLOW against plink2 PLINK2 --make-pgen and --make-bed, and
+        --export bgen-1.2 when `export_bgen`."""
         prefix = f"{out}/inputs-{name}"
         outputs = {COLFLOW: (prefix + ".cf", None), PGEN: (prefix, (".pgen", ".pvar", ".psam")),
                    BED: (prefix, (".bed", ".bim", ".fam"))}
@@ -146,11 +153,16 @@ def run(ctx: Context) -> list:
                               "--out", prefix + ".cf"],
                     PGEN: ["plink2", *plink2, "--threads", t, "--silent", "--make-pgen", "--out", prefix],
                     BED: ["plink2", *plink2, "--threads", t, "--silent", "--make-bed", "--out", prefix]}
+        if export_bgen:
+            outputs[EXPORT_BGEN] = (prefix + "-export", (".bgen", ".sample"))
+            commands[EXPORT_BGEN] = ["plink2", *plink2, "--threads", t, "--silent", "--export",
+                                     "bgen-1.2", "--out", prefix + "-export"]
         cmp = Comparison("inputs", data.name, task)
         for contender, cmd in commands.items():
             cmp.add(contender, lambda cmd=cmd: timed(cmd, ctx.ws.dir), threads=ctx.threads)
-        cmp.ratio(COLFLOW, PGEN)
-        cmp.ratio(COLFLOW, BED)
+        for other in commands:
+            if other != COLFLOW:
+                cmp.ratio(COLFLOW, other)
         comparisons.append((cmp, data, outputs))
 
     compare(dosages, "import BGEN 1.2 dosages", "bgen12",
@@ -169,9 +181,10 @@ def run(ctx: Context) -> list:
     else:
         log("inputs: this colflow's preprocess has no --vcf: VCF GT comparison left out")
     if colflow_has(ctx, "--pfile"):
-        compare(dosages, "import .pgen dosages", "pgen-ds", ["--pfile", dummy], ["--pfile", dummy])
+        compare(dosages, "import .pgen dosages", "pgen-ds", ["--pfile", dummy], ["--pfile", dummy],
+                export_bgen=True)
         compare(main, "import .pgen hard calls", "pgen-gt", ["--pfile", calls_pgen],
-                ["--pfile", calls_pgen])
+                ["--pfile", calls_pgen], export_bgen=True)
     else:
         log("inputs: this colflow's preprocess has no --pfile: .pgen comparisons left out")
     compare(main, "import BGEN hard calls", "bgen-gt",

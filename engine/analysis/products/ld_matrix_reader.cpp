@@ -144,12 +144,12 @@ struct ld_matrix::impl {
     if (st) {
       std::vector<float> dense(variants.size());
       st->read_column(j, dense, decode_as::stored);
-      std::vector<std::uint32_t> r;
-      std::vector<float> x;
       ld_column_view v;
-      view_of_dense(j, dense, r, x, v);
-      rows.assign(v.rows.begin(), v.rows.end());
-      vals.assign(v.values.begin(), v.values.end());
+      view_of_dense(j, dense, rows, vals, v);  // a sparse column's view is rows and vals
+      if (!sparse()) {
+        rows.clear();
+        vals.assign(v.values.begin(), v.values.end());
+      }
       return w.first;
     }
     if (!band.empty() || !band_end.empty()) {

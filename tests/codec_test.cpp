@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -116,7 +117,10 @@ TEST(CodecTest, IdsAndNamesAreStable) {
   EXPECT_TRUE(is_known_codec(3));
   EXPECT_TRUE(is_known_codec(4));
   EXPECT_EQ(codec_from_name("dosage-zstd"), codec_id::dosage_zstd);
-  EXPECT_FALSE(is_known_codec(5));
+  EXPECT_EQ(static_cast<int>(codec_id::fixed16_zstd), 5);
+  EXPECT_EQ(codec_from_name("fixed16-zstd"), codec_id::fixed16_zstd);
+  EXPECT_TRUE(is_known_codec(5));
+  EXPECT_FALSE(is_known_codec(6));
   EXPECT_THROW(traits_of(static_cast<codec_id>(9)), error);
 }
 
@@ -135,6 +139,81 @@ TEST(CodecTest, HigherLevelsCompressBetter) {
   compress_frame(codec_id::zstd, 19, payload, strong);
   EXPECT_LT(strong.size(), fast.size());
   EXPECT_LT(fast.size(), payload.size() / 3);
+}
+
+// float32 values q · 2⁻¹⁴: 16-bit q from a smooth walk, as an LD column's, and the extremes.
+std::vector<std::byte> fixed16_payload(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> v(n);
+  int q = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    q = std::clamp(q + static_cast<int>(rng() % 201) - 100, -32768, 32767);
+    v[i] = static_cast<float>(q) / 16384.0f;
+  }
+  for (const int extreme : {-32768, 32767, 16384, -16384, 0})
+    if (n > 0) v[rng() % n] = static_cast<float>(extreme) / 16384.0f;
+  const auto b = std::as_bytes(std::span(v));
+  return {b.begin(), b.end()};
+}
+
+TEST(Fixed16ZstdTest, RoundTripsMultiplesOfTwoToTheMinusFourteen) {
+  for (std::size_t n : {0u, 1u, 7u, 1000u, 100000u}) {
+    const auto payload = fixed16_payload(n, n);
+    std::vector<std::byte> frame;
+    compress_frame(codec_id::fixed16_zstd, 3, payload, frame);
+    // Two bytes a value at most before zstd: the frame is well under the float32 payload.
+    if (n >= 1000) {
+      EXPECT_LT(frame.size(), payload.size() / 2) << n;
+    }
+    std::vector<std::byte> out(payload.size(), std::byte{0xAB});
+    decompress_frame(codec_id::fixed16_zstd, frame, out);
+    EXPECT_EQ(out, payload) << "n=" << n;
+  }
+}
+
+TEST(Fixed16ZstdTest, RefusesValuesOffTheGridAndPayloadsThatAreNotFloat32) {
+  std::vector<std::byte> frame;
+  for (const float bad : {0.1f, 2.0f, -2.0001f, std::nanf(""), 1.0f / 32768.0f}) {
+    std::vector<float> v = {0.5f, bad, 0.25f};
+    try {
+      compress_frame(codec_id::fixed16_zstd, 3, std::as_bytes(std::span(v)), frame);
+      FAIL() << bad << " was accepted";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::invalid_argument);
+      EXPECT_NE(e.message().find("row 1"), std::string::npos) << e.message();
+    }
+  }
+  const std::vector<std::byte> odd(6);
+  EXPECT_THROW(compress_frame(codec_id::fixed16_zstd, 3, odd, frame), error);
+  std::int16_t q = 0;
+  EXPECT_TRUE(fixed16_of(-2.0f, q));
+  EXPECT_EQ(q, -32768);
+  EXPECT_FALSE(fixed16_of(2.0f, q));
+}
+
+TEST(Fixed16ZstdTest, RefusesDamagedFramesAndWrongSizes) {
+  const auto payload = fixed16_payload(3000, 7);
+  std::vector<std::byte> frame;
+  compress_frame(codec_id::fixed16_zstd, 3, payload, frame);
+  std::vector<std::byte> out(payload.size());
+  for (const std::size_t size : {payload.size() - 4, payload.size() + 4, payload.size() - 2}) {
+    std::vector<std::byte> wrong(size);
+    EXPECT_THROW(decompress_frame(codec_id::fixed16_zstd, frame, wrong), error) << size;
+  }
+  for (std::size_t cut = 0; cut < frame.size(); cut += 1 + frame.size() / 37) {
+    std::vector<std::byte> truncated(frame.begin(), frame.begin() + static_cast<long>(cut));
+    EXPECT_THROW(decompress_frame(codec_id::fixed16_zstd, truncated, out), error) << cut;
+  }
+  std::mt19937_64 rng(43);
+  for (int trial = 0; trial < 200; ++trial) {
+    auto bad = frame;
+    bad[rng() % bad.size()] ^= static_cast<std::byte>(1 + rng() % 255);
+    try {
+      decompress_frame(codec_id::fixed16_zstd, bad, out);
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::corrupt_frame);
+    }
+  }
 }
 
 TEST(ShuffleTest, RoundTripsAndGroupsBytes) {

@@ -134,7 +134,7 @@ TEST_F(StoreMalformedTest, RejectsWrongDecodedSize) {
 }
 
 TEST_F(StoreMalformedTest, RejectsUnknownCodecId) {
-  for (std::uint64_t id : {5, 64, 200, 255}) {
+  for (std::uint64_t id : {6, 64, 200, 255}) {
     const fs::path p = fresh("codec" + std::to_string(id));
     rewrite_index_entry(p, 1, codec_id_field, id, 1);
     EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
@@ -168,6 +168,13 @@ TEST_F(StoreMalformedTest, RejectsTheDosageCodecOnAGenotypeColumn) {
   rewrite_index_entry(p, 1, codec_id_field, static_cast<std::uint64_t>(codec_id::dosage_zstd), 1);
   EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
                          {"columns.idx", "entry 1:", "dosage-zstd codec", "dosage column"}));
+}
+
+TEST_F(StoreMalformedTest, RejectsTheFixed16CodecOnAColumnThatIsNotFloat32) {
+  const fs::path p = fresh("geno-fixed16-zstd");
+  rewrite_index_entry(p, 1, codec_id_field, static_cast<std::uint64_t>(codec_id::fixed16_zstd), 1);
+  EXPECT_TRUE(fails_with(opening(p), errc::corrupt_index,
+                         {"columns.idx", "entry 1:", "fixed16-zstd codec", "float32 column"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsObservedCountAboveRows) {
@@ -313,7 +320,7 @@ TEST_F(StoreMalformedTest, RejectsUnknownValueType) {
   rewrite_index_header(p, value_type_pos, 5, 1);
   rewrite_index_header(p, 10, 9, 2);
   EXPECT_TRUE(fails_with(opening(p), errc::unsupported_version,
-                         {"version 1.9", "Value_Type 5", "up to version 1.3", "columns.idx"}));
+                         {"version 1.9", "Value_Type 5", "up to version 1.4", "columns.idx"}));
 }
 
 TEST_F(StoreMalformedTest, RejectsZeroRows) {

@@ -23,12 +23,13 @@
 namespace colflow {
 namespace {
 
-constexpr std::array<codec_traits, 5> codec_table = {{
+constexpr std::array<codec_traits, 6> codec_table = {{
     {codec_id::none, "none", 0, 0, 0},
     {codec_id::zlib, "zlib", 1, 9, 6},
     {codec_id::lz4, "lz4", 1, 12, 1},
     {codec_id::zstd, "zstd", 1, 19, 3},
     {codec_id::dosage_zstd, "dosage-zstd", 1, 19, 3},
+    {codec_id::fixed16_zstd, "fixed16-zstd", 1, 19, 3},
 }};
 
 [[noreturn]] void corrupt(std::string_view codec, const std::string& what) {
@@ -353,6 +354,47 @@ void dosage_zstd_decompress(std::span<const std::byte> in, std::span<std::byte> 
   if (rows) std::memcpy(out.data(), values.data(), out.size());
 }
 
+// fixed16-zstd: float32 values q · 2⁻¹⁴ as their 16-bit q, the low bytes of all then the high
+// bytes (the high bytes of small correlations are nearly all 0x00 or 0xFF), in one zstd frame of
+// exactly 2 bytes a value.
+void fixed16_zstd_compress(int level, std::span<const std::byte> in, std::vector<std::byte>& out) {
+  if (in.size() % 4 != 0)
+    throw error(errc::invalid_argument, "fixed16-zstd: a payload of " + std::to_string(in.size()) +
+                                            " bytes is not float32 values");
+  const std::size_t n = in.size() / 4;
+  std::vector<std::byte> planes(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    float v;
+    std::memcpy(&v, in.data() + 4 * i, 4);
+    std::int16_t q;
+    if (!fixed16_of(v, q))
+      throw error(errc::invalid_argument, "fixed16-zstd: value " + std::to_string(v) + " at row " +
+                                              std::to_string(i) +
+                                              " is not a multiple of 2^-14 within 16 bits");
+    const auto u = static_cast<std::uint16_t>(q);
+    planes[i] = static_cast<std::byte>(u & 0xff);
+    planes[n + i] = static_cast<std::byte>(u >> 8);
+  }
+  zstd_compress(level, planes, out);
+}
+
+void fixed16_zstd_decompress(std::span<const std::byte> in, std::span<std::byte> out) {
+  if (out.size() % 4 != 0)
+    corrupt("fixed16-zstd",
+            "a payload of " + std::to_string(out.size()) + " bytes is not float32 values");
+  const std::size_t n = out.size() / 4;
+  thread_local std::vector<std::byte> planes;
+  planes.resize(2 * n);
+  // zstd_decompress refuses a frame that does not hold exactly 2n bytes.
+  zstd_decompress(in, planes);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto u = static_cast<std::uint16_t>(static_cast<unsigned>(planes[i]) |
+                                              static_cast<unsigned>(planes[n + i]) << 8);
+    const float v = static_cast<float>(static_cast<std::int16_t>(u)) * (1.0f / 16384.0f);
+    std::memcpy(out.data() + 4 * i, &v, 4);
+  }
+}
+
 }  // namespace
 
 zlib_impl zlib_implementation() { return zlib_impl_choice().load(std::memory_order_relaxed); }
@@ -393,6 +435,8 @@ void compress_frame(codec_id codec, int level, std::span<const std::byte> payloa
       return zstd_compress(level, payload, frame);
     case codec_id::dosage_zstd:
       return dosage_zstd_compress(level, payload, frame);
+    case codec_id::fixed16_zstd:
+      return fixed16_zstd_compress(level, payload, frame);
   }
 }
 
@@ -413,6 +457,8 @@ void decompress_frame(codec_id codec, std::span<const std::byte> frame,
       return zstd_decompress(frame, payload);
     case codec_id::dosage_zstd:
       return dosage_zstd_decompress(frame, payload);
+    case codec_id::fixed16_zstd:
+      return fixed16_zstd_decompress(frame, payload);
   }
   throw error(errc::corrupt_frame,
               "unknown codec id " + std::to_string(static_cast<unsigned>(codec)));

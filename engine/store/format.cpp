@@ -232,6 +232,10 @@ void validate_entries(std::span<const std::byte> entries, const file_header& h,
         (h.type != value_type::dosage || (e.flags & column_flag::shuffled)))
       bad_entry(j, "the dosage-zstd codec on a column that is not an unshuffled dosage column",
                 file);
+    if (e.codec == codec_id::fixed16_zstd &&
+        (h.type != value_type::float32 || (e.flags & column_flag::shuffled)))
+      bad_entry(j, "the fixed16-zstd codec on a column that is not an unshuffled float32 column",
+                file);
     if (e.decoded_size != expected_decoded)
       bad_entry(j,
                 "Decoded_Size " + std::to_string(e.decoded_size) + " does not match " +

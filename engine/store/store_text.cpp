@@ -184,12 +184,11 @@ std::string store_id_hex(const std::array<std::uint8_t, 16>& id) {
   return s;
 }
 
-std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_summary& sum,
-                            const list_checksums& checksums) {
+std::string format_manifest(const std::array<std::uint8_t, 16>& id, std::uint16_t minor,
+                            const store_summary& sum, const list_checksums& checksums) {
   nlohmann::ordered_json j;
   j["format"] = "colflow store";
-  j["format_version"] =
-      std::to_string(format_version_major) + "." + std::to_string(format_minor_for(sum.type));
+  j["format_version"] = std::to_string(format_version_major) + "." + std::to_string(minor);
   j["store_id"] = store_id_hex(id);
   j["rows"] = sum.rows;
   j["columns"] = sum.columns;

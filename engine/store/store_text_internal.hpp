@@ -59,9 +59,9 @@ void check_attached_name(const std::string& name, errc code = errc::invalid_argu
 std::string store_id_hex(const std::array<std::uint8_t, 16>& id);
 
 // The manifest's JSON: version, shape, value type, codecs, sizes, list checksums, source and
-// creator.
-std::string format_manifest(const std::array<std::uint8_t, 16>& id, const store_summary& summary,
-                            const list_checksums& checksums);
+// creator; `minor` is the headers' Version_Minor.
+std::string format_manifest(const std::array<std::uint8_t, 16>& id, std::uint16_t minor,
+                            const store_summary& summary, const list_checksums& checksums);
 // Parses and validates the keys a reader uses: store_id, source, checksums (errc::corrupt_header
 // naming the file when one is malformed; an absent checksum is left empty).
 manifest read_manifest(const std::filesystem::path& file);

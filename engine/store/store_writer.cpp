@@ -159,6 +159,14 @@ void store_writer::append(const encoded_column& column, const column_info& info)
     throw error(errc::invalid_argument, "a genotype column cannot be shuffled or standardized");
   if (w.header.type == value_type::dosage && (column.flags & column_flag::standardized))
     throw error(errc::invalid_argument, "a dosage column cannot be standardized");
+  if (column.codec == codec_id::fixed16_zstd &&
+      (w.header.type != value_type::float32 || (column.flags & column_flag::shuffled)))
+    throw error(errc::invalid_argument,
+                "fixed16-zstd frames are for unshuffled float32 columns only");
+  // A store that uses fixed16-zstd is written at 1.4, the version that added it: older readers
+  // then know at once that they may not read all of it (docs/FORMAT.md §12).
+  if (column.codec == codec_id::fixed16_zstd)
+    w.header.minor = std::max<std::uint16_t>(w.header.minor, 4);
   const std::string line = detail::format_column_line(info);  // validates the fields first
 
   column_entry e;
@@ -198,7 +206,7 @@ void store_writer::finish() {
     sums.attached.emplace_back(a.name, checksum64(std::as_bytes(std::span(a.text))));
   }
   write_text_file(w.temp / detail::manifest_file_name,
-                  detail::format_manifest(w.header.store_id, w.summary, sums));
+                  detail::format_manifest(w.header.store_id, w.header.minor, w.summary, sums));
 
   // The index last: until it has its final name, the directory does not open as a store.
   w.compute_index_checksum_and_write_header();

@@ -26,16 +26,29 @@ enum class codec_id : std::uint8_t {
   /// Dosage payloads only (16-bit values): the split layout of dosage_codec.hpp in one zstd
   /// frame, levels 1-19 (format 1.2)
   dosage_zstd = 4,
+  /// float32 payloads only whose values are multiples of 2⁻¹⁴ within 16 bits (an LD store of
+  /// 16-bit values): those multiples, low bytes then high bytes, in one zstd frame, levels 1-19
+  /// (format 1.4)
+  fixed16_zstd = 5,
 };
 
 /// What a codec accepts.
 struct codec_traits {
   codec_id id;
-  std::string_view name;  ///< "none", "zlib", "lz4", "zstd", "dosage-zstd"
+  std::string_view name;  ///< "none", "zlib", "lz4", "zstd", "dosage-zstd", "fixed16-zstd"
   int min_level;
   int max_level;
   int default_level;
 };
+
+/// fixed16-zstd's values: v = q · 2⁻¹⁴ for a 16-bit q. True, with q, when v is one (NaN is
+/// not). Multiplying by 2¹⁴ is exact, so the test is exact.
+inline bool fixed16_of(float v, std::int16_t& q) noexcept {
+  const float scaled = v * 16384.0f;
+  if (!(scaled >= -32768.0f && scaled <= 32767.0f)) return false;
+  q = static_cast<std::int16_t>(scaled);
+  return static_cast<float>(q) == scaled;
+}
 
 /// The traits of a known codec. Throws errc::invalid_argument for an unknown id.
 const codec_traits& traits_of(codec_id id);
@@ -46,7 +59,8 @@ std::span<const codec_traits> all_codecs() noexcept;
 /// True when `raw` is the id of a codec this build decodes.
 bool is_known_codec(std::uint8_t raw) noexcept;
 
-/// The codec called `name` ("none", "zlib", "lz4", "zstd", "dosage-zstd"), or nothing.
+/// The codec called `name` ("none", "zlib", "lz4", "zstd", "dosage-zstd", "fixed16-zstd"), or
+/// nothing.
 std::optional<codec_id> codec_from_name(std::string_view name) noexcept;
 
 /// Compresses `payload` into one standard frame of `codec` at `level`, replacing `frame`'s

@@ -30,7 +30,7 @@ namespace colflow {
 /// is written at the oldest version that can hold it (format_minor_for), so that older readers
 /// open every store they could read.
 inline constexpr std::uint16_t format_version_major = 1;
-inline constexpr std::uint16_t format_version_minor = 3;
+inline constexpr std::uint16_t format_version_minor = 4;
 
 /// What a column's decoded payload holds (docs/FORMAT.md, Value_Type).
 enum class value_type : std::uint8_t {

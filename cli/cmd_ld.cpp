@@ -151,6 +151,7 @@ command add_ld(CLI::App& app) {
     std::string codec = "zstd";
     int level = 0;
     bool shuffle = false;
+    unsigned value_bits = 32;
   };
   auto o = std::make_shared<options>();
   add_analysis_flags(app, o->common);
@@ -193,6 +194,12 @@ command add_ld(CLI::App& app) {
       ->needs(make_ldm);
   app.add_flag("--shuffle", o->shuffle,
                "--make-ldm: byte-shuffle the float32 values before the codec")
+      ->needs(make_ldm);
+  app.add_option("--ldm-bits", o->value_bits,
+                 "--make-ldm: 32 (default) keeps every r as float32; 16 rounds each to a\n"
+                 "multiple of 2^-14 (at most 3.1e-5 off): about half the bytes, and SBayesR\n"
+                 "streams half as much")
+      ->check(CLI::IsMember({16U, 32U}))
       ->needs(make_ldm);
   app.add_option("--ld-window", o->window,
                  "Table: pairs at most this many variants apart, minus one (default 10)")
@@ -260,6 +267,7 @@ command add_ld(CLI::App& app) {
       lo.encoding.codec = *codec_from_name(o->codec);
       lo.encoding.level = o->level != 0 ? o->level : traits_of(lo.encoding.codec).default_level;
       lo.encoding.shuffle = o->shuffle;
+      lo.value_bits = o->value_bits;
       return run_make_ldm(o->common, lo, o->out);
     }
     if (r->count() == 0 && r2->count() == 0)

@@ -84,12 +84,13 @@ std::vector<std::vector<float>> dense(const ld_matrix& m) {
 }
 
 ldm_summary make(ldm_kind kind, const std::filesystem::path& out, bool gctb_files = false,
-                 std::int64_t window = 10) {
+                 std::int64_t window = 10, unsigned value_bits = 32) {
   uk10k_slice& d = slice();
   ldm_options o;
   o.kind = kind;
   o.window = window;
   o.gctb = gctb_files;
+  o.value_bits = value_bits;
   return make_ld_matrix(d.s, d.sel, o, out);
 }
 
@@ -116,6 +117,44 @@ TEST(LdMatrixTest, FullStoreHoldsTheCorrelationsRoundedToFloat32) {
   }
   // The store is smaller than the values as float32 (GCTB's .bin).
   EXPECT_LT(sum.store_bytes, variants * variants * 4);
+}
+
+TEST(LdMatrixTest, SixteenBitStoreHoldsEachRRoundedToAMultipleOfTwoToTheMinusFourteen) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  const ldm_summary exact = make(ldm_kind::full, dir / "full");
+  const ldm_summary rounded = make(ldm_kind::full, dir / "full16", false, 10, 16);
+  const auto full = dense(ld_matrix::open(dir / "full"));
+  const auto full16 = dense(ld_matrix::open(dir / "full16"));
+  double worst = 0;
+  for (std::size_t a = 0; a < variants; ++a)
+    for (std::size_t b = 0; b < variants; ++b) {
+      // r rounded to the nearest multiple of 2^-14: on that grid, and at most half a step from
+      // r as float32 (which may itself sit on the other side of a half step, by its rounding).
+      std::int16_t q = 0;
+      ASSERT_TRUE(fixed16_of(full16[a][b], q)) << a << ", " << b;
+      const double off = std::abs(static_cast<double>(full16[a][b]) - full[a][b]);
+      ASSERT_LE(off, 0.5 / 16384.0 + 1e-7) << a << ", " << b;
+      worst = std::max(worst, off);
+    }
+  EXPECT_GT(worst, 0.25 / 16384.0);  // the test sees values rounded
+  // 16 bits a value before the codec: at most half the float32 store, and a 1.4 store (the
+  // version of fixed16-zstd) where the float32 one stays 1.3.
+  EXPECT_LT(rounded.store_bytes, exact.store_bytes / 2 + exact.store_bytes / 10);
+  EXPECT_EQ(store::open(dir / "full16").version_minor(), 4);
+  EXPECT_EQ(store::open(dir / "full").version_minor(), 3);
+  EXPECT_EQ(store::open(dir / "full16").summary().columns_per_codec[5], variants);
+  // Only zstd, unshuffled, holds the 16-bit values; 16 and 32 are the widths.
+  ldm_options o;
+  o.value_bits = 16;
+  o.encoding.shuffle = true;
+  EXPECT_THROW(check_ldm_options(o), error);
+  o.encoding = {codec_id::lz4, 1, false};
+  EXPECT_THROW(check_ldm_options(o), error);
+  o.encoding = {codec_id::zstd, 9, false};
+  EXPECT_NO_THROW(check_ldm_options(o));
+  o.value_bits = 8;
+  EXPECT_THROW(check_ldm_options(o), error);
 }
 
 TEST(LdMatrixTest, BandAndSparseHoldTheirPairsOfTheFullMatrix) {

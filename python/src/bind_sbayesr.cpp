@@ -125,7 +125,8 @@ nb::dict sbayesr_chain(const std::string& gwas_path, const std::string& ldm, std
 nb::dict ld_store(const py_store& ps, index_array rows, index_array cols, const std::string& out,
                   const std::string& kind, std::int64_t window, double window_kb, double window_cm,
                   double chisq, double min_r2, const std::string& codec, int level, bool shuffle,
-                  bool gctb, bool overwrite, int threads, nb::object progress) {
+                  unsigned value_bits, bool gctb, bool overwrite, int threads,
+                  nb::object progress) {
   ldm_options o;
   if (kind == "full")
     o.kind = ldm_kind::full;
@@ -145,6 +146,7 @@ nb::dict ld_store(const py_store& ps, index_array rows, index_array cols, const 
   o.encoding.codec = *id;
   o.encoding.level = level != 0 ? level : traits_of(*id).default_level;
   o.encoding.shuffle = shuffle;
+  o.value_bits = value_bits;
   o.gctb = gctb;
   o.overwrite = overwrite;
   check_ldm_options(o);
@@ -173,7 +175,7 @@ void bind_sbayesr(nb::module_& m) {
         "resume"_a, "threads"_a, "progress"_a.none());
   m.def("ld_store", &ld_store, "store"_a, "rows"_a, "cols"_a, "out"_a, "kind"_a, "window"_a,
         "window_kb"_a, "window_cm"_a, "chisq"_a, "min_r2"_a, "codec"_a, "level"_a, "shuffle"_a,
-        "gctb"_a, "overwrite"_a, "threads"_a, "progress"_a.none());
+        "value_bits"_a, "gctb"_a, "overwrite"_a, "threads"_a, "progress"_a.none());
 }
 
 }  // namespace colflow::python

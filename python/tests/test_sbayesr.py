@@ -133,3 +133,33 @@ def test_ld_store_refuses_bad_options(gwas_inputs, tmp_path):
                               columns=i["columns"])
     assert sparse.variants == VARIANTS and sparse.values < VARIANTS * VARIANTS
     assert not Path(tmp_path / "x").exists()
+    with pytest.raises(colflow.InvalidArgumentError, match="--ldm-bits"):
+        colflow.ld_store(i["store"], tmp_path / "x", value_bits=8, columns=i["columns"])
+    with pytest.raises(colflow.InvalidArgumentError, match="--shuffle: --ldm-bits 16"):
+        colflow.ld_store(i["store"], tmp_path / "x", value_bits=16, shuffle=True,
+                         columns=i["columns"])
+    assert not Path(tmp_path / "x").exists()
+
+
+def test_sixteen_bit_ld_store_is_the_commands_and_its_values_are_on_the_grid(
+        gwas_inputs, colflow_binary):
+    i = gwas_inputs
+    d = i["dir"]
+    exact = colflow.ld_store(i["store"], d / "exact.ld", columns=i["columns"])
+    half = colflow.ld_store(i["store"], d / "half.ld", value_bits=16, columns=i["columns"])
+    assert half.store_bytes < exact.store_bytes * 0.6
+    extract = d / "used16.snplist"
+    with colflow.open(i["store"]) as s:
+        extract.write_text("\n".join(s.columns.id.iloc[i["columns"]]) + "\n")
+    run_command(colflow_binary, "ld", i["store"], "--extract", extract, "--make-ldm", "full",
+                "--ldm-bits", 16, "--quiet", "--out", d / "half-cli.ld")
+    # The same values as the command's, each r of the float32 store within half a step of
+    # 2^-14 (its own float32 rounding aside), and on the grid.
+    with colflow.open(d / "half.ld") as h, colflow.open(d / "half-cli.ld") as c, \
+            colflow.open(d / "exact.ld") as e:
+        assert h.info()["format_version"] == "1.4" and e.info()["format_version"] == "1.3"
+        assert h.info()["codecs"] == {"fixed16-zstd": VARIANTS}
+        hv, cv, ev = h.read(), c.read(), e.read()
+    np.testing.assert_array_equal(hv, cv)
+    assert np.abs(hv - ev).max() <= 0.5 / 16384 + 1e-7
+    np.testing.assert_array_equal(hv * 16384, np.rint(hv * 16384))

@@ -123,6 +123,11 @@ struct column_builder {
   }
 };
 
+// Each r to the nearest multiple of 2⁻¹⁴ (ties to even), |r| ≤ 1 staying within 16 bits.
+void round_to_16_bits(std::vector<double>& col) {
+  for (double& r : col) r = std::nearbyint(r * 16384.0) / 16384.0;
+}
+
 // The attached description of the store (docs/FORMAT.md §13.1).
 std::string ld_description(const ldm_options& o, std::uint64_t samples) {
   nlohmann::ordered_json j;
@@ -131,6 +136,7 @@ std::string ld_description(const ldm_options& o, std::uint64_t samples) {
   j["kind"] = ldm_kind_name(o.kind);
   j["statistic"] = "r";
   j["samples"] = samples;
+  if (o.value_bits == 16) j["value_step"] = "2^-14";
   if (o.kind == ldm_kind::band) {
     j["window"] = o.window;
     if (o.window_cm > 0)
@@ -171,6 +177,14 @@ void check_ldm_options(const ldm_options& o) {
   if (!(o.chisq >= 0) || !std::isfinite(o.chisq))
     throw error(errc::invalid_argument,
                 "--chisq: must be a chi-square threshold >= 0, not " + std::to_string(o.chisq));
+  if (o.value_bits != 16 && o.value_bits != 32)
+    throw error(errc::invalid_argument,
+                "--ldm-bits: must be 16 or 32, not " + std::to_string(o.value_bits));
+  if (o.value_bits == 16 && (o.encoding.codec != codec_id::zstd || o.encoding.shuffle))
+    throw error(errc::invalid_argument,
+                std::string(o.encoding.shuffle ? "--shuffle" : "--codec") +
+                    ": --ldm-bits 16 stores its values with zstd (fixed16-zstd, docs/FORMAT.md "
+                    "§5), unshuffled; give --level alone");
   if (!(o.min_r2 >= 0 && o.min_r2 <= 1))
     throw error(errc::invalid_argument,
                 "--ld-min-r2: must be in [0, 1], not " + std::to_string(o.min_r2));
@@ -207,6 +221,9 @@ ldm_summary make_ld_matrix(const store& s, const selection& sel, const ldm_optio
   // Encoded in parallel by chunks, appended in order: the bytes do not depend on the threads.
   constexpr std::size_t chunk = 64;
   std::vector<encoded_column> encoded(std::min(chunk, m));
+  column_encoding encoding = options.encoding;
+  // 16 bits: the values' 16-bit multiples through zstd at the level asked for.
+  if (options.value_bits == 16) encoding = {codec_id::fixed16_zstd, encoding.level, false};
   // The windows go into ld.tsv, which the writer needs before finish(): build them first.
   for (std::size_t j = 0; j < m; ++j) {
     std::vector<double> col;
@@ -224,8 +241,9 @@ ldm_summary make_ld_matrix(const store& s, const selection& sel, const ldm_optio
           std::vector<double> col;
           for (std::size_t j = r.begin(); j < r.end(); ++j) {
             builder.build(j, col);
-            encoded[j - from] = encode_float_column(col, value_type::float32, dense_stats(col), 0,
-                                                    options.encoding);
+            if (options.value_bits == 16) round_to_16_bits(col);
+            encoded[j - from] =
+                encode_float_column(col, value_type::float32, dense_stats(col), 0, encoding);
           }
         },
         tbb::simple_partitioner());

@@ -54,6 +54,12 @@ struct ldm_options {
   double chisq = 10;
   /// ... or, when > 0, those with r² ≥ min_r2 instead.
   double min_r2 = 0;
+  /// 32: every r as float32 (lossless against the pairs' float32 rounding). 16: every r
+  /// rounded to the nearest multiple of 2⁻¹⁴ (at most 3.1e-5 off; the diagonal stays 1) and
+  /// stored as that 16-bit multiple (the codec fixed16-zstd at encoding's level: zstd alone,
+  /// unshuffled), in about half the bytes; readers still see float32 values, and SBayesR keeps
+  /// them in 16 bits (docs/FORMAT.md §13).
+  unsigned value_bits = 32;
   /// The frames of the LD store: float32 columns, zstd 3 without the byte shuffle by default
   /// (on uk10k the shuffle makes full columns 30% larger: docs/FORMAT.md §13.4).
   column_encoding encoding{codec_id::zstd, 3, false};
@@ -63,7 +69,8 @@ struct ldm_options {
 };
 
 /// Throws colflow::error invalid_argument naming the option (`--ld-window`, `--ld-window-kb`,
-/// `--ld-window-cm`, `--chisq`, `--ld-min-r2`) when it is out of range or does not apply.
+/// `--ld-window-cm`, `--chisq`, `--ld-min-r2`, `--ldm-bits`) when it is out of range or does not
+/// apply.
 void check_ldm_options(const ldm_options& options);
 
 /// A variant of an LD matrix: its `.bim` fields, its A1 frequency and its samples with a

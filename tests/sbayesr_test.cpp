@@ -13,6 +13,8 @@
 
 #include "analysis/models/random_draws_internal.hpp"
 #include "colflow/analysis/ld_columns_in_memory.hpp"
+#include "colflow/analysis/ld_matrix.hpp"
+#include "colflow/analysis/ld_matrix_columns.hpp"
 #include "colflow/error.hpp"
 #include "colflow/store/store_writer.hpp"
 #include "test_support.hpp"
@@ -56,8 +58,8 @@ struct small_problem {
   store s;
   gwas_summary gwas;
 
-  small_problem() : codes(write_store(dir / "g.cf", 2000, 200)), s(store::open(dir / "g.cf")) {
-    const std::size_t n = 2000, m = 200;
+  explicit small_problem(std::size_t n = 2000, std::size_t m = 200)
+      : codes(write_store(dir / "g.cf", n, m)), s(store::open(dir / "g.cf")) {
     std::mt19937_64 rng(17);
     std::normal_distribution<double> normal;
     std::vector<std::vector<double>> x(m, std::vector<double>(n));
@@ -289,6 +291,32 @@ TEST(SBayesRTest, ColumnsAreReadOnlyForChangedEffectsAndKeepingThemChangesNothin
   EXPECT_LT(reads[1], o.iterations * m / 2);
   EXPECT_LT(reads[0], reads[2]);
   EXPECT_LE(reads[2], reads[1]);
+}
+
+TEST(SBayesRTest, WholeWindowsOnTheTeamAndSixteenBitColumnsChangeNothing) {
+  // 600 variants, each column all of them: the sweep's blocks hand the residual's update to the
+  // team while the next block is drawn, as on a real LD matrix. From an LD store of 16-bit
+  // values, kept in 16 bits (updated four columns at a time) or read anew as float32 at every
+  // change, on two threads or one: the same chain.
+  small_problem p(1000, 600);
+  ldm_options full;
+  full.value_bits = 16;
+  make_ld_matrix(p.s, selection::all(p.s), full, p.dir / "ld16");
+  const auto open = [&] { return ld_matrix_columns(ld_matrix::open(p.dir / "ld16"), "ld16"); };
+  ld_matrix_columns ld = open();
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  sbayesr_options o;
+  o.iterations = 12;
+  o.burnin = 4;
+  const sbayesr_result kept = sbayesr(ld, aligned, o);
+  EXPECT_GT(kept.trace.front().nonzero, 10u);  // the test sees changes to update with
+  o.ld_cache_bytes = 0;
+  ld_matrix_columns unkept = open();
+  expect_same_chain(kept, sbayesr(unkept, aligned, o));
+  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+  o.ld_cache_bytes = sbayesr_options{}.ld_cache_bytes;
+  ld_matrix_columns serial = open();
+  expect_same_chain(kept, sbayesr(serial, aligned, o));
 }
 
 TEST(SBayesRTest, InMemoryColumnsAreTheSymmetricBandOfLd) {

@@ -218,9 +218,9 @@ TEST(VectorPathTest, RareVariantSolversGiveTheSameBytesOnEveryPath) {
     expect_same_bytes_on_every_path(paths, d, "r", c);
 }
 
-// SBayesR's residual updates from LD columns (kernels/ld_update.cpp), from an LD store (columns
-// read on demand and kept) and from LD held in memory: summary statistics of made-up effects on
-// the simulation's variants.
+// SBayesR's residual updates from LD columns (kernels/ld_update.cpp), from LD stores of float32
+// and of 16-bit values (columns read on demand and kept) and from LD held in memory: summary
+// statistics of made-up effects on the simulation's variants.
 TEST(VectorPathTest, SBayesRGivesTheSameBytesOnEveryPath) {
   const test::temp_dir dir;
   const std::string d = dir.path().string();
@@ -249,8 +249,14 @@ TEST(VectorPathTest, SBayesRGivesTheSameBytesOnEveryPath) {
                     out),
       0)
       << out;
+  // And every pair in 16 bits (kept in 16 bits, updated four columns at a time).
+  ASSERT_EQ(
+      test::run_cli(
+          "ld " + d + "/g.cf --quiet --make-ldm full --ldm-bits 16 --out " + d + "/full16", out),
+      0)
+      << out;
   const std::vector<std::string> paths = available_paths();
-  for (const std::string& ldm : {d + "/band", d + "/g.cf --ld-window 20"}) {
+  for (const std::string& ldm : {d + "/band", d + "/full16", d + "/g.cf --ld-window 20"}) {
     std::vector<std::vector<char>> outputs;
     for (const std::string& path : paths) {
       const std::string prefix = d + "/s-" + path;

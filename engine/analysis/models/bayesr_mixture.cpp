@@ -11,36 +11,58 @@ namespace colflow::detail {
 bayesr_mixture::bayesr_mixture(std::span<const double> gammas, std::uint64_t seed)
     : gammas_(gammas.begin(), gammas.end()),
       seed_(seed),
-      log_const_(classes()),
-      quad_(classes()),
-      shrink_(classes()),
-      spread_(classes()),
+      log_pi_(classes()),
+      constants_(constants_size()),
       weight_(classes()) {}
 
 void bayesr_mixture::prepare(std::uint64_t t, double a, double sigma2_g, double sigma2_e,
                              std::span<const double> pi) {
+  start(t, pi);
+  column_constants(a, sigma2_g, sigma2_e, constants_);
+}
+
+void bayesr_mixture::start(std::uint64_t t, std::span<const double> pi) {
   t_ = t;
-  // Class k > 0: β ~ N(0, v_k), v_k = γ_k σ²_G. With a = zᵀz and r = zᵀ(e + zβ_old), the log
-  // marginal likelihood against the zero class is −½ log(v_k C_k / σ²_E) + r² / (2 σ²_E C_k),
-  // C_k = a + σ²_E / v_k; and β | k ~ N(r / C_k, σ²_E / C_k).
-  log_const_[0] = std::log(pi[0]);
-  quad_[0] = 0;
-  for (std::size_t k = 1; k < classes(); ++k) {
-    const double v = gammas_[k - 1] * sigma2_g;
-    const double c = a + sigma2_e / v;
-    log_const_[k] = std::log(pi[k]) - 0.5 * std::log(v * c / sigma2_e);
-    quad_[k] = 0.5 / (sigma2_e * c);
-    shrink_[k] = 1.0 / c;
-    spread_[k] = std::sqrt(sigma2_e / c);
+  // log π_k, again only when π changed: a sampler prepares every column with the same π.
+  if (!std::equal(pi.begin(), pi.end(), pi_.begin(), pi_.end())) {
+    pi_.assign(pi.begin(), pi.end());
+    for (std::size_t k = 0; k < classes(); ++k) log_pi_[k] = std::log(pi[k]);
   }
 }
 
-bayesr_mixture::effect bayesr_mixture::draw(std::size_t p, double r) {
+void bayesr_mixture::column_constants(double a, double sigma2_g, double sigma2_e,
+                                      std::span<double> out) const {
+  // Class k > 0: β ~ N(0, v_k), v_k = γ_k σ²_G. With a = zᵀz and r = zᵀ(e + zβ_old), the log
+  // marginal likelihood against the zero class is −½ log(v_k C_k / σ²_E) + r² / (2 σ²_E C_k),
+  // C_k = a + σ²_E / v_k; and β | k ~ N(r / C_k, σ²_E / C_k).
+  const std::size_t n = classes();
+  double* log_const = out.data();
+  double* quad = log_const + n;
+  double* shrink = quad + n;
+  double* spread = shrink + n;
+  log_const[0] = log_pi_[0];
+  quad[0] = shrink[0] = spread[0] = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    const double v = gammas_[k - 1] * sigma2_g;
+    const double c = a + sigma2_e / v;
+    log_const[k] = log_pi_[k] - 0.5 * std::log(v * c / sigma2_e);
+    quad[k] = 0.5 / (sigma2_e * c);
+    shrink[k] = 1.0 / c;
+    spread[k] = std::sqrt(sigma2_e / c);
+  }
+}
+
+bayesr_mixture::effect bayesr_mixture::draw(std::size_t p, double r,
+                                            std::span<const double> constants) {
   const std::size_t classes = this->classes();
+  const double* log_const = constants.data();
+  const double* quad = log_const + classes;
+  const double* shrink = quad + classes;
+  const double* spread = shrink + classes;
   const double r2 = r * r;
   double top = -std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < classes; ++k) {
-    weight_[k] = log_const_[k] + quad_[k] * r2;
+    weight_[k] = log_const[k] + quad[k] * r2;
     top = std::max(top, weight_[k]);
   }
   double total = 0;
@@ -49,7 +71,7 @@ bayesr_mixture::effect bayesr_mixture::draw(std::size_t p, double r) {
   double u = d.uniform() * total;
   std::size_t k = 0;
   while (k + 1 < classes && u >= weight_[k]) u -= weight_[k++];
-  const double beta = k == 0 ? 0.0 : r * shrink_[k] + spread_[k] * d.normal();
+  const double beta = k == 0 ? 0.0 : r * shrink[k] + spread[k] * d.normal();
   return {static_cast<std::uint8_t>(k), beta};
 }
 

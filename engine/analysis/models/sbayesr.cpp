@@ -4,17 +4,23 @@
 #include "colflow/analysis/sbayesr.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 
 #include "analysis/models/bayesr_mixture_internal.hpp"
 #include "analysis/models/chain_checkpoint_internal.hpp"
+#include "analysis/models/ld_column_cache_internal.hpp"
 #include "analysis/models/random_draws_internal.hpp"
+#include "analysis/models/residual_vector_internal.hpp"
 #include "analysis/models/sbayesr_checkpoint_internal.hpp"
 #include "colflow/codec/codec.hpp"
 #include "colflow/error.hpp"
+#include "kernels/allowed_threads_internal.hpp"
+#include "kernels/block_team_internal.hpp"
 #include "kernels/ld_update_internal.hpp"
 
 namespace colflow {
@@ -50,6 +56,14 @@ namespace {
 constexpr double prior_df = 4;                    // GCTB's df of σ²_β and σ²_e
 constexpr std::uint64_t scale_iterations = 2000;  // GCTB's: σ²_β's prior scale learnt so long
 constexpr std::size_t none = static_cast<std::size_t>(-1);
+// Variants drawn between two updates of the whole residual (chain::sweep).
+constexpr std::size_t sweep_block = 128;
+// Positions per piece of a residual update: their residual and √D (4 KiB) stay in a core's
+// first-level cache while the block's changes stream past.
+constexpr std::size_t update_stretch = 256;
+// A block's updates outside it (the values of its changes' windows) worth handing to the team:
+// a few microseconds of work, against well under one to start the team's spinning helpers.
+constexpr std::size_t team_work = 2048;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -67,7 +81,8 @@ class chain {
         o_(o),
         analysis_(analysis),
         m_(gwas.variant.size()),
-        mixture_(std::span(o.gamma).subspan(1), o.seed) {
+        mixture_(std::span(o.gamma).subspan(1), o.seed),
+        cache_(ld, m_, o.ld_cache_bytes) {
     normal_equations();
     ld_sampling_variance();
     start();
@@ -213,7 +228,7 @@ class chain {
     st.scale_e = scale_e_;
     st.pi = pi_;
     st.beta = beta_;
-    st.residual = r_;
+    st.residual.assign(u_.begin(), u_.end());
     st.component = component_;
     st.posterior_samples = result_.posterior_samples;
     st.included = included_;
@@ -242,7 +257,7 @@ class chain {
     scale_e_ = st.scale_e;
     pi_ = std::move(st.pi);
     beta_ = std::move(st.beta);
-    r_ = std::move(st.residual);
+    u_.assign(st.residual.begin(), st.residual.end());
     component_ = std::move(st.component);
     result_.posterior_samples = st.posterior_samples;
     included_ = std::move(st.included);
@@ -262,75 +277,206 @@ class chain {
     scale_e_ = 0.5 * sigma2_e_;
     beta_.assign(m_, 0.0);
     component_.assign(m_, 0);
-    r_ = xty_;
+    u_.resize(m_);
+    for (std::size_t p = 0; p < m_; ++p) u_[p] = xty_[p] / root_d_[p];
     included_.assign(m_, 0.0);
     beta_sum_.assign(m_, 0.0);
     beta_square_sum_.assign(m_, 0.0);
-    kept_.assign(m_, {});
+    constants_.resize(m_ * mixture_.constants_size());
+    for (outside_update& u : updates_) {
+      u.self = this;
+      u.changes.reserve(sweep_block);
+      u.copies.resize(sweep_block);
+    }
+    const std::size_t stretches = (m_ + update_stretch - 1) / update_stretch;
+    const std::size_t threads = std::min(detail::allowed_threads(), stretches);
+    if (threads > 1)
+      team_ = std::make_unique<detail::block_team>(m_, update_stretch, 0, stretches, threads);
     every_.resize(m_);
     std::iota(every_.begin(), every_.end(), std::size_t{0});
     fingerprint_ = fingerprint();
   }
 
+  // A changed effect's update of the residual, r_i −= r_ij √D_i · scaled over its column's
+  // window (scaled = √D_j Δβ_j), held until its block's end: the column stays where the cache
+  // has it until then (let_go waits for the block's end), or in its own copy.
+  struct change {
+    detail::held_column column;
+    std::size_t begin, end;  // the positions of the window's variants in the statistics
+    bool contiguous;         // every variant of the window has one: value q − begin
+    double scaled;           // for 16-bit values, times their scale (exact: a power of two)
+  };
+
+  // A block's changes, in order, on the positions outside [block_begin, skip_end) (the block
+  // and the next, which the drawing thread updates itself), stretch by stretch of
+  // update_stretch positions, on the team or the calling thread.
+  struct outside_update {
+    chain* self = nullptr;
+    std::vector<change> changes;
+    std::vector<std::vector<float>> copies;  // per change: its column when not kept
+    std::size_t block_begin = 0, block_end = 0, skip_end = 0;
+
+    void operator()(std::size_t, std::size_t lo, std::size_t n) const {
+      const std::size_t hi = lo + n;
+      self->subtract_all(changes, lo, std::min(hi, block_begin));
+      self->subtract_all(changes, std::max(lo, skip_end), hi);
+    }
+  };
+
   // Every variant in index order: its class and effect, then, when the effect changed, the
   // residual from its LD column. Only then is the column read: most draws leave a zero effect
   // zero, so an iteration reads the columns of the non-zero effects (old or new), not all m.
+  //
+  // The variants are drawn in blocks of sweep_block. A change updates the residual of its own
+  // block at once (the block's later draws read it); at the block's end, the block's changes
+  // update the next block, then the rest of the residual on the team, while this thread draws
+  // the next block (whose positions the team leaves alone). Every element still takes its
+  // updates one by one in the order of the changes, each rounded as alone, so the bits are
+  // those of updating the whole window at each change, whatever the threads.
   void sweep(std::uint64_t t) {
-    for (std::size_t p = 0; p < m_; ++p) {
-      const double old = beta_[p];
-      // The residual variance of the variant's rhs: σ²_e and its LD's sampling error.
-      const double variance = ld_sampling_[p] * sigma2_g_ + sigma2_e_;
-      mixture_.prepare(t, d_[p], sigma2_beta_, variance, pi_);
-      const auto [k, beta] = mixture_.draw(p, r_[p] + d_[p] * old);
-      component_[p] = k;
-      beta_[p] = beta;
-      const double delta = beta - old;
-      if (delta != 0.0) update_residual(column_of(p), root_d_[p] * delta);
-      if (beta == 0.0) let_go(p);
-    }
-  }
-
-  // Variant p's LD column: kept from an earlier read, else read from the source and kept while
-  // there is room (o.ld_cache_bytes). A source that holds its columns in memory already is read
-  // every time.
-  ld_column column_of(std::size_t p) {
-    kept_column& kept = kept_[p];
-    if (!kept.values.empty()) return {gwas_.variant[p], kept.first, kept.values};
-    const ld_column c = ld_.column(gwas_.variant[p]);
-    const std::size_t bytes = c.values.size() * sizeof(float);
-    if (!ld_.resident() && kept_bytes_ + bytes <= o_.ld_cache_bytes) {
-      kept.first = c.first;
-      kept.values.assign(c.values.begin(), c.values.end());
-      kept_bytes_ += bytes;
-    }
-    return c;
-  }
-
-  // Once the kept columns fill half the room, those of zero effects go as the sweep passes them,
-  // leaving the room to the non-zero effects, whose columns every iteration reads again. Below
-  // that, a column stays: an effect that turned zero often turns non-zero again soon.
-  void let_go(std::size_t p) {
-    kept_column& kept = kept_[p];
-    if (kept.values.empty() || kept_bytes_ <= o_.ld_cache_bytes / 2) return;
-    kept_bytes_ -= kept.values.size() * sizeof(float);
-    kept.values = std::vector<float>();  // frees it (= {} would keep the capacity)
-  }
-
-  // r_i −= r_ij √D_i · scaled over the column's window (scaled = √D_j Δβ_j).
-  void update_residual(const ld_column& c, double scaled) {
-    const std::size_t size = c.values.size();
-    const std::size_t q0 = position_[c.first], q1 = position_[c.first + size - 1];
-    if (q0 != none && q1 != none && q1 - q0 == size - 1) {
-      // Every variant of the window is in the summary statistics (the usual case): positions
-      // run on with the window's, and the loop has no lookup. The same products either way.
-      detail::subtract_scaled_column(c.values.data(), root_d_.data() + q0, scaled, size,
-                                     r_.data() + q0);
-    } else {
-      for (std::size_t i = 0; i < size; ++i) {
-        const std::size_t q = position_[c.first + i];
-        if (q != none) r_[q] -= static_cast<double>(c.values[i]) * root_d_[q] * scaled;
+    prepare_draws(t);
+    const std::size_t size = mixture_.constants_size();
+    outside_update* running = nullptr;  // the update the team is on
+    for (std::size_t b0 = 0, slot = 0; b0 < m_; b0 += sweep_block, slot ^= 1) {
+      const std::size_t b1 = std::min(m_, b0 + sweep_block), b2 = std::min(m_, b1 + sweep_block);
+      outside_update& u = updates_[slot];
+      u.changes.clear();
+      for (std::size_t p = b0; p < b1; ++p) {
+        const double old = beta_[p];
+        const auto [k, beta] = mixture_.draw(p, root_d_[p] * u_[p] + d_[p] * old,
+                                             std::span(constants_).subspan(p * size, size));
+        component_[p] = k;
+        beta_[p] = beta;
+        const double delta = beta - old;
+        if (delta == 0.0) continue;
+        u.changes.push_back(change_of(p, root_d_[p] * delta, u.copies[u.changes.size()]));
+        subtract(u.changes.back(), b0, b1);
+      }
+      // The previous block's update covers the next block's positions: it ends first.
+      if (running) finish(*running);
+      running = nullptr;
+      subtract_all(u.changes, b1, b2);
+      u.block_begin = b0;
+      u.block_end = b1;
+      u.skip_end = b2;
+      std::size_t work = 0;
+      for (const change& c : u.changes) work += c.end - c.begin;
+      if (team_ && work >= team_work) {
+        team_->start_each(u);
+        running = &u;
+      } else {
+        for (std::size_t lo = 0; lo < m_; lo += update_stretch)
+          u(0, lo, std::min(update_stretch, m_ - lo));
+        let_go(u);
       }
     }
+    if (running) finish(*running);
+  }
+
+  // Every variant's constants of the mixture draw for iteration t: they depend on the
+  // iteration's parameters, not on the residual, so they are computed before the sweep, on the
+  // team (the sweep's draws are the one part that must run in order).
+  void prepare_draws(std::uint64_t t) {
+    mixture_.start(t, pi_);
+    const std::size_t size = mixture_.constants_size();
+    auto fill = [&](std::size_t, std::size_t lo, std::size_t n) {
+      for (std::size_t p = lo; p < lo + n; ++p) {
+        // The residual variance of the variant's rhs: σ²_e and its LD's sampling error.
+        const double variance = ld_sampling_[p] * sigma2_g_ + sigma2_e_;
+        mixture_.column_constants(d_[p], sigma2_beta_, variance,
+                                  std::span(constants_).subspan(p * size, size));
+      }
+    };
+    if (team_)
+      team_->for_each(fill);
+    else
+      fill(0, 0, m_);
+  }
+
+  // A running update's end; then its block's columns of zero effects may go.
+  void finish(const outside_update& u) {
+    team_->finish();
+    let_go(u);
+  }
+
+  void let_go(const outside_update& u) {
+    for (std::size_t p = u.block_begin; p < u.block_end; ++p)
+      if (beta_[p] == 0.0) cache_.let_go(p);
+  }
+
+  // `copy`: where the column goes when the cache neither keeps nor holds it.
+  change change_of(std::size_t p, double scaled, std::vector<float>& copy) {
+    const detail::held_column c = cache_.get(p, gwas_.variant[p], copy);
+    change out{c, 0, 0, false, c.fixed ? scaled * detail::fixed_ld_scale : scaled};
+    const std::size_t q0 = position_[c.first], q1 = position_[c.first + c.size - 1];
+    out.contiguous = q0 != none && q1 != none && q1 - q0 == c.size - 1;
+    if (out.contiguous) {
+      // Every variant of the window is in the summary statistics (the usual case): positions
+      // run on with the window's, and the update has no lookup.
+      out.begin = q0;
+      out.end = q1 + 1;
+    } else {
+      const auto& v = gwas_.variant;
+      out.begin =
+          static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), c.first) - v.begin());
+      out.end = static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), c.first + c.size) -
+                                         v.begin());
+    }
+    return out;
+  }
+
+  // c's update of the positions [lo, hi) of its window: u_i −= r_ij · scaled. The same
+  // products whichever way (ld_update_internal.hpp).
+  void subtract(const change& c, std::size_t lo, std::size_t hi) {
+    lo = std::max(lo, c.begin);
+    hi = std::min(hi, c.end);
+    if (lo >= hi) return;
+    const detail::held_column& h = c.column;
+    if (c.contiguous) {
+      const std::size_t at = lo - c.begin;
+      if (h.fixed)
+        detail::subtract_scaled_column(h.fixed + at, c.scaled, hi - lo, u_.data() + lo);
+      else
+        detail::subtract_scaled_column(h.values + at, c.scaled, hi - lo, u_.data() + lo);
+      return;
+    }
+    for (std::size_t q = lo; q < hi; ++q) {
+      const std::size_t i = gwas_.variant[q] - h.first;
+      const double value = h.fixed ? static_cast<double>(h.fixed[i]) : h.values[i];
+      u_[q] -= value * c.scaled;
+    }
+  }
+
+  // The changes cs, in order, on the positions [lo, hi): four at a time where four running
+  // changes cover them all with values of one kind, else one by one. The same bits either way.
+  void subtract_all(std::span<const change> cs, std::size_t lo, std::size_t hi) {
+    if (lo >= hi) return;
+    std::size_t k = 0;
+    for (; k + 4 <= cs.size(); k += 4) {
+      const std::span<const change> four = cs.subspan(k, 4);
+      const bool fixed = four[0].column.fixed != nullptr;
+      const bool fit = std::all_of(four.begin(), four.end(), [&](const change& c) {
+        return c.contiguous && c.begin <= lo && c.end >= hi && (c.column.fixed != nullptr) == fixed;
+      });
+      if (!fit) {
+        for (const change& c : four) subtract(c, lo, hi);
+        continue;
+      }
+      const std::array<double, 4> scaled = {four[0].scaled, four[1].scaled, four[2].scaled,
+                                            four[3].scaled};
+      const auto at = [&](const change& c) { return lo - c.begin; };
+      if (fixed)
+        detail::subtract_scaled_columns(
+            {four[0].column.fixed + at(four[0]), four[1].column.fixed + at(four[1]),
+             four[2].column.fixed + at(four[2]), four[3].column.fixed + at(four[3])},
+            scaled, hi - lo, u_.data() + lo);
+      else
+        detail::subtract_scaled_columns(
+            {four[0].column.values + at(four[0]), four[1].column.values + at(four[1]),
+             four[2].column.values + at(four[2]), four[3].column.values + at(four[3])},
+            scaled, hi - lo, u_.data() + lo);
+    }
+    for (; k < cs.size(); ++k) subtract(cs[k], lo, hi);
   }
 
   // σ²_β, π, σ²_g, σ²_e and h² after a sweep, and the learnt prior scale of σ²_β.
@@ -343,7 +489,7 @@ class chain {
     for (std::size_t p = 0; p < m_; ++p)
       if (beta_[p] != 0.0) {
         bty += beta_[p] * xty_[p];
-        btr += beta_[p] * r_[p];
+        btr += beta_[p] * (root_d_[p] * u_[p]);
       }
     const double varg = sigma2_g_ = std::max(0.0, (bty - btr) / n_);
     const double sse = yty_ - bty - btr;
@@ -393,6 +539,7 @@ class chain {
   const analysis_options& analysis_;
   std::size_t m_;
   detail::bayesr_mixture mixture_;
+  std::vector<double> constants_;  // per variant: the mixture's constants (prepare_draws)
   double varp_ = 0, n_ = 0, yty_ = 0;
   std::vector<double> d_, root_d_, xty_;
   std::vector<double> ld_sampling_;     // per variant: the LD sampling variance of its rhs
@@ -400,16 +547,16 @@ class chain {
   std::uint64_t fingerprint_ = 0;
   std::vector<std::size_t> position_;  // per reference variant: its aligned position, or none
   std::vector<std::size_t> every_;     // 0 .. m − 1
-  // LD columns read, kept between iterations (column_of, let_go).
-  struct kept_column {
-    std::size_t first = 0;
-    std::vector<float> values;  // empty: not kept
-  };
-  std::vector<kept_column> kept_;
-  std::size_t kept_bytes_ = 0;
+  detail::ld_column_cache cache_;      // LD columns read, kept between iterations
+  // Two blocks' updates, drawn and applied in turn (sweep), and the team that applies them.
+  std::array<outside_update, 2> updates_;
+  std::unique_ptr<detail::block_team> team_;
   // The chain's state.
   std::uint64_t iteration_ = 0;  // iterations completed
-  std::vector<double> pi_, beta_, r_;
+  std::vector<double> pi_, beta_;
+  // The residual Xᵀy − XᵀXβ over √D, per variant, aligned to a cache line so that the
+  // updates' vector loads never straddle two (residual_vector_internal.hpp).
+  detail::residual_vector u_;
   std::vector<std::uint8_t> component_;
   double sigma2_beta_ = 0, sigma2_e_ = 0, sigma2_g_ = 0, scale_beta_ = 0, scale_prior_ = 0,
          scale_e_ = 0;

@@ -9,7 +9,7 @@
 namespace colflow::detail {
 namespace {
 
-constexpr checkpoint_format format = {{'C', 'F', 'S', 'B', 'A', 'Y', 'E', 'S'}, "SBayesR", 1, 1};
+constexpr checkpoint_format format = {{'C', 'F', 'S', 'B', 'A', 'Y', 'E', 'S'}, "SBayesR", 2, 2};
 constexpr std::size_t header_bytes = 56;  // magic, version, classes, five u64 fields
 
 // Bytes of one trace row with k classes: iteration, k counts, k weights, nonzero, four doubles.

@@ -20,7 +20,7 @@ struct sbayesr_state {
   double scale_beta = 0, scale_prior = 0, scale_e = 0;
   std::vector<double> pi;               // per class, the zero class first
   std::vector<double> beta;             // per aligned variant (per SD of genotype)
-  std::vector<double> residual;         // per aligned variant: Xᵀy − XᵀXβ
+  std::vector<double> residual;         // per aligned variant: (Xᵀy − XᵀXβ) / √D (version 2)
   std::vector<std::uint8_t> component;  // per aligned variant: its class
   // Posterior accumulators over the iterations after the burn-in.
   std::uint64_t posterior_samples = 0;

@@ -181,6 +181,28 @@ def bayesr_goals(rows, goals: Goals) -> None:
                       ", ".join(f"{v:.3f}" for v in h2.values()), spread <= 0.02)
 
 
+def sbayesr_goals(rows, goals: Goals) -> None:
+    """SBayesR per iteration at most 0.33x GCTB's time, the LD build at most 0.5x GCTB's
+    --make-full-ldm, the LD store at most 0.5x the bytes of GCTB's .bin, and h² within 0.02."""
+    for r in find(rows, suite="sbayesr", kind="ratio"):
+        what = r["contender"].removeprefix("colflow ")
+        bound = 0.33 if r["task"].startswith("sbayesr") else 0.5
+        goals.add(f"{r['data']}: {what} ≤ {bound}x {r['versus']}'s time", f"{r['ratio']:.2f}x",
+                  r["ratio"] <= bound)
+    for r in find(rows, suite="sbayesr", kind="measure"):
+        if r["contender"].startswith("colflow ld") and r["compression"]:
+            goals.add(f"{r['data']}: {r['contender'].removeprefix('colflow ')}: store ≤ 0.5x the "
+                      "bytes of GCTB's .bin", f"{1 / r['compression']:.2f}x",
+                      r["compression"] >= 2)
+    for data in dict.fromkeys(r["data"] for r in find(rows, suite="sbayesr")):
+        h2 = {r["contender"]: r["h2"] for r in find(rows, suite="sbayesr", data=data, kind="measure")
+              if r["h2"] is not None}
+        if len(h2) > 1:
+            goals.add(f"{data}: SBayesR's posterior mean h² within 0.02 of GCTB's (every LD source)",
+                      ", ".join(f"{v:.3f}" for v in h2.values()),
+                      max(h2.values()) - min(h2.values()) <= 0.02)
+
+
 def product_goals(rows, goals: Goals) -> None:
     """Every product (score, LD, GRM) at most half PLINK's time on the same data and threads."""
     for r in find(rows, suite="products", kind="ratio"):
@@ -260,6 +282,7 @@ def goals_of(header, rows) -> Goals:
     input_goals(rows, goals)
     python_goals(rows, goals)
     bayesr_goals(rows, goals)
+    sbayesr_goals(rows, goals)
     plot_goals(rows, goals)
     return goals
 

@@ -3,9 +3,11 @@ a slice of uk10k (variants FIRST..LAST of the .bim with MAF >= 0.01, cut by plin
 statistics of its test phenotype from `colflow assoc` and `colflow stats`, then
 
   LD matrix (full)        colflow ld --make-ldm full        GCTB --make-full-ldm
+                          (float32, and --ldm-bits 16)
   chain                   colflow sbayesr --ldm STORE       GCTB --sbayes R --ldm P.ldm.full
                           (the LD store's columns read when
-                          an effect changes, then kept),
+                          an effect changes, then kept; of
+                          float32 and of 16-bit values),
                           and --ldm GENOTYPES (the LD
                           computed once, in memory)
 
@@ -110,31 +112,37 @@ def run(ctx: Context) -> list[Comparison]:
     log(f"sbayesr: {data}, chains of {iterations} and {2 * iterations} iterations")
 
     ld_store, gctb_ld = ctx.ws.path("out/sbayesr-colflow.ld"), ctx.ws.path("out/sbayesr-gctb")
+    ld16_store = ctx.ws.path("out/sbayesr-colflow-16.ld")
     gctb_bin = gctb_ld + ".ldm.full.bin"
 
-    def colflow_ld() -> Run:
-        return timed([ctx.colflow, "ld", store, "--make-ldm", "full", "--force", "--quiet",
-                      "--threads", str(ctx.threads), "--out", ld_store], ctx.ws.dir)
+    def colflow_ld(bits: int = 32) -> Run:
+        return timed([ctx.colflow, "ld", store, "--make-ldm", "full", "--ldm-bits", str(bits),
+                      "--force", "--quiet", "--threads", str(ctx.threads), "--out",
+                      ld16_store if bits == 16 else ld_store], ctx.ws.dir)
 
     def gctb_make_ld() -> Run:
         return timed([gctb, "--bfile", prefix, "--make-full-ldm", "--out", gctb_ld], ctx.ws.dir)
 
     ld = Comparison("sbayesr", data, "LD matrix (full), seconds; compression: GCTB .bin bytes "
                     "over the contender's")
+    ld16 = "colflow ld --make-ldm full --ldm-bits 16"
     ld.add("colflow ld --make-ldm full", colflow_ld, threads=ctx.threads)
+    ld.add(ld16, lambda: colflow_ld(16), threads=ctx.threads)
     ld.add("GCTB --make-full-ldm", gctb_make_ld, threads=1, compression=1.0)
     ld.ratio("colflow ld --make-ldm full", "GCTB --make-full-ldm")
+    ld.ratio(ld16, "GCTB --make-full-ldm")
     ld.run(ctx.scale.rounds, log)
     ld.contenders["colflow ld --make-ldm full"].compression = (
         os.path.getsize(gctb_bin) / store_bytes(ld_store))
-    log(f"  {data} | LD bytes: colflow store {store_bytes(ld_store)}, GCTB .bin "
-        f"{os.path.getsize(gctb_bin)}")
+    ld.contenders[ld16].compression = os.path.getsize(gctb_bin) / store_bytes(ld16_store)
+    log(f"  {data} | LD bytes: colflow store {store_bytes(ld_store)}, 16-bit store "
+        f"{store_bytes(ld16_store)}, GCTB .bin {os.path.getsize(gctb_bin)}")
 
-    def colflow_chain(length: int, in_memory: bool = False) -> Run:
-        out = ctx.ws.path(f"out/sbayesr-colflow-{'memory-' if in_memory else ''}{length}")
+    def colflow_chain(length: int, in_memory: bool = False, bits: int = 32) -> Run:
+        out = ctx.ws.path(f"out/sbayesr-colflow-{'memory-' if in_memory else ''}{bits}-{length}")
         # In memory: every pair of the slice, as the full LD store holds them.
         ldm = [store, "--ld-window", str(variants), "--ld-window-kb", "1000000"] if in_memory \
-            else [ld_store]
+            else [ld16_store if bits == 16 else ld_store]
         r = timed([ctx.colflow, "sbayesr", "--gwas", ma, "--ldm", *ldm, "--iterations",
                    str(length), "--burnin", str(iterations // 2), "--seed", "7",
                    "--checkpoint-every", "0", "--threads", str(ctx.threads), "--quiet",
@@ -152,13 +160,17 @@ def run(ctx: Context) -> list[Comparison]:
 
     chain = Comparison("sbayesr", data, f"sbayesr, seconds per iteration (chains of "
                        f"{2 * iterations}; h2: posterior mean hsq)")
+    chain16 = "colflow sbayesr --ldm STORE (16-bit values)"
     chain.add("colflow sbayesr --ldm STORE", lambda: per_iteration(colflow_chain, iterations),
+              threads=ctx.threads)
+    chain.add(chain16, lambda: per_iteration(lambda n: colflow_chain(n, bits=16), iterations),
               threads=ctx.threads)
     chain.add("colflow sbayesr --ldm GENOTYPES (LD in memory)",
               lambda: per_iteration(lambda n: colflow_chain(n, True), iterations),
               threads=ctx.threads)
     chain.add("GCTB --sbayes R", lambda: per_iteration(gctb_chain, iterations), threads=1)
     chain.ratio("colflow sbayesr --ldm STORE", "GCTB --sbayes R")
+    chain.ratio(chain16, "GCTB --sbayes R")
     chain.ratio("colflow sbayesr --ldm GENOTYPES (LD in memory)", "GCTB --sbayes R")
     chain.run(ctx.scale.rounds, log)
     for c in chain.contenders.values():

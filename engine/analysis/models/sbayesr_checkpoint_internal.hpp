@@ -18,9 +18,9 @@ struct sbayesr_state {
   double sigma2_beta = 0, sigma2_e = 0, sigma2_g = 0;
   // σ²_β's prior scale in use, the mean learnt over the first iterations, σ²_e's prior scale.
   double scale_beta = 0, scale_prior = 0, scale_e = 0;
-  std::vector<double> pi;               // per class, the zero class first
-  std::vector<double> beta;             // per aligned variant (per SD of genotype)
-  std::vector<double> residual;         // per aligned variant: (Xᵀy − XᵀXβ) / √D (version 2)
+  std::vector<double> pi;        // per class, the zero class first
+  std::vector<double> beta;      // per aligned variant (per SD of genotype)
+  std::vector<double> residual;  // per aligned variant: (Xᵀy − XᵀXβ) / √D (version 2)
   std::vector<std::uint8_t> component;  // per aligned variant: its class
   // Posterior accumulators over the iterations after the burn-in.
   std::uint64_t posterior_samples = 0;

@@ -71,9 +71,10 @@ struct small_problem {
     for (double& v : y) v += normal(rng);
     std::ostringstream ma;
     ma << "SNP A1 A2 freq b se p N\n";
+    const double samples = static_cast<double>(n);
     for (std::size_t j = 0; j < m; ++j) {
       double mx = 0, my = 0;
-      for (std::size_t i = 0; i < n; ++i) mx += x[j][i] / n, my += y[i] / n;
+      for (std::size_t i = 0; i < n; ++i) mx += x[j][i] / samples, my += y[i] / samples;
       double sxx = 0, sxy = 0, syy = 0;
       for (std::size_t i = 0; i < n; ++i) {
         sxx += (x[j][i] - mx) * (x[j][i] - mx);
@@ -81,7 +82,7 @@ struct small_problem {
         syy += (y[i] - my) * (y[i] - my);
       }
       const double b = sxy / sxx;
-      const double se = std::sqrt((syy - b * sxy) / (n - 2) / sxx);
+      const double se = std::sqrt((syy - b * sxy) / (samples - 2) / sxx);
       // Every fifth variant's alleles swapped: aligned back by flipping.
       const bool swap = j % 5 == 2;
       ma.precision(17);
@@ -317,6 +318,50 @@ TEST(SBayesRTest, WholeWindowsOnTheTeamAndSixteenBitColumnsChangeNothing) {
   o.ld_cache_bytes = sbayesr_options{}.ld_cache_bytes;
   ld_matrix_columns serial = open();
   expect_same_chain(kept, sbayesr(serial, aligned, o));
+}
+
+// An LD source whose column() fails from its `fail_at`-th call on, as a disk that fails would.
+class failing_columns final : public ld_columns {
+ public:
+  failing_columns(ld_columns& inner, std::size_t fail_at) : inner_(inner), fail_at_(fail_at) {}
+  const std::vector<ld_variant>& variants() const override { return inner_.variants(); }
+  std::string description() const override { return inner_.description(); }
+  void pass(std::span<const std::size_t> indices, const ld_column_visitor& visit) override {
+    inner_.pass(indices, visit);
+  }
+  ld_column column(std::size_t index) override {
+    if (++reads_ >= fail_at_) throw error(errc::io_error, "the disk failed");
+    return inner_.column(index);
+  }
+
+ private:
+  ld_columns& inner_;
+  std::size_t fail_at_, reads_ = 0;
+};
+
+TEST(SBayesRTest, AFailingReadInTheMiddleOfASweepLeavesWithItsError) {
+  // Thrown while the team may be updating the residual for the block before: the error leaves
+  // sbayesr() as it is, and nothing the team touches is gone before the team has stopped
+  // (the sanitizers' runs check the second part).
+  small_problem p(1000, 600);
+  ld_options window;
+  window.window = 600;
+  window.window_kb = 1e9;
+  ld_columns_in_memory ld(p.s, selection::all(p.s), window, "g.cf in memory");
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  sbayesr_options o;
+  o.iterations = 5;
+  o.burnin = 1;
+  for (const std::size_t fail_at : {std::size_t{5}, std::size_t{40}, std::size_t{150}}) {
+    failing_columns failing(ld, fail_at);
+    try {
+      sbayesr(failing, aligned, o);
+      FAIL() << "no error at read " << fail_at;
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), errc::io_error);
+      EXPECT_NE(e.message().find("the disk failed"), std::string::npos);
+    }
+  }
 }
 
 TEST(SBayesRTest, InMemoryColumnsAreTheSymmetricBandOfLd) {

@@ -539,7 +539,7 @@ class chain {
   const analysis_options& analysis_;
   std::size_t m_;
   detail::bayesr_mixture mixture_;
-  std::vector<double> constants_;  // per variant: the mixture's constants (prepare_draws)
+  std::vector<double> constants_;  // per variant: the mixture's draw constants (prepare_draws)
   double varp_ = 0, n_ = 0, yty_ = 0;
   std::vector<double> d_, root_d_, xty_;
   std::vector<double> ld_sampling_;     // per variant: the LD sampling variance of its rhs
@@ -548,9 +548,8 @@ class chain {
   std::vector<std::size_t> position_;  // per reference variant: its aligned position, or none
   std::vector<std::size_t> every_;     // 0 .. m − 1
   detail::ld_column_cache cache_;      // LD columns read, kept between iterations
-  // Two blocks' updates, drawn and applied in turn (sweep), and the team that applies them.
+  // Two blocks' updates, drawn and applied in turn (sweep); team_, below, applies them.
   std::array<outside_update, 2> updates_;
-  std::unique_ptr<detail::block_team> team_;
   // The chain's state.
   std::uint64_t iteration_ = 0;  // iterations completed
   std::vector<double> pi_, beta_;
@@ -562,6 +561,10 @@ class chain {
          scale_e_ = 0;
   std::vector<double> included_, beta_sum_, beta_square_sum_;
   sbayesr_result result_;
+  // The threads that update the residual: the last member, so that when an error leaves a sweep
+  // with an update running, the team's end (which waits for its helpers) comes before that of
+  // anything they touch.
+  std::unique_ptr<detail::block_team> team_;
 };
 
 }  // namespace

@@ -12,43 +12,50 @@ bayesr_mixture::bayesr_mixture(std::span<const double> gammas, std::uint64_t see
     : gammas_(gammas.begin(), gammas.end()),
       seed_(seed),
       log_pi_(classes()),
+      variance_(classes()),
+      inverse_variance_(classes()),
       constants_(constants_size()),
       weight_(classes()) {}
 
 void bayesr_mixture::prepare(std::uint64_t t, double a, double sigma2_g, double sigma2_e,
                              std::span<const double> pi) {
-  start(t, pi);
-  column_constants(a, sigma2_g, sigma2_e, constants_);
+  start(t, sigma2_g, pi);
+  column_constants(a, sigma2_e, constants_);
 }
 
-void bayesr_mixture::start(std::uint64_t t, std::span<const double> pi) {
+void bayesr_mixture::start(std::uint64_t t, double sigma2_g, std::span<const double> pi) {
   t_ = t;
   // log π_k, again only when π changed: a sampler prepares every column with the same π.
   if (!std::equal(pi.begin(), pi.end(), pi_.begin(), pi_.end())) {
     pi_.assign(pi.begin(), pi.end());
     for (std::size_t k = 0; k < classes(); ++k) log_pi_[k] = std::log(pi[k]);
   }
+  for (std::size_t k = 1; k < classes(); ++k) {
+    variance_[k] = gammas_[k - 1] * sigma2_g;
+    inverse_variance_[k] = 1.0 / variance_[k];
+  }
 }
 
-void bayesr_mixture::column_constants(double a, double sigma2_g, double sigma2_e,
-                                      std::span<double> out) const {
+void bayesr_mixture::column_constants(double a, double sigma2_e, std::span<double> out) const {
   // Class k > 0: β ~ N(0, v_k), v_k = γ_k σ²_G. With a = zᵀz and r = zᵀ(e + zβ_old), the log
   // marginal likelihood against the zero class is −½ log(v_k C_k / σ²_E) + r² / (2 σ²_E C_k),
-  // C_k = a + σ²_E / v_k; and β | k ~ N(r / C_k, σ²_E / C_k).
+  // C_k = a + σ²_E / v_k; and β | k ~ N(r / C_k, σ²_E / C_k). One division per class: 1 / v_k
+  // is the iteration's, 1 / σ²_E the column's.
   const std::size_t n = classes();
   double* log_const = out.data();
   double* quad = log_const + n;
   double* shrink = quad + n;
   double* spread = shrink + n;
+  const double inverse_e = 1.0 / sigma2_e;
   log_const[0] = log_pi_[0];
   quad[0] = shrink[0] = spread[0] = 0;
   for (std::size_t k = 1; k < n; ++k) {
-    const double v = gammas_[k - 1] * sigma2_g;
-    const double c = a + sigma2_e / v;
-    log_const[k] = log_pi_[k] - 0.5 * std::log(v * c / sigma2_e);
-    quad[k] = 0.5 / (sigma2_e * c);
-    shrink[k] = 1.0 / c;
-    spread[k] = std::sqrt(sigma2_e / c);
+    const double c = a + sigma2_e * inverse_variance_[k];
+    const double inverse_c = 1.0 / c;
+    log_const[k] = log_pi_[k] - 0.5 * std::log(variance_[k] * c * inverse_e);
+    quad[k] = 0.5 * inverse_e * inverse_c;
+    shrink[k] = inverse_c;
+    spread[k] = std::sqrt(sigma2_e * inverse_c);
   }
 }
 

@@ -50,12 +50,12 @@ class bayesr_mixture {
   effect draw(std::size_t p, double r) { return draw(p, r, constants_); }
 
   // prepare() in two halves, for a sampler whose columns each have their own a and σ²_E
-  // (SBayesR): start() sets up iteration t under π; column_constants() then computes a column's
-  // constants (constants_size() doubles) into `out`, on any thread, many at once, and draw()
-  // takes them. The same numbers as prepare() and draw(p, r).
-  void start(std::uint64_t t, std::span<const double> pi);
+  // (SBayesR): start() sets up iteration t under σ²_G and π; column_constants() then computes a
+  // column's constants (constants_size() doubles) into `out`, on any thread, many at once, and
+  // draw() takes them. The same numbers as prepare() and draw(p, r).
+  void start(std::uint64_t t, double sigma2_g, std::span<const double> pi);
   std::size_t constants_size() const noexcept { return 4 * classes(); }
-  void column_constants(double a, double sigma2_g, double sigma2_e, std::span<double> out) const;
+  void column_constants(double a, double sigma2_e, std::span<double> out) const;
   effect draw(std::size_t p, double r, std::span<const double> constants);
 
   // An iteration's effects summed up: per class its columns, the non-zero ones, Σβ² and
@@ -84,8 +84,8 @@ class bayesr_mixture {
   std::vector<double> gammas_;
   std::uint64_t seed_;
   std::uint64_t t_ = 0;
-  // The π of the last start() and its logs.
-  std::vector<double> pi_, log_pi_;
+  // The π of the last start() and its logs; per class its variance v_k = γ_k σ²_G and 1 / v_k.
+  std::vector<double> pi_, log_pi_, variance_, inverse_variance_;
   // prepare()'s constants: per class log π_k − ½ log(v_k C_k / σ²_E), then per class
   // 1 / (2 σ²_E C_k), 1 / C_k, and √(σ²_E / C_k); and a column's weights, draw()'s scratch.
   std::vector<double> constants_, weight_;

@@ -377,14 +377,13 @@ class chain {
   // iteration's parameters, not on the residual, so they are computed before the sweep, on the
   // team (the sweep's draws are the one part that must run in order).
   void prepare_draws(std::uint64_t t) {
-    mixture_.start(t, pi_);
+    mixture_.start(t, sigma2_beta_, pi_);
     const std::size_t size = mixture_.constants_size();
     auto fill = [&](std::size_t, std::size_t lo, std::size_t n) {
       for (std::size_t p = lo; p < lo + n; ++p) {
         // The residual variance of the variant's rhs: σ²_e and its LD's sampling error.
         const double variance = ld_sampling_[p] * sigma2_g_ + sigma2_e_;
-        mixture_.column_constants(d_[p], sigma2_beta_, variance,
-                                  std::span(constants_).subspan(p * size, size));
+        mixture_.column_constants(d_[p], variance, std::span(constants_).subspan(p * size, size));
       }
     };
     if (team_)

@@ -283,10 +283,10 @@ class chain {
     beta_sum_.assign(m_, 0.0);
     beta_square_sum_.assign(m_, 0.0);
     constants_.resize(m_ * mixture_.constants_size());
-    for (outside_update& u : updates_) {
-      u.self = this;
-      u.changes.reserve(sweep_block);
-      u.copies.resize(sweep_block);
+    for (outside_update& update : updates_) {
+      update.self = this;
+      update.changes.reserve(sweep_block);
+      update.copies.resize(sweep_block);
     }
     const std::size_t stretches = (m_ + update_stretch - 1) / update_stretch;
     const std::size_t threads = std::min(detail::allowed_threads(), stretches);
@@ -297,7 +297,7 @@ class chain {
     fingerprint_ = fingerprint();
   }
 
-  // A changed effect's update of the residual, r_i −= r_ij √D_i · scaled over its column's
+  // A changed effect's update of the residual over √D, u_i −= r_ij · scaled over its column's
   // window (scaled = √D_j Δβ_j), held until its block's end: the column stays where the cache
   // has it until then (let_go waits for the block's end), or in its own copy.
   struct change {
@@ -339,8 +339,8 @@ class chain {
     outside_update* running = nullptr;  // the update the team is on
     for (std::size_t b0 = 0, slot = 0; b0 < m_; b0 += sweep_block, slot ^= 1) {
       const std::size_t b1 = std::min(m_, b0 + sweep_block), b2 = std::min(m_, b1 + sweep_block);
-      outside_update& u = updates_[slot];
-      u.changes.clear();
+      outside_update& update = updates_[slot];
+      update.changes.clear();
       for (std::size_t p = b0; p < b1; ++p) {
         const double old = beta_[p];
         const auto [k, beta] = mixture_.draw(p, root_d_[p] * u_[p] + d_[p] * old,
@@ -349,25 +349,26 @@ class chain {
         beta_[p] = beta;
         const double delta = beta - old;
         if (delta == 0.0) continue;
-        u.changes.push_back(change_of(p, root_d_[p] * delta, u.copies[u.changes.size()]));
-        subtract(u.changes.back(), b0, b1);
+        update.changes.push_back(
+            change_of(p, root_d_[p] * delta, update.copies[update.changes.size()]));
+        subtract(update.changes.back(), b0, b1);
       }
       // The previous block's update covers the next block's positions: it ends first.
       if (running) finish(*running);
       running = nullptr;
-      subtract_all(u.changes, b1, b2);
-      u.block_begin = b0;
-      u.block_end = b1;
-      u.skip_end = b2;
+      subtract_all(update.changes, b1, b2);
+      update.block_begin = b0;
+      update.block_end = b1;
+      update.skip_end = b2;
       std::size_t work = 0;
-      for (const change& c : u.changes) work += c.end - c.begin;
+      for (const change& c : update.changes) work += c.end - c.begin;
       if (team_ && work >= team_work) {
-        team_->start_each(u);
-        running = &u;
+        team_->start_each(update);
+        running = &update;
       } else {
         for (std::size_t lo = 0; lo < m_; lo += update_stretch)
-          u(0, lo, std::min(update_stretch, m_ - lo));
-        let_go(u);
+          update(0, lo, std::min(update_stretch, m_ - lo));
+        let_go(update);
       }
     }
     if (running) finish(*running);
@@ -393,13 +394,13 @@ class chain {
   }
 
   // A running update's end; then its block's columns of zero effects may go.
-  void finish(const outside_update& u) {
+  void finish(const outside_update& update) {
     team_->finish();
-    let_go(u);
+    let_go(update);
   }
 
-  void let_go(const outside_update& u) {
-    for (std::size_t p = u.block_begin; p < u.block_end; ++p)
+  void let_go(const outside_update& update) {
+    for (std::size_t p = update.block_begin; p < update.block_end; ++p)
       if (beta_[p] == 0.0) cache_.let_go(p);
   }
 

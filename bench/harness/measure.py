@@ -134,8 +134,10 @@ class Comparison:
         return median(r.seconds for r in self.contenders[name].runs)
 
     def paired_ratio(self, a: str, b: str) -> float:
+        """The median over the rounds of a's time over b's; NaN when b never took any time."""
         ra, rb = self.contenders[a].runs, self.contenders[b].runs
-        return statistics.median(x.seconds / y.seconds for x, y in zip(ra, rb))
+        ratios = [x.seconds / y.seconds for x, y in zip(ra, rb) if y.seconds > 0]
+        return statistics.median(ratios) if ratios else float("nan")
 
     def rows(self) -> list[dict]:
         base = {"suite": self.suite, "data": self.data, "task": self.task}

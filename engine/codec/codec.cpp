@@ -390,7 +390,8 @@ void fixed16_zstd_decompress(std::span<const std::byte> in, std::span<std::byte>
   for (std::size_t i = 0; i < n; ++i) {
     const auto u = static_cast<std::uint16_t>(static_cast<unsigned>(planes[i]) |
                                               static_cast<unsigned>(planes[n + i]) << 8);
-    const float v = static_cast<float>(static_cast<std::int16_t>(u)) * (1.0f / 16384.0f);
+    const float v =
+        static_cast<float>(static_cast<std::int16_t>(u)) * static_cast<float>(fixed16_step);
     std::memcpy(out.data() + 4 * i, &v, 4);
   }
 }

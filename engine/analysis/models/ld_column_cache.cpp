@@ -1,19 +1,19 @@
 // The LD columns an SBayesR chain keeps between iterations (ld_column_cache_internal.hpp).
-#include <cmath>
 #include <span>
 
 #include "analysis/models/ld_column_cache_internal.hpp"
+#include "colflow/codec/codec.hpp"
 
 namespace colflow::detail {
 namespace {
 
-// Every value is q · 2⁻¹⁴ for a 16-bit q (NaN is not).
-bool fits_16_bits(std::span<const float> values) {
-  for (const float v : values) {
-    const float q = v * 16384.0f;  // exact: a power of two
-    if (!(q >= -32768.0f && q <= 32767.0f) || q != std::nearbyint(q)) return false;
-  }
-  return true;
+// The values as 16-bit multiples of 2⁻¹⁴ (fixed16_of, codec.hpp), in one pass; empty when one is
+// not such a multiple.
+std::vector<std::int16_t> as_fixed16(std::span<const float> values) {
+  std::vector<std::int16_t> q(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!fixed16_of(values[i], q[i])) return {};
+  return q;
 }
 
 }  // namespace
@@ -40,17 +40,15 @@ held_column ld_column_cache::get(std::size_t position, std::size_t index,
 
 void ld_column_cache::keep(std::size_t position, const ld_column& c) {
   kept_column& kept = kept_[position];
-  const bool fixed = fits_16_bits(c.values);
-  const std::size_t bytes = c.values.size() * (fixed ? sizeof(std::int16_t) : sizeof(float));
+  std::vector<std::int16_t> fixed = as_fixed16(c.values);
+  const bool is_fixed = !c.values.empty() && !fixed.empty();
+  const std::size_t bytes = c.values.size() * (is_fixed ? sizeof(std::int16_t) : sizeof(float));
   if (bytes_ + bytes > budget_) return;
   kept.first = c.first;
-  if (fixed) {
-    kept.fixed.resize(c.values.size());
-    for (std::size_t i = 0; i < c.values.size(); ++i)
-      kept.fixed[i] = static_cast<std::int16_t>(c.values[i] * 16384.0f);
-  } else {
+  if (is_fixed)
+    kept.fixed = std::move(fixed);
+  else
     kept.values.assign(c.values.begin(), c.values.end());
-  }
   bytes_ += bytes;
 }
 

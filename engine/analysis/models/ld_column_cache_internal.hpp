@@ -19,15 +19,13 @@
 
 namespace colflow::detail {
 
-// r(first + i, j) = values[i], or fixed[i] · 2⁻¹⁴ where values is null; i < size.
+// r(first + i, j) = values[i], or fixed[i] · 2⁻¹⁴ (fixed16_step, codec.hpp) where values is null;
+// i < size.
 struct held_column {
   const float* values = nullptr;
   const std::int16_t* fixed = nullptr;
   std::size_t first = 0, size = 0;
 };
-
-// The scale of a held column's 16-bit values: 2⁻¹⁴, so that r = 1 is 16,384.
-inline constexpr double fixed_ld_scale = 1.0 / 16384.0;
 
 class ld_column_cache {
  public:

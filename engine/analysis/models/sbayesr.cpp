@@ -407,7 +407,7 @@ class chain {
   // `copy`: where the column goes when the cache neither keeps nor holds it.
   change change_of(std::size_t p, double scaled, std::vector<float>& copy) {
     const detail::held_column c = cache_.get(p, gwas_.variant[p], copy);
-    change out{c, 0, 0, false, c.fixed ? scaled * detail::fixed_ld_scale : scaled};
+    change out{c, 0, 0, false, c.fixed ? scaled * fixed16_step : scaled};
     const std::size_t q0 = position_[c.first], q1 = position_[c.first + c.size - 1];
     out.contiguous = q0 != none && q1 != none && q1 - q0 == c.size - 1;
     if (out.contiguous) {

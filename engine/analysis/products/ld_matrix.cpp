@@ -125,7 +125,7 @@ struct column_builder {
 
 // Each r to the nearest multiple of 2⁻¹⁴ (ties to even), |r| ≤ 1 staying within 16 bits.
 void round_to_16_bits(std::vector<double>& col) {
-  for (double& r : col) r = std::nearbyint(r * 16384.0) / 16384.0;
+  for (double& r : col) r = std::nearbyint(r / fixed16_step) * fixed16_step;
 }
 
 // The attached description of the store (docs/FORMAT.md §13.1).

@@ -41,10 +41,13 @@ struct codec_traits {
   int default_level;
 };
 
-/// fixed16-zstd's values: v = q · 2⁻¹⁴ for a 16-bit q. True, with q, when v is one (NaN is
-/// not). Multiplying by 2¹⁴ is exact, so the test is exact.
+/// fixed16-zstd's step: its values are q · 2⁻¹⁴ for a 16-bit q.
+inline constexpr double fixed16_step = 0x1p-14;
+
+/// True, with q, when v is q · fixed16_step for a 16-bit q (NaN is not). Multiplying by 2¹⁴ is
+/// exact, so the test is exact.
 inline bool fixed16_of(float v, std::int16_t& q) noexcept {
-  const float scaled = v * 16384.0f;
+  const float scaled = v * static_cast<float>(1 / fixed16_step);
   if (!(scaled >= -32768.0f && scaled <= 32767.0f)) return false;
   q = static_cast<std::int16_t>(scaled);
   return static_cast<float>(q) == scaled;

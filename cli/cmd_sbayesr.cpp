@@ -13,6 +13,7 @@
 #include "colflow/analysis/sbayesr.hpp"
 #include "commands.hpp"
 #include "memory_usage.hpp"
+#include "processes.hpp"
 #include "validators.hpp"
 
 namespace colflow::cli {
@@ -132,7 +133,7 @@ int run_sbayesr(const sbayesr_flags& o) {
   check_sbayesr_options(chain);
   const gwas_summary gwas = read_gwas_summary(o.gwas);
   const auto threads = limit_threads(o.threads);
-  const logger run{o.quiet};
+  const logger run{o.quiet || !is_writer()};
   const std::unique_ptr<ld_columns> reference = open_reference(o);
   ld_columns& ld = *reference;
   const aligned_gwas aligned = align_gwas(gwas, ld.variants(), ld.description());
@@ -145,7 +146,10 @@ int run_sbayesr(const sbayesr_flags& o) {
   if (!ld.resident())
     run.log("LD columns read when an effect changes, up to " +
             std::to_string(chain.ld_cache_bytes >> 20) + " MiB of them kept in memory (--memory)");
-  const sbayesr_result r = sbayesr(ld, aligned, chain);
+  analysis_options analysis;
+  analysis.processes = run_processes();
+  const sbayesr_result r = sbayesr(ld, aligned, chain, analysis);
+  if (!is_writer()) return 0;  // rank 0 writes the results of every rank (the same bits)
   if (r.resumed_from > 0) run.log("resumed from iteration " + std::to_string(r.resumed_from));
   const sbayesr_files files = write_sbayesr(ld, aligned, r, o.out);
   double h2 = 0, kept = 0;

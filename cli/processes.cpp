@@ -53,13 +53,13 @@ bool is_writer() noexcept {
 void check_runs_on_ranks(const std::string& name) {
   const communicator* c = run_processes();
   if (c == nullptr) return;
-  for (const char* on_ranks :
-       {"bayesr", "ridge", "lasso", "enet", "stats", "assoc", "pca", "wgr", "grm", "ld", "score"})
+  for (const char* on_ranks : {"bayesr", "sbayesr", "ridge", "lasso", "enet", "stats", "assoc",
+                               "pca", "wgr", "grm", "ld", "score"})
     if (name == on_ranks) return;
   throw error(errc::invalid_argument,
               "colflow " + name + " runs as one process, not on " + std::to_string(c->size()) +
-                  " MPI ranks: on several ranks bayesr, ridge, lasso, enet, stats, assoc, pca, "
-                  "wgr, grm, ld and score run (docs/SCALING.md)");
+                  " MPI ranks: on several ranks bayesr, sbayesr, ridge, lasso, enet, stats, assoc, "
+                  "pca, wgr, grm, ld and score run (docs/SCALING.md)");
 }
 
 int end_with_error(int code) {

@@ -1,5 +1,5 @@
 // SBayesR: the chain against an independent dense numpy implementation fed the same draws, its
-// independence of the threads, the LD columns computed in memory, and its errors.
+// independence of the threads and processes, the LD columns computed in memory, and its errors.
 #include "colflow/analysis/sbayesr.hpp"
 
 #include <gtest/gtest.h>
@@ -318,6 +318,39 @@ TEST(SBayesRTest, WholeWindowsOnTheTeamAndSixteenBitColumnsChangeNothing) {
   o.ld_cache_bytes = sbayesr_options{}.ld_cache_bytes;
   ld_matrix_columns serial = open();
   expect_same_chain(kept, sbayesr(serial, aligned, o));
+}
+
+TEST(SBayesRTest, ChainIsTheSameOnAnyNumberOfProcesses) {
+  // 600 variants, blocks of 128 drawn by the process that owns them (5 blocks: 2 + 3 on two
+  // processes, 1 + 2 + 2 on three), every change sent to every process: the single process's
+  // chain and checkpoint, bit for bit, whichever process writes it.
+  small_problem p(1000, 600);
+  ldm_options full;
+  full.value_bits = 16;
+  make_ld_matrix(p.s, selection::all(p.s), full, p.dir / "ld16");
+  const auto open = [&] { return ld_matrix_columns(ld_matrix::open(p.dir / "ld16"), "ld16"); };
+  ld_matrix_columns ld = open();
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  sbayesr_options o;
+  o.iterations = 12;
+  o.burnin = 4;
+  o.checkpoint = p.dir / "one.checkpoint";
+  const sbayesr_result one = sbayesr(ld, aligned, o);
+  EXPECT_GT(one.trace.front().nonzero, 10u);
+  for (std::size_t size : {2u, 3u}) {
+    std::vector<sbayesr_result> results(size);
+    sbayesr_options on_ranks = o;
+    on_ranks.checkpoint = p.dir / ("ranks" + std::to_string(size) + ".checkpoint");
+    test::on_processes(size, [&](std::size_t r, analysis_options& analysis) {
+      ld_matrix_columns own = open();
+      results[r] = sbayesr(own, aligned, on_ranks, analysis);
+    });
+    for (std::size_t r = 0; r < size; ++r) {
+      SCOPED_TRACE("process " + std::to_string(r) + " of " + std::to_string(size));
+      expect_same_chain(one, results[r]);
+    }
+    EXPECT_EQ(test::read_file(o.checkpoint), test::read_file(on_ranks.checkpoint));
+  }
 }
 
 // An LD source whose column() fails from its `fail_at`-th call on, as a disk that fails would.

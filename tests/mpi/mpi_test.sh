@@ -9,7 +9,8 @@
 # logistic) on X, Y, XY and MT with --sex;
 # so are wgr's predictions, grm's matrices (bands made by the ranks in rounds), ld's reports
 # (rows shared) and scores (segments of columns);
-# a checkpoint written on 2 ranks resumes on 3 into the single process's chain. An error on the
+# a checkpoint written on 2 ranks resumes on 3 into the single process's chain; so do SBayesR's
+# files from an LD store (its ranks draw their own blocks of variants). An error on the
 # ranks ends them all with its message and no output; a command that does not run on ranks is
 # refused; a rank killed mid-run ends the others within seconds, leaving no output file.
 # Ranks are oversubscribed on small machines: small data, --threads 1 per rank.
@@ -170,6 +171,26 @@ on_ranks 3 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1
 on_ranks 0 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1 --quiet --out whole
 same_files "bayesr resumed on another rank count" whole resumed .trace.tsv .effects.tsv .summary.tsv \
   .checkpoint
+
+# SBayesR: each rank draws its own blocks of variants and keeps their residual, every change sent
+# to every rank; the files are one process's, and a chain checkpointed on 2 ranks resumes on 3.
+# 240 variants are 2 blocks of 128: on 3 ranks one rank draws none.
+"$colflow" stats geno.cf --quiet --out freq.tsv
+"$colflow" assoc geno.cf --pheno sim.phen --quiet --out gwas
+awk 'NR == FNR { if (FNR > 1) freq[$2] = $9; next }
+     FNR == 1 { print "SNP A1 A2 freq b se p N"; next }
+     { print $3, $4, $5, freq[$3], $7, $8, $10, $6 }' freq.tsv gwas.PHENO1.assoc.tsv > gwas.ma
+"$colflow" ld geno.cf --make-ldm full --ldm-bits 16 --quiet --out ld16
+for r in 0 2 3; do
+  leak_checked_on_2 "$r" sbayesr --gwas gwas.ma --ldm ld16 --iterations 20 --burnin 5 --threads 1 \
+    --quiet --out "sb$r" 2>"err$r" || bad "sbayesr on $r ranks: $(cat "err$r")"
+done
+for r in 2 3; do same_files "sbayesr, $r ranks" sb0 "sb$r" .parRes .snpRes .checkpoint; done
+on_ranks 2 sbayesr --gwas gwas.ma --ldm ld16 --iterations 10 --burnin 5 --threads 1 --quiet \
+  --out sbr
+on_ranks 3 sbayesr --gwas gwas.ma --ldm ld16 --iterations 20 --burnin 5 --threads 1 --quiet \
+  --resume --out sbr
+same_files "sbayesr resumed on another rank count" sb0 sbr .parRes .snpRes .checkpoint
 
 # hydra's scheme (--sync-every K): the columns split among the ranks, effects exchanged every K
 # columns. Its chain depends on (ranks, K) only: two runs give the same bytes; it samples the

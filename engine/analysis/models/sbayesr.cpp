@@ -18,6 +18,7 @@
 #include "analysis/models/residual_vector_internal.hpp"
 #include "analysis/models/sbayesr_checkpoint_internal.hpp"
 #include "colflow/codec/codec.hpp"
+#include "colflow/communicator.hpp"
 #include "colflow/error.hpp"
 #include "kernels/allowed_threads_internal.hpp"
 #include "kernels/block_team_internal.hpp"
@@ -81,6 +82,7 @@ class chain {
         o_(o),
         analysis_(analysis),
         m_(gwas.variant.size()),
+        processes_(distributed(analysis.processes) ? analysis.processes : nullptr),
         mixture_(std::span(o.gamma).subspan(1), o.seed),
         cache_(ld, m_, o.ld_cache_bytes) {
     normal_equations();
@@ -100,7 +102,7 @@ class chain {
       iteration_ = t;
       ++result_.iterations_run;
       if (o_.on_iteration) o_.on_iteration(t, o_.iterations, result_.trace.back().h2);
-      if (!o_.checkpoint.empty() &&
+      if (!o_.checkpoint.empty() && writes_checkpoints() &&
           ((o_.checkpoint_every > 0 && t % o_.checkpoint_every == 0) || t == o_.iterations))
         detail::write_sbayesr_checkpoint(o_.checkpoint, state());
       if (analysis_.on_step)
@@ -288,6 +290,7 @@ class chain {
       update.changes.reserve(sweep_block);
       update.copies.resize(sweep_block);
     }
+    own_blocks();
     const std::size_t stretches = (m_ + update_stretch - 1) / update_stretch;
     const std::size_t threads = std::min(detail::allowed_threads(), stretches);
     if (threads > 1)
@@ -316,8 +319,9 @@ class chain {
     std::vector<std::vector<float>> copies;  // per change: its column when not kept
     std::size_t block_begin = 0, block_end = 0, skip_end = 0;
 
-    void operator()(std::size_t, std::size_t lo, std::size_t n) const {
-      const std::size_t hi = lo + n;
+    void operator()(std::size_t, std::size_t first, std::size_t n) const {
+      const std::size_t lo = std::max(first, self->own_begin_);
+      const std::size_t hi = std::min(first + n, self->own_end_);
       self->subtract_all(changes, lo, std::min(hi, block_begin));
       self->subtract_all(changes, std::max(lo, skip_end), hi);
     }
@@ -341,27 +345,31 @@ class chain {
       const std::size_t b1 = std::min(m_, b0 + sweep_block), b2 = std::min(m_, b1 + sweep_block);
       outside_update& update = updates_[slot];
       update.changes.clear();
-      for (std::size_t p = b0; p < b1; ++p) {
-        const double old = beta_[p];
-        const auto [k, beta] = mixture_.draw(p, root_d_[p] * u_[p] + d_[p] * old,
-                                             std::span(constants_).subspan(p * size, size));
-        component_[p] = k;
-        beta_[p] = beta;
-        const double delta = beta - old;
-        if (delta == 0.0) continue;
-        update.changes.push_back(
-            change_of(p, root_d_[p] * delta, update.copies[update.changes.size()]));
-        subtract(update.changes.back(), b0, b1);
-      }
+      if (b0 >= own_begin_ && b0 < own_end_)
+        for (std::size_t p = b0; p < b1; ++p) {
+          const double old = beta_[p];
+          const auto [k, beta] = mixture_.draw(p, root_d_[p] * u_[p] + d_[p] * old,
+                                               std::span(constants_).subspan(p * size, size));
+          component_[p] = k;
+          beta_[p] = beta;
+          const double delta = beta - old;
+          if (delta == 0.0) continue;
+          if (processes_) record_change(p, beta);
+          update.changes.push_back(
+              change_of(p, root_d_[p] * delta, update.copies[update.changes.size()]));
+          subtract(update.changes.back(), b0, b1);
+        }
+      if (processes_) share_changes(b0, update);
       // The previous block's update covers the next block's positions: it ends first.
       if (running) finish(*running);
       running = nullptr;
-      subtract_all(update.changes, b1, b2);
+      subtract_all(update.changes, std::max(b1, own_begin_), std::min(b2, own_end_));
       update.block_begin = b0;
       update.block_end = b1;
       update.skip_end = b2;
       std::size_t work = 0;
-      for (const change& c : update.changes) work += c.end - c.begin;
+      for (const change& c : update.changes)
+        work += std::min(c.end, own_end_) - std::min(std::max(c.begin, own_begin_), c.end);
       if (team_ && work >= team_work) {
         team_->start_each(update);
         running = &update;
@@ -372,7 +380,82 @@ class chain {
       }
     }
     if (running) finish(*running);
+    if (processes_) gather_residual();
   }
+
+  // On several processes (docs/SCALING.md, "SBayesR on ranks"), each owns whole blocks of
+  // positions, an even share of them in index order: it draws its blocks' variants and keeps
+  // their residual. Every change is sent to every process, which updates its own positions
+  // with it, in the order of the changes; so each element of the residual takes the very
+  // updates, in the very order, of one process's, and the chain is the same bits.
+  void own_blocks() {
+    if (!processes_) {
+      own_begin_ = 0;
+      own_end_ = m_;
+      return;
+    }
+    const std::size_t blocks = (m_ + sweep_block - 1) / sweep_block;
+    const auto rank = static_cast<std::size_t>(processes_->rank());
+    const auto size = static_cast<std::size_t>(processes_->size());
+    own_begin_ = std::min(m_, even_share(blocks, rank, size) * sweep_block);
+    own_end_ = std::min(m_, even_share(blocks, rank + 1, size) * sweep_block);
+    message_.assign(1 + 3 * sweep_block, 0.0);
+  }
+
+  // A change of the block being drawn, for share_changes: its position, class and effect.
+  void record_change(std::size_t p, double beta) {
+    const auto count = static_cast<std::size_t>(message_[0]);
+    double* at = message_.data() + 1 + 3 * count;
+    at[0] = static_cast<double>(p);
+    at[1] = static_cast<double>(component_[p]);
+    at[2] = beta;
+    message_[0] = static_cast<double>(count + 1);
+  }
+
+  // The changes of the block at b0, from the process that drew it to every other, which takes
+  // its effects and classes and the changes' columns into `update`. Positions and classes are
+  // whole numbers, exact in doubles.
+  void share_changes(std::size_t b0, outside_update& update) {
+    const auto size = static_cast<std::size_t>(processes_->size());
+    const std::size_t blocks = (m_ + sweep_block - 1) / sweep_block, block = b0 / sweep_block;
+    std::size_t owner = 0;
+    while (owner + 1 < size && even_share(blocks, owner + 1, size) <= block) ++owner;
+    std::vector<std::size_t> counts(size, 0);
+    counts[owner] = message_.size();
+    const bool mine = owner == static_cast<std::size_t>(processes_->rank());
+    const std::vector<double> sent = mine ? message_ : std::vector<double>();
+    processes_->all_gather(sent, message_, counts);
+    const auto count = static_cast<std::size_t>(message_[0]);
+    message_[0] = 0;  // the next block's record starts empty
+    if (mine) return;
+    for (std::size_t i = 0; i < count; ++i) {
+      const double* at = message_.data() + 1 + 3 * i;
+      const auto p = static_cast<std::size_t>(at[0]);
+      const double delta = at[2] - beta_[p];  // as the drawing process took it
+      component_[p] = static_cast<std::uint8_t>(at[1]);
+      beta_[p] = at[2];
+      update.changes.push_back(
+          change_of(p, root_d_[p] * delta, update.copies[update.changes.size()]));
+    }
+  }
+
+  // Every process's positions of the residual to every process, for the iteration's
+  // parameters (the same sums everywhere) and the checkpoint.
+  void gather_residual() {
+    const auto size = static_cast<std::size_t>(processes_->size());
+    const std::size_t blocks = (m_ + sweep_block - 1) / sweep_block;
+    std::vector<std::size_t> counts(size);
+    for (std::size_t r = 0; r < size; ++r)
+      counts[r] = std::min(m_, even_share(blocks, r + 1, size) * sweep_block) -
+                  std::min(m_, even_share(blocks, r, size) * sweep_block);
+    const std::vector<double> mine(u_.begin() + static_cast<std::ptrdiff_t>(own_begin_),
+                                   u_.begin() + static_cast<std::ptrdiff_t>(own_end_));
+    std::vector<double> all(m_);
+    processes_->all_gather(mine, all, counts);
+    std::copy(all.begin(), all.end(), u_.begin());
+  }
+
+  bool writes_checkpoints() const { return processes_ == nullptr || processes_->rank() == 0; }
 
   // Every variant's constants of the mixture draw for iteration t: they depend on the
   // iteration's parameters, not on the residual, so they are computed before the sweep, on the
@@ -538,6 +621,10 @@ class chain {
   const sbayesr_options& o_;
   const analysis_options& analysis_;
   std::size_t m_;
+  communicator* processes_;  // null: this process alone
+  // The positions this process draws and keeps the residual of (own_blocks): all of them alone.
+  std::size_t own_begin_ = 0, own_end_ = 0;
+  std::vector<double> message_;  // a block's changes: their count, then position, class, β
   detail::bayesr_mixture mixture_;
   std::vector<double> constants_;  // per variant: the mixture's draw constants (prepare_draws)
   double varp_ = 0, n_ = 0, yty_ = 0;

@@ -321,36 +321,77 @@ TEST(SBayesRTest, WholeWindowsOnTheTeamAndSixteenBitColumnsChangeNothing) {
 }
 
 TEST(SBayesRTest, ChainIsTheSameOnAnyNumberOfProcesses) {
-  // 600 variants, blocks of 128 drawn by the process that owns them (5 blocks: 2 + 3 on two
-  // processes, 1 + 2 + 2 on three), every change sent to every process: the single process's
-  // chain and checkpoint, bit for bit, whichever process writes it.
+  // 600 variants in 5 blocks of 128, dealt out in turn (on six processes one draws none),
+  // every change sent to every process: the single process's chain and checkpoint, bit for
+  // bit, whichever process writes it. Full LD in 16 bits, and a band of 200 variants in
+  // float32 with every seventh variant missing from the statistics, whose windows cut across
+  // the processes' blocks and whose updates look positions up.
   small_problem p(1000, 600);
   ldm_options full;
   full.value_bits = 16;
-  make_ld_matrix(p.s, selection::all(p.s), full, p.dir / "ld16");
-  const auto open = [&] { return ld_matrix_columns(ld_matrix::open(p.dir / "ld16"), "ld16"); };
-  ld_matrix_columns ld = open();
-  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
-  sbayesr_options o;
-  o.iterations = 12;
-  o.burnin = 4;
-  o.checkpoint = p.dir / "one.checkpoint";
-  const sbayesr_result one = sbayesr(ld, aligned, o);
-  EXPECT_GT(one.trace.front().nonzero, 10u);
-  for (std::size_t size : {2u, 3u}) {
-    std::vector<sbayesr_result> results(size);
-    sbayesr_options on_ranks = o;
-    on_ranks.checkpoint = p.dir / ("ranks" + std::to_string(size) + ".checkpoint");
-    test::on_processes(size, [&](std::size_t r, analysis_options& analysis) {
-      ld_matrix_columns own = open();
-      results[r] = sbayesr(own, aligned, on_ranks, analysis);
-    });
-    for (std::size_t r = 0; r < size; ++r) {
-      SCOPED_TRACE("process " + std::to_string(r) + " of " + std::to_string(size));
-      expect_same_chain(one, results[r]);
+  make_ld_matrix(p.s, selection::all(p.s), full, p.dir / "full16");
+  ldm_options band;
+  band.kind = ldm_kind::band;
+  band.window = 200;
+  make_ld_matrix(p.s, selection::all(p.s), band, p.dir / "band32");
+  std::ifstream all_lines(p.dir / "g.ma");
+  std::ofstream gaps(p.dir / "gaps.ma");
+  std::size_t line = 0;
+  for (std::string text; std::getline(all_lines, text); ++line)
+    if (line == 0 || line % 7 != 0) gaps << text << '\n';
+  gaps.close();
+  const gwas_summary with_gaps = read_gwas_summary(p.dir / "gaps.ma");
+  for (const auto& [ld_name, gwas] :
+       {std::pair<const char*, const gwas_summary*>{"full16", &p.gwas}, {"band32", &with_gaps}}) {
+    const std::string name = ld_name;
+    const auto open = [&] { return ld_matrix_columns(ld_matrix::open(p.dir / name), name); };
+    ld_matrix_columns ld = open();
+    const aligned_gwas aligned = align_gwas(*gwas, ld.variants(), ld.description());
+    sbayesr_options o;
+    o.iterations = 12;
+    o.burnin = 4;
+    o.checkpoint = p.dir / (name + "-one.checkpoint");
+    const sbayesr_result one = sbayesr(ld, aligned, o);
+    EXPECT_GT(one.trace.front().nonzero, 10u) << name;
+    for (std::size_t size : {2u, 3u, 6u}) {
+      SCOPED_TRACE(name + " on " + std::to_string(size) + " processes");
+      std::vector<sbayesr_result> results(size);
+      sbayesr_options on_ranks = o;
+      on_ranks.checkpoint = p.dir / (name + "-" + std::to_string(size) + ".checkpoint");
+      test::on_processes(size, [&](std::size_t r, analysis_options& analysis) {
+        ld_matrix_columns own = open();
+        results[r] = sbayesr(own, aligned, on_ranks, analysis);
+      });
+      for (std::size_t r = 0; r < size; ++r) expect_same_chain(one, results[r]);
+      EXPECT_EQ(test::read_file(o.checkpoint), test::read_file(on_ranks.checkpoint));
     }
-    EXPECT_EQ(test::read_file(o.checkpoint), test::read_file(on_ranks.checkpoint));
   }
+}
+
+TEST(SBayesRTest, ProcessesGivenOtherSettingsStopTogetherBeforeTheChain) {
+  // Rank 1 with another seed would draw another chain and send other messages: every rank
+  // stops with the same error before the first exchange, none waits for the others.
+  small_problem p(500, 130);
+  ld_matrix_columns ld = [&] {
+    make_ld_matrix(p.s, selection::all(p.s), ldm_options{}, p.dir / "ld");
+    return ld_matrix_columns(ld_matrix::open(p.dir / "ld"), "ld");
+  }();
+  const aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  std::vector<std::string> messages(2);
+  test::on_processes(2, [&](std::size_t r, analysis_options& analysis) {
+    ld_matrix_columns own(ld_matrix::open(p.dir / "ld"), "ld");
+    sbayesr_options o;
+    o.iterations = 3;
+    o.burnin = 1;
+    o.seed = 1 + r;
+    try {
+      sbayesr(own, aligned, o, analysis);
+    } catch (const error& e) {
+      messages[r] = e.what();
+    }
+  });
+  for (const std::string& m : messages)
+    EXPECT_NE(m.find("different summary statistics"), std::string::npos) << m;
 }
 
 // An LD source whose column() fails from its `fail_at`-th call on, as a disk that fails would.

@@ -172,20 +172,31 @@ on_ranks 0 bayesr geno.cf --pheno sim.phen --iterations 6 --burnin 2 --threads 1
 same_files "bayesr resumed on another rank count" whole resumed .trace.tsv .effects.tsv .summary.tsv \
   .checkpoint
 
-# SBayesR: each rank draws its own blocks of variants and keeps their residual, every change sent
-# to every rank; the files are one process's, and a chain checkpointed on 2 ranks resumes on 3.
-# 240 variants are 2 blocks of 128: on 3 ranks one rank draws none.
+# SBayesR: the blocks of 128 variants dealt out to the ranks in turn, each drawing its own and
+# keeping their residual, every change sent to every rank; the files are one process's, from full
+# LD in 16 bits and from a float32 band of 60 variants (whose windows cut across the blocks, also
+# with 2 threads per rank), and a chain checkpointed on 2 ranks resumes on 3. 240 variants are 2
+# blocks: on 3 ranks one rank draws none.
 "$colflow" stats geno.cf --quiet --out freq.tsv
 "$colflow" assoc geno.cf --pheno sim.phen --quiet --out gwas
 awk 'NR == FNR { if (FNR > 1) freq[$2] = $9; next }
      FNR == 1 { print "SNP A1 A2 freq b se p N"; next }
      { print $3, $4, $5, freq[$3], $7, $8, $10, $6 }' freq.tsv gwas.PHENO1.assoc.tsv > gwas.ma
 "$colflow" ld geno.cf --make-ldm full --ldm-bits 16 --quiet --out ld16
+"$colflow" ld geno.cf --make-ldm band --ld-window 60 --quiet --out band
 for r in 0 2 3; do
   leak_checked_on_2 "$r" sbayesr --gwas gwas.ma --ldm ld16 --iterations 20 --burnin 5 --threads 1 \
     --quiet --out "sb$r" 2>"err$r" || bad "sbayesr on $r ranks: $(cat "err$r")"
+  on_ranks "$r" sbayesr --gwas gwas.ma --ldm band --iterations 20 --burnin 5 --threads 1 \
+    --quiet --out "sbb$r" 2>"err$r" || bad "sbayesr band on $r ranks: $(cat "err$r")"
 done
-for r in 2 3; do same_files "sbayesr, $r ranks" sb0 "sb$r" .parRes .snpRes .checkpoint; done
+on_ranks 2 sbayesr --gwas gwas.ma --ldm band --iterations 20 --burnin 5 --threads 2 --quiet \
+  --out sbt2 2>err2 || bad "sbayesr band on 2 ranks of 2 threads: $(cat err2)"
+for r in 2 3; do
+  same_files "sbayesr, $r ranks" sb0 "sb$r" .parRes .snpRes .checkpoint
+  same_files "sbayesr band, $r ranks" sbb0 "sbb$r" .parRes .snpRes .checkpoint
+done
+same_files "sbayesr band, 2 ranks of 2 threads" sbb0 sbt2 .parRes .snpRes .checkpoint
 on_ranks 2 sbayesr --gwas gwas.ma --ldm ld16 --iterations 10 --burnin 5 --threads 1 --quiet \
   --out sbr
 on_ranks 3 sbayesr --gwas gwas.ma --ldm ld16 --iterations 20 --burnin 5 --threads 1 --quiet \

@@ -88,6 +88,7 @@ class chain {
     normal_equations();
     ld_sampling_variance();
     start();
+    if (processes_) agree_on_inputs();
     if (o_.resume) resume();
   }
 
@@ -320,10 +321,10 @@ class chain {
     std::size_t block_begin = 0, block_end = 0, skip_end = 0;
 
     void operator()(std::size_t, std::size_t first, std::size_t n) const {
-      const std::size_t lo = std::max(first, self->own_begin_);
-      const std::size_t hi = std::min(first + n, self->own_end_);
-      self->subtract_all(changes, lo, std::min(hi, block_begin));
-      self->subtract_all(changes, std::max(lo, skip_end), hi);
+      self->for_own(first, first + n, [&](std::size_t lo, std::size_t hi) {
+        self->subtract_all(changes, lo, std::min(hi, block_begin));
+        self->subtract_all(changes, std::max(lo, skip_end), hi);
+      });
     }
   };
 
@@ -345,7 +346,7 @@ class chain {
       const std::size_t b1 = std::min(m_, b0 + sweep_block), b2 = std::min(m_, b1 + sweep_block);
       outside_update& update = updates_[slot];
       update.changes.clear();
-      if (b0 >= own_begin_ && b0 < own_end_)
+      if (owner_of(b0) == rank_)
         for (std::size_t p = b0; p < b1; ++p) {
           const double old = beta_[p];
           const auto [k, beta] = mixture_.draw(p, root_d_[p] * u_[p] + d_[p] * old,
@@ -363,13 +364,13 @@ class chain {
       // The previous block's update covers the next block's positions: it ends first.
       if (running) finish(*running);
       running = nullptr;
-      subtract_all(update.changes, std::max(b1, own_begin_), std::min(b2, own_end_));
+      for_own(b1, b2,
+              [&](std::size_t lo, std::size_t hi) { subtract_all(update.changes, lo, hi); });
       update.block_begin = b0;
       update.block_end = b1;
       update.skip_end = b2;
       std::size_t work = 0;
-      for (const change& c : update.changes)
-        work += std::min(c.end, own_end_) - std::min(std::max(c.begin, own_begin_), c.end);
+      for (const change& c : update.changes) work += (c.end - c.begin) / ranks_;
       if (team_ && work >= team_work) {
         team_->start_each(update);
         running = &update;
@@ -383,23 +384,51 @@ class chain {
     if (processes_) gather_residual();
   }
 
-  // On several processes (docs/SCALING.md, "SBayesR on ranks"), each owns whole blocks of
-  // positions, an even share of them in index order: it draws its blocks' variants and keeps
+  // On several processes (docs/SCALING.md, "SBayesR on ranks"), the blocks of positions are
+  // dealt out in turn, block b to process b mod R: each draws its blocks' variants and keeps
   // their residual. Every change is sent to every process, which updates its own positions
   // with it, in the order of the changes; so each element of the residual takes the very
-  // updates, in the very order, of one process's, and the chain is the same bits.
+  // updates, in the very order, of one process's, and the chain is the same bits. Dealt out in
+  // turn, the blocks of any window (a band of LD as much as a whole chromosome) spread over
+  // every process, and so does the work of its updates.
   void own_blocks() {
-    if (!processes_) {
-      own_begin_ = 0;
-      own_end_ = m_;
+    rank_ = processes_ ? static_cast<std::size_t>(processes_->rank()) : 0;
+    ranks_ = processes_ ? static_cast<std::size_t>(processes_->size()) : 1;
+    if (processes_) message_.assign(1 + 3 * sweep_block, 0.0);
+  }
+
+  std::size_t owner_of(std::size_t position) const noexcept {
+    return position / sweep_block % ranks_;
+  }
+
+  // f(lo, hi) on each run [lo, hi) of this process's positions within [first, last), in order.
+  template <typename F>
+  void for_own(std::size_t first, std::size_t last, F&& f) const {
+    if (ranks_ == 1) {
+      if (first < last) f(first, last);
       return;
     }
-    const std::size_t blocks = (m_ + sweep_block - 1) / sweep_block;
-    const auto rank = static_cast<std::size_t>(processes_->rank());
-    const auto size = static_cast<std::size_t>(processes_->size());
-    own_begin_ = std::min(m_, even_share(blocks, rank, size) * sweep_block);
-    own_end_ = std::min(m_, even_share(blocks, rank + 1, size) * sweep_block);
-    message_.assign(1 + 3 * sweep_block, 0.0);
+    for (std::size_t lo = first; lo < last;) {
+      const std::size_t hi = std::min(last, (lo / sweep_block + 1) * sweep_block);
+      if (owner_of(lo) == rank_) f(lo, hi);
+      lo = hi;
+    }
+  }
+
+  // Every process must run the same chain: one that was given other statistics, LD or settings
+  // (the fingerprint differs) would send and expect other messages. All of them find out
+  // together, before the first exchange, and stop with the same error.
+  void agree_on_inputs() const {
+    const double halves[2] = {static_cast<double>(fingerprint_ >> 32),
+                              static_cast<double>(fingerprint_ & 0xffffffffu)};
+    std::vector<double> all(2 * ranks_);
+    processes_->all_gather(halves, all, std::vector<std::size_t>(ranks_, 2));
+    for (std::size_t r = 1; r < ranks_; ++r)
+      if (all[2 * r] != all[0] || all[2 * r + 1] != all[1])
+        throw error(errc::invalid_argument,
+                    "sbayesr: the MPI ranks were given different summary statistics, LD or "
+                    "settings (rank " +
+                        std::to_string(r) + "'s differ from rank 0's)");
   }
 
   // A change of the block being drawn, for share_changes: its position, class and effect.
@@ -416,13 +445,10 @@ class chain {
   // its effects and classes and the changes' columns into `update`. Positions and classes are
   // whole numbers, exact in doubles.
   void share_changes(std::size_t b0, outside_update& update) {
-    const auto size = static_cast<std::size_t>(processes_->size());
-    const std::size_t blocks = (m_ + sweep_block - 1) / sweep_block, block = b0 / sweep_block;
-    std::size_t owner = 0;
-    while (owner + 1 < size && even_share(blocks, owner + 1, size) <= block) ++owner;
-    std::vector<std::size_t> counts(size, 0);
+    const std::size_t owner = owner_of(b0);
+    std::vector<std::size_t> counts(ranks_, 0);
     counts[owner] = message_.size();
-    const bool mine = owner == static_cast<std::size_t>(processes_->rank());
+    const bool mine = owner == rank_;
     const std::vector<double> sent = mine ? message_ : std::vector<double>();
     processes_->all_gather(sent, message_, counts);
     const auto count = static_cast<std::size_t>(message_[0]);
@@ -440,19 +466,28 @@ class chain {
   }
 
   // Every process's positions of the residual to every process, for the iteration's
-  // parameters (the same sums everywhere) and the checkpoint.
+  // parameters (the same sums everywhere) and the checkpoint: each sends its blocks in order.
   void gather_residual() {
-    const auto size = static_cast<std::size_t>(processes_->size());
-    const std::size_t blocks = (m_ + sweep_block - 1) / sweep_block;
-    std::vector<std::size_t> counts(size);
-    for (std::size_t r = 0; r < size; ++r)
-      counts[r] = std::min(m_, even_share(blocks, r + 1, size) * sweep_block) -
-                  std::min(m_, even_share(blocks, r, size) * sweep_block);
-    const std::vector<double> mine(u_.begin() + static_cast<std::ptrdiff_t>(own_begin_),
-                                   u_.begin() + static_cast<std::ptrdiff_t>(own_end_));
+    std::vector<std::size_t> counts(ranks_, 0);
+    for (std::size_t b0 = 0; b0 < m_; b0 += sweep_block)
+      counts[owner_of(b0)] += std::min(m_, b0 + sweep_block) - b0;
+    std::vector<double> mine;
+    mine.reserve(counts[rank_]);
+    for_own(0, m_, [&](std::size_t lo, std::size_t hi) {
+      mine.insert(mine.end(), u_.begin() + static_cast<std::ptrdiff_t>(lo),
+                  u_.begin() + static_cast<std::ptrdiff_t>(hi));
+    });
     std::vector<double> all(m_);
     processes_->all_gather(mine, all, counts);
-    std::copy(all.begin(), all.end(), u_.begin());
+    std::vector<std::size_t> from(ranks_, 0);  // where each process's blocks start in `all`
+    for (std::size_t r = 1; r < ranks_; ++r) from[r] = from[r - 1] + counts[r - 1];
+    for (std::size_t b0 = 0; b0 < m_; b0 += sweep_block) {
+      const std::size_t n = std::min(m_, b0 + sweep_block) - b0;
+      std::size_t& at = from[owner_of(b0)];
+      std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), n,
+                  u_.begin() + static_cast<std::ptrdiff_t>(b0));
+      at += n;
+    }
   }
 
   bool writes_checkpoints() const { return processes_ == nullptr || processes_->rank() == 0; }
@@ -622,8 +657,9 @@ class chain {
   const analysis_options& analysis_;
   std::size_t m_;
   communicator* processes_;  // null: this process alone
-  // The positions this process draws and keeps the residual of (own_blocks): all of them alone.
-  std::size_t own_begin_ = 0, own_end_ = 0;
+  // This process and their number (own_blocks): it draws and keeps the residual of the blocks
+  // b with b mod ranks_ = rank_, all of them alone.
+  std::size_t rank_ = 0, ranks_ = 1;
   std::vector<double> message_;  // a block's changes: their count, then position, class, β
   detail::bayesr_mixture mixture_;
   std::vector<double> constants_;  // per variant: the mixture's draw constants (prepare_draws)

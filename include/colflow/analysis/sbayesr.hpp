@@ -145,6 +145,14 @@ void check_sbayesr_options(const sbayesr_options& options);
 /// checkpoint's: not_found, bad_magic, unsupported_version, corrupt_header or checksum_mismatch
 /// for a missing, foreign, damaged or truncated file, invalid_argument for the checkpoint of
 /// other data or settings or one past `iterations`, each naming the file.
+///
+/// On several processes (`analysis.processes`) every process calls it with the same statistics,
+/// LD and options (else all throw invalid_argument together, before the chain): the blocks of
+/// 128 variants are dealt out in turn, each process draws its own and updates its own positions
+/// of the residual with every process's changes, and each returns the single process's result,
+/// bit for bit; process 0 alone writes the checkpoints. Collectives come from the calling
+/// thread only. An error on one process mid-chain leaves the others waiting in the next
+/// collective: the caller must end them (the command aborts the MPI launch).
 sbayesr_result sbayesr(ld_columns& ld, const aligned_gwas& gwas, const sbayesr_options& options,
                        const analysis_options& analysis = {});
 

@@ -90,7 +90,8 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
       "summary-statistics space and updated from each variant's LD column. The statistics are\n"
       "aligned to the reference's alleles (swapped A1/A2 flipped; other alleles and absent\n"
       "variants dropped and counted). The same seed gives the same chain whatever --threads\n"
-      "or --resume.\n"
+      "or --resume, and on any number of MPI ranks (mpirun -np R colflow sbayesr ...: blocks of\n"
+      "128 variants dealt out to the ranks in turn, rank 0 writes; --memory is per rank).\n"
       "PREFIX.parRes: posterior mean and SD of NumSnp1..K SigmaSq ResVar GenVar hsq.\n"
       "PREFIX.snpRes: Id Name Chrom Position A1 A2 A1Frq A1Effect SE PIP LastSampleEff, which\n"
       "`colflow score --score PREFIX.snpRes` reads directly.");

@@ -15,6 +15,7 @@
 
 #include "colflow/colflow.hpp"
 #include "io/plink_number_internal.hpp"
+#include "kernels/bit_columns_internal.hpp"
 #include "kernels/king_counts_internal.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
@@ -91,6 +92,34 @@ TEST(KingTest, CountsEqualStraightLoopsOverTheCalls) {
     }
 }
 
+TEST(KingTest, SamplesWithManyMissingCallsCountTheSame) {
+  // A third of the calls missing, more than the lists of missing calls hold (a sixteenth of a
+  // block's calls): the samples past the lists' budget are read from their planes.
+  test::temp_dir dir;
+  const std::size_t rows = 100, columns = 150;
+  std::mt19937_64 rng(21);
+  writer_options w;
+  w.type = value_type::genotype;
+  w.rows = rows;
+  w.source = "test";
+  store_writer writer(dir / "g.cf", w, test::numbered_samples(rows));
+  std::vector<std::vector<std::uint8_t>> used;
+  for (std::size_t j = 0; j < columns; ++j) {
+    used.push_back(test::random_genotype_codes(rows, 0.3, j < 75 ? 0.33 : 0.01, rng));
+    writer.append(encode_genotype_column(used.back(), rows, column_encoding{}),
+                  test::numbered_column(j));
+  }
+  writer.finish();
+  const store s = store::open(dir / "g.cf");
+  const selection sel = selection::all(s);
+  king_options k;
+  k.block_columns = 128;
+  const auto got = all_pairs(s, sel, k, {});
+  for (std::size_t i = 1; i < rows; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      ASSERT_EQ(got[i * rows + j], direct_counts(used, i, j)) << "pair " << i << ", " << j;
+}
+
 TEST(KingTest, BandsUnderAMemoryLimitGiveTheSameCounts) {
   test::temp_dir dir;
   test::write_genotype_store(dir / "g.cf", 200, 90, column_encoding{}, 3);
@@ -109,25 +138,79 @@ TEST(KingTest, VectorPathEqualsPortableLoop) {
   std::mt19937_64 rng(11);
   // 7 words a plane: the AVX2 loop's 4 and the 3 the scalar loop finishes.
   const std::size_t words = 7, count = 9;
-  std::vector<std::uint64_t> planes(2 * count * 3 * words);
+  std::vector<std::uint64_t> planes(2 * count * king_planes * words);
   for (std::uint64_t& w : planes) w = rng();
   // Valid planes: hom and het exclusive, two within hom.
   for (std::size_t s = 0; s < 2 * count; ++s)
     for (std::size_t w = 0; w < words; ++w) {
-      std::uint64_t* p = planes.data() + s * 3 * words;
-      p[words + w] &= ~p[w];
-      p[2 * words + w] &= p[w];
+      std::uint64_t* p = planes.data() + s * king_planes * words;
+      p[het_plane * words + w] &= ~p[hom_plane * words + w];
+      p[two_plane * words + w] &= p[hom_plane * words + w];
     }
-  std::vector<const std::uint64_t*> a(count), b(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    a[i] = planes.data() + i * 3 * words;
-    b[i] = planes.data() + (count + i) * 3 * words;
+  const std::uint64_t* a = planes.data();
+  std::vector<const std::uint64_t*> b(count);
+  for (std::size_t i = 0; i < count; ++i) b[i] = planes.data() + (count + i) * king_planes * words;
+  // Words [1, 7) added to counts of 1 and 2, then word 0 alone.
+  std::vector<std::uint32_t> hethet(count, 1), ibs0(count, 2), hethet_slow(count, 1),
+      ibs0_slow(count, 2);
+  for (const auto [from, to] : {std::pair<std::size_t, std::size_t>{1, words}, {0, 1}}) {
+    king_hethet_ibs0(a, b.data(), count, words, from, to, hethet.data(), ibs0.data());
+    detail::king_hethet_ibs0_portable(a, b.data(), count, words, from, to, hethet_slow.data(),
+                                      ibs0_slow.data());
   }
-  std::vector<king_pair_counts> fast(count * count), slow(count * count);
-  king_pair_tile(a.data(), count, b.data(), count, words, fast.data(), count);
-  detail::king_pair_tile_portable(a.data(), count, b.data(), count, words, slow.data(), count);
-  EXPECT_EQ(fast, slow) << king_pair_tile_path();
-  EXPECT_GT(slow[0].called(), 0u);
+  EXPECT_EQ(hethet, hethet_slow) << king_hethet_ibs0_path();
+  EXPECT_EQ(ibs0, ibs0_slow) << king_hethet_ibs0_path();
+  EXPECT_GT(hethet_slow[0], 1u);
+  EXPECT_GT(ibs0_slow[0], 2u);
+}
+
+TEST(KingTest, TransposeMovesBitSOfRowVToBitVOfRowS) {
+  std::mt19937_64 rng(5);
+  std::uint64_t rows[64], transposed[64];
+  for (std::uint64_t& r : rows) r = rng();
+  std::copy(rows, rows + 64, transposed);
+  transpose_bits_64(transposed);
+  for (unsigned v = 0; v < 64; ++v)
+    for (unsigned s = 0; s < 64; ++s)
+      ASSERT_EQ((transposed[v] >> s) & 1u, (rows[s] >> v) & 1u) << "row " << v << ", bit " << s;
+}
+
+TEST(KingTest, ColumnSumsOfChosenRowsEqualAStraightCount) {
+  std::mt19937_64 rng(9);
+  // 12 words of choices: sparse words, an empty one, and whole words that take the vector
+  // path's byte counters past 255 rows.
+  const std::size_t words = 12;
+  std::vector<std::uint64_t> rows(64 * words), chosen_bits(words);
+  for (std::uint64_t& r : rows) r = rng() | rng();
+  for (std::size_t w = 0; w < words; ++w)
+    chosen_bits[w] = w < 3 ? rng() & rng() & rng() : w == 3 ? 0 : ~std::uint64_t{0};
+  std::vector<std::uint32_t> chosen(64 * words);
+  chosen.resize(set_bit_positions(chosen_bits.data(), words, chosen.data()));
+  ASSERT_TRUE(std::is_sorted(chosen.begin(), chosen.end()));
+  // Two matrices: the rows above and their complements, a stride apart.
+  const std::size_t stride = rows.size();
+  for (std::size_t r = 0; r < stride; ++r) rows.push_back(~rows[r]);
+  std::uint32_t direct[128] = {};
+  std::size_t listed = 0;
+  for (std::size_t r = 0; r < 64 * words; ++r)
+    if ((chosen_bits[r / 64] >> (r % 64)) & 1u) {
+      ASSERT_EQ(chosen[listed++], r);
+      for (unsigned s = 0; s < 128; ++s)
+        direct[s] += (rows[r + (s / 64) * stride] >> (s % 64)) & 1u;
+    }
+  ASSERT_EQ(listed, chosen.size());
+  for (const std::size_t matrices : {1, 2}) {
+    std::uint32_t fast[128], slow[128];
+    chosen_row_column_sums(rows.data(), matrices, stride, chosen.data(), chosen.size(), fast);
+    detail::chosen_row_column_sums_portable(rows.data(), matrices, stride, chosen.data(),
+                                            chosen.size(), slow);
+    for (unsigned s = 0; s < 64 * matrices; ++s) {
+      EXPECT_EQ(slow[s], direct[s]) << matrices << " matrices, column " << s;
+      EXPECT_EQ(fast[s], direct[s]) << matrices << " matrices, column " << s;
+    }
+  }
+  EXPECT_GT(direct[0], 255u);
+  EXPECT_GT(direct[64], 0u);
 }
 
 TEST(KingTest, KinshipIsPlink2sExpression) {

@@ -5,11 +5,14 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "analysis/products/relationship_shared_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/stream/column_stream.hpp"
+#include "kernels/bit_columns_internal.hpp"
 #include "kernels/king_counts_internal.hpp"
 
 namespace colflow {
@@ -25,30 +28,35 @@ double king_kinship(const king_pair_counts& c) noexcept {
 
 namespace {
 
-// Samples per tile.
+// Samples per tile: the bits of a transposed plane's word.
 constexpr std::size_t tile = 64;
-// Variants per block by default: 64 words a plane, so that a pair of samples runs 16 steps of
-// the vector loop between its fixed costs, and a tile of 64 samples takes 96 KiB of planes.
+// Variants per block by default: 128 words a plane, so that a pair of samples runs 32 steps of
+// the vector loop between its fixed costs, and a tile of 64 samples takes 256 KiB of planes.
 constexpr std::size_t default_block = 4096;
 
 using detail::mib;
 using detail::resolved_in_flight;
 
-// One band's pass: the block's codes as they stream by, then the planes of every sample up to
-// the band's last row, then the tiles (I, J), I a tile of the band's rows, J ≤ I.
+// One band's pass: the block's codes as they stream by, then the planes and calls of every
+// sample up to the band's last row and the transposed planes of each tile of 64 of them, then
+// the tiles (I, J), I a tile of the band's rows, J ≤ I.
 class band_pass {
  public:
   band_pass(const selection& sel, std::size_t store_rows, std::size_t first, std::size_t rows,
             std::size_t block)
       : sel_(sel),
         bytes_((store_rows + 3) / 4),
-        block_(block),
         words_(king_plane_words(block)),
         band_{first, rows, {}},
         codes_(block * bytes_),
-        planes_(band_.width() * 3 * words_) {
+        planes_(band_.width() * king_planes * words_),
+        calls_(band_.width()),
+        list_budget_(list_budget(band_.width(), block)),
+        lists_(list_budget_),
+        list_start_(band_.width()),
+        tile_rows_(tiles_of(band_.width()) * 2 * tile * words_) {
     band_.counts.resize(band_.size());
-    const std::size_t end_tile = (first + rows + tile - 1) / tile;
+    const std::size_t end_tile = tiles_of(first + rows);
     for (std::size_t i = first / tile; i < end_tile; ++i)
       for (std::size_t j = 0; j <= i; ++j) tiles_.push_back({i, j});
   }
@@ -60,13 +68,22 @@ class band_pass {
 
   // Counts the pairs over the block's first k variants.
   void add_block(std::size_t k) {
+    count_ = static_cast<std::uint32_t>(k);
     std::vector<const std::uint8_t*> columns(k);
     for (std::size_t c = 0; c < k; ++c) columns[c] = codes_.data() + c * bytes_;
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, band_.width(), tile),
                       [&](const tbb::blocked_range<std::size_t>& r) {
                         for (std::size_t i = r.begin(); i != r.end(); ++i)
-                          make_king_planes(columns.data(), k, sel_.rows[i], planes_of(i), words_);
+                          calls_[i] = make_king_planes(columns.data(), k, sel_.rows[i],
+                                                       planes_of(i), words_);
                       });
+    list_missing_calls();
+    tbb::parallel_for(std::size_t{0}, tiles_of(band_.width()), [&](std::size_t t) {
+      const std::uint64_t* planes[tile];
+      const std::size_t samples = std::min(tile, band_.width() - t * tile);
+      for (std::size_t s = 0; s < samples; ++s) planes[s] = planes_of(t * tile + s);
+      king_tile_rows(planes, samples, words_, het_rows(t), missing_rows(t));
+    });
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tiles_.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& r) {
                         for (std::size_t t = r.begin(); t != r.end(); ++t)
@@ -76,31 +93,121 @@ class band_pass {
 
   king_band finish() { return std::move(band_); }
 
+  // Entries of the lists of missing calls: one for each sixteenth of a block's calls, so that
+  // every sample's list fits when a sixteenth of the calls or fewer are missing.
+  static std::size_t list_budget(std::size_t samples, std::size_t block) {
+    return samples * block / 16;
+  }
+
  private:
-  std::uint64_t* planes_of(std::size_t i) { return planes_.data() + i * 3 * words_; }
+  static constexpr std::size_t unlisted = ~std::size_t{0};
+
+  // The positions of each sample's missing calls, listed once a block for the tiles' terms,
+  // sample after sample as long as the lists fit their budget; the tiles read the calls of the
+  // others from their planes.
+  void list_missing_calls() {
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < band_.width(); ++i) {
+      const bool fits = calls_[i].missing <= list_budget_ - next;
+      list_start_[i] = fits ? next : unlisted;
+      if (fits) next += calls_[i].missing;
+    }
+    tbb::parallel_for(std::size_t{0}, band_.width(), [&](std::size_t i) {
+      if (list_start_[i] != unlisted)
+        set_bit_positions(missing_of(i), words_, lists_.data() + list_start_[i]);
+    });
+  }
+
+  // Sample i's missing calls: its list, or `scratch` filled from its plane.
+  std::span<const std::uint32_t> missing_at(std::size_t i, std::vector<std::uint32_t>& scratch) {
+    if (list_start_[i] != unlisted) return {lists_.data() + list_start_[i], calls_[i].missing};
+    scratch.resize(calls_[i].missing);
+    set_bit_positions(missing_of(i), words_, scratch.data());
+    return scratch;
+  }
+
+  static std::size_t tiles_of(std::size_t samples) { return (samples + tile - 1) / tile; }
+  std::uint64_t* planes_of(std::size_t i) { return planes_.data() + i * king_planes * words_; }
+  const std::uint64_t* missing_of(std::size_t i) { return planes_of(i) + missing_plane * words_; }
+  std::uint64_t* het_rows(std::size_t t) { return tile_rows_.data() + t * 2 * tile * words_; }
+  std::uint64_t* missing_rows(std::size_t t) { return het_rows(t) + tile * words_; }
 
   // Tile (i, j) restricted to the band's rows and to the pairs below the diagonal, a row of
   // the tile at a time (the triangle's rows are not evenly spaced); each pair belongs to one
-  // tile.
+  // tile. The terms with a missing call: for each column sample, its missing calls against
+  // the rows' transposed het and miss planes (tile i's, which the tiles before this one read
+  // too); for each row sample, its against the columns' het plane.
   void add_tile(std::size_t i, std::size_t j) {
     const std::size_t from = std::max(i * tile, band_.first_row),
                       to = std::min((i + 1) * tile, band_.width());
-    const std::size_t col0 = j * tile, cols = std::min(tile, band_.width() - col0);
+    const std::size_t col0 = j * tile;
+    if (to <= col0 + 1) return;
+    const std::size_t cols = std::min({tile, band_.width() - col0, to - 1 - col0});
+    prefetch_rows(het_rows(j));
     const std::uint64_t* b[tile];
-    for (std::size_t c = 0; c < cols; ++c) b[c] = planes_of(col0 + c);
-    for (std::size_t r = from; r < to; ++r) {
-      if (r <= col0) continue;
-      const std::uint64_t* a = planes_of(r);
+    // [column][row − i · tile]: |het_r ∧ miss_c| in [0, tile), |miss_r ∧ miss_c| after.
+    std::uint32_t column_terms[tile][2 * tile];
+    std::vector<std::uint32_t> scratch;
+    for (std::size_t c = 0; c < cols; ++c) {
+      b[c] = planes_of(col0 + c);
+      const auto missing = missing_at(col0 + c, scratch);
+      chosen_row_column_sums(het_rows(i), 2, tile * words_, missing.data(), missing.size(),
+                             column_terms[c]);
+    }
+    std::uint32_t missing_het[tile], hethet[tile], ibs0[tile];  // |miss_r ∧ het_c|, …
+    for (std::size_t r = std::max(from, col0 + 1); r < to; ++r) {
+      const std::size_t pairs = std::min(cols, r - col0), row = r - i * tile;
+      if (r + 1 < to) prefetch_pairs(r + 1, col0, std::min(cols, r + 1 - col0));
+      const auto missing = missing_at(r, scratch);
+      chosen_row_column_sums(het_rows(j), 1, 0, missing.data(), missing.size(), missing_het);
+      std::fill_n(hethet, pairs, 0u);
+      std::fill_n(ibs0, pairs, 0u);
+      king_hethet_ibs0(planes_of(r), b, pairs, words_, 0, words_, hethet, ibs0);
       king_pair_counts* out = band_.counts.data() + band_.row_offset(r) + col0;
-      king_pair_tile(&a, 1, b, std::min(cols, r - col0), words_, out, 0);
+      for (std::size_t c = 0; c < pairs; ++c)
+        add(out[c],
+            king_block_counts(hethet[c], ibs0[c], calls_[r], calls_[col0 + c],
+                              {column_terms[c][row], missing_het[c], column_terms[c][tile + row]},
+                              count_));
     }
   }
 
+  // Asks for a tile's transposed het plane in the cache: the rows' missing calls read it at
+  // places no processor could foresee.
+  void prefetch_rows(const std::uint64_t* rows) {
+    const char* first = reinterpret_cast<const char*>(rows);
+    for (std::size_t at = 0; at < tile * words_ * sizeof(std::uint64_t); at += 64)
+      __builtin_prefetch(first + at);
+  }
+
+  // Asks for row r's pairs from col0 on in the cache, ahead of their update: the band is far
+  // larger than the caches, and its rows are too far apart for the processor to foresee.
+  void prefetch_pairs(std::size_t r, std::size_t col0, std::size_t pairs) {
+    const char* first =
+        reinterpret_cast<const char*>(band_.counts.data() + band_.row_offset(r) + col0);
+    for (std::size_t at = 0; at < pairs * sizeof(king_pair_counts); at += 64)
+      __builtin_prefetch(first + at, 1);
+  }
+
+  static void add(king_pair_counts& to, const king_pair_counts& c) {
+    to.hethet += c.hethet;
+    to.ibs0 += c.ibs0;
+    to.het_hom += c.het_hom;
+    to.hom_het += c.hom_het;
+    to.homhom += c.homhom;
+  }
+
   const selection& sel_;
-  std::size_t bytes_, block_, words_;
+  std::size_t bytes_, words_;
+  std::uint32_t count_ = 0;  // variants in the block being counted
   king_band band_;
-  std::vector<std::uint8_t> codes_;    // the block's columns, bytes_ each
-  std::vector<std::uint64_t> planes_;  // per sample up to the band's last row: hom, het, two
+  std::vector<std::uint8_t> codes_;       // the block's columns, bytes_ each
+  std::vector<std::uint64_t> planes_;     // per sample up to the band's last row: king_planes
+  std::vector<king_sample_calls> calls_;  // per sample, the block's calls
+  std::size_t list_budget_;
+  std::vector<std::uint32_t> lists_;      // the listed samples' missing calls, one after another
+  std::vector<std::size_t> list_start_;   // per sample, where its list starts, or unlisted
+  std::vector<std::uint64_t> tile_rows_;  // per tile of samples: het rows, then missing rows
   std::vector<std::pair<std::size_t, std::size_t>> tiles_;
 };
 
@@ -131,7 +238,11 @@ king_plan plan_king(const store& s, const selection& sel, const king_options& ki
   const std::uint64_t n = plan.samples;
   plan.block_columns = king.block_columns != 0 ? king.block_columns : default_block;
   const std::uint64_t block = plan.block_columns;
-  plan.block_bytes = block * ((s.num_rows() + 3) / 4) + n * 3 * 8 * king_plane_words(block);
+  // The codes, the planes of each sample and two transposed planes of each tile of 64, the
+  // lists of missing calls.
+  plan.block_bytes = block * ((s.num_rows() + 3) / 4) +
+                     (n * king_planes + (n + 63) / 64 * 2 * 64) * 8 * king_plane_words(block) +
+                     band_pass::list_budget(n, block) * 4 + n * 8;
   plan.stream_bytes = resolved_in_flight(options) *
                       std::max<std::uint64_t>(options.stream.block_bytes, s.num_rows() / 4 + 1);
   // A band of `rows` rows holds at most rows × n pairs (the last band: fewer, the triangle's

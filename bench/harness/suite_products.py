@@ -61,7 +61,13 @@ def peaks(threads: int) -> dict[str, tuple[str, float]]:
     ports issue per cycle, else scalar POPCNT (one a cycle) with the AND and ADD beside it.
     GRM: one multiply-add per sample pair and variant, in binary32 for the binary32 outputs
     timed here (colflow's default for them), two FMA ports of 16 (AVX-512) or 8 (AVX2) lanes.
-    Some CPUs issue one 512-bit FMA per cycle (AMD Zen 4 splits it in two): half this bound."""
+    Some CPUs issue one 512-bit FMA per cycle (AMD Zen 4 splits it in two): half this bound.
+    KING (kernels/king_counts_internal.hpp), in sample pairs x variants, on the path this run
+    measures (COLFLOW_SIMD): AVX2 takes 18 vector operations a step of 256 variants (four to
+    combine the planes, two nibble-table population counts and their sums of seven each) on the
+    three or four vector ports of current x86 cores, four here, so an upper bound; AVX-512 with
+    VPOPCNTDQ takes 7 a step of 512 (two AND, a ternary logic, two population counts, two
+    sums) on two 512-bit ports."""
     hz, flags = cpu_clock_hz(), cpu_flags()
     if "avx512_vpopcntdq" in flags:
         integer = threads * hz * 2 * 512 / 27
@@ -71,9 +77,14 @@ def peaks(threads: int) -> dict[str, tuple[str, float]]:
         integer_how = "1 POPCNT/cycle x 64 bits / 9 popcounts"
     lanes = 16 if "avx512f" in flags else 8 if "fma" in flags else 1
     fma = threads * hz * 2 * lanes
+    if os.environ.get("COLFLOW_SIMD", "avx512") == "avx512" and "avx512_vpopcntdq" in flags:
+        king, king_how = threads * hz * 2 * 512 / 7, "2 ports x 512 bits / 7 vector ops"
+    else:
+        king, king_how = threads * hz * 4 * 256 / 18, "4 ports x 256 bits / 18 vector ops"
     clock = f"{threads} cores x {hz / 1e9:.2f} GHz"
     return {"ld": (f"integer peak: {clock} x {integer_how}", integer),
-            "grm": (f"FMA peak: {clock} x 2 FMA x {lanes} floats", fma)}
+            "grm": (f"FMA peak: {clock} x 2 FMA x {lanes} floats", fma),
+            "king": (f"integer peak: {clock} x {king_how}", king)}
 
 
 def run(ctx: Context) -> list[Comparison]:

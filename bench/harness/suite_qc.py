@@ -12,8 +12,8 @@ beside it):
   clump            plink1.9 --clump of plink2 --glm's table (the Debian plink2 has no --clump)
 
 Wall time and peak RSS of each process; for the KING table also its throughput in sample pairs
-x variants per second beside the machine's integer bound (the LD kernel's, which KING's counts
-share: AND, POPCNT and ADD over words of 64 samples).
+x variants per second beside the machine's integer bound for KING's two population counts a
+pair (suite_products.peaks).
 """
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def run(ctx: Context) -> list[Comparison]:
     compare(f"king table (filter 0.0442), first {king_data.variants} columns", [
         ("colflow king", colflow("king", king_store, *table, "--out", f"{out}/ck")),
         ("plink2 --make-king-table", plink2(king_data.prefix, *table, "--out", f"{out}/pk"))],
-        work=king_work, peak=peaks(ctx.threads)["ld"])
+        work=king_work, peak=peaks(ctx.threads)["king"])
     compare(f"king cutoff 0.0884, first {king_data.variants} columns", [
         ("colflow king", colflow("king", king_store, "--king-cutoff", "0.0884",
                                  "--out", f"{out}/cc")),

@@ -1,10 +1,9 @@
 // Bit matrices of 64 columns (kernels/bit_columns_internal.hpp): the transposition, and the
 // column sums of chosen rows in portable and AVX2 code, which give the same integers.
-#include "kernels/bit_columns_internal.hpp"
-
 #include <algorithm>
 #include <bit>
 
+#include "kernels/bit_columns_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow {
@@ -70,8 +69,7 @@ __attribute__((target("avx2"))) inline void add_byte_counts(__m256i bytes,
 // Byte counters for the 64 columns of each matrix, subtracting each chosen row's 0xff bytes
 // (adding 1), emptied into the sums every 255 rows, before a byte could wrap.
 template <std::size_t Matrices>
-__attribute__((target("avx2"))) void column_sums_avx2(const std::uint64_t* rows,
-                                                      std::size_t stride,
+__attribute__((target("avx2"))) void column_sums_avx2(const std::uint64_t* rows, std::size_t stride,
                                                       const std::uint32_t* chosen,
                                                       std::size_t count,
                                                       std::uint32_t* sums) noexcept {

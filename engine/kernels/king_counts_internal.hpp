@@ -16,8 +16,8 @@
 /// which are counted for 64 samples at once from one sample's missing calls and the transposed
 /// planes of the others (king_tile_rows, chosen_row_column_sums): with few missing calls, a
 /// small part of the work.
-/// All integers: every code path (portable, POPCNT, AVX2, chosen once per process from the CPU
-/// and COLFLOW_SIMD) gives the same numbers whatever the tile, call or thread.
+/// All integers: every code path (portable, POPCNT, AVX2, AVX-512, chosen once per process from
+/// the CPU and COLFLOW_SIMD) gives the same numbers whatever the tile, call or thread.
 #pragma once
 
 #include <cstddef>
@@ -82,7 +82,8 @@ constexpr king_pair_counts king_block_counts(std::uint32_t hethet, std::uint32_t
   return c;
 }
 
-/// The code path king_hethet_ibs0 takes on this CPU: "avx2", "popcnt" or "portable".
+/// The code path king_hethet_ibs0 takes on this CPU: "avx512" (with VPOPCNTDQ), "avx2",
+/// "popcnt" or "portable".
 const char* king_hethet_ibs0_path() noexcept;
 
 namespace detail {

@@ -33,6 +33,8 @@ constexpr std::size_t tile = 64;
 // Variants per block by default: 128 words a plane, so that a pair of samples runs 32 steps of
 // the vector loop between its fixed costs, and a tile of 64 samples takes 256 KiB of planes.
 constexpr std::size_t default_block = 4096;
+// Columns of a tile counted against each of its rows at a time.
+constexpr std::size_t column_run = 16;
 
 using detail::mib;
 using detail::resolved_in_flight;
@@ -154,19 +156,30 @@ class band_pass {
       chosen_row_column_sums(het_rows(i), 2, tile * words_, missing.data(), missing.size(),
                              column_terms[c]);
     }
-    std::uint32_t missing_het[tile], hethet[tile], ibs0[tile];  // |miss_r ∧ het_c|, …
-    for (std::size_t r = std::max(from, col0 + 1); r < to; ++r) {
+    // The two plane counts of the tile's rows, a run of column_run columns at a time: their
+    // planes (24 KiB) stay in the first-level cache while every row is counted against them.
+    const std::size_t first_row = std::max(from, col0 + 1);
+    std::uint32_t hethet[tile][tile], ibs0[tile][tile];  // [row − i · tile][column]
+    for (std::size_t c0 = 0; c0 < cols; c0 += column_run)
+      for (std::size_t r = first_row; r < to; ++r) {
+        const std::size_t pairs = std::min(cols, r - col0), row = r - i * tile;
+        if (pairs <= c0) continue;
+        const std::size_t n = std::min(column_run, pairs - c0);
+        std::fill_n(hethet[row] + c0, n, 0u);
+        std::fill_n(ibs0[row] + c0, n, 0u);
+        king_hethet_ibs0(planes_of(r), b + c0, n, words_, 0, words_, hethet[row] + c0,
+                         ibs0[row] + c0);
+      }
+    std::uint32_t missing_het[tile];  // |miss_r ∧ het_c|
+    for (std::size_t r = first_row; r < to; ++r) {
       const std::size_t pairs = std::min(cols, r - col0), row = r - i * tile;
       if (r + 1 < to) prefetch_pairs(r + 1, col0, std::min(cols, r + 1 - col0));
       const auto missing = missing_at(r, scratch);
       chosen_row_column_sums(het_rows(j), 1, 0, missing.data(), missing.size(), missing_het);
-      std::fill_n(hethet, pairs, 0u);
-      std::fill_n(ibs0, pairs, 0u);
-      king_hethet_ibs0(planes_of(r), b, pairs, words_, 0, words_, hethet, ibs0);
       king_pair_counts* out = band_.counts.data() + band_.row_offset(r) + col0;
       for (std::size_t c = 0; c < pairs; ++c)
         add(out[c],
-            king_block_counts(hethet[c], ibs0[c], calls_[r], calls_[col0 + c],
+            king_block_counts(hethet[row][c], ibs0[row][c], calls_[r], calls_[col0 + c],
                               {column_terms[c][row], missing_het[c], column_terms[c][tile + row]},
                               count_));
     }

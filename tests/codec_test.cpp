@@ -11,6 +11,7 @@
 #include <string>
 
 #include "colflow/error.hpp"
+#include "simd/fixed16_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -189,6 +190,38 @@ TEST(Fixed16ZstdTest, RefusesValuesOffTheGridAndPayloadsThatAreNotFloat32) {
   EXPECT_TRUE(fixed16_of(-2.0f, q));
   EXPECT_EQ(q, -32768);
   EXPECT_FALSE(fixed16_of(2.0f, q));
+}
+
+TEST(Fixed16ZstdTest, VectorConversionsEqualTheDefinitionForEverySixteenBitValue) {
+  // Every 16-bit value once, from the two byte runs of the codec, in a run whose length leaves
+  // a scalar tail; then back, and each value off the grid at places in the vector part and in
+  // the tail.
+  const std::size_t n = 65536 + 5;
+  std::vector<std::uint8_t> low(n), high(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    low[i] = static_cast<std::uint8_t>(i & 0xff);
+    high[i] = static_cast<std::uint8_t>((i >> 8) & 0xff);
+  }
+  std::vector<float> values(n);
+  detail::fixed16_bytes_to_float(low.data(), high.data(), n,
+                                 reinterpret_cast<std::byte*>(values.data()));
+  std::vector<std::int16_t> back(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto q = static_cast<std::int16_t>(static_cast<std::uint16_t>(low[i] | high[i] << 8));
+    ASSERT_EQ(values[i], static_cast<float>(q) * static_cast<float>(fixed16_step)) << i;
+  }
+  ASSERT_TRUE(detail::float_to_fixed16(values.data(), n, back.data()));
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int16_t q = 0;
+    ASSERT_TRUE(fixed16_of(values[i], q));
+    ASSERT_EQ(back[i], q) << i;
+  }
+  for (const float bad : {0.1f, 2.0f, -2.0001f, std::nanf(""), 1.0f / 32768.0f, 1e30f})
+    for (const std::size_t at : {std::size_t{0}, std::size_t{5}, std::size_t{8}, n - 1}) {
+      std::vector<float> v(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+      v[at] = bad;
+      EXPECT_FALSE(detail::float_to_fixed16(v.data(), n, back.data())) << bad << " at " << at;
+    }
 }
 
 TEST(Fixed16ZstdTest, RefusesDamagedFramesAndWrongSizes) {

@@ -19,6 +19,7 @@
 
 #include "colflow/codec/dosage_codec.hpp"
 #include "colflow/error.hpp"
+#include "simd/fixed16_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -387,13 +388,8 @@ void fixed16_zstd_decompress(std::span<const std::byte> in, std::span<std::byte>
   planes.resize(2 * n);
   // zstd_decompress refuses a frame that does not hold exactly 2n bytes.
   zstd_decompress(in, planes);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto u = static_cast<std::uint16_t>(static_cast<unsigned>(planes[i]) |
-                                              static_cast<unsigned>(planes[n + i]) << 8);
-    const float v =
-        static_cast<float>(static_cast<std::int16_t>(u)) * static_cast<float>(fixed16_step);
-    std::memcpy(out.data() + 4 * i, &v, 4);
-  }
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(planes.data());
+  detail::fixed16_bytes_to_float(bytes, bytes + n, n, out.data());
 }
 
 }  // namespace

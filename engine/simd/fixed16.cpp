@@ -1,7 +1,7 @@
 // float32 values to and from 16-bit multiples of 2⁻¹⁴ (simd/fixed16_internal.hpp).
-#include "simd/fixed16_internal.hpp"
-
 #include <cstring>
+
+#include "simd/fixed16_internal.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

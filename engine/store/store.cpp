@@ -459,6 +459,10 @@ bool store::prepare_pass(std::span<const std::size_t> order) const noexcept {
   return true;
 }
 
+void store::prepare_random_reads() const noexcept {
+  if (impl_->options.access == access_mode::mmap) impl_->data_map.advise(access_hint::random);
+}
+
 void store::prefetch(std::size_t j) const noexcept {
   if (impl_->options.access != access_mode::mmap || j >= num_columns()) return;
   const column_entry e = entry(j);

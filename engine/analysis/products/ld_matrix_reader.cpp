@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -99,8 +100,10 @@ struct ld_matrix::impl {
   std::vector<ld_window_entry> windows;
   std::uint64_t samples = 0, values = 0;
 
-  // An LD store.
+  // An LD store, and whether its columns have been read one at a time (the mapping's hints
+  // are set for that at the first).
   std::optional<store> st;
+  mutable std::once_flag random_reads;
   // GCTB's .bin: column j at offsets[j].
   std::filesystem::path bin;
   file_descriptor fd;
@@ -142,6 +145,8 @@ struct ld_matrix::impl {
                    std::vector<float>& vals) const {
     const ld_window_entry& w = windows[j];
     if (st) {
+      std::call_once(random_reads, [&] { st->prepare_random_reads(); });
+      st->prefetch(j);  // the frame's pages in one request, not a fault each
       std::vector<float> dense(variants.size());
       st->read_column(j, dense, decode_as::stored);
       ld_column_view v;

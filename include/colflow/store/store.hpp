@@ -218,6 +218,15 @@ class store {
   /// Starts reading column `j`'s frame into the page cache without waiting (mmap access).
   void prefetch(std::size_t j) const noexcept;
 
+  /// Readies the mapping for columns read one at a time in no order known in advance (an
+  /// SBayesR chain reading the LD columns of the effects that change; mmap access, hints
+  /// only): turns the system's read-ahead off, as prepare_pass() does for a shuffled pass out of
+  /// the page cache, since each fault would read far more than the frame it needs and, under
+  /// memory pressure, evict frames still wanted. A reader should then prefetch() each column
+  /// as it reads it (one request for its frame, not a fault a page). A later prepare_pass()
+  /// sets the hints for its own order.
+  void prepare_random_reads() const noexcept;
+
   /// Checks column `j`'s frame checksum. Throws errc::checksum_mismatch.
   void verify_checksum(std::size_t j) const;
 

@@ -1,7 +1,7 @@
 // The KING-robust pair counts of a block from bit planes of samples over variants
 // (kernels/king_counts_internal.hpp): the planes and calls of a sample, the transposed rows of
-// a tile, and hethet and ibs0 of a sample against others in portable, POPCNT and AVX2 code,
-// all giving the same integers.
+// a tile, and hethet and ibs0 of a sample against others in portable, POPCNT, AVX2 and AVX-512
+// code, all giving the same integers.
 #include <algorithm>
 #include <bit>
 

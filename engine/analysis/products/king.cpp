@@ -30,8 +30,9 @@ namespace {
 
 // Samples per tile: the bits of a transposed plane's word.
 constexpr std::size_t tile = 64;
-// Variants per block by default: 128 words a plane, so that a pair of samples runs 32 steps of
-// the vector loop between its fixed costs, and a tile of 64 samples takes 256 KiB of planes.
+// Variants per block by default: 64 words a plane, so that a pair of samples runs 16 steps of
+// the AVX2 loop between its fixed costs (blocks of 8,192 variants, which read and write the
+// band's counts half as often, ran 20-30% slower on an AMD EPYC).
 constexpr std::size_t default_block = 4096;
 // Columns of a tile counted against each of its rows at a time.
 constexpr std::size_t column_run = 16;
@@ -147,29 +148,16 @@ class band_pass {
     const std::size_t cols = std::min({tile, band_.width() - col0, to - 1 - col0});
     prefetch_rows(het_rows(j));
     const std::uint64_t* b[tile];
-    // [column][row − i · tile]: |het_r ∧ miss_c| in [0, tile), |miss_r ∧ miss_c| after.
-    std::uint32_t column_terms[tile][2 * tile];
+    tile_sums sums;
     std::vector<std::uint32_t> scratch;
     for (std::size_t c = 0; c < cols; ++c) {
       b[c] = planes_of(col0 + c);
       const auto missing = missing_at(col0 + c, scratch);
       chosen_row_column_sums(het_rows(i), 2, tile * words_, missing.data(), missing.size(),
-                             column_terms[c]);
+                             sums.column_terms[c]);
     }
-    // The two plane counts of the tile's rows, a run of column_run columns at a time: their
-    // planes (24 KiB) stay in the first-level cache while every row is counted against them.
     const std::size_t first_row = std::max(from, col0 + 1);
-    std::uint32_t hethet[tile][tile], ibs0[tile][tile];  // [row − i · tile][column]
-    for (std::size_t c0 = 0; c0 < cols; c0 += column_run)
-      for (std::size_t r = first_row; r < to; ++r) {
-        const std::size_t pairs = std::min(cols, r - col0), row = r - i * tile;
-        if (pairs <= c0) continue;
-        const std::size_t n = std::min(column_run, pairs - c0);
-        std::fill_n(hethet[row] + c0, n, 0u);
-        std::fill_n(ibs0[row] + c0, n, 0u);
-        king_hethet_ibs0(planes_of(r), b + c0, n, words_, 0, words_, hethet[row] + c0,
-                         ibs0[row] + c0);
-      }
+    count_planes(i, first_row, to, col0, cols, b, sums);
     std::uint32_t missing_het[tile];  // |miss_r ∧ het_c|
     for (std::size_t r = first_row; r < to; ++r) {
       const std::size_t pairs = std::min(cols, r - col0), row = r - i * tile;
@@ -179,10 +167,35 @@ class band_pass {
       king_pair_counts* out = band_.counts.data() + band_.row_offset(r) + col0;
       for (std::size_t c = 0; c < pairs; ++c)
         add(out[c],
-            king_block_counts(hethet[row][c], ibs0[row][c], calls_[r], calls_[col0 + c],
-                              {column_terms[c][row], missing_het[c], column_terms[c][tile + row]},
-                              count_));
+            king_block_counts(
+                sums.hethet[row][c], sums.ibs0[row][c], calls_[r], calls_[col0 + c],
+                {sums.column_terms[c][row], missing_het[c], sums.column_terms[c][tile + row]},
+                count_));
     }
+  }
+
+  // A tile's counts of the block: per column c, |het_r ∧ miss_c| for the rows r in [0, tile)
+  // and |miss_r ∧ miss_c| after; per row, hethet and ibs0 with each column.
+  struct tile_sums {
+    std::uint32_t column_terms[tile][2 * tile];
+    std::uint32_t hethet[tile][tile], ibs0[tile][tile];  // [row − i · tile][column]
+  };
+
+  // hethet and ibs0 of rows [first_row, to) of tile i with their columns (b, from col0), a run
+  // of column_run columns at a time: the run's planes (24 KiB) stay in the first-level cache
+  // while every row is counted against them.
+  void count_planes(std::size_t i, std::size_t first_row, std::size_t to, std::size_t col0,
+                    std::size_t cols, const std::uint64_t* const* b, tile_sums& sums) {
+    for (std::size_t c0 = 0; c0 < cols; c0 += column_run)
+      for (std::size_t r = first_row; r < to; ++r) {
+        const std::size_t pairs = std::min(cols, r - col0), row = r - i * tile;
+        if (pairs <= c0) continue;
+        const std::size_t n = std::min(column_run, pairs - c0);
+        std::fill_n(sums.hethet[row] + c0, n, 0u);
+        std::fill_n(sums.ibs0[row] + c0, n, 0u);
+        king_hethet_ibs0(planes_of(r), b + c0, n, words_, 0, words_, sums.hethet[row] + c0,
+                         sums.ibs0[row] + c0);
+      }
   }
 
   // Asks for a tile's transposed het plane in the cache: the rows' missing calls read it at
@@ -252,10 +265,10 @@ king_plan plan_king(const store& s, const selection& sel, const king_options& ki
   plan.block_columns = king.block_columns != 0 ? king.block_columns : default_block;
   const std::uint64_t block = plan.block_columns;
   // The codes, the planes of each sample and two transposed planes of each tile of 64, the
-  // lists of missing calls.
+  // lists of missing calls, each sample's calls and list start.
   plan.block_bytes = block * ((s.num_rows() + 3) / 4) +
                      (n * king_planes + (n + 63) / 64 * 2 * 64) * 8 * king_plane_words(block) +
-                     band_pass::list_budget(n, block) * 4 + n * 8;
+                     band_pass::list_budget(n, block) * 4 + n * 16;
   plan.stream_bytes = resolved_in_flight(options) *
                       std::max<std::uint64_t>(options.stream.block_bytes, s.num_rows() / 4 + 1);
   // A band of `rows` rows holds at most rows × n pairs (the last band: fewer, the triangle's

@@ -66,8 +66,9 @@ struct sbayesr_options {
   /// chain's, bit for bit.
   bool resume = false;
   /// Bytes of LD columns kept in memory between iterations (a source held in memory keeps
-  /// none): every column read while they fill less than half of it, then those of non-zero
-  /// effects, which the next iteration reads again. Beyond it, columns are read from the source
+  /// none): every column read while there is room; a column whose effect turned zero is the
+  /// first to leave for a later one (the longest let go first), those of non-zero effects,
+  /// which the next iteration reads again, stay. Beyond it, columns are read from the source
   /// each time they are needed. Results never depend on it.
   std::size_t ld_cache_bytes = std::size_t{1} << 30;
   /// Called after every iteration with the iteration (1-based), the chain's length and its h².

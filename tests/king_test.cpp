@@ -153,7 +153,7 @@ TEST(KingTest, VectorPathEqualsPortableLoop) {
   // Words [1, 7) added to counts of 1 and 2, then word 0 alone.
   std::vector<std::uint32_t> hethet(count, 1), ibs0(count, 2), hethet_slow(count, 1),
       ibs0_slow(count, 2);
-  for (const auto [from, to] : {std::pair<std::size_t, std::size_t>{1, words}, {0, 1}}) {
+  for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{1, words}, {0, 1}}) {
     king_hethet_ibs0(a, b.data(), count, words, from, to, hethet.data(), ibs0.data());
     detail::king_hethet_ibs0_portable(a, b.data(), count, words, from, to, hethet_slow.data(),
                                       ibs0_slow.data());
@@ -196,7 +196,7 @@ TEST(KingTest, ColumnSumsOfChosenRowsEqualAStraightCount) {
     if ((chosen_bits[r / 64] >> (r % 64)) & 1u) {
       ASSERT_EQ(chosen[listed++], r);
       for (unsigned s = 0; s < 128; ++s)
-        direct[s] += (rows[r + (s / 64) * stride] >> (s % 64)) & 1u;
+        direct[s] += static_cast<std::uint32_t>((rows[r + (s / 64) * stride] >> (s % 64)) & 1u);
     }
   ASSERT_EQ(listed, chosen.size());
   for (const std::size_t matrices : {1, 2}) {

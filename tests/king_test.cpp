@@ -150,18 +150,16 @@ TEST(KingTest, VectorPathEqualsPortableLoop) {
   const std::uint64_t* a = planes.data();
   std::vector<const std::uint64_t*> b(count);
   for (std::size_t i = 0; i < count; ++i) b[i] = planes.data() + (count + i) * king_planes * words;
-  // Words [1, 7) added to counts of 1 and 2, then word 0 alone.
-  std::vector<std::uint32_t> hethet(count, 1), ibs0(count, 2), hethet_slow(count, 1),
-      ibs0_slow(count, 2);
-  for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{1, words}, {0, 1}}) {
-    king_hethet_ibs0(a, b.data(), count, words, from, to, hethet.data(), ibs0.data());
-    detail::king_hethet_ibs0_portable(a, b.data(), count, words, from, to, hethet_slow.data(),
-                                      ibs0_slow.data());
-  }
+  // Counts written over what was there.
+  std::vector<std::uint32_t> hethet(count, 1), ibs0(count, 2), hethet_slow(count, 3),
+      ibs0_slow(count, 4);
+  king_hethet_ibs0(a, b.data(), count, words, hethet.data(), ibs0.data());
+  detail::king_hethet_ibs0_portable(a, b.data(), count, words, hethet_slow.data(),
+                                    ibs0_slow.data());
   EXPECT_EQ(hethet, hethet_slow) << king_hethet_ibs0_path();
   EXPECT_EQ(ibs0, ibs0_slow) << king_hethet_ibs0_path();
-  EXPECT_GT(hethet_slow[0], 1u);
-  EXPECT_GT(ibs0_slow[0], 2u);
+  EXPECT_GT(hethet_slow[0], 0u);
+  EXPECT_GT(ibs0_slow[0], 0u);
 }
 
 TEST(KingTest, TransposeMovesBitSOfRowVToBitVOfRowS) {

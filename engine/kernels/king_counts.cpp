@@ -60,10 +60,10 @@ void king_tile_rows(const std::uint64_t* const* planes, std::size_t samples, std
 
 namespace {
 
-// Words [from, to) of a pair, planes `words` words apart, added to hethet and ibs0; the same body
-// built with and without POPCNT.
-#define COLFLOW_KING_WORDS(pa, pb, from, to, words, hethet, ibs0)                                \
-  for (std::size_t w_ = (from); w_ < (to); ++w_) {                                               \
+// Words [from, words) of a pair, planes `words` words apart, added to hethet and ibs0; the same
+// body built with and without POPCNT.
+#define COLFLOW_KING_WORDS(pa, pb, from, words, hethet, ibs0)                                    \
+  for (std::size_t w_ = (from); w_ < (words); ++w_) {                                            \
     const std::uint64_t hom_a = (pa)[w_], het_a = (pa)[(words) + w_],                            \
                         two_a = (pa)[2 * (words) + w_];                                          \
     const std::uint64_t hom_b = (pb)[w_], het_b = (pb)[(words) + w_],                            \
@@ -73,45 +73,51 @@ namespace {
   }
 
 void hethet_ibs0_portable(const std::uint64_t* a, const std::uint64_t* const* b,
-                          std::size_t count_b, std::size_t words, std::size_t from, std::size_t to,
-                          std::uint32_t* hethet, std::uint32_t* ibs0) noexcept {
+                          std::size_t count_b, std::size_t words, std::uint32_t* hethet,
+                          std::uint32_t* ibs0) noexcept {
   for (std::size_t j = 0; j < count_b; ++j) {
-    COLFLOW_KING_WORDS(a, b[j], from, to, words, hethet[j], ibs0[j]);
+    hethet[j] = ibs0[j] = 0;
+    COLFLOW_KING_WORDS(a, b[j], std::size_t{0}, words, hethet[j], ibs0[j]);
   }
 }
 
 #if COLFLOW_X86_DISPATCH
 __attribute__((target("popcnt"))) void king_words_popcnt(const std::uint64_t* pa,
                                                          const std::uint64_t* pb, std::size_t from,
-                                                         std::size_t to, std::size_t words,
-                                                         std::uint32_t& hethet,
+                                                         std::size_t words, std::uint32_t& hethet,
                                                          std::uint32_t& ibs0) noexcept {
-  COLFLOW_KING_WORDS(pa, pb, from, to, words, hethet, ibs0);
+  COLFLOW_KING_WORDS(pa, pb, from, words, hethet, ibs0);
 }
 
-__attribute__((target("popcnt"))) void hethet_ibs0_popcnt(
-    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
-    std::size_t from, std::size_t to, std::uint32_t* hethet, std::uint32_t* ibs0) noexcept {
-  for (std::size_t j = 0; j < count_b; ++j)
-    king_words_popcnt(a, b[j], from, to, words, hethet[j], ibs0[j]);
+__attribute__((target("popcnt"))) void hethet_ibs0_popcnt(const std::uint64_t* a,
+                                                          const std::uint64_t* const* b,
+                                                          std::size_t count_b, std::size_t words,
+                                                          std::uint32_t* hethet,
+                                                          std::uint32_t* ibs0) noexcept {
+  for (std::size_t j = 0; j < count_b; ++j) {
+    hethet[j] = ibs0[j] = 0;
+    king_words_popcnt(a, b[j], 0, words, hethet[j], ibs0[j]);
+  }
 }
 
 // Four words at a time, counted per byte (each step adds at most 8 to a byte, so 31 steps fit)
 // and summed into 64-bit lanes every 31 steps; the words past the last multiple of four by the
 // POPCNT loop.
-__attribute__((target("avx2,popcnt"))) void hethet_ibs0_avx2(
-    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
-    std::size_t from, std::size_t to, std::uint32_t* hethet, std::uint32_t* ibs0) noexcept {
+__attribute__((target("avx2,popcnt"))) void hethet_ibs0_avx2(const std::uint64_t* a,
+                                                             const std::uint64_t* const* b,
+                                                             std::size_t count_b, std::size_t words,
+                                                             std::uint32_t* hethet,
+                                                             std::uint32_t* ibs0) noexcept {
   using detail::byte_counts;
   using detail::lanes_total;
   using detail::load_words;
   constexpr std::size_t byte_steps = 31;
-  const std::size_t vector_end = to - (to - from) % 4;
+  const std::size_t vector_end = words - words % 4;
   const __m256i zero = _mm256_setzero_si256();
   for (std::size_t j = 0; j < count_b; ++j) {
     const std::uint64_t* pb = b[j];
     __m256i total_hh = zero, total_i0 = zero;
-    for (std::size_t w = from; w < vector_end;) {
+    for (std::size_t w = 0; w < vector_end;) {
       __m256i hh = zero, i0 = zero;
       const std::size_t end = std::min(vector_end, w + 4 * byte_steps);
       for (; w < end; w += 4) {
@@ -125,9 +131,9 @@ __attribute__((target("avx2,popcnt"))) void hethet_ibs0_avx2(
       total_hh = _mm256_add_epi64(total_hh, _mm256_sad_epu8(hh, zero));
       total_i0 = _mm256_add_epi64(total_i0, _mm256_sad_epu8(i0, zero));
     }
-    hethet[j] += static_cast<std::uint32_t>(lanes_total(total_hh));
-    ibs0[j] += static_cast<std::uint32_t>(lanes_total(total_i0));
-    king_words_popcnt(a, pb, vector_end, to, words, hethet[j], ibs0[j]);
+    hethet[j] = static_cast<std::uint32_t>(lanes_total(total_hh));
+    ibs0[j] = static_cast<std::uint32_t>(lanes_total(total_i0));
+    king_words_popcnt(a, pb, vector_end, words, hethet[j], ibs0[j]);
   }
 }
 
@@ -136,13 +142,13 @@ __attribute__((target("avx2,popcnt"))) void hethet_ibs0_avx2(
 // last multiple of eight by the POPCNT loop.
 __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void hethet_ibs0_avx512(
     const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
-    std::size_t from, std::size_t to, std::uint32_t* hethet, std::uint32_t* ibs0) noexcept {
+    std::uint32_t* hethet, std::uint32_t* ibs0) noexcept {
   using detail::lanes_total;
-  const std::size_t vector_end = to - (to - from) % 8;
+  const std::size_t vector_end = words - words % 8;
   for (std::size_t j = 0; j < count_b; ++j) {
     const std::uint64_t* pb = b[j];
     __m512i hh = _mm512_setzero_si512(), i0 = _mm512_setzero_si512();
-    for (std::size_t w = from; w < vector_end; w += 8) {
+    for (std::size_t w = 0; w < vector_end; w += 8) {
       const __m512i het =
           _mm512_and_si512(_mm512_loadu_si512(a + words + w), _mm512_loadu_si512(pb + words + w));
       // 0x60: x ∧ (y ⊕ z) for x = hom_a, y = two_a, z = two_b (bits 0b101 and 0b110 of the
@@ -155,9 +161,9 @@ __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void hethet_ibs0_avx51
       hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(het));
       i0 = _mm512_add_epi64(i0, _mm512_popcnt_epi64(opposite));
     }
-    hethet[j] += static_cast<std::uint32_t>(lanes_total(hh));
-    ibs0[j] += static_cast<std::uint32_t>(lanes_total(i0));
-    king_words_popcnt(a, pb, vector_end, to, words, hethet[j], ibs0[j]);
+    hethet[j] = static_cast<std::uint32_t>(lanes_total(hh));
+    ibs0[j] = static_cast<std::uint32_t>(lanes_total(i0));
+    king_words_popcnt(a, pb, vector_end, words, hethet[j], ibs0[j]);
   }
 }
 #endif
@@ -166,24 +172,21 @@ __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void hethet_ibs0_avx51
 
 namespace detail {
 void king_hethet_ibs0_portable(const std::uint64_t* a, const std::uint64_t* const* b,
-                               std::size_t count_b, std::size_t words, std::size_t from,
-                               std::size_t to, std::uint32_t* hethet,
+                               std::size_t count_b, std::size_t words, std::uint32_t* hethet,
                                std::uint32_t* ibs0) noexcept {
-  hethet_ibs0_portable(a, b, count_b, words, from, to, hethet, ibs0);
+  hethet_ibs0_portable(a, b, count_b, words, hethet, ibs0);
 }
 }  // namespace detail
 
 void king_hethet_ibs0(const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
-                      std::size_t words, std::size_t from, std::size_t to, std::uint32_t* hethet,
-                      std::uint32_t* ibs0) noexcept {
+                      std::size_t words, std::uint32_t* hethet, std::uint32_t* ibs0) noexcept {
 #if COLFLOW_X86_DISPATCH
   if (detail::cpu_has_avx512_popcnt())
-    return hethet_ibs0_avx512(a, b, count_b, words, from, to, hethet, ibs0);
-  if (detail::cpu_has_avx2()) return hethet_ibs0_avx2(a, b, count_b, words, from, to, hethet, ibs0);
-  if (detail::cpu_has_popcnt())
-    return hethet_ibs0_popcnt(a, b, count_b, words, from, to, hethet, ibs0);
+    return hethet_ibs0_avx512(a, b, count_b, words, hethet, ibs0);
+  if (detail::cpu_has_avx2()) return hethet_ibs0_avx2(a, b, count_b, words, hethet, ibs0);
+  if (detail::cpu_has_popcnt()) return hethet_ibs0_popcnt(a, b, count_b, words, hethet, ibs0);
 #endif
-  hethet_ibs0_portable(a, b, count_b, words, from, to, hethet, ibs0);
+  hethet_ibs0_portable(a, b, count_b, words, hethet, ibs0);
 }
 
 const char* king_hethet_ibs0_path() noexcept {

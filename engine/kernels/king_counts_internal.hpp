@@ -54,11 +54,10 @@ king_sample_calls make_king_planes(const std::uint8_t* const* columns, std::size
 void king_tile_rows(const std::uint64_t* const* planes, std::size_t samples, std::size_t words,
                     std::uint64_t* het_rows, std::uint64_t* missing_rows) noexcept;
 
-/// For sample a (its planes, `words` words each) and each b[j], j < count_b: adds hethet and
-/// ibs0 over the planes' words [from, to) to hethet[j] and ibs0[j].
+/// For sample a (its planes, `words` words each) and each b[j], j < count_b: hethet[j] and
+/// ibs0[j] over the block, written.
 void king_hethet_ibs0(const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
-                      std::size_t words, std::size_t from, std::size_t to, std::uint32_t* hethet,
-                      std::uint32_t* ibs0) noexcept;
+                      std::size_t words, std::uint32_t* hethet, std::uint32_t* ibs0) noexcept;
 
 /// The terms of a pair (a, b) that involve a missing call.
 struct king_missing_terms {
@@ -89,8 +88,8 @@ const char* king_hethet_ibs0_path() noexcept;
 namespace detail {
 /// The portable loop alone, whatever the CPU: what the tests compare the vector paths with.
 void king_hethet_ibs0_portable(const std::uint64_t* a, const std::uint64_t* const* b,
-                               std::size_t count_b, std::size_t words, std::size_t from,
-                               std::size_t to, std::uint32_t* hethet, std::uint32_t* ibs0) noexcept;
+                               std::size_t count_b, std::size_t words, std::uint32_t* hethet,
+                               std::uint32_t* ibs0) noexcept;
 }  // namespace detail
 
 }  // namespace colflow

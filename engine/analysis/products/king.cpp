@@ -191,9 +191,7 @@ class band_pass {
         const std::size_t pairs = std::min(cols, r - col0), row = r - i * tile;
         if (pairs <= c0) continue;
         const std::size_t n = std::min(column_run, pairs - c0);
-        std::fill_n(sums.hethet[row] + c0, n, 0u);
-        std::fill_n(sums.ibs0[row] + c0, n, 0u);
-        king_hethet_ibs0(planes_of(r), b + c0, n, words_, 0, words_, sums.hethet[row] + c0,
+        king_hethet_ibs0(planes_of(r), b + c0, n, words_, sums.hethet[row] + c0,
                          sums.ibs0[row] + c0);
       }
   }

@@ -8,6 +8,7 @@
 
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/missing_tally_internal.hpp"
 #include "test_support.hpp"
 
 namespace colflow {
@@ -196,6 +197,35 @@ TEST(GenotypeTest, MaskedCountsAndMissingRowsMatchPlainLoops) {
     rows.clear();
     missing_rows(codes, n, {}, rows);
     EXPECT_EQ(rows, expect_missing_all) << n;
+  }
+}
+
+// The first 300 columns are mostly missing calls, more than a byte counter holds unless it is
+// folded in time; padding pairs are missing codes here and must never count.
+TEST(GenotypeTest, MissingCallTallyEqualsAPlainCountOverManyColumns) {
+  std::mt19937_64 rng(12);
+  for (std::uint64_t n : {1u, 5u, 130u, 1001u}) {
+    std::vector<std::uint8_t> keep(n);
+    for (auto& k : keep) k = static_cast<std::uint8_t>(rng() % 4 != 0);
+    const auto mask = make_sample_mask(keep);
+    missing_call_tally tally(n);
+    std::vector<std::uint32_t> expect(n, 0), got(n, 7);
+    for (int column = 0; column < 600; ++column) {
+      const auto codes = dirty_codes(n, 0.3, column < 300 ? 0.97 : 0.2, rng);
+      for (std::uint64_t i = 0; i < n; ++i) expect[i] += keep[i] && test::dosage_at(codes, i) < 0;
+      tally.add(codes, mask);
+      std::vector<std::uint8_t> vector_path(4 * codes.size(), 3), portable(vector_path);
+      missing_call_tally one(n);
+      detail::add_missing_bytes_portable(codes.data(), mask.data(), codes.size(), portable.data());
+      one.add(codes, mask);  // the path of this CPU, through the tally
+      std::vector<std::uint32_t> from_one(n, 0);
+      one.move_into(from_one);
+      for (std::uint64_t i = 0; i < n; ++i)
+        ASSERT_EQ(from_one[i], portable[(i % 4) * codes.size() + i / 4] - 3u) << n << " " << i;
+    }
+    for (std::uint64_t i = 0; i < n; ++i) expect[i] += 7;
+    tally.move_into(got);
+    EXPECT_EQ(got, expect) << n;
   }
 }
 

@@ -15,6 +15,7 @@
 #include "colflow/analysis/hardy_weinberg.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/missing_tally_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -118,29 +119,25 @@ std::size_t mind_filter(const store& s, selection& sel, std::span<const sample_s
   if (analysis.progress)
     stream.on_progress([&](const pass_progress& p) { analysis.progress("mind", p); });
   // A batch's columns are spread over the threads, each counting into its own per-sample
-  // counts; whole numbers, so their sum does not depend on which thread counted what.
+  // tally; whole numbers, so their sum does not depend on which thread counted what.
   struct counts {
-    std::vector<std::uint32_t> missing;
-    std::vector<std::size_t> missing_at;
+    missing_call_tally missing;
     std::vector<std::uint8_t> buffer;
   };
   tbb::enumerable_thread_specific<counts> per_thread([&] {
-    return counts{std::vector<std::uint32_t>(rows, 0), {}, {}};
+    return counts{missing_call_tally(rows), {}};
   });
   stream.run_batches(sel.columns, [&](std::span<const column_view<double>> batch) {
     tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
       counts& c = per_thread.local();
       const column_view<double>& v = batch[b];
       const auto codes = detail::hard_call_codes(v, rows, genotype, hard_call_threshold, c.buffer);
-      c.missing_at.clear();
-      missing_rows(codes, rows, on_y[v.position] ? male_mask : all_mask, c.missing_at);
-      for (std::size_t i : c.missing_at) ++c.missing[i];
+      c.missing.add(codes, on_y[v.position] ? male_mask : all_mask);
     });
     return true;
   });
   std::vector<std::uint32_t> missing(rows, 0);
-  for (const counts& c : per_thread)
-    for (std::size_t i = 0; i < rows; ++i) missing[i] += c.missing[i];
+  for (counts& c : per_thread) c.missing.move_into(missing);
   // plink2 truncates the product to a whole count, after widening the fraction.
   const double widened = fraction * (1 + small_epsilon);
   const auto largest = [&](std::size_t columns) {

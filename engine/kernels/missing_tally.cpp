@@ -1,9 +1,8 @@
 // Per-sample counts of missing calls (kernels/missing_tally_internal.hpp).
-#include "kernels/missing_tally_internal.hpp"
-
 #include <algorithm>
 
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/missing_tally_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow {

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -198,7 +199,8 @@ class clump_planes {
         slot_[k] = columns.size();
         columns.push_back(sel.columns[k]);
       }
-    planes_.resize(columns.size() * 3 * words_);
+    // Every word is written below: no zero fill first.
+    planes_ = std::make_unique_for_overwrite<std::uint64_t[]>(columns.size() * 3 * words_);
     stream_options so = analysis.stream;
     so.values = decode_as::stored;
     so.decode_values = false;
@@ -207,8 +209,12 @@ class clump_planes {
       stream.on_progress([&](const pass_progress& p) { analysis.progress("clump", p); });
     const std::vector<std::uint8_t> mask = make_sample_mask(keep);
     const std::size_t rows = s.num_rows();
-    stream.run(columns, [&](const column_view<double>& v) {
-      make_genotype_planes(v.codes, rows, mask, planes_.data() + v.position * 3 * words_);
+    // A batch's columns are spread over the threads, each writing its own column's planes.
+    stream.run_batches(columns, [&](std::span<const column_view<double>> batch) {
+      tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
+        const column_view<double>& v = batch[b];
+        make_genotype_planes(v.codes, rows, mask, planes_.get() + v.position * 3 * words_);
+      });
       return true;
     });
   }
@@ -218,12 +224,10 @@ class clump_planes {
   }
 
  private:
-  const std::uint64_t* planes(std::size_t k) const {
-    return planes_.data() + slot_[k] * 3 * words_;
-  }
+  const std::uint64_t* planes(std::size_t k) const { return planes_.get() + slot_[k] * 3 * words_; }
   std::size_t words_;
   std::vector<std::size_t> slot_;
-  std::vector<std::uint64_t> planes_;
+  std::unique_ptr<std::uint64_t[]> planes_;
 };
 
 // PLINK 1.9's P classes: NSIG, S05, S01, S001, S0001.

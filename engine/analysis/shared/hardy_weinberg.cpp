@@ -76,6 +76,12 @@ class compensated_sum {
     compensation_ += std::fabs(sum_) >= std::fabs(x) ? (sum_ - t) + x : (x - t) + sum_;
     sum_ = t;
   }
+  // add(x) where |x| ≤ |sum| is known: the same operations without the comparison.
+  void add_smaller(double x) {
+    const double t = sum_ + x;
+    compensation_ += (sum_ - t) + x;
+    sum_ = t;
+  }
   double value() const { return sum_ + compensation_; }
 
  private:
@@ -170,6 +176,41 @@ double log_sum_relative_to(const Sequence& s, double k) {
   return mode_value.log() + std::log(sum.value());
 }
 
+// A row of females summed: its mode, the mode's weight relative to the table it was climbed
+// from, and log(Σ_h w(h) / w(that table)).
+struct row_total {
+  double mode;
+  scaled_value mode_weight;
+  double log_sum;
+};
+
+// The sum of log_sum_relative_to over a row of females, the diploid test's whole distribution
+// and most of its time: the homozygote counts move by one a step, so they are carried from step
+// to step rather than derived from h, and the terms, at most the mode's 1, join a sum of at
+// least 1. The values and their order are those of the general walk, bit for bit.
+row_total total_of_row(const female_row& row, double k) {
+  row_total r;
+  r.mode = climb(row, k, r.mode_weight);
+  compensated_sum sum;  // the terms relative to the mode's, each at most 1
+  sum.add(1);
+  double h = r.mode, x = row.hom1(h), y = row.hom2(h), term = 1;
+  while (h + female_row::step <= row.last()) {  // x, y ≥ 1: each ratio is positive
+    term *= 4 * x * y / ((h + 1) * (h + 2));    // female_row::up
+    h += 2, x -= 1, y -= 1;
+    sum.add_smaller(term);
+    if (term < negligible * sum.value()) break;  // the rest decreases faster than geometrically
+  }
+  h = r.mode, x = row.hom1(h), y = row.hom2(h), term = 1;
+  while (h - female_row::step >= row.first()) {     // h ≥ 2
+    term *= h * (h - 1) / (4 * (x + 1) * (y + 1));  // female_row::down
+    h -= 2, x += 1, y += 1;
+    sum.add_smaller(term);
+    if (term < negligible * sum.value()) break;
+  }
+  r.log_sum = r.mode_weight.log() + std::log(sum.value());
+  return r;
+}
+
 // A table of the row being summed: its heterozygous females h and its weight relative to the
 // observed table's.
 struct table_point {
@@ -228,10 +269,11 @@ class exact_test {
 
   hwe_p_values run() {
     if (!near_equilibrium() && underflows()) return {0, 0};
-    log_observed_row_ = log_sum_relative_to(row(observed_m_), observed_h_);
+    const row_total observed_row = total_of_row(row(observed_m_), observed_h_);
+    log_observed_row_ = observed_row.log_sum;
     log_total_ = log_observed_row_ + log_sum_relative_to(split_, observed_m_);
-    row_walk start{observed_m_, scaled_value(), {observed_h_, scaled_value()}, {}, {}, false};
-    start.mode.h = climb(row(observed_m_), observed_h_, start.mode.weight);
+    row_walk start{observed_m_, scaled_value(), {observed_row.mode, observed_row.mode_weight}, {},
+                   {},          false};
     start.left = start.right = start.mode;  // any table of the row, until they are settled
     // Which sum is the smaller: a P of about e^-depth in a two-dimensional Gaussian's terms.
     if (log_depth_of_mode(start) <= 3)

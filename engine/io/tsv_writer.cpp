@@ -11,24 +11,14 @@
 
 namespace colflow {
 
-tsv_writer::tsv_writer(std::filesystem::path path, int digits, char separator)
-    : output_(std::move(path)), digits_(digits), separator_(separator) {
-  file_ = std::fopen(output_.path().c_str(), "wb");
-  if (file_ == nullptr) throw_system_error(errno, "cannot create", output_.path());
-  buffer_.reserve(1 << 20);
-}
+tsv_lines::tsv_lines(int digits, char separator) : digits_(digits), separator_(separator) {}
 
-// The staged output removes the temporary after the file is closed here.
-tsv_writer::~tsv_writer() {
-  if (file_ != nullptr) std::fclose(file_);
-}
-
-void tsv_writer::separator() {
+void tsv_lines::separator() {
   if (!line_start_) buffer_ += separator_;
   line_start_ = false;
 }
 
-tsv_writer& tsv_writer::text(std::string_view s) {
+tsv_lines& tsv_lines::text(std::string_view s) {
   separator();
   if (s.empty()) {
     buffer_ += '.';
@@ -38,7 +28,7 @@ tsv_writer& tsv_writer::text(std::string_view s) {
   return *this;
 }
 
-tsv_writer& tsv_writer::number(double v) {
+tsv_lines& tsv_lines::number(double v) {
   separator();
   if (std::isnan(v)) {
     buffer_ += "NA";
@@ -50,7 +40,7 @@ tsv_writer& tsv_writer::number(double v) {
   return *this;
 }
 
-tsv_writer& tsv_writer::integer(std::uint64_t v) {
+tsv_lines& tsv_lines::integer(std::uint64_t v) {
   separator();
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -58,16 +48,55 @@ tsv_writer& tsv_writer::integer(std::uint64_t v) {
   return *this;
 }
 
-void tsv_writer::end_line() {
+void tsv_lines::end_line() {
   buffer_ += '\n';
   line_start_ = true;
-  if (buffer_.size() >= (1u << 20)) flush_buffer();
+}
+
+tsv_writer::tsv_writer(std::filesystem::path path, int digits, char separator)
+    : output_(std::move(path)), lines_(digits, separator) {
+  file_ = std::fopen(output_.path().c_str(), "wb");
+  if (file_ == nullptr) throw_system_error(errno, "cannot create", output_.path());
+}
+
+// The staged output removes the temporary after the file is closed here.
+tsv_writer::~tsv_writer() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+tsv_writer& tsv_writer::text(std::string_view s) {
+  lines_.text(s);
+  return *this;
+}
+
+tsv_writer& tsv_writer::number(double v) {
+  lines_.number(v);
+  return *this;
+}
+
+tsv_writer& tsv_writer::integer(std::uint64_t v) {
+  lines_.integer(v);
+  return *this;
+}
+
+void tsv_writer::end_line() {
+  lines_.end_line();
+  if (lines_.str().size() >= (1u << 20)) flush_buffer();
+}
+
+void tsv_writer::append(const tsv_lines& lines) {
+  flush_buffer();
+  write(lines.str());
+}
+
+void tsv_writer::write(const std::string& bytes) {
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+    throw_system_error(errno, "cannot write", output_.path());
 }
 
 void tsv_writer::flush_buffer() {
-  if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-    throw_system_error(errno, "cannot write", output_.path());
-  buffer_.clear();
+  write(lines_.str());
+  lines_.clear();
 }
 
 void tsv_writer::finish() {

@@ -1,8 +1,12 @@
 // The tables of `colflow hardy`, PLINK 2's .hardy and .hardy.x, written from hardy()'s results.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analysis/shared/result_table_internal.hpp"
 #include "colflow/analysis/hardy.hpp"
@@ -17,7 +21,7 @@ constexpr double not_available = std::numeric_limits<double>::quiet_NaN();
 
 // The share of heterozygotes among the calls and its expectation 2f(1 − f), f the frequency
 // of either allele among them: PLINK 2's O(HET_A1) and E(HET_A1). NA without a call.
-void write_heterozygosity(tsv_writer& out, const diploid_counts& g) {
+void write_heterozygosity(tsv_lines& out, const diploid_counts& g) {
   const double calls = static_cast<double>(g.hom_a1 + g.het + g.hom_a2);
   if (calls == 0) {
     out.number(not_available).number(not_available);
@@ -29,11 +33,11 @@ void write_heterozygosity(tsv_writer& out, const diploid_counts& g) {
 
 // PLINK 2 names the alleles of a .bed's variant the other way round from the store: its A1 is
 // the .bim's sixth column (REF), the store's A2; AX the fifth, the store's A1.
-void write_variant(tsv_writer& out, const column_info& c) {
+void write_variant(tsv_lines& out, const column_info& c) {
   out.text(c.chrom).text(c.id).text(c.a2).text(c.a1);
 }
 
-void write_counts(tsv_writer& out, const diploid_counts& g) {
+void write_counts(tsv_lines& out, const diploid_counts& g) {
   out.integer(g.hom_a2).integer(g.het).integer(g.hom_a1);
 }
 
@@ -41,7 +45,7 @@ double p_value(const hardy_result& r, const hardy_options& options) {
   return options.midp ? r.test.midp : r.test.p;
 }
 
-void write_diploid_line(tsv_writer& out, const column_info& c, const hardy_result& r,
+void write_diploid_line(tsv_lines& out, const column_info& c, const hardy_result& r,
                         const hardy_options& options) {
   write_variant(out, c);
   write_counts(out, r.genotypes);
@@ -50,7 +54,7 @@ void write_diploid_line(tsv_writer& out, const column_info& c, const hardy_resul
   out.end_line();
 }
 
-void write_x_line(tsv_writer& out, const column_info& c, const hardy_result& r,
+void write_x_line(tsv_lines& out, const column_info& c, const hardy_result& r,
                   const hardy_options& options) {
   write_variant(out, c);
   write_counts(out, r.genotypes);
@@ -91,19 +95,40 @@ std::vector<std::filesystem::path> write_hardy(const store& s, const selection& 
     throw error(errc::invalid_argument, "write_hardy: " + std::to_string(results.size()) +
                                             " results for " + std::to_string(sel.columns.size()) +
                                             " selected columns");
-  // Opened at their first line: PLINK 2 writes a table only when it has one.
+  // Formatted on the threads in rounds of parts, the parts written in order: memory bounded by
+  // a round's lines whatever the store's size. A table is opened at its first line: PLINK 2
+  // writes a table only when it has one.
+  constexpr std::size_t part_lines = 4096, round_parts = 64;
+  struct table_part {
+    tsv_lines diploid, x;
+  };
   std::unique_ptr<tsv_writer> diploid, x;
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    const column_info& c = s.columns()[sel.columns[k]];
-    const hardy_result& r = results[k];
-    if (std::isnan(r.test.p)) continue;  // not tested: Y, MT, or X without a sexed sample
-    if (r.kind == chromosome_kind::x) {
-      if (!x) x = open_table(detail::prefixed(prefix, ".hardy.x"), true, digits, options);
-      write_x_line(*x, c, r, options);
-    } else {
-      if (!diploid)
-        diploid = open_table(detail::prefixed(prefix, ".hardy"), false, digits, options);
-      write_diploid_line(*diploid, c, r, options);
+  for (std::size_t round = 0; round < results.size(); round += part_lines * round_parts) {
+    const std::size_t round_end = std::min(results.size(), round + part_lines * round_parts);
+    std::vector<table_part> parts((round_end - round + part_lines - 1) / part_lines,
+                                  table_part{tsv_lines(digits), tsv_lines(digits)});
+    tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t part) {
+      const std::size_t first = round + part * part_lines;
+      for (std::size_t k = first; k < std::min(round_end, first + part_lines); ++k) {
+        const column_info& c = s.columns()[sel.columns[k]];
+        const hardy_result& r = results[k];
+        if (std::isnan(r.test.p)) continue;  // not tested: Y, MT, or X without a sexed sample
+        if (r.kind == chromosome_kind::x)
+          write_x_line(parts[part].x, c, r, options);
+        else
+          write_diploid_line(parts[part].diploid, c, r, options);
+      }
+    });
+    for (const table_part& part : parts) {
+      if (!part.x.str().empty()) {
+        if (!x) x = open_table(detail::prefixed(prefix, ".hardy.x"), true, digits, options);
+        x->append(part.x);
+      }
+      if (!part.diploid.str().empty()) {
+        if (!diploid)
+          diploid = open_table(detail::prefixed(prefix, ".hardy"), false, digits, options);
+        diploid->append(part.diploid);
+      }
     }
   }
   // Both written before either is renamed into place.

@@ -114,9 +114,10 @@ struct column_stream<T>::impl {
           return tbb::flow::continue_msg();
         }) {
     if (depth == 0) throw error(errc::invalid_argument, "in-flight depth must be at least 1");
+    // A genotype buffer's codes are made on its first compressed frame (decode_column): the
+    // frames of a store without compression are read where they are mapped.
     for (buffer& b : pool) {
       if (opt.decode_values) b.values.resize(per_block * rows);
-      if (genotype) b.codes.resize(per_block * code_bytes);
       b.columns.resize(per_block);
     }
     tbb::flow::make_edge(source, limiter);
@@ -227,6 +228,7 @@ struct column_stream<T>::impl {
       if (!mapped.empty()) {
         codes = {reinterpret_cast<const std::uint8_t*>(mapped.data()), mapped.size()};
       } else {
+        if (buf.codes.empty()) buf.codes.resize(per_block * code_bytes);  // the block's own buffer
         std::uint8_t* dst = buf.codes.data() + k * code_bytes;
         src.read_payload(j, std::as_writable_bytes(std::span(dst, code_bytes)));
         codes = {dst, code_bytes};

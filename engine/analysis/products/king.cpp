@@ -2,6 +2,7 @@
 // variants turned into bit planes per sample, then counted on fixed tiles of samples.
 #include "colflow/analysis/king.hpp"
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -58,7 +59,13 @@ class band_pass {
         lists_(list_budget_),
         list_start_(band_.width()),
         tile_rows_(tiles_of(band_.width()) * 2 * tile * words_) {
-    band_.counts.resize(band_.size());
+    band_.counts.resize(band_.size());  // unwritten (king_counts_allocator): zeroed here
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, band_.counts.size(), std::size_t{1} << 16),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        std::fill(band_.counts.begin() + static_cast<std::ptrdiff_t>(r.begin()),
+                                  band_.counts.begin() + static_cast<std::ptrdiff_t>(r.end()),
+                                  king_pair_counts{});
+                      });
     const std::size_t end_tile = tiles_of(first + rows);
     for (std::size_t i = first / tile; i < end_tile; ++i)
       for (std::size_t j = 0; j <= i; ++j) tiles_.push_back({i, j});

@@ -66,11 +66,32 @@ struct king_plan {
 };
 
 /// The counts of the pairs (i, j), j < i, of rows i in [first_row, first_row + rows).
+/// The allocator of a band's counts: a vector grown by resize() leaves the new values unwritten,
+/// so that king() zeroes a band (a gigabyte for 10,000 samples) on every thread at once; the
+/// first touch of fresh memory, not the counting, would otherwise be a serial part of the run.
+/// Every other construction is std::allocator's.
+template <class T>
+struct king_counts_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = king_counts_allocator<U>;
+  };
+  king_counts_allocator() noexcept = default;
+  template <class U>
+  king_counts_allocator(const king_counts_allocator<U>&) noexcept {}
+  template <class U>
+  void construct(U*) noexcept {}  // value-initialisation by resize(): left to the caller
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 struct king_band {
   std::size_t first_row = 0, rows = 0;
   /// The lower triangle's rows one after another: row i holds its i pairs (i, 0) … (i, i − 1),
   /// so pair (i, j) is at row_offset(i) + j; size() entries.
-  std::vector<king_pair_counts> counts;
+  std::vector<king_pair_counts, king_counts_allocator<king_pair_counts>> counts;
   std::size_t width() const noexcept { return first_row + rows; }
   /// Pairs before row i in the whole triangle: i (i − 1) / 2.
   static constexpr std::size_t triangle(std::size_t i) noexcept { return i * (i - 1) / 2; }

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <memory>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -104,7 +106,8 @@ class chromosome_columns {
         words_(genotype_plane_words(rows_)),
         parts_(pl.second ? 2 : 1),
         count_(columns.size()),
-        planes_(count_ * parts_ * 3 * words_),
+        // Every word is written below: no zero fill first.
+        planes_(std::make_unique_for_overwrite<std::uint64_t[]>(count_ * parts_ * 3 * words_)),
         constant_(count_),
         major_freq_(count_) {
     stream_options so = analysis.stream;
@@ -113,13 +116,18 @@ class chromosome_columns {
     column_stream<double> stream(s, so);
     if (analysis.progress)
       stream.on_progress([&](const pass_progress& p) { analysis.progress("ld prune", p); });
-    stream.run(columns, [&](const column_view<double>& v) {
-      std::uint64_t* p = planes(v.position, 0);
-      make_genotype_planes(v.codes, rows_, *pl.first, p);
-      if (pl.second) make_genotype_planes(v.codes, rows_, *pl.second, planes(v.position, 1));
-      major_freq_[v.position] = major_freq_of(v.position);
-      if (pl.first_haploid) drop_hets(p, words_);
-      constant_[v.position] = constant_of(v.position) ? 1 : 0;
+    // A batch's columns are spread over the threads, each writing its own column's planes and
+    // figures.
+    stream.run_batches(columns, [&](std::span<const column_view<double>> batch) {
+      tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
+        const column_view<double>& v = batch[b];
+        std::uint64_t* p = planes(v.position, 0);
+        make_genotype_planes(v.codes, rows_, *pl.first, p);
+        if (pl.second) make_genotype_planes(v.codes, rows_, *pl.second, planes(v.position, 1));
+        major_freq_[v.position] = major_freq_of(v.position);
+        if (pl.first_haploid) drop_hets(p, words_);
+        constant_[v.position] = constant_of(v.position) ? 1 : 0;
+      });
       return true;
     });
   }
@@ -146,10 +154,10 @@ class chromosome_columns {
 
  private:
   std::uint64_t* planes(std::size_t i, std::size_t part) {
-    return planes_.data() + (i * parts_ + part) * 3 * words_;
+    return planes_.get() + (i * parts_ + part) * 3 * words_;
   }
   const std::uint64_t* planes(std::size_t i, std::size_t part) const {
-    return planes_.data() + (i * parts_ + part) * 3 * words_;
+    return planes_.get() + (i * parts_ + part) * 3 * words_;
   }
 
   // The calls' counts over the parts: {called, Σ[x ≥ 1], Σ[x = 2]}, the second part twice.
@@ -183,7 +191,7 @@ class chromosome_columns {
   }
 
   std::size_t rows_, words_, parts_, count_;
-  std::vector<std::uint64_t> planes_;
+  std::unique_ptr<std::uint64_t[]> planes_;
   std::vector<std::uint8_t> constant_;
   std::vector<double> major_freq_;
 };

@@ -95,8 +95,41 @@ __attribute__((target("popcnt"))) void pair_tile_popcnt(const std::uint64_t* con
     }
 }
 
-// Four words at a time; the byte counts of each plane pair are summed into 64-bit lanes
-// (vpsadbw) every step, those of Σxa·xb after adding its four byte counts (at most 32 a byte).
+// Σxa·xb = |Oa∧Ob| + |Oa∧Tb| + |Ta∧Ob| + |Ta∧Tb|, and with T ⊆ O the last is the AND of the
+// two before it: Σxa·xb = |Oa∧Ob| + |(Oa∧Tb) ⊕ (Ta∧Ob)| + 3|Ta∧Tb|, three counts of four.
+// Byte counts of one step (at most 8 a byte, 40 for the product) are added in bytes across
+// `steps_per_sum` steps before they are summed into 64-bit lanes (vpsadbw).
+struct byte_sums {
+  __m256i n, a1, a2, b1, b2, ab;
+};
+
+constexpr std::size_t steps_per_sum = 6;  // 6 × 40 < 256
+
+__attribute__((target("avx2"))) inline void add_step(const std::uint64_t* pa,
+                                                     const std::uint64_t* pb, std::size_t words,
+                                                     std::size_t w, byte_sums& s) noexcept {
+  const __m256i ca = detail::load_words(pa + w), oa = detail::load_words(pa + words + w),
+                ta = detail::load_words(pa + 2 * words + w);
+  const __m256i cb = detail::load_words(pb + w), ob = detail::load_words(pb + words + w),
+                tb = detail::load_words(pb + 2 * words + w);
+  s.n = _mm256_add_epi8(s.n, byte_counts(_mm256_and_si256(ca, cb)));
+  s.a1 = _mm256_add_epi8(s.a1, byte_counts(_mm256_and_si256(oa, cb)));
+  s.a2 = _mm256_add_epi8(s.a2, byte_counts(_mm256_and_si256(ta, cb)));
+  s.b1 = _mm256_add_epi8(s.b1, byte_counts(_mm256_and_si256(ob, ca)));
+  s.b2 = _mm256_add_epi8(s.b2, byte_counts(_mm256_and_si256(tb, ca)));
+  const __m256i both_two = byte_counts(_mm256_and_si256(ta, tb));
+  const __m256i one_two =
+      byte_counts(_mm256_xor_si256(_mm256_and_si256(oa, tb), _mm256_and_si256(ta, ob)));
+  s.ab = _mm256_add_epi8(
+      s.ab, _mm256_add_epi8(_mm256_add_epi8(byte_counts(_mm256_and_si256(oa, ob)), one_two),
+                            _mm256_add_epi8(both_two, _mm256_add_epi8(both_two, both_two))));
+}
+
+__attribute__((target("avx2"))) inline __m256i lane_sums(__m256i bytes) noexcept {
+  return _mm256_sad_epu8(bytes, _mm256_setzero_si256());
+}
+
+// Four words a step; needs T ⊆ O in every column's planes, as make_genotype_planes makes them.
 __attribute__((target("avx2,popcnt"))) void pair_tile_avx2(const std::uint64_t* const* a,
                                                            std::size_t count_a,
                                                            const std::uint64_t* const* b,
@@ -107,26 +140,20 @@ __attribute__((target("avx2,popcnt"))) void pair_tile_avx2(const std::uint64_t* 
   for (std::size_t i = 0; i < count_a; ++i)
     for (std::size_t j = 0; j < count_b; ++j) {
       const std::uint64_t *pa = a[i], *pb = b[j];
-      __m256i n = zero, a1 = zero, a2 = zero, b1 = zero, b2 = zero, ab = zero;
-      for (std::size_t w = 0; w < vector_words; w += 4) {
-        const __m256i ca = detail::load_words(pa + w), oa = detail::load_words(pa + words + w),
-                      ta = detail::load_words(pa + 2 * words + w);
-        const __m256i cb = detail::load_words(pb + w), ob = detail::load_words(pb + words + w),
-                      tb = detail::load_words(pb + 2 * words + w);
-        n = _mm256_add_epi64(n, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ca, cb)), zero));
-        a1 = _mm256_add_epi64(a1, _mm256_sad_epu8(byte_counts(_mm256_and_si256(oa, cb)), zero));
-        a2 = _mm256_add_epi64(a2, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ta, cb)), zero));
-        b1 = _mm256_add_epi64(b1, _mm256_sad_epu8(byte_counts(_mm256_and_si256(ob, ca)), zero));
-        b2 = _mm256_add_epi64(b2, _mm256_sad_epu8(byte_counts(_mm256_and_si256(tb, ca)), zero));
-        const __m256i prod =
-            _mm256_add_epi8(_mm256_add_epi8(byte_counts(_mm256_and_si256(oa, ob)),
-                                            byte_counts(_mm256_and_si256(oa, tb))),
-                            _mm256_add_epi8(byte_counts(_mm256_and_si256(ta, ob)),
-                                            byte_counts(_mm256_and_si256(ta, tb))));
-        ab = _mm256_add_epi64(ab, _mm256_sad_epu8(prod, zero));
+      byte_sums lanes{zero, zero, zero, zero, zero, zero};
+      for (std::size_t w = 0; w < vector_words;) {
+        byte_sums bytes{zero, zero, zero, zero, zero, zero};
+        for (std::size_t step = 0; step < steps_per_sum && w < vector_words; ++step, w += 4)
+          add_step(pa, pb, words, w, bytes);
+        lanes.n = _mm256_add_epi64(lanes.n, lane_sums(bytes.n));
+        lanes.a1 = _mm256_add_epi64(lanes.a1, lane_sums(bytes.a1));
+        lanes.a2 = _mm256_add_epi64(lanes.a2, lane_sums(bytes.a2));
+        lanes.b1 = _mm256_add_epi64(lanes.b1, lane_sums(bytes.b1));
+        lanes.b2 = _mm256_add_epi64(lanes.b2, lane_sums(bytes.b2));
+        lanes.ab = _mm256_add_epi64(lanes.ab, lane_sums(bytes.ab));
       }
-      pair_counts c{lanes_total(n),  lanes_total(a1), lanes_total(a2),
-                    lanes_total(b1), lanes_total(b2), lanes_total(ab)};
+      pair_counts c{lanes_total(lanes.n),  lanes_total(lanes.a1), lanes_total(lanes.a2),
+                    lanes_total(lanes.b1), lanes_total(lanes.b2), lanes_total(lanes.ab)};
       pair_words_popcnt(pa, pb, vector_words, words, c);
       out[i * count_b + j] = finish(c);
     }

@@ -84,6 +84,11 @@ analysis_run::~analysis_run() {
   if (progress_) progress_->finish();
 }
 
+void analysis_run::release_store_pages() {
+  if (store_.num_columns() == 0 || page_release_.joinable()) return;
+  page_release_ = std::jthread([this] { store_.drop_pages(0, store_.num_columns() - 1); });
+}
+
 void analysis_run::draw_loop() {
   const double since =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_time_).count();

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "colflow/analysis/analysis.hpp"
 #include "colflow/analysis/phenotype.hpp"
@@ -61,6 +62,10 @@ class analysis_run {
   // The store's sexes with those of a sex file (read_sex_file) in their place, logged as
   // "sexes from FILE: M males, F females and U of unknown sex among the selected samples".
   std::vector<sample_sex> read_sexes(const std::string& file);
+  // For a command whose passes are over, with only its tables left to write: the store's
+  // mapped pages are handed back on a thread of their own meanwhile (the store stays open and
+  // readable), rather than when it closes at the end, after the last table's sync.
+  void release_store_pages();
 
  private:
   void show(const std::string& label);
@@ -74,6 +79,7 @@ class analysis_run {
   std::unique_ptr<tbb::global_control> threads_;
   qc_filter_options filters_;  // checked before the store is opened
   store store_;
+  std::jthread page_release_;  // joined before store_ closes
   selection selection_;
   analysis_options options_;
   std::set<std::string> shown_passes_;

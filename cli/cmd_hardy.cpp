@@ -52,6 +52,7 @@ command add_hardy(CLI::App& app) {
         o->sex.empty() ? sexes_of(s.samples()) : run.read_sexes(o->sex);
     const auto results = hardy(s, run.selected(), sexes, o->hardy, run.options());
     if (!is_writer()) return 0;  // rank 0 writes the results of every rank
+    run.release_store_pages();
     const auto files = write_hardy(s, run.selected(), results, o->out, o->hardy, o->common.digits);
     std::size_t skipped = 0;
     for (const hardy_result& r : results)

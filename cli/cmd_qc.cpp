@@ -45,6 +45,7 @@ command add_qc(CLI::App& app) {
                   "qc: nothing to write; give --write-snplist and/or --write-samples");
     analysis_run run("qc", o->common);
     if (!is_writer()) return 0;  // rank 0 writes
+    run.release_store_pages();   // the filters' passes are over
     const std::filesystem::path prefix = o->out;
     if (o->write_snplist) {
       const auto file = prefix.string() + ".snplist";

@@ -54,10 +54,8 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void count_full_words_avx512(
     hi_n = _mm512_add_epi64(hi_n, _mm512_popcnt_epi64(hi));
     both_n = _mm512_add_epi64(both_n, _mm512_popcnt_epi64(_mm512_and_si512(lo, hi)));
   }
-  const std::uint64_t both = detail::lanes_total(both_n);
-  c.hom_a2 += both;
-  c.missing += detail::lanes_total(lo_n) - both;
-  c.het += detail::lanes_total(hi_n) - both;
+  detail::add_code_classes(c, detail::lanes_total(lo_n), detail::lanes_total(hi_n),
+                           detail::lanes_total(both_n));
   count_full_words_popcnt(codes + 8 * w, words - w, c);
 }
 
@@ -76,10 +74,8 @@ __attribute__((target("avx2,popcnt"))) void count_full_words_avx2(const std::uin
     hi_n = detail::add_popcount(hi_n, hi);
     both_n = detail::add_popcount(both_n, _mm256_and_si256(lo, hi));
   }
-  const std::uint64_t both = detail::lanes_total(both_n);
-  c.hom_a2 += both;
-  c.missing += detail::lanes_total(lo_n) - both;
-  c.het += detail::lanes_total(hi_n) - both;
+  detail::add_code_classes(c, detail::lanes_total(lo_n), detail::lanes_total(hi_n),
+                           detail::lanes_total(both_n));
   count_full_words_popcnt(codes + 8 * w, words - w, c);
 }
 #endif

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "colflow/codec/genotype_codec.hpp"
+
 namespace colflow::detail {
 
 constexpr std::uint64_t low_bits = 0x5555555555555555ULL;
@@ -18,5 +20,14 @@ constexpr std::uint64_t low_bits = 0x5555555555555555ULL;
     (c).missing += static_cast<std::uint64_t>(__builtin_popcountll(lo_ & ~hi_)); \
     (c).het += static_cast<std::uint64_t>(__builtin_popcountll(hi_ & ~lo_));     \
   } while (false)
+
+// Adds the classes of codes counted by their bits, as the vector kernels count them: lo the
+// low bits set, hi the high bits, both the two (11, hom A2); 01 is missing, 10 het.
+inline void add_code_classes(genotype_counts& c, std::uint64_t lo, std::uint64_t hi,
+                             std::uint64_t both) noexcept {
+  c.hom_a2 += both;
+  c.missing += lo - both;
+  c.het += hi - both;
+}
 
 }  // namespace colflow::detail

@@ -77,10 +77,8 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void count_masked_words_avx51
     both_n = _mm512_add_epi64(both_n, _mm512_popcnt_epi64(_mm512_and_si512(lo, hi)));
     kept_n = _mm512_add_epi64(kept_n, _mm512_popcnt_epi64(valid));
   }
-  const std::uint64_t both = detail::lanes_total(both_n);
-  c.hom_a2 += both;
-  c.missing += detail::lanes_total(lo_n) - both;
-  c.het += detail::lanes_total(hi_n) - both;
+  detail::add_code_classes(c, detail::lanes_total(lo_n), detail::lanes_total(hi_n),
+                           detail::lanes_total(both_n));
   kept += detail::lanes_total(kept_n);
   count_masked_words_popcnt(codes + 8 * w, mask + 8 * w, words - w, c, kept);
 }
@@ -105,10 +103,8 @@ __attribute__((target("avx2,popcnt"))) void count_masked_words_avx2(const std::u
     both_n = detail::add_popcount(both_n, _mm256_and_si256(lo, hi));
     kept_n = detail::add_popcount(kept_n, valid);
   }
-  const std::uint64_t both = detail::lanes_total(both_n);
-  c.hom_a2 += both;
-  c.missing += detail::lanes_total(lo_n) - both;
-  c.het += detail::lanes_total(hi_n) - both;
+  detail::add_code_classes(c, detail::lanes_total(lo_n), detail::lanes_total(hi_n),
+                           detail::lanes_total(both_n));
   kept += detail::lanes_total(kept_n);
   count_masked_words_popcnt(codes + 8 * w, mask + 8 * w, words - w, c, kept);
 }

@@ -148,6 +148,41 @@ TEST(HardyWeinbergTest, ASinglePossibleTableHasPOneAndMidPHalf) {
   }
 }
 
+// The shortcut of a filter on P: never true where P or the mid-p is at or below the threshold,
+// and true for most tables near equilibrium at a filter's usual thresholds.
+TEST(HardyWeinbergTest, SurelyAboveIsNeverWrongAndSettlesTablesNearEquilibrium) {
+  std::uint64_t state = 777;
+  const auto next = [&](std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % bound;
+  };
+  std::size_t settled = 0, trials = 0;
+  for (const double threshold : {1e-15, 1e-6, 1e-3, 0.05, 0.5}) {
+    for (int trial = 0; trial < 400; ++trial) {
+      const std::uint64_t n = 1 + next(trial % 2 ? 30 : 3000);
+      const std::uint64_t a = next(n + 1), h = next(n - a + 1);
+      const diploid_counts g{a, h, n - a - h};
+      const hwe_p_values r = hardy_weinberg_exact(g);
+      if (hardy_weinberg_surely_above(g, threshold)) {
+        EXPECT_GT(r.midp, threshold) << describe(g, {});
+        EXPECT_GT(r.p, threshold) << describe(g, {});
+      }
+    }
+    // Tables at equilibrium, 2pq n heterozygotes.
+    for (const std::uint64_t n : {100u, 1000u, 10000u, 100000u})
+      for (const double q : {0.01, 0.1, 0.3, 0.5}) {
+        const auto het = static_cast<std::uint64_t>(2 * q * (1 - q) * static_cast<double>(n));
+        const auto hom = static_cast<std::uint64_t>(q * q * static_cast<double>(n));
+        ++trials;
+        settled += hardy_weinberg_surely_above({hom, het, n - het - hom}, threshold) ? 1 : 0;
+      }
+  }
+  EXPECT_GE(settled, trials / 2);
+  EXPECT_TRUE(hardy_weinberg_surely_above({2500, 5000, 2500}, 1e-15));
+  EXPECT_FALSE(hardy_weinberg_surely_above({5000, 0, 5000}, 1e-15));  // P underflows
+  EXPECT_FALSE(hardy_weinberg_surely_above({0, 0, 0}, 1e-15));
+}
+
 TEST(HardyWeinbergTest, SwappingTheAllelesChangesNothing) {
   for (const auto& [f, m] :
        std::vector<std::pair<diploid_counts, haploid_counts>>{{{12, 5, 2}, {11, 1}},

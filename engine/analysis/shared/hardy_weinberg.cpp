@@ -507,6 +507,18 @@ hwe_p_values hardy_weinberg_exact(const diploid_counts& genotypes) noexcept {
   return exact_test(genotypes, {}).run();
 }
 
+bool hardy_weinberg_surely_above(const diploid_counts& genotypes, double threshold) noexcept {
+  const double n = static_cast<double>(genotypes.hom_a1 + genotypes.het + genotypes.hom_a2);
+  if (n < 1) return false;
+  const female_row row(n, static_cast<double>(2 * genotypes.hom_a1 + genotypes.het));
+  scaled_value mode_weight;  // becomes W_mode / W_obs
+  climb(row, static_cast<double>(genotypes.het), mode_weight);
+  const double tables = (row.last() - row.first()) / female_row::step + 1;
+  // The bound on the mid-p, W_obs / (2 T W_mode), with another factor 2 to spare for rounding
+  // and for a filter's own tolerance around its threshold.
+  return -mode_weight.log() - std::log(4 * tables) > std::log(threshold);
+}
+
 hwe_p_values hardy_weinberg_exact_x(const diploid_counts& females,
                                     const haploid_counts& males) noexcept {
   return exact_test(females, males).run();

@@ -69,6 +69,14 @@ struct hwe_p_values {
 /// The exact test of Hardy-Weinberg equilibrium of diploid genotypes. Symmetric in A1 and A2.
 hwe_p_values hardy_weinberg_exact(const diploid_counts& genotypes) noexcept;
 
+/// Whether the diploid test's P and mid-p are both certainly above `threshold`, told without
+/// the test from the observed table's weight W_obs against the most probable table's W_mode:
+/// P ≥ W_obs / Σ W ≥ W_obs / (T · W_mode) for the T tables of the genotypes' allele counts, and
+/// the mid-p is at least half of P. True only when a quarter of that bound exceeds the
+/// threshold; false when the bound cannot tell (then the test must be made). What a filter on
+/// P needs of most columns: a walk to the mode, a few steps, in place of the whole sum.
+bool hardy_weinberg_surely_above(const diploid_counts& genotypes, double threshold) noexcept;
+
 /// The exact test on X of females' genotypes and males' alleles (Graffelman & Weir 2016),
 /// PLINK 2's `.hardy.x` P. Symmetric in A1 and A2; with no male it equals
 /// hardy_weinberg_exact(females).

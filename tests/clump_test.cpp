@@ -424,6 +424,38 @@ INSTANTIATE_TEST_SUITE_P(Shared, ClumpVsPlinkTest,
                            return p.param.name;
                          });
 
+// Index variants in groups as small as one (a pass each) clump as in one group: the r² of a
+// variant with its window do not depend on what was clumped before it.
+TEST(ClumpGroupTest, GroupsOfAnySizeGiveTheSameClumps) {
+  test::temp_dir dir;
+  const std::string bfile = test::dataset("hapmap3/HapMap3");
+  const std::string store_path = (dir / "s.cf").string();
+  run_ok("preprocess --quiet --bed " + bfile + " --out " + store_path);
+  write_random_table(bfile + ".bim", dir / "t", 3, 4);
+  const store s = store::open(store_path);
+  const selection sel = select(s, selection_files{});
+  const std::vector<p_value_table> tables = {read_p_value_table(dir / "t")};
+  for (const bool overlap : {false, true}) {
+    clump_options options;
+    options.allow_overlap = overlap;
+    const clump_result whole = clump(s, sel, tables, options);
+    ASSERT_GT(whole.clumps.size(), 3u);
+    for (const std::size_t entries : {1u, 3000u}) {
+      options.group_entries = entries;
+      const clump_result grouped = clump(s, sel, tables, options);
+      ASSERT_EQ(grouped.clumps.size(), whole.clumps.size()) << entries;
+      for (std::size_t c = 0; c < whole.clumps.size(); ++c) {
+        const clump_group &a = whole.clumps[c], &b = grouped.clumps[c];
+        EXPECT_EQ(a.index, b.index) << entries << " clump " << c;
+        EXPECT_EQ(a.members.size(), b.members.size()) << entries << " clump " << c;
+        for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(a.counts[k], b.counts[k]) << entries;
+        for (std::size_t m = 0; m < std::min(a.members.size(), b.members.size()); ++m)
+          EXPECT_EQ(a.members[m].column, b.members[m].column) << entries << " clump " << c;
+      }
+    }
+  }
+}
+
 // uk10k with its simulated phenotype: plink1.9 --assoc's .qassoc, and colflow assoc's table
 // (ID and P found by the header), clumped by both tools on the same genotypes.
 TEST(ClumpUk10kTest, AssocTablesMatchPlink19AtAnyThreadCount) {

@@ -2,6 +2,7 @@
 // near a top variant, with the haplotype r² of analysis/products/haplotype_r2_internal.hpp.
 #include "colflow/analysis/clump.hpp"
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -9,12 +10,14 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 
 #include "analysis/products/haplotype_r2_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "colflow/stream/column_stream.hpp"
 #include "kernels/genotype_products_internal.hpp"
 
 namespace colflow {
@@ -187,47 +190,117 @@ std::vector<std::uint8_t> founders_of(const store& s, const selection& sel, std:
   return keep;
 }
 
-// The bit planes of the columns that some window needs, read in one pass.
-class clump_planes {
+// The r² of each index variant of a group with the table's variants of its window, from one
+// pass over the columns the windows reach: a column's planes are made in its thread's scratch
+// and counted against the planes of the group's variants whose windows hold it. Only the
+// group's values are kept (and its variants' planes), not every column's planes.
+class window_r2 {
  public:
-  clump_planes(const store& s, const selection& sel, const std::vector<std::uint8_t>& needed,
-               const std::vector<std::uint8_t>& keep, const analysis_options& analysis)
-      : words_(genotype_plane_words(s.num_rows())), slot_(needed.size(), 0) {
-    std::vector<std::size_t> columns;
-    for (std::size_t k = 0; k < needed.size(); ++k)
-      if (needed[k]) {
-        slot_[k] = columns.size();
-        columns.push_back(sel.columns[k]);
-      }
-    // Every word is written below: no zero fill first.
-    planes_ = std::make_unique_for_overwrite<std::uint64_t[]>(columns.size() * 3 * words_);
-    stream_options so = analysis.stream;
-    so.values = decode_as::stored;
-    so.decode_values = false;
-    column_stream<double> stream(s, so);
-    if (analysis.progress)
-      stream.on_progress([&](const pass_progress& p) { analysis.progress("clump", p); });
-    const std::vector<std::uint8_t> mask = make_sample_mask(keep);
-    const std::size_t rows = s.num_rows();
-    // A batch's columns are spread over the threads, each writing its own column's planes.
-    stream.run_batches(columns, [&](std::span<const column_view<double>> batch) {
+  window_r2(const store& s, const selection& sel, const std::vector<variant_entries>& v,
+            std::span<const top_variant> group, const clump_windows& w,
+            const std::vector<std::uint8_t>& keep, const analysis_options& analysis)
+      : words_(genotype_plane_words(s.num_rows())),
+        rows_(s.num_rows()),
+        mask_(make_sample_mask(keep)),
+        group_(group.begin(), group.end()),
+        first_(group.size()),
+        offset_(group.size() + 1, 0) {
+    for (std::size_t t = 0; t < group.size(); ++t) {
+      const auto [first, last] = w.window(group[t].column);
+      first_[t] = first;
+      offset_[t + 1] = offset_[t] + (last - first);
+    }
+    values_.assign(offset_.back(), std::numeric_limits<double>::quiet_NaN());
+    make_group_planes(s, sel, analysis);
+    count_windows(s, sel, v, analysis);
+  }
+
+  // r² of the group's t-th variant with the columns of its window, from its first: NaN for
+  // the variant itself and for columns in no table.
+  std::span<const double> of(std::size_t t) const {
+    return std::span<const double>(values_).subspan(offset_[t], offset_[t + 1] - offset_[t]);
+  }
+
+ private:
+  // The planes of the group's variants, in the group's order.
+  void make_group_planes(const store& s, const selection& sel, const analysis_options& analysis) {
+    std::vector<std::size_t> order(group_.size());
+    for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return group_[a].column < group_[b].column; });
+    std::vector<std::size_t> columns(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      columns[k] = sel.columns[group_[order[k]].column];
+    group_planes_.resize(group_.size() * 3 * words_);
+    stream(s, analysis).run_batches(columns, [&](std::span<const column_view<double>> batch) {
       tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
-        const column_view<double>& v = batch[b];
-        make_genotype_planes(v.codes, rows, mask, planes_.get() + v.position * 3 * words_);
+        const column_view<double>& c = batch[b];
+        make_genotype_planes(c.codes, rows_, mask_, planes_of(order[c.position]));
       });
       return true;
     });
   }
 
-  double r2(std::size_t index, std::size_t other) const {
-    return detail::haplotype_r2(genotype_pair_counts(planes(index), planes(other), words_));
+  // Each column in a table and in some window, with the group's variants whose windows hold
+  // it: one pass in column order, a batch's columns on the threads (each value has one writer).
+  void count_windows(const store& s, const selection& sel, const std::vector<variant_entries>& v,
+                     const analysis_options& analysis) {
+    // Which of the group's windows hold each column (column-major lists).
+    std::vector<std::size_t> holders_start(v.size() + 1, 0);
+    for (std::size_t t = 0; t < group_.size(); ++t)
+      for (std::size_t k = first_[t]; k < first_[t] + window_size(t); ++k)
+        if (k != group_[t].column && v[k].in_table()) ++holders_start[k + 1];
+    for (std::size_t k = 0; k < v.size(); ++k) holders_start[k + 1] += holders_start[k];
+    std::vector<std::uint32_t> holders(holders_start.back());
+    std::vector<std::size_t> filled(holders_start.begin(), holders_start.end() - 1);
+    for (std::size_t t = 0; t < group_.size(); ++t)
+      for (std::size_t k = first_[t]; k < first_[t] + window_size(t); ++k)
+        if (k != group_[t].column && v[k].in_table())
+          holders[filled[k]++] = static_cast<std::uint32_t>(t);
+    std::vector<std::size_t> needed, columns;
+    for (std::size_t k = 0; k < v.size(); ++k)
+      if (holders_start[k + 1] > holders_start[k]) {
+        needed.push_back(k);
+        columns.push_back(sel.columns[k]);
+      }
+    tbb::enumerable_thread_specific<std::vector<std::uint64_t>> scratch(3 * words_);
+    auto pass = stream(s, analysis);
+    if (analysis.progress)
+      pass.on_progress([&](const pass_progress& p) { analysis.progress("clump", p); });
+    pass.run_batches(columns, [&](std::span<const column_view<double>> batch) {
+      tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
+        const column_view<double>& c = batch[b];
+        const std::size_t k = needed[c.position];
+        std::uint64_t* planes = scratch.local().data();
+        make_genotype_planes(c.codes, rows_, mask_, planes);
+        for (std::size_t h = holders_start[k]; h < holders_start[k + 1]; ++h) {
+          const std::size_t t = holders[h];
+          values_[offset_[t] + (k - first_[t])] =
+              detail::haplotype_r2(genotype_pair_counts(planes_of(t), planes, words_));
+        }
+      });
+      return true;
+    });
   }
 
- private:
-  const std::uint64_t* planes(std::size_t k) const { return planes_.get() + slot_[k] * 3 * words_; }
-  std::size_t words_;
-  std::vector<std::size_t> slot_;
-  std::unique_ptr<std::uint64_t[]> planes_;
+  column_stream<double> stream(const store& s, const analysis_options& analysis) const {
+    stream_options so = analysis.stream;
+    so.values = decode_as::stored;
+    so.decode_values = false;
+    return column_stream<double>(s, so);
+  }
+  std::size_t window_size(std::size_t t) const { return offset_[t + 1] - offset_[t]; }
+  std::uint64_t* planes_of(std::size_t t) { return group_planes_.data() + t * 3 * words_; }
+  const std::uint64_t* planes_of(std::size_t t) const {
+    return group_planes_.data() + t * 3 * words_;
+  }
+
+  std::size_t words_, rows_;
+  std::vector<std::uint8_t> mask_;
+  std::vector<top_variant> group_;
+  std::vector<std::size_t> first_, offset_;  // per variant of the group: its window, its values
+  std::vector<double> values_;
+  std::vector<std::uint64_t> group_planes_;
 };
 
 // PLINK 1.9's P classes: NSIG, S05, S01, S001, S0001.
@@ -245,18 +318,19 @@ void count_p(double p, std::uint64_t counts[5]) {
 // The greedy pass: index variants in order, each taking its window's unclumped variants.
 class clumper {
  public:
-  clumper(const std::vector<variant_entries>& v, const clump_windows& w, const clump_planes& g,
-          const clump_options& o)
-      : variants_(v), windows_(w), planes_(g), o_(o), clumped_(v.size(), 0) {}
+  clumper(const std::vector<variant_entries>& v, const clump_windows& w, const clump_options& o)
+      : variants_(v), windows_(w), o_(o), clumped_(v.size(), 0) {}
 
-  void visit(const top_variant& top, std::vector<clump_group>& out) {
+  bool clumped(std::size_t column) const { return clumped_[column] != 0; }
+
+  // `r2`: the index's r² with the columns of its window (window_r2::of).
+  void visit(const top_variant& top, std::span<const double> r2, std::vector<clump_group>& out) {
     const std::size_t index = top.column;
     if (clumped_[index]) return;
     clump_group c;
     c.index = index;
     c.p = top.p;
     const auto [first, last] = windows_.window(index);
-    const std::vector<double> r2 = candidate_r2(index, first, last);
     for (std::size_t k = first; k < index; ++k) take(k, r2[k - first], c);
     take_own_entries(top, c);
     for (std::size_t k = index + 1; k < last; ++k) take(k, r2[k - first], c);
@@ -266,16 +340,6 @@ class clumper {
  private:
   bool candidate(std::size_t k) const {
     return (o_.allow_overlap || !clumped_[k]) && variants_[k].in_table();
-  }
-
-  // r² of the index with every candidate of its window (NaN elsewhere), a task each: the
-  // candidates do not change while one index is visited.
-  std::vector<double> candidate_r2(std::size_t index, std::size_t first, std::size_t last) const {
-    std::vector<double> r2(last - first, std::numeric_limits<double>::quiet_NaN());
-    tbb::parallel_for(first, last, [&](std::size_t k) {
-      if (k != index && candidate(k)) r2[k - first] = planes_.r2(index, k);
-    });
-    return r2;
   }
 
   void take(std::size_t k, double r2, clump_group& c) {
@@ -308,26 +372,25 @@ class clumper {
 
   const std::vector<variant_entries>& variants_;
   const clump_windows& windows_;
-  const clump_planes& planes_;
   const clump_options& o_;
   std::vector<std::uint8_t> clumped_;
 };
 
-// The columns some top variant's window reaches that are in a table.
-std::vector<std::uint8_t> needed_columns(const std::vector<variant_entries>& v,
-                                         const std::vector<top_variant>& top,
-                                         const clump_windows& w) {
-  std::vector<std::uint8_t> needed(v.size(), 0);
-  std::size_t covered = 0;  // windows grow with the column: skip what is marked
-  std::vector<top_variant> by_column(top);
-  std::sort(by_column.begin(), by_column.end(),
-            [](const top_variant& a, const top_variant& b) { return a.column < b.column; });
-  for (const top_variant& t : by_column) {
-    const auto [first, last] = w.window(t.column);
-    for (std::size_t k = std::max(first, covered); k < last; ++k) needed[k] = v[k].in_table();
-    covered = std::max(covered, last);
+// The next group of index variants from `begin`: those not clumped yet, while their windows
+// hold at most `entries` columns in all (one at least).
+std::vector<top_variant> next_group(const std::vector<top_variant>& top, std::size_t& begin,
+                                    const clump_windows& w, const clumper& pass,
+                                    std::size_t entries) {
+  std::vector<top_variant> group;
+  std::size_t held = 0;
+  for (; begin < top.size(); ++begin) {
+    if (pass.clumped(top[begin].column)) continue;
+    const auto [first, last] = w.window(top[begin].column);
+    if (!group.empty() && held + (last - first) > entries) break;
+    held += last - first;
+    group.push_back(top[begin]);
   }
-  return needed;
+  return group;
 }
 
 }  // namespace
@@ -369,9 +432,17 @@ clump_result clump(const store& s, const selection& sel, const std::vector<p_val
                 "samples whose parents are both '0' in the .fam)");
   if (top.empty()) return result;
   const clump_windows windows(s, sel, options.kb);
-  const clump_planes planes(s, sel, needed_columns(m.variants, top, windows), keep, analysis);
-  clumper pass(m.variants, windows, planes, options);
-  for (const top_variant& t : top) pass.visit(t, result.clumps);
+  clumper pass(m.variants, windows, options);
+  // Groups of index variants in the order they are visited, each one pass over its windows'
+  // columns; a variant clumped by an earlier group is left out of the next.
+  const std::size_t entries =
+      options.group_entries != 0 ? options.group_entries : std::size_t{1} << 22;
+  for (std::size_t begin = 0; begin < top.size();) {
+    const std::vector<top_variant> group = next_group(top, begin, windows, pass, entries);
+    if (group.empty()) break;
+    const window_r2 r2(s, sel, m.variants, group, windows, keep, analysis);
+    for (std::size_t t = 0; t < group.size(); ++t) pass.visit(group[t], r2.of(t), result.clumps);
+  }
   return result;
 }
 

@@ -46,6 +46,9 @@ struct clump_options {
   double r2 = 0.5;             ///< --clump-r2: clumped variants have r² > r2, in [0, 1]
   double kb = 250;             ///< --clump-kb: clumped variants are < ⌊kb × 1000⌋ bp away, > 0
   bool allow_overlap = false;  ///< --clump-allow-overlap: a variant may join several clumps
+  /// r² values held at once: index variants are taken in groups whose windows hold at most
+  /// this many columns, each group one pass over the store (0: 4,194,304, 32 MB of values).
+  std::size_t group_entries = 0;
 };
 
 /// A table entry listed in a clump: a position in selection::columns and its table (1-based).
@@ -85,8 +88,10 @@ struct clump_result {
 /// --clump-r2, --clump-kb) when it is out of range.
 void check_clump_options(const clump_options& options);
 
-/// Clumps the tables on the genotypes of the selected samples and columns. The variants of the
-/// tables near a top variant are read in one pass and held as bit planes (3 bits a sample).
+/// Clumps the tables on the genotypes of the selected samples and columns. The r² of each index
+/// variant with the table's variants in its window come from one pass over those columns per
+/// group of index variants (clump_options::group_entries), each column's bit planes counted
+/// against the group's as it streams by.
 /// Throws colflow::error: invalid_argument for options out of range, a store that is not a
 /// genotype store, no table, two selected variants with one ID, or a chromosome whose
 /// positions are not numbers or not in increasing order; errors of the store's reads.

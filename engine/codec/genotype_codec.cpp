@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "codec/code_classes_avx2_internal.hpp"
 #include "codec/genotype_words_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 #include "simd/popcount_internal.hpp"
@@ -59,24 +60,17 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void count_full_words_avx512(
   count_full_words_popcnt(codes + 8 * w, words - w, c);
 }
 
-// Four words at a time, with byte counts (Muła's nibble table) summed into 64-bit lanes.
+// 32 bytes at a time, two table lookups a byte (codec/code_classes_avx2_internal.hpp).
 __attribute__((target("avx2,popcnt"))) void count_full_words_avx2(const std::uint8_t* codes,
                                                                   std::size_t words,
                                                                   genotype_counts& c) noexcept {
-  const __m256i low = _mm256_set1_epi64x(static_cast<long long>(low_bits));
-  __m256i lo_n = _mm256_setzero_si256(), hi_n = lo_n, both_n = lo_n;
-  std::size_t w = 0;
-  for (; w + 4 <= words; w += 4) {
-    const __m256i word = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 8 * w));
-    const __m256i lo = _mm256_and_si256(word, low);
-    const __m256i hi = _mm256_and_si256(_mm256_srli_epi64(word, 1), low);
-    lo_n = detail::add_popcount(lo_n, lo);
-    hi_n = detail::add_popcount(hi_n, hi);
-    both_n = detail::add_popcount(both_n, _mm256_and_si256(lo, hi));
-  }
-  detail::add_code_classes(c, detail::lanes_total(lo_n), detail::lanes_total(hi_n),
-                           detail::lanes_total(both_n));
-  count_full_words_popcnt(codes + 8 * w, words - w, c);
+  const std::size_t vectors = words / 4;
+  const detail::code_class_totals t =
+      detail::count_code_classes_avx2<false>(codes, nullptr, vectors);
+  c.missing += t.missing;
+  c.het += t.het;
+  c.hom_a2 += t.hom_a2;
+  count_full_words_popcnt(codes + 32 * vectors, words - 4 * vectors, c);
 }
 #endif
 

@@ -1,8 +1,9 @@
 /// @file missing_tally_internal.hpp
 /// Per-sample counts of missing calls over many columns of packed 2-bit codes: what --mind
-/// needs. Each column adds to byte counters, four per byte of codes, without a branch (missing
-/// calls are scattered, so a test per call mispredicts), and the bytes are folded into whole
-/// counts before they can overflow. Exact integers on every code path.
+/// needs. Each column adds to counters laid out like the codes, without a branch (missing
+/// calls are scattered, so a test per call mispredicts): 2-bit counters a column, carried into
+/// 4-bit ones every third column, those into byte counters every fifteenth, and the bytes into
+/// whole counts before they can overflow. Exact integers on every code path.
 #pragma once
 
 #include <cstddef>
@@ -27,15 +28,9 @@ class missing_call_tally {
   void fold();
 
   std::size_t samples_, bytes_;
-  std::vector<std::uint8_t> pending_;  // sample 4j + s at s · bytes_ + j
-  std::vector<std::uint32_t> counts_;  // by sample
+  std::vector<std::uint8_t> counters_;  // 2-bit, 4-bit (two arrays) and byte counters
+  std::vector<std::uint32_t> counts_;   // by sample
   unsigned columns_pending_ = 0;
 };
-
-namespace detail {
-/// The portable loop alone, whatever the CPU: what the tests compare the vector path with.
-void add_missing_bytes_portable(const std::uint8_t* codes, const std::uint8_t* mask,
-                                std::size_t bytes, std::uint8_t* pending) noexcept;
-}  // namespace detail
 
 }  // namespace colflow

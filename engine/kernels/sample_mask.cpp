@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 
+#include "codec/code_classes_avx2_internal.hpp"
 #include "codec/genotype_words_internal.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
@@ -19,12 +20,6 @@ std::vector<std::uint8_t> make_sample_mask(std::span<const std::uint8_t> keep) {
   return mask;
 }
 
-std::size_t mask_count(std::span<const std::uint8_t> mask) noexcept {
-  std::size_t kept = 0;
-  for (std::uint8_t b : mask) kept += static_cast<std::size_t>(std::popcount(b));
-  return kept;
-}
-
 namespace {
 
 // The 64-bit word w of a column of `bytes` bytes, zero-filled past the end.
@@ -35,37 +30,46 @@ std::uint64_t load_word(const std::uint8_t* p, std::size_t bytes, std::size_t w)
 }
 
 // Full 64-bit words of a masked count; the same body built with and without POPCNT.
-#define COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c, kept)         \
-  for (std::size_t w_ = 0; w_ < (words); ++w_) {                        \
-    std::uint64_t word_, valid_;                                        \
-    std::memcpy(&word_, (codes) + 8 * w_, 8);                           \
-    std::memcpy(&valid_, (mask) + 8 * w_, 8);                           \
-    COLFLOW_COUNT_WORD(word_, valid_, c);                               \
-    (kept) += static_cast<std::uint64_t>(__builtin_popcountll(valid_)); \
+#define COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c) \
+  for (std::size_t w_ = 0; w_ < (words); ++w_) {          \
+    std::uint64_t word_, valid_;                          \
+    std::memcpy(&word_, (codes) + 8 * w_, 8);             \
+    std::memcpy(&valid_, (mask) + 8 * w_, 8);             \
+    COLFLOW_COUNT_WORD(word_, valid_, c);                 \
   }
 
 void count_masked_words(const std::uint8_t* codes, const std::uint8_t* mask, std::size_t words,
-                        genotype_counts& c, std::uint64_t& kept) noexcept {
-  COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c, kept);
+                        genotype_counts& c) noexcept {
+  COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c);
 }
 #if COLFLOW_X86_DISPATCH
 __attribute__((target("popcnt"))) void count_masked_words_popcnt(const std::uint8_t* codes,
                                                                  const std::uint8_t* mask,
                                                                  std::size_t words,
-                                                                 genotype_counts& c,
-                                                                 std::uint64_t& kept) noexcept {
-  COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c, kept);
+                                                                 genotype_counts& c) noexcept {
+  COLFLOW_COUNT_MASKED_WORDS(codes, mask, words, c);
 }
 
-// Eight words at a time. Per word the scalar body counts three classes and the kept samples
-// with four population counts; here lo, hi and lo & hi give the same three classes
-// (missing = lo − both, het = hi − both), and the lanes' counts are added once at the end.
-// Every analysis pays a count once per column and per group of samples, so it is worth the
-// wider kernel.
+__attribute__((target("popcnt"))) std::size_t mask_count_popcnt(const std::uint8_t* mask,
+                                                                std::size_t bytes) noexcept {
+  std::size_t kept = 0, b = 0;
+  for (; b + 8 <= bytes; b += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, mask + b, 8);
+    kept += static_cast<std::size_t>(__builtin_popcountll(word));
+  }
+  for (; b < bytes; ++b) kept += static_cast<std::size_t>(__builtin_popcount(mask[b]));
+  return kept;
+}
+
+// Eight words at a time. Per word the scalar body counts three classes with three population
+// counts; here lo, hi and lo & hi give the same three classes (missing = lo − both, het =
+// hi − both), and the lanes' counts are added once at the end. Every analysis pays a count
+// once per column and per group of samples, so it is worth the wider kernel.
 __attribute__((target("avx512f,avx512vpopcntdq"))) void count_masked_words_avx512(
-    const std::uint8_t* codes, const std::uint8_t* mask, std::size_t words, genotype_counts& c,
-    std::uint64_t& kept) noexcept {
-  __m512i lo_n = _mm512_setzero_si512(), hi_n = lo_n, both_n = lo_n, kept_n = lo_n;
+    const std::uint8_t* codes, const std::uint8_t* mask, std::size_t words,
+    genotype_counts& c) noexcept {
+  __m512i lo_n = _mm512_setzero_si512(), hi_n = lo_n, both_n = lo_n;
   std::size_t w = 0;
   for (; w + 8 <= words; w += 8) {
     const __m512i word = _mm512_loadu_si512(codes + 8 * w);
@@ -75,67 +79,65 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void count_masked_words_avx51
     lo_n = _mm512_add_epi64(lo_n, _mm512_popcnt_epi64(lo));
     hi_n = _mm512_add_epi64(hi_n, _mm512_popcnt_epi64(hi));
     both_n = _mm512_add_epi64(both_n, _mm512_popcnt_epi64(_mm512_and_si512(lo, hi)));
-    kept_n = _mm512_add_epi64(kept_n, _mm512_popcnt_epi64(valid));
   }
   detail::add_code_classes(c, detail::lanes_total(lo_n), detail::lanes_total(hi_n),
                            detail::lanes_total(both_n));
-  kept += detail::lanes_total(kept_n);
-  count_masked_words_popcnt(codes + 8 * w, mask + 8 * w, words - w, c, kept);
+  count_masked_words_popcnt(codes + 8 * w, mask + 8 * w, words - w, c);
 }
 
-// Four words at a time, the AVX-512 kernel's classes with byte counts (Muła's nibble table)
-// summed into 64-bit lanes: the scalar loop's four population counts a word were most of
-// `qc`'s variant pass on AVX2.
+// 32 bytes at a time, two table lookups a byte (codec/code_classes_avx2_internal.hpp): the
+// four population counts a word of the scalar loop were most of `qc`'s pass on AVX2.
 __attribute__((target("avx2,popcnt"))) void count_masked_words_avx2(const std::uint8_t* codes,
                                                                     const std::uint8_t* mask,
                                                                     std::size_t words,
-                                                                    genotype_counts& c,
-                                                                    std::uint64_t& kept) noexcept {
-  __m256i lo_n = _mm256_setzero_si256(), hi_n = lo_n, both_n = lo_n, kept_n = lo_n;
-  std::size_t w = 0;
-  for (; w + 4 <= words; w += 4) {
-    const __m256i word = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 8 * w));
-    const __m256i valid = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + 8 * w));
-    const __m256i lo = _mm256_and_si256(word, valid);
-    const __m256i hi = _mm256_and_si256(_mm256_srli_epi64(word, 1), valid);
-    lo_n = detail::add_popcount(lo_n, lo);
-    hi_n = detail::add_popcount(hi_n, hi);
-    both_n = detail::add_popcount(both_n, _mm256_and_si256(lo, hi));
-    kept_n = detail::add_popcount(kept_n, valid);
-  }
-  detail::add_code_classes(c, detail::lanes_total(lo_n), detail::lanes_total(hi_n),
-                           detail::lanes_total(both_n));
-  kept += detail::lanes_total(kept_n);
-  count_masked_words_popcnt(codes + 8 * w, mask + 8 * w, words - w, c, kept);
+                                                                    genotype_counts& c) noexcept {
+  const std::size_t vectors = words / 4;
+  const detail::code_class_totals t = detail::count_code_classes_avx2<true>(codes, mask, vectors);
+  c.missing += t.missing;
+  c.het += t.het;
+  c.hom_a2 += t.hom_a2;
+  count_masked_words_popcnt(codes + 32 * vectors, mask + 32 * vectors, words - 4 * vectors, c);
 }
 #endif
 
 }  // namespace
 
+std::size_t mask_count(std::span<const std::uint8_t> mask) noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_popcnt()) return mask_count_popcnt(mask.data(), mask.size());
+#endif
+  std::size_t kept = 0;
+  for (std::uint8_t b : mask) kept += static_cast<std::size_t>(std::popcount(b));
+  return kept;
+}
+
 genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n,
                                 std::span<const std::uint8_t> mask) noexcept {
+  return count_genotypes(codes, n, mask, mask_count(mask));
+}
+
+genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n,
+                                std::span<const std::uint8_t> mask, std::size_t kept) noexcept {
   genotype_counts c;
   const std::size_t bytes = genotype_column_bytes(n), full_words = bytes / 8;
-  std::uint64_t kept = 0;
 #if COLFLOW_X86_DISPATCH
   if (detail::cpu_has_avx512_popcnt()) {
-    count_masked_words_avx512(codes.data(), mask.data(), full_words, c, kept);
+    count_masked_words_avx512(codes.data(), mask.data(), full_words, c);
   } else if (detail::cpu_has_avx2()) {
-    count_masked_words_avx2(codes.data(), mask.data(), full_words, c, kept);
+    count_masked_words_avx2(codes.data(), mask.data(), full_words, c);
   } else if (detail::cpu_has_popcnt()) {
-    count_masked_words_popcnt(codes.data(), mask.data(), full_words, c, kept);
+    count_masked_words_popcnt(codes.data(), mask.data(), full_words, c);
   } else {
-    count_masked_words(codes.data(), mask.data(), full_words, c, kept);
+    count_masked_words(codes.data(), mask.data(), full_words, c);
   }
 #else
-  count_masked_words(codes.data(), mask.data(), full_words, c, kept);
+  count_masked_words(codes.data(), mask.data(), full_words, c);
 #endif
   if (bytes % 8 != 0) {
     // The mask is zero past the n-th sample, so padding pairs never count.
     const std::uint64_t word = load_word(codes.data(), bytes, full_words);
     const std::uint64_t valid = load_word(mask.data(), bytes, full_words);
     COLFLOW_COUNT_WORD(word, valid, c);
-    kept += static_cast<std::uint64_t>(std::popcount(valid));
   }
   c.hom_a1 = kept - c.hom_a2 - c.missing - c.het;
   return c;

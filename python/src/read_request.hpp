@@ -51,7 +51,8 @@ inline void resolve_rows(read_request& r, const store& s) {
 template <typename T>
 void decode_subset_standardized(std::span<const std::uint8_t> codes, const read_request& r,
                                 std::span<T> out) {
-  const column_stats st = genotype_stats(count_genotypes(codes, out.size(), r.mask), r.kept_count);
+  const column_stats st =
+      genotype_stats(count_genotypes(codes, out.size(), r.mask, r.kept_count), r.kept_count);
   if constexpr (std::is_same_v<T, float>)
     decode_genotypes(codes, standardized_lut_f32(st), out);
   else

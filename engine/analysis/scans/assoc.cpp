@@ -332,7 +332,7 @@ void test_genotype_task(const std::vector<sample_group>& groups, const detail::c
     dosage_dots(columns, count, *g.products, sc.dots.data());
     for (std::size_t c = 0; c < count; ++c) {
       const std::span<const std::uint8_t> col = block.codes(c0 + c);
-      const genotype_counts gc = count_genotypes(col, rows, g.mask);
+      const genotype_counts gc = count_genotypes(col, rows, g.mask, g.n);
       column_sums cs;
       cs.n_obs = g.n - gc.missing;
       cs.sx = static_cast<double>(2 * gc.hom_a1 + gc.het);

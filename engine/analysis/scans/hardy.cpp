@@ -57,6 +57,9 @@ class call_counter {
       females_ = x->females;
       males_ = x->males;
     }
+    selected_count_ = mask_count(selected_);
+    female_count_ = mask_count(females_);
+    male_count_ = mask_count(males_);
   }
 
   // The column's counts and test; safe from several threads at once.
@@ -67,14 +70,15 @@ class call_counter {
     hardy_result r;
     r.kind = kind;
     if (kind == chromosome_kind::x) {
-      const genotype_counts f = count_genotypes(codes, rows_, females_),
-                            m = count_genotypes(codes, rows_, males_);
+      const genotype_counts f = count_genotypes(codes, rows_, females_, female_count_),
+                            m = count_genotypes(codes, rows_, males_, male_count_);
       r.genotypes = {f.hom_a1, f.het, f.hom_a2};
       r.males = {m.hom_a1, m.hom_a2};  // a heterozygous haploid call counts as missing
       r.test = hardy_weinberg_exact_x(r.genotypes, r.males);
     } else {
-      const genotype_counts g = selected_.empty() ? count_genotypes(codes, rows_)
-                                                  : count_genotypes(codes, rows_, selected_);
+      const genotype_counts g = selected_.empty()
+                                    ? count_genotypes(codes, rows_)
+                                    : count_genotypes(codes, rows_, selected_, selected_count_);
       r.genotypes = {g.hom_a1, g.het, g.hom_a2};
       r.test = hardy_weinberg_exact(r.genotypes);
     }
@@ -85,8 +89,9 @@ class call_counter {
   bool genotype_;
   std::size_t rows_;
   double threshold_;
-  std::vector<std::uint8_t> selected_;         // empty when every row is selected
-  std::vector<std::uint8_t> females_, males_;  // empty without a column on X
+  std::vector<std::uint8_t> selected_;                      // empty when every row is selected
+  std::vector<std::uint8_t> females_, males_;               // empty without a column on X
+  std::size_t selected_count_, female_count_, male_count_;  // the masks' samples
 };
 
 void check_arguments(const store& s, const hardy_options& options) {

@@ -34,6 +34,7 @@ struct binary_trait {
   std::vector<std::size_t> rows;    // store rows used: selected, status and covariates known
   std::vector<std::uint8_t> cases;  // per store row: a case used; packed like genotype codes
   std::vector<std::uint8_t> controls;
+  std::size_t case_count = 0, control_count = 0;
   Eigen::VectorXd y;               // per used row: 1 case, 0 control
   Eigen::MatrixXd covariates;      // used rows x covariates
   Eigen::VectorXd offset;          // per used row: the fixed offset (a LOCO prediction); or empty
@@ -125,6 +126,8 @@ std::vector<binary_trait> make_traits(const selection& sel, const phenotype_tabl
                                               (nc ? ", covariates)" : ")"));
     t.cases = make_sample_mask(cases);
     t.controls = make_sample_mask(controls);
+    t.case_count = n_cases;
+    t.control_count = n - n_cases;
     t.y.resize(static_cast<Eigen::Index>(n));
     t.covariates.resize(static_cast<Eigen::Index>(n), nc);
     if (offsets) t.offset.resize(static_cast<Eigen::Index>(n));
@@ -216,8 +219,8 @@ constexpr double code_dosage[4] = {2.0, std::numeric_limits<double>::quiet_NaN()
 // over the packed codes.
 void test_genotype_counts(const binary_trait& t, std::span<const std::uint8_t> codes,
                           std::size_t rows, firth_mode mode, assoc_result& r) {
-  const genotype_counts ca = count_genotypes(codes, rows, t.cases),
-                        co = count_genotypes(codes, rows, t.controls);
+  const genotype_counts ca = count_genotypes(codes, rows, t.cases, t.case_count),
+                        co = count_genotypes(codes, rows, t.controls, t.control_count);
   const double cells[2][3] = {
       {static_cast<double>(co.hom_a2), static_cast<double>(co.het), static_cast<double>(co.hom_a1)},
       {static_cast<double>(ca.hom_a2), static_cast<double>(ca.het),

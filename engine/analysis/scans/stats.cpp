@@ -54,6 +54,8 @@ class ploidy_counts {
     if (genotype_) {
       haploid_mask_ = make_sample_mask(haploid);
       diploid_mask_ = make_sample_mask(diploid);
+      haploid_count_ = mask_count(haploid_mask_);
+      diploid_count_ = mask_count(diploid_mask_);
     } else {
       for (std::size_t i = 0; i < rows_; ++i) {
         if (haploid[i]) haploid_rows_.push_back(i);
@@ -66,8 +68,8 @@ class ploidy_counts {
   void count(const column_view<double>& v, column_summary& r) const {
     double a1 = 0, alleles = 0;
     if (genotype_) {
-      const genotype_counts h = count_genotypes(v.codes, rows_, haploid_mask_),
-                            d = count_genotypes(v.codes, rows_, diploid_mask_);
+      const genotype_counts h = count_genotypes(v.codes, rows_, haploid_mask_, haploid_count_),
+                            d = count_genotypes(v.codes, rows_, diploid_mask_, diploid_count_);
       const std::uint64_t called_h = h.hom_a1 + h.het + h.hom_a2,
                           called_d = d.hom_a1 + d.het + d.hom_a2;
       r.observed = called_h + called_d;
@@ -99,6 +101,7 @@ class ploidy_counts {
   bool genotype_;
   std::size_t rows_;
   std::vector<std::uint8_t> haploid_mask_, diploid_mask_;  // genotype stores
+  std::size_t haploid_count_ = 0, diploid_count_ = 0;      // their samples
   std::vector<std::size_t> haploid_rows_, diploid_rows_;   // dosage stores
 };
 

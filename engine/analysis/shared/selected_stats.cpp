@@ -22,7 +22,7 @@ column_stats selected_stats::operator()(const column_view<double>& v) {
   const std::size_t n = rows_.size();
   if (genotype_) {
     if (n == store_rows_) return v.stats;
-    return genotype_stats(count_genotypes(v.codes, store_rows_, mask_), n);
+    return genotype_stats(count_genotypes(v.codes, store_rows_, mask_, n), n);
   }
   for (std::size_t k = 0; k < n; ++k) values_[k] = v.values[static_cast<Eigen::Index>(rows_[k])];
   if (dosage_ && n == store_rows_) return v.stats;  // exact, from the index

@@ -27,6 +27,11 @@ std::size_t mask_count(std::span<const std::uint8_t> mask) noexcept;
 genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n,
                                 std::span<const std::uint8_t> mask) noexcept;
 
+/// The same with the mask's kept samples (mask_count(mask)) known: a scan that counts many
+/// columns over one mask counts its samples once.
+genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n,
+                                std::span<const std::uint8_t> mask, std::size_t kept) noexcept;
+
 /// Rows (sample indices) with a missing call, appended to `rows` in increasing order; only
 /// rows kept by `mask` when it is not empty.
 void missing_rows(std::span<const std::uint8_t> codes, std::size_t n,

@@ -98,6 +98,40 @@ TEST(QcFiltersTest, AutosomeCountsAsCheckedByHand) {
                                       "1 variant remaining after main filters."}));
 }
 
+// --mind that keeps every sample leaves the column filters' counts those over every sample
+// (one pass counts both); one that drops s0 leaves them those over the others (a second
+// pass): either way, the columns the column filters keep on the samples --mind left.
+TEST(QcFiltersTest, ColumnFiltersCountTheSamplesMindLeaves) {
+  autosome_case c;
+  const selection all = selection::all(c.s);
+  qc_filter_options columns;
+  columns.geno = 0.2;  // one missing call of 7 (of 6 without s0)
+  columns.min_maf = 0.1;
+  columns.hwe = hwe_filter{0.05, false, false};
+  for (const double mind : {0.5, 0.25}) {
+    qc_filter_options o = columns;
+    o.mind = mind;
+    const qc_filter_result with = apply_qc_filters(c.s, all, o);
+    selection left = all;
+    if (mind < 0.5) {
+      left.row_kept[0] = 0;
+      left.rows = {1, 2, 3, 4, 5, 6};
+    }
+    const qc_filter_result alone = apply_qc_filters(c.s, left, columns);
+    EXPECT_EQ(with.selected.rows, alone.selected.rows) << mind;
+    EXPECT_EQ(column_ids(c.s, with.selected), column_ids(c.s, alone.selected)) << mind;
+    EXPECT_EQ(with.removed.geno, alone.removed.geno) << mind;
+    EXPECT_EQ(with.removed.hwe, alone.removed.hwe) << mind;
+    EXPECT_EQ(with.removed.allele_frequency, alone.removed.allele_frequency) << mind;
+  }
+  // The two give different columns, so the test tells the passes apart.
+  qc_filter_options keep_all = columns, drop_s0 = columns;
+  keep_all.mind = 0.5;
+  drop_s0.mind = 0.25;
+  EXPECT_NE(column_ids(c.s, apply_qc_filters(c.s, all, keep_all).selected),
+            column_ids(c.s, apply_qc_filters(c.s, all, drop_s0).selected));
+}
+
 TEST(QcFiltersTest, ThresholdsAreInclusiveAsPlink2s) {
   autosome_case c;
   const selection all = selection::all(c.s);

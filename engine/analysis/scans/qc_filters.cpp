@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -55,7 +56,7 @@ class sample_groups {
   group_calls count(std::span<const std::uint8_t> codes) const noexcept {
     group_calls c{};
     for (std::size_t g = 0; g < group_count; ++g)
-      if (sizes_[g]) c[g] = count_genotypes(codes, rows_, masks_[g]);
+      if (sizes_[g]) c[g] = count_genotypes(codes, rows_, masks_[g], sizes_[g]);
     return c;
   }
   std::size_t size(std::size_t group) const noexcept { return sizes_[group]; }
@@ -98,69 +99,85 @@ stream_options call_stream(const store& s, const analysis_options& analysis) {
   return so;
 }
 
-// --mind: each selected sample's missing calls over the selected columns (on Y, males only),
-// then the samples with more than the fraction of their columns missing are dropped.
-std::size_t mind_filter(const store& s, selection& sel, std::span<const sample_sex> sexes,
-                        double fraction, double hard_call_threshold,
-                        const analysis_options& analysis) {
+// Calls `add(position, codes)` for each column of `columns` on the stream's threads, with the
+// column's hard calls: a batch's columns are spread over the threads, one each.
+template <typename Add>
+void for_each_column_calls(const store& s, std::span<const std::size_t> columns,
+                           double hard_call_threshold, const analysis_options& analysis,
+                           const char* label, Add&& add) {
   const std::size_t rows = s.num_rows();
-  std::vector<std::uint8_t> males(rows, 0);
-  for (std::size_t i : sel.rows) males[i] = sexes[i] == sample_sex::male;
-  const std::vector<std::uint8_t> all_mask = make_sample_mask(sel.row_kept),
-                                  male_mask = make_sample_mask(males);
-  std::size_t y_columns = 0;
-  std::vector<std::uint8_t> on_y(sel.columns.size());
-  for (std::size_t k = 0; k < sel.columns.size(); ++k) {
-    on_y[k] = kind_of_chromosome(s.columns()[sel.columns[k]].chrom) == chromosome_kind::y;
-    y_columns += on_y[k];
-  }
   const bool genotype = s.type() == value_type::genotype;
   column_stream<double> stream(s, call_stream(s, analysis));
   if (analysis.progress)
-    stream.on_progress([&](const pass_progress& p) { analysis.progress("mind", p); });
-  // A batch's columns are spread over the threads, each counting into its own per-sample
-  // tally; whole numbers, so their sum does not depend on which thread counted what.
-  struct counts {
-    missing_call_tally missing;
-    std::vector<std::uint8_t> buffer;
-  };
-  tbb::enumerable_thread_specific<counts> per_thread([&] {
-    return counts{missing_call_tally(rows), {}};
-  });
-  stream.run_batches(sel.columns, [&](std::span<const column_view<double>> batch) {
+    stream.on_progress([&](const pass_progress& p) { analysis.progress(label, p); });
+  tbb::enumerable_thread_specific<std::vector<std::uint8_t>> buffers;
+  stream.run_batches(columns, [&](std::span<const column_view<double>> batch) {
     tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
-      counts& c = per_thread.local();
       const column_view<double>& v = batch[b];
-      const auto codes = detail::hard_call_codes(v, rows, genotype, hard_call_threshold, c.buffer);
-      c.missing.add(codes, on_y[v.position] ? male_mask : all_mask);
+      add(v.position,
+          detail::hard_call_codes(v, rows, genotype, hard_call_threshold, buffers.local()));
     });
     return true;
   });
-  std::vector<std::uint32_t> missing(rows, 0);
-  for (counts& c : per_thread) c.missing.move_into(missing);
-  // plink2 truncates the product to a whole count, after widening the fraction.
-  const double widened = fraction * (1 + small_epsilon);
-  const auto largest = [&](std::size_t columns) {
-    return static_cast<std::uint64_t>(static_cast<double>(columns) * widened);
-  };
-  const std::uint64_t max_male = largest(sel.columns.size()),
-                      max_other = largest(sel.columns.size() - y_columns);
-  std::size_t removed = 0;
-  std::vector<std::size_t> kept;
-  for (std::size_t i : sel.rows) {
-    if (missing[i] > (males[i] ? max_male : max_other)) {
-      sel.row_kept[i] = 0;
-      ++removed;
-    } else {
-      kept.push_back(i);
+}
+
+// --mind: each selected sample's missing calls over the selected columns (on Y, males only),
+// counted column by column on any thread; then the samples with more than the fraction of
+// their columns missing are dropped.
+class mind_filter {
+ public:
+  mind_filter(const store& s, const selection& sel, std::span<const sample_sex> sexes)
+      : rows_(s.num_rows()), males_(rows_, 0), on_y_(sel.columns.size()) {
+    for (std::size_t i : sel.rows) males_[i] = sexes[i] == sample_sex::male;
+    all_mask_ = make_sample_mask(sel.row_kept);
+    male_mask_ = make_sample_mask(males_);
+    for (std::size_t k = 0; k < sel.columns.size(); ++k) {
+      on_y_[k] = kind_of_chromosome(s.columns()[sel.columns[k]].chrom) == chromosome_kind::y;
+      y_columns_ += on_y_[k];
     }
   }
-  sel.rows = std::move(kept);
-  if (sel.rows.empty())
-    throw error(errc::invalid_argument,
-                s.path().string() + ": no sample is left after --mind " + shown(fraction));
-  return removed;
-}
+
+  // Each thread counts into its own per-sample tally; whole numbers, so their sum does not
+  // depend on which thread counted what.
+  void add(std::size_t position, std::span<const std::uint8_t> codes) {
+    tallies_.local().add(codes, on_y_[position] ? male_mask_ : all_mask_);
+  }
+
+  // Drops the samples over the limit from `sel`; how many were dropped.
+  std::size_t apply(const store& s, selection& sel, double fraction) {
+    std::vector<std::uint32_t> missing(rows_, 0);
+    for (missing_call_tally& t : tallies_) t.move_into(missing);
+    // plink2 truncates the product to a whole count, after widening the fraction.
+    const double widened = fraction * (1 + small_epsilon);
+    const auto largest = [&](std::size_t columns) {
+      return static_cast<std::uint64_t>(static_cast<double>(columns) * widened);
+    };
+    const std::uint64_t max_male = largest(sel.columns.size()),
+                        max_other = largest(sel.columns.size() - y_columns_);
+    std::size_t removed = 0;
+    std::vector<std::size_t> kept;
+    for (std::size_t i : sel.rows) {
+      if (missing[i] > (males_[i] ? max_male : max_other)) {
+        sel.row_kept[i] = 0;
+        ++removed;
+      } else {
+        kept.push_back(i);
+      }
+    }
+    sel.rows = std::move(kept);
+    if (sel.rows.empty())
+      throw error(errc::invalid_argument,
+                  s.path().string() + ": no sample is left after --mind " + shown(fraction));
+    return removed;
+  }
+
+ private:
+  std::size_t rows_;
+  std::vector<std::uint8_t> males_, all_mask_, male_mask_, on_y_;
+  std::size_t y_columns_ = 0;
+  tbb::enumerable_thread_specific<missing_call_tally> tallies_{
+      [this] { return missing_call_tally(rows_); }};
+};
 
 // What the column filters need of one column's calls.
 struct column_figures {
@@ -302,31 +319,18 @@ bool fails_allele_filters(const column_figures& f, const qc_filter_options& o) {
   return false;
 }
 
-// --geno, --hwe and the allele filters over the samples of `sel`, in that order.
-void column_filters(const store& s, selection& sel, std::span<const sample_sex> sexes,
-                    const qc_filter_options& options, const analysis_options& analysis,
-                    qc_filter_counts& removed) {
-  const std::size_t rows = s.num_rows();
-  const bool genotype = s.type() == value_type::genotype;
+// The chromosome of each selected column.
+std::vector<chromosome_kind> column_kinds(const store& s, const selection& sel) {
   std::vector<chromosome_kind> kinds(sel.columns.size());
   for (std::size_t k = 0; k < kinds.size(); ++k)
     kinds[k] = kind_of_chromosome(s.columns()[sel.columns[k]].chrom);
-  const column_filter filter(s, sel, sexes, options);
-  std::vector<column_figures> figures(sel.columns.size());
-  column_stream<double> stream(s, call_stream(s, analysis));
-  if (analysis.progress)
-    stream.on_progress([&](const pass_progress& p) { analysis.progress("qc", p); });
-  // The columns are independent: a batch's are spread over the threads, one each.
-  stream.run_batches(sel.columns, [&](std::span<const column_view<double>> batch) {
-    tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
-      std::vector<std::uint8_t> buffer;
-      const column_view<double>& v = batch[b];
-      const auto codes =
-          detail::hard_call_codes(v, rows, genotype, options.hard_call_threshold, buffer);
-      figures[v.position] = filter.figures(codes, kinds[v.position]);
-    });
-    return true;
-  });
+  return kinds;
+}
+
+// --geno, --hwe and the allele filters, in that order, on each selected column's figures.
+void drop_failing_columns(const store& s, selection& sel, std::span<const column_figures> figures,
+                          std::span<const chromosome_kind> kinds, const qc_filter_options& options,
+                          qc_filter_counts& removed) {
   std::vector<std::size_t> kept;
   for (std::size_t k = 0; k < sel.columns.size(); ++k) {
     const column_figures& f = figures[k];
@@ -344,6 +348,45 @@ void column_filters(const store& s, selection& sel, std::span<const sample_sex> 
   if (sel.columns.empty())
     throw error(errc::invalid_argument,
                 s.path().string() + ": no column is left after --geno/--hwe/--maf/--mac");
+}
+
+bool any_column_filter(const qc_filter_options& o) {
+  return o.geno || o.hwe || o.any_allele_filter();
+}
+
+// The filters in plink2's order: --mind over the selected samples, then the column filters
+// over the samples it kept. One pass does both when --mind keeps every sample (the usual
+// case): the columns' figures over the samples before --mind are then those after it. When it
+// drops samples, a second pass counts the columns again.
+void filter(const store& s, selection& sel, std::span<const sample_sex> sexes,
+            const qc_filter_options& options, const analysis_options& analysis,
+            qc_filter_counts& removed) {
+  const std::vector<chromosome_kind> kinds = column_kinds(s, sel);
+  const double threshold = options.hard_call_threshold;
+  std::vector<column_figures> figures(any_column_filter(options) ? sel.columns.size() : 0);
+  if (options.mind) {
+    mind_filter mind(s, sel, sexes);
+    std::optional<column_filter> early;
+    if (!figures.empty()) early.emplace(s, sel, sexes, options);
+    for_each_column_calls(s, sel.columns, threshold, analysis, "mind",
+                          [&](std::size_t k, std::span<const std::uint8_t> codes) {
+                            mind.add(k, codes);
+                            if (early) figures[k] = early->figures(codes, kinds[k]);
+                          });
+    removed.mind = mind.apply(s, sel, *options.mind);
+    if (figures.empty()) return;
+    if (removed.mind == 0) {
+      drop_failing_columns(s, sel, figures, kinds, options, removed);
+      return;
+    }
+  }
+  if (figures.empty()) return;
+  const column_filter columns(s, sel, sexes, options);
+  for_each_column_calls(s, sel.columns, threshold, analysis, "qc",
+                        [&](std::size_t k, std::span<const std::uint8_t> codes) {
+                          figures[k] = columns.figures(codes, kinds[k]);
+                        });
+  drop_failing_columns(s, sel, figures, kinds, options, removed);
 }
 
 }  // namespace
@@ -389,11 +432,7 @@ qc_filter_result apply_qc_filters(const store& s, const selection& sel,
   // each process then holds the same selection.
   analysis_options alone = analysis;
   alone.processes = nullptr;
-  if (options.mind)
-    r.removed.mind =
-        mind_filter(s, r.selected, sexes, *options.mind, options.hard_call_threshold, alone);
-  if (options.geno || options.hwe || options.any_allele_filter())
-    column_filters(s, r.selected, sexes, options, alone, r.removed);
+  filter(s, r.selected, sexes, options, alone, r.removed);
   return r;
 }
 

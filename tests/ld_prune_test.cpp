@@ -6,10 +6,15 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <array>
+#include <cmath>
 #include <fstream>
+#include <random>
 #include <sstream>
 
+#include "analysis/products/ld_pair_bound_internal.hpp"
 #include "colflow/colflow.hpp"
+#include "kernels/genotype_products_internal.hpp"
 #include "shared_data.hpp"
 #include "test_support.hpp"
 
@@ -86,6 +91,88 @@ ld_prune_options window_of(std::int64_t window, std::int64_t step, double r2) {
 
 // A pair in high LD (r² = 42² / (44 · 47) = 0.853) with different minor allele frequencies
 // (6/16 and 5/16): the rarer goes, first or second; equal frequencies: the later goes.
+// A code's dosage flipped (x -> 2 - x); missing stays missing.
+std::vector<std::uint8_t> flipped(std::vector<std::uint8_t> codes) {
+  for (auto& b : codes) {
+    std::uint8_t out = 0;
+    for (unsigned k = 0; k < 4; ++k) {
+      const unsigned code = (b >> (2 * k)) & 3u;
+      const unsigned flip = code == 0 ? 3u : code == 3 ? 0u : code;
+      out = static_cast<std::uint8_t>(out | (flip << (2 * k)));
+    }
+    b = out;
+  }
+  return codes;
+}
+
+// Column b as a copy of a with a share of its samples drawn anew: pairs from unlinked to
+// identical.
+std::vector<std::uint8_t> linked_copy(const std::vector<std::uint8_t>& a, std::size_t n,
+                                      double redrawn, double p, double missing,
+                                      std::mt19937_64& rng) {
+  const auto fresh = test::random_genotype_codes(n, p, missing, rng);
+  std::vector<std::uint8_t> b = a;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (u(rng) >= redrawn) continue;
+    const unsigned shift = 2 * (i % 4);
+    b[i / 4] =
+        static_cast<std::uint8_t>((b[i / 4] & ~(3u << shift)) | (fresh[i / 4] & (3u << shift)));
+  }
+  return b;
+}
+
+// Whenever detail::bound_ld answers, its answer is plink2's test of the pair's exact sums, in
+// either orientation of each column; and it answers most pairs (rare, common and near-fixed
+// columns, up to a third of calls missing, from unlinked to identical, thresholds 0.01-0.9).
+TEST(LdPairBoundTest, AnswersAreThoseOfTheExactTest) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 1);
+  const std::size_t n = 3000, words = genotype_plane_words(n);
+  std::size_t answered = 0, in = 0, pairs = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const double p = std::pow(u(rng), 2), missing = trial % 4 == 0 ? 0 : 0.3 * std::pow(u(rng), 3);
+    const auto a = test::random_genotype_codes(n, p, missing, rng);
+    const auto b = linked_copy(a, n, std::pow(u(rng), 0.5), u(rng), missing, rng);
+    std::vector<std::uint64_t> pa(3 * words), pb(3 * words);
+    make_genotype_planes(trial % 2 ? flipped(a) : a, n, {}, pa.data());
+    make_genotype_planes(trial % 3 ? b : flipped(b), n, {}, pb.data());
+    const std::uint64_t* second = pb.data();
+    genotype_pair_sums exact;
+    genotype_pair_products(std::array{static_cast<const std::uint64_t*>(pa.data())}.data(), 1,
+                           &second, 1, words, &exact);
+    genotype_pair_partials partial;
+    genotype_pair_partial_sums(pa.data(), &second, 1, words, &partial);
+    const auto totals = [&](const std::vector<std::uint64_t>& planes) {
+      const auto c = genotype_plane_counts(planes.data(), words);
+      return detail::plane_totals{static_cast<std::int64_t>(c[0]), static_cast<std::int64_t>(c[1]),
+                                  static_cast<std::int64_t>(c[2])};
+    };
+    const auto i64 = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
+    const double cov =
+        static_cast<double>(i64(exact.n) * i64(exact.sum_ab) - i64(exact.sum_a) * i64(exact.sum_b));
+    const double va =
+        static_cast<double>(i64(exact.n) * i64(exact.sum_aa) - i64(exact.sum_a) * i64(exact.sum_a));
+    const double vb =
+        static_cast<double>(i64(exact.n) * i64(exact.sum_bb) - i64(exact.sum_b) * i64(exact.sum_b));
+    for (const double threshold : {0.01, 0.1, 0.5, 0.9}) {
+      const bool expected = cov * cov > threshold * va * vb;
+      const detail::ld_verdict v = detail::bound_ld(
+          totals(pa), totals(pb), static_cast<std::int64_t>(n),
+          {i64(partial.sum_ab), i64(partial.one_a), i64(partial.one_b)}, threshold);
+      ++pairs;
+      if (v == detail::ld_verdict::unsure) continue;
+      ++answered;
+      in += v == detail::ld_verdict::in_ld;
+      ASSERT_EQ(v == detail::ld_verdict::in_ld, expected)
+          << "trial " << trial << " threshold " << threshold << " r2 " << cov * cov / (va * vb);
+    }
+  }
+  EXPECT_GT(answered, pairs / 2) << answered << " of " << pairs;
+  EXPECT_GT(in, pairs / 10) << in << " of " << pairs;
+  EXPECT_GT(answered - in, pairs / 10) << answered - in << " of " << pairs;
+}
+
 TEST(LdPruneTest, TheRarerOfAPairGoesAndTheLaterOnATie) {
   test::temp_dir dir;
   const std::vector<int> common = {0, 0, 0, 0, 1, 1, 2, 2};  // A1 frequency 6/16

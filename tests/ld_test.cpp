@@ -52,7 +52,8 @@ bool operator==(const genotype_pair_sums& x, const genotype_pair_sums& y) {
 
 TEST(LdKernelTest, PairSumsEqualANaiveDecodeOnEveryPath) {
   std::mt19937_64 rng(7);
-  for (std::size_t n : {1u, 3u, 31u, 32u, 33u, 64u, 65u, 127u, 255u, 256u, 257u, 1000u, 2049u}) {
+  for (std::size_t n :
+       {1u, 3u, 31u, 32u, 33u, 64u, 65u, 127u, 255u, 256u, 257u, 1000u, 2049u, 4001u}) {
     constexpr std::size_t cols = 7;
     std::vector<std::vector<std::uint8_t>> codes;
     for (std::size_t j = 0; j < cols; ++j) {
@@ -87,6 +88,24 @@ TEST(LdKernelTest, PairSumsEqualANaiveDecodeOnEveryPath) {
               << genotype_pair_products_path() << " n=" << n << " pair " << i << "," << j;
           EXPECT_TRUE(portable[i * cols + j] == expected) << "portable n=" << n;
         }
+      // The partial sums are the tile's: sum_ab, and |Oa∧Cb| = Σxa − |Ta∧Cb| where
+      // |Ta∧Cb| = (Σxa² − Σxa) / 2; on this CPU's path and the portable loop.
+      std::vector<genotype_pair_partials> partials(cols), portable_partials(cols);
+      for (std::size_t i = 0; i < cols; ++i) {
+        genotype_pair_partial_sums(p[i], p.data(), cols, words, partials.data());
+        detail::genotype_pair_partial_sums_portable(p[i], p.data(), cols, words,
+                                                    portable_partials.data());
+        for (std::size_t j = 0; j < cols; ++j) {
+          const genotype_pair_sums& f = fast[i * cols + j];
+          const std::uint64_t one_a = f.sum_a - (f.sum_aa - f.sum_a) / 2,
+                              one_b = f.sum_b - (f.sum_bb - f.sum_b) / 2;
+          for (const genotype_pair_partials& q : {partials[j], portable_partials[j]}) {
+            EXPECT_EQ(q.sum_ab, f.sum_ab) << "n=" << n << " pair " << i << "," << j;
+            EXPECT_EQ(q.one_a, one_a) << "n=" << n << " pair " << i << "," << j;
+            EXPECT_EQ(q.one_b, one_b) << "n=" << n << " pair " << i << "," << j;
+          }
+        }
+      }
       // A column's plane counts are its called samples, Σ[x ≥ 1] and Σ[x = 2].
       for (std::size_t j = 0; j < cols; ++j) {
         const auto self = naive(codes[j], codes[j], keep);

@@ -27,11 +27,11 @@ template <bool Masked>
 __attribute__((target("avx2"), always_inline)) inline code_class_totals count_code_classes_avx2(
     const std::uint8_t* codes, const std::uint8_t* mask, std::size_t vectors) noexcept {
   // By nibble, two codes: bits 0-1 the first, 2-3 the second; 01 missing, 10 het, 11 hom A2.
-  const __m256i missing_hom2 = _mm256_setr_epi8(0, 1, 0, 16, 1, 2, 1, 17, 0, 1, 0, 16, 16, 17,
-                                                16, 32, 0, 1, 0, 16, 1, 2, 1, 17, 0, 1, 0, 16,
-                                                16, 17, 16, 32);
-  const __m256i het = _mm256_setr_epi8(0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 2, 1, 0, 0, 1, 0, 0, 0, 1,
-                                       0, 0, 0, 1, 0, 1, 1, 2, 1, 0, 0, 1, 0);
+  const __m256i missing_hom2 =
+      _mm256_setr_epi8(0, 1, 0, 16, 1, 2, 1, 17, 0, 1, 0, 16, 16, 17, 16, 32, 0, 1, 0, 16, 1, 2, 1,
+                       17, 0, 1, 0, 16, 16, 17, 16, 32);
+  const __m256i het = _mm256_setr_epi8(0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 2, 1, 0, 0, 1, 0, 0, 0, 1, 0,
+                                       0, 0, 1, 0, 1, 1, 2, 1, 0, 0, 1, 0);
   const __m256i nibble = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
   __m256i missing_n = zero, het_n = zero, hom2_n = zero;
   std::size_t v = 0;

@@ -50,6 +50,20 @@ void genotype_pair_products(const std::uint64_t* const* a, std::size_t count_a,
                             const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
                             genotype_pair_sums* out) noexcept;
 
+/// Three sums of a pair of columns a and b: what a test that bounds the pair's other sums by
+/// its columns' own counts needs, from five of the nine counts a word.
+struct genotype_pair_partials {
+  std::uint64_t sum_ab = 0;  ///< Σ xa·xb over the samples called in both
+  std::uint64_t one_a = 0;   ///< |Oa∧Cb|: samples with xa ≥ 1 among those b calls
+  std::uint64_t one_b = 0;   ///< |Ob∧Ca|
+};
+
+/// The partial sums of column a with each of b[0..count_b) into out (planes as above). Exact
+/// integers on every code path, equal to the counts genotype_pair_products adds up.
+void genotype_pair_partial_sums(const std::uint64_t* a, const std::uint64_t* const* b,
+                                std::size_t count_b, std::size_t words,
+                                genotype_pair_partials* out) noexcept;
+
 /// The 3 × 3 table of a pair's calls: count[i][j] the samples (called in both, kept by the
 /// mask) with dosage i in column a and dosage j in column b, the dosage being the count of A1.
 /// What a haplotype-frequency estimate needs beyond the sums (PLINK 1.9's two-locus tables).
@@ -76,6 +90,9 @@ namespace detail {
 void genotype_pair_products_portable(const std::uint64_t* const* a, std::size_t count_a,
                                      const std::uint64_t* const* b, std::size_t count_b,
                                      std::size_t words, genotype_pair_sums* out) noexcept;
+void genotype_pair_partial_sums_portable(const std::uint64_t* a, const std::uint64_t* const* b,
+                                         std::size_t count_b, std::size_t words,
+                                         genotype_pair_partials* out) noexcept;
 }  // namespace detail
 
 }  // namespace colflow

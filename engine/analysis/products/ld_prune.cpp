@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/products/ld_pair_bound_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "colflow/store/chromosome.hpp"
@@ -83,6 +84,25 @@ void drop_hets(std::uint64_t* planes, std::size_t words) {
   }
 }
 
+// Makes T the rarer homozygote of a column's planes, counting the other allele (x → 2 − x:
+// O' = C ∧ ¬T, T' = C ∧ ¬O) when twos outnumber zeros; returns the planes' counts, given
+// those before (`c`). The test
+// of a pair is the same either way (cov changes sign, the variances do not, as exact
+// integers), while detail::bound_ld, which ranges Σ[x = 2] from the calls x ≥ 1, is then
+// told most pairs of common and near-fixed columns too.
+detail::plane_totals count_minor_homozygote_as_two(std::uint64_t* planes, std::size_t words,
+                                                   const std::array<std::int64_t, 3>& c) {
+  const detail::plane_totals t{c[0], c[1], c[2]};
+  if (t.two <= t.called - t.one) return t;
+  std::uint64_t *called = planes, *one = planes + words, *two = planes + 2 * words;
+  for (std::size_t w = 0; w < words; ++w) {
+    const std::uint64_t o = one[w];
+    one[w] = called[w] & ~two[w];
+    two[w] = called[w] & ~o;
+  }
+  return {t.called, t.called - t.two, t.called - t.one};
+}
+
 // Weighted sums of one column, or of a pair, over its planes (X: males + 2 × others).
 struct weighted_sums {
   std::int64_t n = 0, sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
@@ -95,6 +115,14 @@ struct weighted_sums {
     sab += w * static_cast<std::int64_t>(s.sum_ab);
   }
 };
+
+// plink2's test of a pair: cov² > threshold · var_a · var_b, in doubles from exact integers.
+bool in_ld(const weighted_sums& s, double threshold) {
+  const double cov = static_cast<double>(s.n * s.sab - s.sa * s.sb);
+  const double va = static_cast<double>(s.n * s.saa - s.sa * s.sa);
+  const double vb = static_cast<double>(s.n * s.sbb - s.sb * s.sb);
+  return cov * cov > threshold * va * vb;
+}
 
 // One chromosome's columns in memory (planes per column and part) with each column's
 // constancy and major allele frequency.
@@ -109,7 +137,9 @@ class chromosome_columns {
         // Every word is written below: no zero fill first.
         planes_(std::make_unique_for_overwrite<std::uint64_t[]>(count_ * parts_ * 3 * words_)),
         constant_(count_),
-        major_freq_(count_) {
+        major_freq_(count_),
+        totals_(parts_ == 1 ? count_ : 0),
+        samples_(static_cast<std::int64_t>(mask_count(*pl.first))) {
     stream_options so = analysis.stream;
     so.values = decode_as::stored;
     so.decode_values = false;
@@ -124,9 +154,12 @@ class chromosome_columns {
         std::uint64_t* p = planes(v.position, 0);
         make_genotype_planes(v.codes, rows_, *pl.first, p);
         if (pl.second) make_genotype_planes(v.codes, rows_, *pl.second, planes(v.position, 1));
-        major_freq_[v.position] = major_freq_of(v.position);
+        const auto read = counts(v.position);
+        major_freq_[v.position] = major_freq_of(read);
         if (pl.first_haploid) drop_hets(p, words_);
-        constant_[v.position] = constant_of(v.position) ? 1 : 0;
+        const auto kept = pl.first_haploid ? counts(v.position) : read;
+        constant_[v.position] = constant_of(kept) ? 1 : 0;
+        if (parts_ == 1) totals_[v.position] = count_minor_homozygote_as_two(p, words_, kept);
       });
       return true;
     });
@@ -135,6 +168,46 @@ class chromosome_columns {
   bool constant(std::size_t i) const { return constant_[i] != 0; }
   double major_freq(std::size_t i) const { return major_freq_[i]; }
 
+  // plink2's test of column a with each of columns b[0..count), into in[0..count). With one
+  // part, from three of the pair's sums and the columns' counts where they tell it
+  // (detail::bound_ld), from
+  // the pair's exact sums where they do not; with two (X), from the exact sums.
+  void test(std::size_t a, const std::size_t* b, std::size_t count, double threshold,
+            bool* in) const {
+    constexpr std::size_t tile = 32;
+    std::size_t unsure[tile];
+    for (std::size_t j0 = 0; j0 < count; j0 += tile) {
+      const std::size_t m = std::min(tile, count - j0);
+      std::size_t u = 0;
+      if (parts_ == 1) {
+        const std::uint64_t* pb[tile];
+        genotype_pair_partials partials[tile];
+        for (std::size_t j = 0; j < m; ++j) pb[j] = planes(b[j0 + j], 0);
+        genotype_pair_partial_sums(planes(a, 0), pb, m, words_, partials);
+        for (std::size_t j = 0; j < m; ++j) {
+          const genotype_pair_partials& p = partials[j];
+          const auto v = detail::bound_ld(
+              totals_[a], totals_[b[j0 + j]], samples_,
+              {static_cast<std::int64_t>(p.sum_ab), static_cast<std::int64_t>(p.one_a),
+               static_cast<std::int64_t>(p.one_b)},
+              threshold);
+          if (v == detail::ld_verdict::unsure)
+            unsure[u++] = j0 + j;
+          else
+            in[j0 + j] = v == detail::ld_verdict::in_ld;
+        }
+      } else {
+        for (std::size_t j = 0; j < m; ++j) unsure[u++] = j0 + j;
+      }
+      std::size_t seconds[tile];
+      weighted_sums sums[tile];
+      for (std::size_t k = 0; k < u; ++k) seconds[k] = b[unsure[k]];
+      pairs(a, seconds, u, sums);
+      for (std::size_t k = 0; k < u; ++k) in[unsure[k]] = in_ld(sums[k], threshold);
+    }
+  }
+
+ private:
   // The weighted sums of column a with each of columns b[0..count), into out.
   void pairs(std::size_t a, const std::size_t* b, std::size_t count, weighted_sums* out) const {
     constexpr std::size_t tile = 32;
@@ -152,7 +225,6 @@ class chromosome_columns {
     }
   }
 
- private:
   std::uint64_t* planes(std::size_t i, std::size_t part) {
     return planes_.get() + (i * parts_ + part) * 3 * words_;
   }
@@ -175,8 +247,7 @@ class chromosome_columns {
   // alleles, a haploid one (X in males, Y, MT) one, a haploid heterozygous call half of each.
   // So the haploid part is read before its hets are dropped: with weights 1 (haploid) and 2,
   // A1 alleles over observed alleles is Σ w·x / (2 Σ w) for dosages x.
-  double major_freq_of(std::size_t i) const {
-    const auto c = counts(i);
+  static double major_freq_of(const std::array<std::int64_t, 3>& c) {
     const std::int64_t a1 = c[1] + c[2], alleles = 2 * c[0];
     if (alleles == 0) return 0.5;
     return static_cast<double>(std::max(a1, alleles - a1)) / static_cast<double>(alleles);
@@ -184,8 +255,7 @@ class chromosome_columns {
 
   // Constant, as plink2 prunes on reading: every counted call the same genotype (or none),
   // the haploid hets dropped.
-  bool constant_of(std::size_t i) const {
-    const auto c = counts(i);
+  static bool constant_of(const std::array<std::int64_t, 3>& c) {
     const std::int64_t hom_a2 = c[0] - c[1], het = c[1] - c[2], hom_a1 = c[2];
     return hom_a2 == c[0] || het == c[0] || hom_a1 == c[0];
   }
@@ -194,15 +264,9 @@ class chromosome_columns {
   std::unique_ptr<std::uint64_t[]> planes_;
   std::vector<std::uint8_t> constant_;
   std::vector<double> major_freq_;
+  std::vector<detail::plane_totals> totals_;  // with one part: each column's planes counted
+  std::int64_t samples_;                      // the samples of the first part's mask
 };
-
-// plink2's test of a pair: cov² > threshold · var_a · var_b, in doubles from exact integers.
-bool in_ld(const weighted_sums& s, double threshold) {
-  const double cov = static_cast<double>(s.n * s.sab - s.sa * s.sb);
-  const double va = static_cast<double>(s.n * s.saa - s.sa * s.sa);
-  const double vb = static_cast<double>(s.n * s.sbb - s.sb * s.sb);
-  return cov * cov > threshold * va * vb;
-}
 
 // The pruning of one piece of a chromosome, columns [first, first + len) of `cols` (a whole
 // chromosome, or in kb a stretch without a gap wider than the window), as plink2's
@@ -293,11 +357,10 @@ class piece_pruner {
   // Tests the pairs of `a` with the kept `b` in `bs[0..m)` and records each.
   void test_pairs(std::size_t a, const std::size_t* bs, std::size_t m) {
     std::size_t seconds[tile];
-    weighted_sums sums[tile];
+    bool in[tile];
     for (std::size_t j = 0; j < m; ++j) seconds[j] = first_ + bs[j];
-    cols_.pairs(first_ + a, seconds, m, sums);
-    for (std::size_t j = 0; j < m; ++j)
-      state(a, bs[j]) = in_ld(sums[j], threshold_) ? in_ld_pair : not_in_ld;
+    cols_.test(first_ + a, seconds, m, threshold_, in);
+    for (std::size_t j = 0; j < m; ++j) state(a, bs[j]) = in[j] ? in_ld_pair : not_in_ld;
   }
 
   // Every pair the window's pass may ask for, tested beforehand across the threads: each kept

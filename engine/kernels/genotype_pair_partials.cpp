@@ -1,0 +1,145 @@
+// Three of a pair's sums for a column against several (kernels/genotype_products_internal.hpp):
+// five of the nine population counts a word that genotype_pair_products takes, in portable,
+// POPCNT, AVX2 and AVX-512 code, all giving the same integers.
+#include "kernels/genotype_products_internal.hpp"
+#include "simd/cpu_dispatch_internal.hpp"
+#include "simd/popcount_internal.hpp"
+
+namespace colflow {
+namespace {
+
+// Missing calls are 0 in every plane, so the product over all samples is the product over
+// those called in both. With T ⊆ O, Σxa·xb = |Oa∧Ob| + |(Oa∧Tb) ⊕ (Ta∧Ob)| + 3|Ta∧Tb|: a
+// sample with both calls 2 is 1 + 0 + 3. The same body built with and without POPCNT.
+#define COLFLOW_PAIR_PARTIAL_WORDS(pa, pb, from, words, s)                                     \
+  for (std::size_t w_ = (from); w_ < (words); ++w_) {                                          \
+    const std::uint64_t ca_ = (pa)[w_], oa_ = (pa)[(words) + w_], ta_ = (pa)[2 * (words) + w_]; \
+    const std::uint64_t cb_ = (pb)[w_], ob_ = (pb)[(words) + w_], tb_ = (pb)[2 * (words) + w_]; \
+    (s).sum_ab += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & ob_) +                 \
+                                             __builtin_popcountll((oa_ & tb_) ^ (ta_ & ob_)) + \
+                                             3 * __builtin_popcountll(ta_ & tb_));             \
+    (s).one_a += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & cb_));                  \
+    (s).one_b += static_cast<std::uint64_t>(__builtin_popcountll(ob_ & ca_));                  \
+  }
+
+void pair_partials_portable(const std::uint64_t* a, const std::uint64_t* const* b,
+                            std::size_t count_b, std::size_t words,
+                            genotype_pair_partials* out) noexcept {
+  for (std::size_t j = 0; j < count_b; ++j) {
+    genotype_pair_partials s;
+    COLFLOW_PAIR_PARTIAL_WORDS(a, b[j], std::size_t{0}, words, s);
+    out[j] = s;
+  }
+}
+
+#if COLFLOW_X86_DISPATCH
+__attribute__((target("popcnt"))) void pair_partial_words_popcnt(
+    const std::uint64_t* pa, const std::uint64_t* pb, std::size_t from, std::size_t words,
+    genotype_pair_partials& s) noexcept {
+  COLFLOW_PAIR_PARTIAL_WORDS(pa, pb, from, words, s);
+}
+
+__attribute__((target("popcnt"))) void pair_partials_popcnt(const std::uint64_t* a,
+                                                            const std::uint64_t* const* b,
+                                                            std::size_t count_b, std::size_t words,
+                                                            genotype_pair_partials* out) noexcept {
+  for (std::size_t j = 0; j < count_b; ++j) {
+    genotype_pair_partials s;
+    pair_partial_words_popcnt(a, b[j], 0, words, s);
+    out[j] = s;
+  }
+}
+
+// Four words a step; a step's byte counts (at most 8 + 8 + 3 · 8 = 40 a byte for the
+// product) are added in bytes over six steps before they are summed into 64-bit lanes.
+__attribute__((target("avx2,popcnt"))) void pair_partials_avx2(
+    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
+    std::size_t words, genotype_pair_partials* out) noexcept {
+  constexpr std::size_t steps_per_sum = 6;
+  const std::size_t vector_words = words - words % 4;
+  const __m256i zero = _mm256_setzero_si256();
+  for (std::size_t j = 0; j < count_b; ++j) {
+    const std::uint64_t* pb = b[j];
+    __m256i ab = zero, one_a = zero, one_b = zero;
+    for (std::size_t w = 0; w < vector_words;) {
+      __m256i ab_bytes = zero, one_a_bytes = zero, one_b_bytes = zero;
+      for (std::size_t step = 0; step < steps_per_sum && w < vector_words; ++step, w += 4) {
+        const __m256i ca = detail::load_words(a + w), oa = detail::load_words(a + words + w),
+                      ta = detail::load_words(a + 2 * words + w);
+        const __m256i cb = detail::load_words(pb + w), ob = detail::load_words(pb + words + w),
+                      tb = detail::load_words(pb + 2 * words + w);
+        const __m256i both_two = detail::byte_counts(_mm256_and_si256(ta, tb));
+        ab_bytes = _mm256_add_epi8(
+            ab_bytes,
+            _mm256_add_epi8(
+                _mm256_add_epi8(detail::byte_counts(_mm256_and_si256(oa, ob)),
+                                detail::byte_counts(_mm256_xor_si256(_mm256_and_si256(oa, tb),
+                                                                     _mm256_and_si256(ta, ob)))),
+                _mm256_add_epi8(both_two, _mm256_add_epi8(both_two, both_two))));
+        one_a_bytes = _mm256_add_epi8(one_a_bytes, detail::byte_counts(_mm256_and_si256(oa, cb)));
+        one_b_bytes = _mm256_add_epi8(one_b_bytes, detail::byte_counts(_mm256_and_si256(ob, ca)));
+      }
+      ab = _mm256_add_epi64(ab, _mm256_sad_epu8(ab_bytes, zero));
+      one_a = _mm256_add_epi64(one_a, _mm256_sad_epu8(one_a_bytes, zero));
+      one_b = _mm256_add_epi64(one_b, _mm256_sad_epu8(one_b_bytes, zero));
+    }
+    genotype_pair_partials s{detail::lanes_total(ab), detail::lanes_total(one_a),
+                             detail::lanes_total(one_b)};
+    pair_partial_words_popcnt(a, pb, vector_words, words, s);
+    out[j] = s;
+  }
+}
+
+// Eight words at a time with the 64-bit lanes' own population count.
+__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void pair_partials_avx512(
+    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
+    std::size_t words, genotype_pair_partials* out) noexcept {
+  const std::size_t vector_words = words - words % 8;
+  for (std::size_t j = 0; j < count_b; ++j) {
+    const std::uint64_t* pb = b[j];
+    __m512i ab = _mm512_setzero_si512(), one_a = ab, one_b = ab;
+    for (std::size_t w = 0; w < vector_words; w += 8) {
+      const __m512i ca = _mm512_loadu_si512(a + w), oa = _mm512_loadu_si512(a + words + w),
+                    ta = _mm512_loadu_si512(a + 2 * words + w);
+      const __m512i cb = _mm512_loadu_si512(pb + w), ob = _mm512_loadu_si512(pb + words + w),
+                    tb = _mm512_loadu_si512(pb + 2 * words + w);
+      ab = _mm512_add_epi64(ab, _mm512_popcnt_epi64(_mm512_and_si512(oa, ob)));
+      ab = _mm512_add_epi64(ab, _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_and_si512(oa, tb),
+                                                                     _mm512_and_si512(ta, ob))));
+      const __m512i both_two = _mm512_popcnt_epi64(_mm512_and_si512(ta, tb));
+      ab = _mm512_add_epi64(ab, _mm512_add_epi64(_mm512_slli_epi64(both_two, 1), both_two));
+      one_a = _mm512_add_epi64(one_a, _mm512_popcnt_epi64(_mm512_and_si512(oa, cb)));
+      one_b = _mm512_add_epi64(one_b, _mm512_popcnt_epi64(_mm512_and_si512(ob, ca)));
+    }
+    genotype_pair_partials s{detail::lanes_total(ab), detail::lanes_total(one_a),
+                             detail::lanes_total(one_b)};
+    pair_partial_words_popcnt(a, pb, vector_words, words, s);
+    out[j] = s;
+  }
+}
+#endif
+
+#undef COLFLOW_PAIR_PARTIAL_WORDS
+
+}  // namespace
+
+namespace detail {
+void genotype_pair_partial_sums_portable(const std::uint64_t* a, const std::uint64_t* const* b,
+                                         std::size_t count_b, std::size_t words,
+                                         genotype_pair_partials* out) noexcept {
+  pair_partials_portable(a, b, count_b, words, out);
+}
+}  // namespace detail
+
+void genotype_pair_partial_sums(const std::uint64_t* a, const std::uint64_t* const* b,
+                                std::size_t count_b, std::size_t words,
+                                genotype_pair_partials* out) noexcept {
+#if COLFLOW_X86_DISPATCH
+  if (detail::cpu_has_avx512_popcnt()) return pair_partials_avx512(a, b, count_b, words, out);
+  if (detail::cpu_has_avx2()) return pair_partials_avx2(a, b, count_b, words, out);
+  if (detail::cpu_has_popcnt()) return pair_partials_popcnt(a, b, count_b, words, out);
+#endif
+  pair_partials_portable(a, b, count_b, words, out);
+}
+
+}  // namespace colflow

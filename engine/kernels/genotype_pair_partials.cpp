@@ -11,15 +11,15 @@ namespace {
 // Missing calls are 0 in every plane, so the product over all samples is the product over
 // those called in both. With T ⊆ O, Σxa·xb = |Oa∧Ob| + |(Oa∧Tb) ⊕ (Ta∧Ob)| + 3|Ta∧Tb|: a
 // sample with both calls 2 is 1 + 0 + 3. The same body built with and without POPCNT.
-#define COLFLOW_PAIR_PARTIAL_WORDS(pa, pb, from, words, s)                                     \
-  for (std::size_t w_ = (from); w_ < (words); ++w_) {                                          \
+#define COLFLOW_PAIR_PARTIAL_WORDS(pa, pb, from, words, s)                                      \
+  for (std::size_t w_ = (from); w_ < (words); ++w_) {                                           \
     const std::uint64_t ca_ = (pa)[w_], oa_ = (pa)[(words) + w_], ta_ = (pa)[2 * (words) + w_]; \
     const std::uint64_t cb_ = (pb)[w_], ob_ = (pb)[(words) + w_], tb_ = (pb)[2 * (words) + w_]; \
-    (s).sum_ab += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & ob_) +                 \
-                                             __builtin_popcountll((oa_ & tb_) ^ (ta_ & ob_)) + \
-                                             3 * __builtin_popcountll(ta_ & tb_));             \
-    (s).one_a += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & cb_));                  \
-    (s).one_b += static_cast<std::uint64_t>(__builtin_popcountll(ob_ & ca_));                  \
+    (s).sum_ab += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & ob_) +                  \
+                                             __builtin_popcountll((oa_ & tb_) ^ (ta_ & ob_)) +  \
+                                             3 * __builtin_popcountll(ta_ & tb_));              \
+    (s).one_a += static_cast<std::uint64_t>(__builtin_popcountll(oa_ & cb_));                   \
+    (s).one_b += static_cast<std::uint64_t>(__builtin_popcountll(ob_ & ca_));                   \
   }
 
 void pair_partials_portable(const std::uint64_t* a, const std::uint64_t* const* b,
@@ -53,8 +53,8 @@ __attribute__((target("popcnt"))) void pair_partials_popcnt(const std::uint64_t*
 // Four words a step; a step's byte counts (at most 8 + 8 + 3 · 8 = 40 a byte for the
 // product) are added in bytes over six steps before they are summed into 64-bit lanes.
 __attribute__((target("avx2,popcnt"))) void pair_partials_avx2(
-    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
-    std::size_t words, genotype_pair_partials* out) noexcept {
+    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
+    genotype_pair_partials* out) noexcept {
   constexpr std::size_t steps_per_sum = 6;
   const std::size_t vector_words = words - words % 4;
   const __m256i zero = _mm256_setzero_si256();
@@ -70,12 +70,11 @@ __attribute__((target("avx2,popcnt"))) void pair_partials_avx2(
                       tb = detail::load_words(pb + 2 * words + w);
         const __m256i both_two = detail::byte_counts(_mm256_and_si256(ta, tb));
         ab_bytes = _mm256_add_epi8(
-            ab_bytes,
-            _mm256_add_epi8(
-                _mm256_add_epi8(detail::byte_counts(_mm256_and_si256(oa, ob)),
-                                detail::byte_counts(_mm256_xor_si256(_mm256_and_si256(oa, tb),
-                                                                     _mm256_and_si256(ta, ob)))),
-                _mm256_add_epi8(both_two, _mm256_add_epi8(both_two, both_two))));
+            ab_bytes, _mm256_add_epi8(
+                          _mm256_add_epi8(detail::byte_counts(_mm256_and_si256(oa, ob)),
+                                          detail::byte_counts(_mm256_xor_si256(
+                                              _mm256_and_si256(oa, tb), _mm256_and_si256(ta, ob)))),
+                          _mm256_add_epi8(both_two, _mm256_add_epi8(both_two, both_two))));
         one_a_bytes = _mm256_add_epi8(one_a_bytes, detail::byte_counts(_mm256_and_si256(oa, cb)));
         one_b_bytes = _mm256_add_epi8(one_b_bytes, detail::byte_counts(_mm256_and_si256(ob, ca)));
       }
@@ -92,8 +91,8 @@ __attribute__((target("avx2,popcnt"))) void pair_partials_avx2(
 
 // Eight words at a time with the 64-bit lanes' own population count.
 __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void pair_partials_avx512(
-    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
-    std::size_t words, genotype_pair_partials* out) noexcept {
+    const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b, std::size_t words,
+    genotype_pair_partials* out) noexcept {
   const std::size_t vector_words = words - words % 8;
   for (std::size_t j = 0; j < count_b; ++j) {
     const std::uint64_t* pb = b[j];

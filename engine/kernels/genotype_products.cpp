@@ -234,12 +234,75 @@ void interior_planes_portable(const std::uint8_t* codes, const std::uint8_t* mas
 }
 
 #if COLFLOW_X86_DISPATCH
+// One plane's 4 bits a byte of codes (its samples 4j..4j+3 in bits 0-3), from two lookups of
+// the nibbles: `low` gives the two samples of a low nibble in bits 0-1, `high` those of a
+// high nibble in bits 2-3.
+__attribute__((target("avx2"))) inline __m256i plane_nibbles(__m256i low_nibbles,
+                                                             __m256i high_nibbles, __m256i low,
+                                                             __m256i high) noexcept {
+  return _mm256_or_si256(_mm256_shuffle_epi8(low, low_nibbles),
+                         _mm256_shuffle_epi8(high, high_nibbles));
+}
+
+// 256 samples of one plane from their 64 bytes of codes (two halves of nibbles): each pair of
+// bytes' nibbles made one byte (maddubs by 1 and 16), the halves packed to bytes and their
+// 128-bit lanes put back in order.
+__attribute__((target("avx2"))) inline void store_plane(__m256i first, __m256i second,
+                                                        std::uint64_t* out) noexcept {
+  const __m256i by_16 = _mm256_set1_epi16(0x1001);
+  const __m256i packed =
+      _mm256_packus_epi16(_mm256_maddubs_epi16(first, by_16), _mm256_maddubs_epi16(second, by_16));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute4x64_epi64(packed, 0xd8));
+}
+
+// Samples not kept by the mask become missing calls (0b01), which are 0 in every plane.
+__attribute__((target("avx2"))) inline __m256i masked_codes(const std::uint8_t* codes,
+                                                            const std::uint8_t* mask) noexcept {
+  const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
+  if (!mask) return c;
+  const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask));
+  const __m256i pairs = _mm256_or_si256(m, _mm256_slli_epi64(m, 1));
+  return _mm256_or_si256(_mm256_and_si256(c, pairs),
+                         _mm256_andnot_si256(pairs, _mm256_set1_epi8(0x55)));
+}
+
+// Four plane words a step by table lookups of the codes' nibbles (where the portable loop
+// gathers the even bits of each word by shifts); the same bits. Codes 00 → 2, 10 → 1,
+// 11 → 0, 01 → missing: called is every code but 01, one 00 and 10, two 00.
 __attribute__((target("avx2"))) void interior_planes_avx2(const std::uint8_t* codes,
                                                           const std::uint8_t* mask,
                                                           std::size_t full, std::uint64_t* called,
                                                           std::uint64_t* one,
                                                           std::uint64_t* two) noexcept {
-  interior_planes(codes, mask, full, called, one, two);
+  // By nibble n, two codes (n & 3, n >> 2): the plane's bit of each, in bits 0 and 1.
+  const __m256i called_low = _mm256_setr_epi8(3, 2, 3, 3, 1, 0, 1, 1, 3, 2, 3, 3, 3, 2, 3, 3, 3, 2,
+                                              3, 3, 1, 0, 1, 1, 3, 2, 3, 3, 3, 2, 3, 3);
+  const __m256i one_low = _mm256_setr_epi8(3, 2, 3, 2, 1, 0, 1, 0, 3, 2, 3, 2, 1, 0, 1, 0, 3, 2, 3,
+                                           2, 1, 0, 1, 0, 3, 2, 3, 2, 1, 0, 1, 0);
+  const __m256i two_low = _mm256_setr_epi8(3, 2, 2, 2, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 3, 2, 2,
+                                           2, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0);
+  const __m256i called_high = _mm256_slli_epi16(called_low, 2),
+                one_high = _mm256_slli_epi16(one_low, 2), two_high = _mm256_slli_epi16(two_low, 2);
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  const std::size_t steps = full / 4;
+  for (std::size_t step = 0; step < steps; ++step) {
+    __m256i lo[2], hi[2];
+    for (int half = 0; half < 2; ++half) {
+      const std::size_t at = 64 * step + 32 * static_cast<std::size_t>(half);
+      const __m256i c = masked_codes(codes + at, mask ? mask + at : nullptr);
+      lo[half] = _mm256_and_si256(c, nibble);
+      hi[half] = _mm256_and_si256(_mm256_srli_epi16(c, 4), nibble);
+    }
+    store_plane(plane_nibbles(lo[0], hi[0], called_low, called_high),
+                plane_nibbles(lo[1], hi[1], called_low, called_high), called + 4 * step);
+    store_plane(plane_nibbles(lo[0], hi[0], one_low, one_high),
+                plane_nibbles(lo[1], hi[1], one_low, one_high), one + 4 * step);
+    store_plane(plane_nibbles(lo[0], hi[0], two_low, two_high),
+                plane_nibbles(lo[1], hi[1], two_low, two_high), two + 4 * step);
+  }
+  const std::size_t done = 4 * steps;
+  interior_planes(codes + 16 * done, mask ? mask + 16 * done : nullptr, full - done, called + done,
+                  one + done, two + done);
 }
 #endif
 

@@ -1,8 +1,8 @@
 // plink2's LD test of a pair bounded from Σxa·xb and each column's counts
 // (analysis/products/ld_pair_bound_internal.hpp).
-#include "analysis/products/ld_pair_bound_internal.hpp"
-
 #include <algorithm>
+
+#include "analysis/products/ld_pair_bound_internal.hpp"
 
 namespace colflow::detail {
 namespace {

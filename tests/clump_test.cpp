@@ -88,11 +88,14 @@ TEST(ClumpR2Test, EqualsTheMaximumLikelihoodPhaseOfRandomTables) {
 
 TEST(ClumpR2Test, PairTableEqualsANaiveDecode) {
   std::mt19937_64 rng(5);
-  for (std::size_t n : {1u, 7u, 64u, 65u, 1000u}) {
-    const auto a = test::random_genotype_codes(n, 0.3, 0.1, rng),
-               b = test::random_genotype_codes(n, 0.6, 0.1, rng);
+  // Lengths past the vector kernels' steps, and past the AVX2 kernel's 31 steps of bytes (the
+  // last: every plane full, 8 bits a byte a step).
+  for (std::size_t n : {1u, 7u, 64u, 65u, 1000u, 4097u, 9000u, 20001u, 20000u}) {
+    const bool full = n == 20000;
+    const auto a = test::random_genotype_codes(n, full ? 1.0 : 0.3, full ? 0.0 : 0.1, rng),
+               b = test::random_genotype_codes(n, full ? 1.0 : 0.6, full ? 0.0 : 0.1, rng);
     std::vector<std::uint8_t> keep(n);
-    for (std::size_t i = 0; i < n; ++i) keep[i] = i % 5 != 2;
+    for (std::size_t i = 0; i < n; ++i) keep[i] = full || i % 5 != 2;
     const auto mask = make_sample_mask(keep);
     const std::size_t words = genotype_plane_words(n);
     std::vector<std::uint64_t> pa(3 * words), pb(3 * words);
@@ -103,9 +106,14 @@ TEST(ClumpR2Test, PairTableEqualsANaiveDecode) {
       const int x = test::dosage_at(a, i), y = test::dosage_at(b, i);
       if (keep[i] && x >= 0 && y >= 0) ++naive.count[x][y];
     }
-    const genotype_pair_table t = genotype_pair_counts(pa.data(), pb.data(), words);
+    const genotype_pair_table t = genotype_pair_counts(pa.data(), pb.data(), words),
+                              portable = detail::genotype_pair_counts_portable(pa.data(), pb.data(),
+                                                                               words);
     for (int x = 0; x < 3; ++x)
-      for (int y = 0; y < 3; ++y) EXPECT_EQ(t.count[x][y], naive.count[x][y]) << n;
+      for (int y = 0; y < 3; ++y) {
+        EXPECT_EQ(t.count[x][y], naive.count[x][y]) << genotype_pair_products_path() << " " << n;
+        EXPECT_EQ(portable.count[x][y], naive.count[x][y]) << "portable " << n;
+      }
   }
 }
 

@@ -72,7 +72,8 @@ struct genotype_pair_table {
 };
 
 /// The table of columns a and b (planes of make_genotype_planes, `words` =
-/// genotype_plane_words(n)): exact integers, from nine population counts a word.
+/// genotype_plane_words(n)): exact integers, from nine population counts a word (in vectors
+/// with AVX2 or AVX-512).
 genotype_pair_table genotype_pair_counts(const std::uint64_t* a, const std::uint64_t* b,
                                          std::size_t words) noexcept;
 
@@ -90,6 +91,8 @@ namespace detail {
 void genotype_pair_products_portable(const std::uint64_t* const* a, std::size_t count_a,
                                      const std::uint64_t* const* b, std::size_t count_b,
                                      std::size_t words, genotype_pair_sums* out) noexcept;
+genotype_pair_table genotype_pair_counts_portable(const std::uint64_t* a, const std::uint64_t* b,
+                                                  std::size_t words) noexcept;
 void genotype_pair_partial_sums_portable(const std::uint64_t* a, const std::uint64_t* const* b,
                                          std::size_t count_b, std::size_t words,
                                          genotype_pair_partials* out) noexcept;

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "analysis/products/haplotype_r2_internal.hpp"
+#include "analysis/shared/id_index_internal.hpp"
 #include "colflow/colflow.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "io/plink_number_internal.hpp"
@@ -115,6 +116,24 @@ TEST(ClumpR2Test, PairTableEqualsANaiveDecode) {
         EXPECT_EQ(portable.count[x][y], naive.count[x][y]) << "portable " << n;
       }
   }
+}
+
+// The ID index finds every ID at its first position and nothing else, with the table full of
+// collisions (60,000 IDs), and names the first repeat in order.
+TEST(ClumpIdIndexTest, FindsFirstPositionsAndTheFirstRepeat) {
+  std::vector<std::string> names;
+  for (int k = 0; k < 60000; ++k) names.push_back("rs" + std::to_string(k * 7919 % 100003));
+  names.push_back("rs" + std::to_string(5 * 7919 % 100003));  // repeats position 5
+  names.push_back("rs" + std::to_string(9 * 7919 % 100003));  // repeats position 9, later
+  std::vector<std::string_view> views(names.begin(), names.end());
+  const detail::id_index index(views);
+  for (std::size_t k = 0; k < 60000; ++k) ASSERT_EQ(index.find(names[k]), k);
+  EXPECT_EQ(index.find(names[60000]), 5u);
+  EXPECT_EQ(index.find("rs100003"), detail::id_index::npos);
+  EXPECT_EQ(index.find(""), detail::id_index::npos);
+  ASSERT_TRUE(index.first_repeat());
+  EXPECT_EQ(*index.first_repeat(), 60000u);
+  EXPECT_FALSE(detail::id_index({"a", "b"}).first_repeat());
 }
 
 TEST(ClumpNumberTest, PrintsAsPlink19) {

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "analysis/products/haplotype_r2_internal.hpp"
+#include "analysis/shared/id_index_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
 #include "colflow/stream/column_stream.hpp"
@@ -22,6 +23,8 @@
 
 namespace colflow {
 namespace {
+
+using detail::id_index;
 
 constexpr double small_epsilon = 0.00000000000005684341886080801486968994140625;  // 2^-44
 
@@ -47,17 +50,16 @@ double kept_threshold(const clump_options& o) {
   return t;
 }
 
-std::unordered_map<std::string_view, std::size_t> id_positions(const store& s,
-                                                               const selection& sel) {
-  std::unordered_map<std::string_view, std::size_t> at;
-  at.reserve(sel.columns.size());
-  for (std::size_t k = 0; k < sel.columns.size(); ++k) {
-    const std::string& id = s.columns()[sel.columns[k]].id;
-    if (!at.emplace(id, k).second)
-      throw error(errc::invalid_argument, "clump: variant ID '" + id +
-                                              "' appears twice among the selected variants of " +
-                                              s.path().string() + " (--exclude one of them)");
-  }
+// The selected columns' positions by ID; an ID selected twice is an error.
+id_index id_positions(const store& s, const selection& sel) {
+  std::vector<std::string_view> ids(sel.columns.size());
+  for (std::size_t k = 0; k < sel.columns.size(); ++k) ids[k] = s.columns()[sel.columns[k]].id;
+  id_index at(std::move(ids));
+  if (const auto repeat = at.first_repeat())
+    throw error(errc::invalid_argument, "clump: variant ID '" +
+                                            s.columns()[sel.columns[*repeat]].id +
+                                            "' appears twice among the selected variants of " +
+                                            s.path().string() + " (--exclude one of them)");
   return at;
 }
 
@@ -69,27 +71,32 @@ struct matched_tables {
 
 matched_tables match_tables(const store& s, const selection& sel,
                             const std::vector<p_value_table>& tables, const clump_options& o) {
-  const auto at = id_positions(s, sel);
+  const id_index at = id_positions(s, sel);
   const double kept = kept_threshold(o);
   matched_tables m;
   m.variants.resize(sel.columns.size());
   std::unordered_map<std::string, double> absent;
+  std::vector<std::size_t> found;
   for (std::size_t f = 0; f < tables.size(); ++f) {
     const auto& entries = tables[f].entries;
-    for (auto e = entries.rbegin(); e != entries.rend(); ++e) {
-      const auto it = at.find(e->id);
-      if (it == at.end()) {
-        if (e->p <= o.p1) {
-          const auto [a, fresh] = absent.try_emplace(e->id, e->p);
-          if (!fresh) a->second = std::min(a->second, e->p);
+    // Looked up on the threads, then taken in PLINK 1.9's order.
+    found.resize(entries.size());
+    tbb::parallel_for(std::size_t{0}, entries.size(),
+                      [&](std::size_t i) { found[i] = at.find(entries[i].id); });
+    for (std::size_t i = entries.size(); i-- > 0;) {
+      const p_value_entry& e = entries[i];
+      if (found[i] == id_index::npos) {
+        if (e.p <= o.p1) {
+          const auto [a, fresh] = absent.try_emplace(e.id, e.p);
+          if (!fresh) a->second = std::min(a->second, e.p);
         }
         continue;
       }
-      variant_entries& v = m.variants[it->second];
-      if (e->p > kept)
+      variant_entries& v = m.variants[found[i]];
+      if (e.p > kept)
         ++v.nsig;
       else
-        v.entries.push_back({e->p, static_cast<std::uint32_t>(f + 1)});
+        v.entries.push_back({e.p, static_cast<std::uint32_t>(f + 1)});
     }
   }
   for (const auto& [id, p] : absent) m.absent.push_back({id, p});

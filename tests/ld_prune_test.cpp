@@ -122,14 +122,15 @@ std::vector<std::uint8_t> linked_copy(const std::vector<std::uint8_t>& a, std::s
   return b;
 }
 
-// Whenever detail::bound_ld answers, its answer is plink2's test of the pair's exact sums, in
-// either orientation of each column; and it answers most pairs (rare, common and near-fixed
-// columns, up to a third of calls missing, from unlinked to identical, thresholds 0.01-0.9).
+// Whenever detail::bound_ld (or bound_ld_from_product, from Σxa·xb alone) answers, its answer
+// is plink2's test of the pair's exact sums, in either orientation of each column; and it answers
+// most pairs (rare, common and near-fixed columns, up to a third of calls missing, from unlinked to
+// identical, thresholds 0.01-0.9).
 TEST(LdPairBoundTest, AnswersAreThoseOfTheExactTest) {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(0, 1);
   const std::size_t n = 3000, words = genotype_plane_words(n);
-  std::size_t answered = 0, in = 0, pairs = 0;
+  std::size_t answered = 0, answered_first = 0, in = 0, pairs = 0;
   for (int trial = 0; trial < 600; ++trial) {
     const double p = std::pow(u(rng), 2), missing = trial % 4 == 0 ? 0 : 0.3 * std::pow(u(rng), 3);
     const auto a = test::random_genotype_codes(n, p, missing, rng);
@@ -160,7 +161,15 @@ TEST(LdPairBoundTest, AnswersAreThoseOfTheExactTest) {
       const detail::ld_verdict v = detail::bound_ld(
           totals(pa), totals(pb), static_cast<std::int64_t>(n),
           {i64(partial.sum_ab), i64(partial.one_a), i64(partial.one_b)}, threshold);
+      const detail::ld_verdict first = detail::bound_ld_from_product(
+          totals(pa), totals(pb), static_cast<std::int64_t>(n), i64(partial.sum_ab), threshold);
       ++pairs;
+      if (first != detail::ld_verdict::unsure) {
+        ++answered_first;
+        ASSERT_EQ(first == detail::ld_verdict::in_ld, expected)
+            << "trial " << trial << " threshold " << threshold << " (from the product alone)";
+        ASSERT_NE(v, detail::ld_verdict::unsure) << "trial " << trial;  // more known, no less told
+      }
       if (v == detail::ld_verdict::unsure) continue;
       ++answered;
       in += v == detail::ld_verdict::in_ld;
@@ -169,6 +178,7 @@ TEST(LdPairBoundTest, AnswersAreThoseOfTheExactTest) {
     }
   }
   EXPECT_GT(answered, pairs / 2) << answered << " of " << pairs;
+  EXPECT_GT(answered_first, pairs / 4) << answered_first << " of " << pairs;
   EXPECT_GT(in, pairs / 10) << in << " of " << pairs;
   EXPECT_GT(answered - in, pairs / 10) << answered - in << " of " << pairs;
 }

@@ -89,12 +89,15 @@ TEST(LdKernelTest, PairSumsEqualANaiveDecodeOnEveryPath) {
           EXPECT_TRUE(portable[i * cols + j] == expected) << "portable n=" << n;
         }
       // The partial sums are the tile's: sum_ab, and |Oa∧Cb| = Σxa − |Ta∧Cb| where
-      // |Ta∧Cb| = (Σxa² − Σxa) / 2; on this CPU's path and the portable loop.
-      std::vector<genotype_pair_partials> partials(cols), portable_partials(cols);
+      // |Ta∧Cb| = (Σxa² − Σxa) / 2; the dots sum_ab; on this CPU's path and the portable loop.
+      std::vector<genotype_pair_partials> partials(cols), portable_partials(cols), dots(cols),
+          portable_dots(cols);
       for (std::size_t i = 0; i < cols; ++i) {
         genotype_pair_partial_sums(p[i], p.data(), cols, words, partials.data());
         detail::genotype_pair_partial_sums_portable(p[i], p.data(), cols, words,
                                                     portable_partials.data());
+        genotype_pair_dots(p[i], p.data(), cols, words, dots.data());
+        detail::genotype_pair_dots_portable(p[i], p.data(), cols, words, portable_dots.data());
         for (std::size_t j = 0; j < cols; ++j) {
           const genotype_pair_sums& f = fast[i * cols + j];
           const std::uint64_t one_a = f.sum_a - (f.sum_aa - f.sum_a) / 2,
@@ -104,6 +107,8 @@ TEST(LdKernelTest, PairSumsEqualANaiveDecodeOnEveryPath) {
             EXPECT_EQ(q.one_a, one_a) << "n=" << n << " pair " << i << "," << j;
             EXPECT_EQ(q.one_b, one_b) << "n=" << n << " pair " << i << "," << j;
           }
+          EXPECT_EQ(dots[j].sum_ab, f.sum_ab) << "n=" << n << " pair " << i << "," << j;
+          EXPECT_EQ(portable_dots[j].sum_ab, f.sum_ab) << "portable n=" << n;
         }
       }
       // A column's plane counts are its called samples, Σ[x ≥ 1] and Σ[x = 2].

@@ -64,6 +64,11 @@ void genotype_pair_partial_sums(const std::uint64_t* a, const std::uint64_t* con
                                 std::size_t count_b, std::size_t words,
                                 genotype_pair_partials* out) noexcept;
 
+/// Σxa·xb alone into out[j].sum_ab (one_a, one_b 0): three counts a word, the first look at a
+/// pair, which most pairs need no more than.
+void genotype_pair_dots(const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
+                        std::size_t words, genotype_pair_partials* out) noexcept;
+
 /// The 3 × 3 table of a pair's calls: count[i][j] the samples (called in both, kept by the
 /// mask) with dosage i in column a and dosage j in column b, the dosage being the count of A1.
 /// What a haplotype-frequency estimate needs beyond the sums (PLINK 1.9's two-locus tables).
@@ -96,6 +101,9 @@ genotype_pair_table genotype_pair_counts_portable(const std::uint64_t* a, const 
 void genotype_pair_partial_sums_portable(const std::uint64_t* a, const std::uint64_t* const* b,
                                          std::size_t count_b, std::size_t words,
                                          genotype_pair_partials* out) noexcept;
+void genotype_pair_dots_portable(const std::uint64_t* a, const std::uint64_t* const* b,
+                                 std::size_t count_b, std::size_t words,
+                                 genotype_pair_partials* out) noexcept;
 }  // namespace detail
 
 }  // namespace colflow

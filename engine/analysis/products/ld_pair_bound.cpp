@@ -11,17 +11,23 @@ struct range {
   std::int64_t lo, hi;
 };
 
-// Σx and Σx² of a column over the samples the other column calls, given Σ[x ≥ 1] there
-// (`one`, exact): Σ[x = 2] there is its own less at most the calls x ≥ 1 that the other's
-// missing calls took (T ⊆ O), and at most `one`.
+// Σx and Σx² of a column over the samples the other column calls, given the range of Σ[x ≥ 1]
+// there (`one`): Σ[x = 2] there is its own less at most the calls x ≥ 1 that the other's
+// missing calls took (T ⊆ O), and at most Σ[x ≥ 1].
 struct side_sums {
   range sum, squares;
 };
 
-side_sums side(const plane_totals& c, std::int64_t one) noexcept {
-  const std::int64_t two_lo = c.two - std::min(c.two, c.one - one);
-  const std::int64_t two_hi = std::min(c.two, one);
-  return {{one + two_lo, one + two_hi}, {one + 3 * two_lo, one + 3 * two_hi}};
+side_sums side(const plane_totals& c, range one) noexcept {
+  const std::int64_t two_lo = c.two - std::min(c.two, c.one - one.lo);
+  const std::int64_t two_hi = std::min(c.two, one.hi);
+  return {{one.lo + two_lo, one.hi + two_hi}, {one.lo + 3 * two_lo, one.hi + 3 * two_hi}};
+}
+
+// Σ[x ≥ 1] of a column over the samples the other calls, unknown but for the other's missing
+// calls: at most that many of its own are not counted.
+range ones_among(const plane_totals& c, std::int64_t other_missing) noexcept {
+  return {c.one - std::min(c.one, other_missing), c.one};
 }
 
 // n · Σx² − (Σx)² over the ranges: the least and the most it can be.
@@ -35,16 +41,15 @@ double square(std::int64_t v) noexcept { return static_cast<double>(v) * static_
 // in doubles (a few units of 2^-53), far below any width a range of counts gives.
 constexpr double margin = 1e-6;
 
-}  // namespace
-
-ld_verdict bound_ld(const plane_totals& a, const plane_totals& b, std::int64_t samples,
-                    const pair_partials& p, double threshold) noexcept {
+// The test from Σxa·xb and the ranges of each side's Σ[x ≥ 1] over the other's calls.
+ld_verdict verdict(const plane_totals& a, const plane_totals& b, std::int64_t samples,
+                   std::int64_t sum_ab, range ones_a, range ones_b, double threshold) noexcept {
   const std::int64_t missing_a = samples - a.called, missing_b = samples - b.called;
   // n = samples − missing_a − missing_b + (missing in both), the last within 0..the lesser.
   const range n{std::max<std::int64_t>(0, samples - missing_a - missing_b),
                 samples - std::max(missing_a, missing_b)};
-  const side_sums sa = side(a, p.one_a), sb = side(b, p.one_b);
-  const range cov{n.lo * p.sum_ab - sa.sum.hi * sb.sum.hi, n.hi * p.sum_ab - sa.sum.lo * sb.sum.lo};
+  const side_sums sa = side(a, ones_a), sb = side(b, ones_b);
+  const range cov{n.lo * sum_ab - sa.sum.hi * sb.sum.hi, n.hi * sum_ab - sa.sum.lo * sb.sum.lo};
   const range va = variance_range(n, sa), vb = variance_range(n, sb);
   const double cov_most = std::max(square(cov.lo), square(cov.hi));
   if (va.lo > 0 && vb.lo > 0 &&
@@ -56,6 +61,19 @@ ld_verdict bound_ld(const plane_totals& a, const plane_totals& b, std::int64_t s
       threshold * static_cast<double>(va.hi) * static_cast<double>(vb.hi) * (1 + margin))
     return ld_verdict::in_ld;
   return ld_verdict::unsure;
+}
+
+}  // namespace
+
+ld_verdict bound_ld(const plane_totals& a, const plane_totals& b, std::int64_t samples,
+                    const pair_partials& p, double threshold) noexcept {
+  return verdict(a, b, samples, p.sum_ab, {p.one_a, p.one_a}, {p.one_b, p.one_b}, threshold);
+}
+
+ld_verdict bound_ld_from_product(const plane_totals& a, const plane_totals& b, std::int64_t samples,
+                                 std::int64_t sum_ab, double threshold) noexcept {
+  return verdict(a, b, samples, sum_ab, ones_among(a, samples - b.called),
+                 ones_among(b, samples - a.called), threshold);
 }
 
 }  // namespace colflow::detail

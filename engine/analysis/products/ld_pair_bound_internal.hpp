@@ -32,4 +32,10 @@ enum class ld_verdict : std::uint8_t { not_in_ld, in_ld, unsure };
 ld_verdict bound_ld(const plane_totals& a, const plane_totals& b, std::int64_t samples,
                     const pair_partials& p, double threshold) noexcept;
 
+/// The same from Σxa·xb alone, each side's calls x ≥ 1 among the other's called samples
+/// ranged by the other's missing calls: looser, but told for most pairs where each column's
+/// rarer homozygote is counted as 2 (the first look; bound_ld for the pairs it leaves).
+ld_verdict bound_ld_from_product(const plane_totals& a, const plane_totals& b, std::int64_t samples,
+                                 std::int64_t sum_ab, double threshold) noexcept;
+
 }  // namespace colflow::detail

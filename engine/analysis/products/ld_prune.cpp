@@ -128,6 +128,9 @@ bool in_ld(const weighted_sums& s, double threshold) {
 // constancy and major allele frequency.
 class chromosome_columns {
  public:
+  // Pairs counted at a time: column a against up to this many.
+  static constexpr std::size_t tile = 32;
+
   chromosome_columns(const store& s, std::span<const std::size_t> columns, const ploidy& pl,
                      const analysis_options& analysis)
       : rows_(s.num_rows()),
@@ -169,48 +172,62 @@ class chromosome_columns {
   double major_freq(std::size_t i) const { return major_freq_[i]; }
 
   // plink2's test of column a with each of columns b[0..count), into in[0..count). With one
-  // part, from three of the pair's sums and the columns' counts where they tell it
-  // (detail::bound_ld), from
-  // the pair's exact sums where they do not; with two (X), from the exact sums.
+  // part, from Σxa·xb and the columns' counts where they tell it, then where they do not with
+  // two more of the pair's sums (detail::bound_ld), and from the pair's exact sums for what is
+  // left; with two (X), from the exact sums.
   void test(std::size_t a, const std::size_t* b, std::size_t count, double threshold,
             bool* in) const {
-    constexpr std::size_t tile = 32;
-    std::size_t unsure[tile];
     for (std::size_t j0 = 0; j0 < count; j0 += tile) {
       const std::size_t m = std::min(tile, count - j0);
-      std::size_t u = 0;
+      std::size_t left[tile];  // positions in b still to be told
+      for (std::size_t j = 0; j < m; ++j) left[j] = j0 + j;
+      std::size_t u = m;
       if (parts_ == 1) {
-        const std::uint64_t* pb[tile];
-        genotype_pair_partials partials[tile];
-        for (std::size_t j = 0; j < m; ++j) pb[j] = planes(b[j0 + j], 0);
-        genotype_pair_partial_sums(planes(a, 0), pb, m, words_, partials);
-        for (std::size_t j = 0; j < m; ++j) {
-          const genotype_pair_partials& p = partials[j];
-          const auto v = detail::bound_ld(
-              totals_[a], totals_[b[j0 + j]], samples_,
-              {static_cast<std::int64_t>(p.sum_ab), static_cast<std::int64_t>(p.one_a),
-               static_cast<std::int64_t>(p.one_b)},
-              threshold);
-          if (v == detail::ld_verdict::unsure)
-            unsure[u++] = j0 + j;
-          else
-            in[j0 + j] = v == detail::ld_verdict::in_ld;
-        }
-      } else {
-        for (std::size_t j = 0; j < m; ++j) unsure[u++] = j0 + j;
+        u = tell(a, b, left, u, threshold, in, false);  // from Σxa·xb alone
+        u = tell(a, b, left, u, threshold, in, true);   // with the calls x ≥ 1 of each side
       }
       std::size_t seconds[tile];
       weighted_sums sums[tile];
-      for (std::size_t k = 0; k < u; ++k) seconds[k] = b[unsure[k]];
+      for (std::size_t k = 0; k < u; ++k) seconds[k] = b[left[k]];
       pairs(a, seconds, u, sums);
-      for (std::size_t k = 0; k < u; ++k) in[unsure[k]] = in_ld(sums[k], threshold);
+      for (std::size_t k = 0; k < u; ++k) in[left[k]] = in_ld(sums[k], threshold);
     }
   }
 
  private:
+  // Tells the pairs of a with b[left[0..count)] (at most a tile) that detail::bound_ld can, from
+  // Σxa·xb alone or with the calls x ≥ 1 of each side (`ones`); the others are moved to the
+  // front of `left`, and their number returned.
+  std::size_t tell(std::size_t a, const std::size_t* b, std::size_t* left, std::size_t count,
+                   double threshold, bool* in, bool ones) const {
+    const std::uint64_t* pb[tile];
+    genotype_pair_partials partials[tile];
+    for (std::size_t k = 0; k < count; ++k) pb[k] = planes(b[left[k]], 0);
+    if (ones)
+      genotype_pair_partial_sums(planes(a, 0), pb, count, words_, partials);
+    else
+      genotype_pair_dots(planes(a, 0), pb, count, words_, partials);
+    std::size_t unsure = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const genotype_pair_partials& p = partials[k];
+      const detail::plane_totals& second = totals_[b[left[k]]];
+      const auto sum_ab = static_cast<std::int64_t>(p.sum_ab);
+      const auto v =
+          ones ? detail::bound_ld(totals_[a], second, samples_,
+                                  {sum_ab, static_cast<std::int64_t>(p.one_a),
+                                   static_cast<std::int64_t>(p.one_b)},
+                                  threshold)
+               : detail::bound_ld_from_product(totals_[a], second, samples_, sum_ab, threshold);
+      if (v == detail::ld_verdict::unsure)
+        left[unsure++] = left[k];
+      else
+        in[left[k]] = v == detail::ld_verdict::in_ld;
+    }
+    return unsure;
+  }
+
   // The weighted sums of column a with each of columns b[0..count), into out.
   void pairs(std::size_t a, const std::size_t* b, std::size_t count, weighted_sums* out) const {
-    constexpr std::size_t tile = 32;
     genotype_pair_sums sums[tile];
     const std::uint64_t* pb[tile];
     for (std::size_t j = 0; j < count; ++j) out[j] = {};
@@ -453,7 +470,7 @@ class piece_pruner {
   std::vector<std::size_t> unchecked_;            // per variant: the first later one it has not met
   std::vector<std::vector<std::uint8_t>> known_;  // per variant in the window: pair_state
   std::size_t tested_to_ = 0;  // test_ahead has tested the pairs of the variants before this
-  static constexpr std::size_t tile = 32;
+  static constexpr std::size_t tile = chromosome_columns::tile;
 };
 
 // A run of selected columns on one chromosome: positions [first, end) in selection::columns.

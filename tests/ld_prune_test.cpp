@@ -89,22 +89,6 @@ ld_prune_options window_of(std::int64_t window, std::int64_t step, double r2) {
   return o;
 }
 
-// A pair in high LD (r² = 42² / (44 · 47) = 0.853) with different minor allele frequencies
-// (6/16 and 5/16): the rarer goes, first or second; equal frequencies: the later goes.
-// A code's dosage flipped (x -> 2 - x); missing stays missing.
-std::vector<std::uint8_t> flipped(std::vector<std::uint8_t> codes) {
-  for (auto& b : codes) {
-    std::uint8_t out = 0;
-    for (unsigned k = 0; k < 4; ++k) {
-      const unsigned code = (b >> (2 * k)) & 3u;
-      const unsigned flip = code == 0 ? 3u : code == 3 ? 0u : code;
-      out = static_cast<std::uint8_t>(out | (flip << (2 * k)));
-    }
-    b = out;
-  }
-  return codes;
-}
-
 // Column b as a copy of a with a share of its samples drawn anew: pairs from unlinked to
 // identical.
 std::vector<std::uint8_t> linked_copy(const std::vector<std::uint8_t>& a, std::size_t n,
@@ -136,8 +120,8 @@ TEST(LdPairBoundTest, AnswersAreThoseOfTheExactTest) {
     const auto a = test::random_genotype_codes(n, p, missing, rng);
     const auto b = linked_copy(a, n, std::pow(u(rng), 0.5), u(rng), missing, rng);
     std::vector<std::uint64_t> pa(3 * words), pb(3 * words);
-    make_genotype_planes(trial % 2 ? flipped(a) : a, n, {}, pa.data());
-    make_genotype_planes(trial % 3 ? b : flipped(b), n, {}, pb.data());
+    make_genotype_planes(trial % 2 ? test::swapped_alleles(a) : a, n, {}, pa.data());
+    make_genotype_planes(trial % 3 ? b : test::swapped_alleles(b), n, {}, pb.data());
     const std::uint64_t* second = pb.data();
     genotype_pair_sums exact;
     genotype_pair_products(std::array{static_cast<const std::uint64_t*>(pa.data())}.data(), 1,
@@ -183,6 +167,8 @@ TEST(LdPairBoundTest, AnswersAreThoseOfTheExactTest) {
   EXPECT_GT(answered - in, pairs / 10) << answered - in << " of " << pairs;
 }
 
+// A pair in high LD (r² = 42² / (44 · 47) = 0.853) with different minor allele frequencies
+// (6/16 and 5/16): the rarer goes, first or second; equal frequencies: the later goes.
 TEST(LdPruneTest, TheRarerOfAPairGoesAndTheLaterOnATie) {
   test::temp_dir dir;
   const std::vector<int> common = {0, 0, 0, 0, 1, 1, 2, 2};  // A1 frequency 6/16

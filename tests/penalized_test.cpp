@@ -313,16 +313,7 @@ TEST(PenalizedTest, PredictionsUseTheFittedStandardisationAndHandleSwappedAllele
     store_writer w(dir / "swapped.cf", writer_options{value_type::genotype, n, false, "test", {}},
                    test::numbered_samples(n));
     for (std::size_t j = m; j-- > 1;) {
-      std::vector<std::uint8_t> c = codes[j];
-      for (auto& byte : c) {
-        std::uint8_t out = 0;
-        for (int q = 0; q < 4; ++q) {
-          const unsigned code = (byte >> (2 * q)) & 3u;
-          const unsigned swapped = code == 0 ? 3u : code == 3 ? 0u : code;
-          out = static_cast<std::uint8_t>(out | (swapped << (2 * q)));
-        }
-        byte = out;
-      }
+      const std::vector<std::uint8_t> c = test::swapped_alleles(codes[j]);
       column_info info = test::numbered_column(j);
       std::swap(info.a1, info.a2);
       w.append(encode_genotype_column(c, n, column_encoding{codec_id::none, 0}), info);

@@ -30,13 +30,14 @@ __attribute__((always_inline)) inline void add_words(const std::uint64_t* pa,
   }
 }
 
-template <bool Ones>
-void pair_partials_portable(const std::uint64_t* a, const std::uint64_t* const* b,
-                            std::size_t count_b, std::size_t words,
-                            genotype_pair_partials* out) noexcept {
+// Column a with each of b[0..count_b), through `Words` (one of the word loops).
+template <void (*Words)(const std::uint64_t*, const std::uint64_t*, std::size_t, std::size_t,
+                        genotype_pair_partials&) noexcept>
+void each_pair(const std::uint64_t* a, const std::uint64_t* const* b, std::size_t count_b,
+               std::size_t words, genotype_pair_partials* out) noexcept {
   for (std::size_t j = 0; j < count_b; ++j) {
     genotype_pair_partials s;
-    add_words<Ones>(a, b[j], 0, words, s);
+    Words(a, b[j], 0, words, s);
     out[j] = s;
   }
 }
@@ -47,18 +48,6 @@ __attribute__((target("popcnt"))) void pair_partial_words_popcnt(
     const std::uint64_t* pa, const std::uint64_t* pb, std::size_t from, std::size_t words,
     genotype_pair_partials& s) noexcept {
   add_words<Ones>(pa, pb, from, words, s);
-}
-
-template <bool Ones>
-__attribute__((target("popcnt"))) void pair_partials_popcnt(const std::uint64_t* a,
-                                                            const std::uint64_t* const* b,
-                                                            std::size_t count_b, std::size_t words,
-                                                            genotype_pair_partials* out) noexcept {
-  for (std::size_t j = 0; j < count_b; ++j) {
-    genotype_pair_partials s;
-    pair_partial_words_popcnt<Ones>(a, b[j], 0, words, s);
-    out[j] = s;
-  }
 }
 
 // Four words a step; a step's byte counts (at most 8 + 8 + 3 · 8 = 40 a byte for the
@@ -124,7 +113,7 @@ __attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void pair_partials_avx
       ab = _mm512_add_epi64(ab, _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_and_si512(oa, tb),
                                                                      _mm512_and_si512(ta, ob))));
       const __m512i both_two = _mm512_popcnt_epi64(_mm512_and_si512(ta, tb));
-      ab = _mm512_add_epi64(ab, _mm512_add_epi64(_mm512_slli_epi64(both_two, 1), both_two));
+      ab = _mm512_add_epi64(ab, _mm512_add_epi64(_mm512_add_epi64(both_two, both_two), both_two));
       if constexpr (Ones) {
         const __m512i ca = _mm512_loadu_si512(a + w), cb = _mm512_loadu_si512(pb + w);
         one_a = _mm512_add_epi64(one_a, _mm512_popcnt_epi64(_mm512_and_si512(oa, cb)));
@@ -145,9 +134,10 @@ void pair_partials(const std::uint64_t* a, const std::uint64_t* const* b, std::s
 #if COLFLOW_X86_DISPATCH
   if (detail::cpu_has_avx512_popcnt()) return pair_partials_avx512<Ones>(a, b, count_b, words, out);
   if (detail::cpu_has_avx2()) return pair_partials_avx2<Ones>(a, b, count_b, words, out);
-  if (detail::cpu_has_popcnt()) return pair_partials_popcnt<Ones>(a, b, count_b, words, out);
+  if (detail::cpu_has_popcnt())
+    return each_pair<pair_partial_words_popcnt<Ones>>(a, b, count_b, words, out);
 #endif
-  pair_partials_portable<Ones>(a, b, count_b, words, out);
+  each_pair<add_words<Ones>>(a, b, count_b, words, out);
 }
 
 }  // namespace
@@ -156,12 +146,12 @@ namespace detail {
 void genotype_pair_partial_sums_portable(const std::uint64_t* a, const std::uint64_t* const* b,
                                          std::size_t count_b, std::size_t words,
                                          genotype_pair_partials* out) noexcept {
-  pair_partials_portable<true>(a, b, count_b, words, out);
+  each_pair<add_words<true>>(a, b, count_b, words, out);
 }
 void genotype_pair_dots_portable(const std::uint64_t* a, const std::uint64_t* const* b,
                                  std::size_t count_b, std::size_t words,
                                  genotype_pair_partials* out) noexcept {
-  pair_partials_portable<false>(a, b, count_b, words, out);
+  each_pair<add_words<false>>(a, b, count_b, words, out);
 }
 }  // namespace detail
 

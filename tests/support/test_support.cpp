@@ -43,6 +43,19 @@ std::vector<std::uint8_t> random_genotype_codes(std::uint64_t rows, double p, do
   return codes;
 }
 
+std::vector<std::uint8_t> swapped_alleles(std::vector<std::uint8_t> codes) {
+  for (auto& byte : codes) {
+    std::uint8_t out = 0;
+    for (unsigned k = 0; k < 4; ++k) {
+      const unsigned code = (byte >> (2 * k)) & 3u;
+      const unsigned swapped = code == 0 ? 3u : code == 3 ? 0u : code;
+      out = static_cast<std::uint8_t>(out | (swapped << (2 * k)));
+    }
+    byte = out;
+  }
+  return codes;
+}
+
 int dosage_at(const std::vector<std::uint8_t>& codes, std::uint64_t i) {
   switch ((codes[i / 4] >> (2 * (i % 4))) & 3) {
     case 0:

@@ -58,6 +58,9 @@ void on_processes(std::size_t size,
 std::vector<std::uint8_t> random_genotype_codes(std::uint64_t rows, double p, double missing,
                                                 std::mt19937_64& rng);
 
+// Packed codes with A1 and A2 swapped (dosage x -> 2 - x); missing calls stay missing.
+std::vector<std::uint8_t> swapped_alleles(std::vector<std::uint8_t> codes);
+
 // The dosage (count of A1) of sample i in packed codes, or -1 when missing.
 int dosage_at(const std::vector<std::uint8_t>& codes, std::uint64_t i);
 

@@ -67,14 +67,18 @@ class buffered_writer {
   // Bytes written so far (flushed or not).
   std::uint64_t position() const noexcept { return written_ + buffer_.size(); }
   file_descriptor& fd() noexcept { return fd_; }
-  // Flushes, fsyncs and closes.
+  // Flushes, fsyncs and closes. The kernel is asked to start writing every few MB as they
+  // are written (sync_file_range), so the fsync waits for little more than the last of them.
   void finish();
 
  private:
+  void start_writeback() noexcept;
+
   file_descriptor fd_;
   std::size_t capacity_;
   std::vector<std::byte> buffer_;
   std::uint64_t written_ = 0;
+  std::uint64_t writeback_requested_ = 0;  // bytes the kernel was asked to start writing
 };
 
 // How a mapping will be read (madvise hints; only hints).

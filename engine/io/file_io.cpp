@@ -102,8 +102,10 @@ void buffered_writer::flush() {
 
 // Asks the kernel to start writing what was written since the last request, every few MB, so
 // that the disk writes while the program computes and finish()'s fsync waits only for the
-// tail: a store's data file is most of what a preprocess writes, and its fsync was up to a
-// third of the run. A hint only: a file that cannot take it (a pipe) is written as before.
+// tail: a store's data file is most of what a preprocess writes, and waiting for all of it at
+// the end left the disk idle while the import computed (docs/PERFORMANCE.md, .pgen import). A
+// hint only: a file that cannot take it (a pipe) is written as before, and finish() still
+// fsyncs, so durability is what it was.
 void buffered_writer::start_writeback() noexcept {
   constexpr std::uint64_t every = std::uint64_t{8} << 20;
   if (written_ - writeback_requested_ < every) return;

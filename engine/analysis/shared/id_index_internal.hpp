@@ -1,7 +1,7 @@
 // The positions of a list of IDs by ID: what matching a table of variants (clump's P-values)
 // to a store's columns looks up, once per line. An open-addressing table of positions, one
-// allocation, the IDs hashed on the threads: a node-based map made an allocation per ID, and
-// hashing and inserting 50,000 IDs that way was a tenth of a `clump` run.
+// allocation, the IDs hashed on the threads, where a node-based map makes an allocation per ID
+// (docs/PERFORMANCE.md, clump, has what that cost).
 #pragma once
 
 #include <cstddef>

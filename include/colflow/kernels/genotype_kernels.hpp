@@ -23,7 +23,8 @@ std::vector<std::uint8_t> make_sample_mask(std::span<const std::uint8_t> keep);
 std::size_t mask_count(std::span<const std::uint8_t> mask) noexcept;
 
 /// Counts the codes of the samples kept by `mask` (from make_sample_mask for these n samples);
-/// hom_a1 + missing + het + hom_a2 equals the number kept.
+/// hom_a1 + missing + het + hom_a2 equals the number kept, which this overload counts from
+/// the mask at each call (a scan over many columns passes it, below).
 genotype_counts count_genotypes(std::span<const std::uint8_t> codes, std::size_t n,
                                 std::span<const std::uint8_t> mask) noexcept;
 

@@ -2,6 +2,7 @@
 // PLINK 2's --hardy.
 #include "colflow/analysis/hardy.hpp"
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -62,7 +63,8 @@ class call_counter {
     male_count_ = mask_count(males_);
   }
 
-  // The column's counts and test; safe from several threads at once.
+  // The column's counts, and on X its test (test_diploid() makes the others'); safe from
+  // several threads at once.
   hardy_result count(const column_view<double>& v, chromosome_kind kind) const {
     std::vector<std::uint8_t> hard_calls;
     const std::span<const std::uint8_t> codes =
@@ -80,7 +82,6 @@ class call_counter {
                                     ? count_genotypes(codes, rows_)
                                     : count_genotypes(codes, rows_, selected_, selected_count_);
       r.genotypes = {g.hom_a1, g.het, g.hom_a2};
-      r.test = hardy_weinberg_exact(r.genotypes);
     }
     return r;
   }
@@ -137,6 +138,20 @@ std::vector<hardy_result> shared_tests(const store& s, const selection& sel,
   return out;
 }
 
+// The diploid tests of results[positions] (none on X), several at once (hardy_weinberg_exact).
+void test_diploid(std::span<const std::size_t> positions, std::vector<hardy_result>& results) {
+  std::vector<std::size_t> diploid;
+  std::vector<diploid_counts> tables;
+  for (std::size_t k : positions)
+    if (results[k].kind != chromosome_kind::x) {
+      diploid.push_back(k);
+      tables.push_back(results[k].genotypes);
+    }
+  std::vector<hwe_p_values> tests(tables.size());
+  hardy_weinberg_exact(tables, tests);
+  for (std::size_t i = 0; i < diploid.size(); ++i) results[diploid[i]].test = tests[i];
+}
+
 // Each column's kind, in selection order.
 std::vector<hardy_result> results_by_kind(const store& s, const selection& sel) {
   std::vector<hardy_result> out(sel.columns.size());
@@ -191,12 +206,20 @@ std::vector<hardy_result> tests(const store& s, const selection& sel,
   column_stream<double> stream(s, so);
   if (analysis.progress)
     stream.on_progress([&](const pass_progress& p) { analysis.progress("hardy", p); });
-  // The columns are independent: a batch's are spread over the threads, one each.
+  // The columns are independent: a batch's counts are spread over the threads, a column each,
+  // then its tests, in runs of columns.
   stream.run_batches(streamed, [&](std::span<const column_view<double>> batch) {
+    std::vector<std::size_t> positions(batch.size());
     tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t b) {
       const std::size_t k = position_of[batch[b].position];
       out[k] = counter.count(batch[b], out[k].kind);
+      positions[b] = k;
     });
+    constexpr std::size_t tests_per_task = 64;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), tests_per_task),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        test_diploid(std::span(positions).subspan(r.begin(), r.size()), out);
+                      });
     return true;
   });
   return out;

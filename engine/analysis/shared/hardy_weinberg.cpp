@@ -20,9 +20,14 @@
 #include "colflow/analysis/hardy_weinberg.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
+
+#include "analysis/shared/hardy_weinberg_lanes_internal.hpp"
 
 namespace colflow {
 namespace {
@@ -32,7 +37,7 @@ namespace {
 constexpr double tie_tolerance = 1e-10;
 // A tail is summed until its terms fall below this, relative to the observed table's weight
 // (which the tail includes): what is left adds less than 2^-60 to P, relatively.
-constexpr double negligible = 0x1p-64;
+constexpr double negligible = detail::negligible_term;
 
 // A positive number m · e^s whose magnitude is moved from the double m into s whenever m
 // leaves [2^-500, 2^500]: a product of the ratios of a long walk through a distribution
@@ -184,30 +189,42 @@ struct row_total {
   double log_sum;
 };
 
-// The sum of log_sum_relative_to over a row of females, the diploid test's whole distribution
-// and most of its time: the homozygote counts move by one a step, so they are carried from step
-// to step rather than derived from h, and the terms, at most the mode's 1, join a sum of at
-// least 1. The values and their order are those of the general walk, bit for bit.
-row_total total_of_row(const female_row& row, double k) {
-  row_total r;
-  r.mode = climb(row, k, r.mode_weight);
+// Σ_h w(h) / w(mode) over a row of females, the diploid test's whole distribution and most of
+// its time: the homozygote counts move by one a step, so they are carried from step to step
+// rather than derived from h, and the terms, at most the mode's 1, join a sum of at least 1.
+// The values and their order are those of the general walk (log_sum_relative_to), bit for bit,
+// and of row_sums_in_lanes.
+double row_sum(const female_row& row, double mode) {
   compensated_sum sum;  // the terms relative to the mode's, each at most 1
   sum.add(1);
-  double h = r.mode, x = row.hom1(h), y = row.hom2(h), term = 1;
+  double h = mode, x = row.hom1(h), y = row.hom2(h), term = 1;
   while (h + female_row::step <= row.last()) {  // x, y ≥ 1: each ratio is positive
     term *= 4 * x * y / ((h + 1) * (h + 2));    // female_row::up
     h += 2, x -= 1, y -= 1;
     sum.add_smaller(term);
     if (term < negligible * sum.value()) break;  // the rest decreases faster than geometrically
   }
-  h = r.mode, x = row.hom1(h), y = row.hom2(h), term = 1;
+  h = mode, x = row.hom1(h), y = row.hom2(h), term = 1;
   while (h - female_row::step >= row.first()) {     // h ≥ 2
     term *= h * (h - 1) / (4 * (x + 1) * (y + 1));  // female_row::down
     h -= 2, x += 1, y += 1;
     sum.add_smaller(term);
     if (term < negligible * sum.value()) break;
   }
-  r.log_sum = r.mode_weight.log() + std::log(sum.value());
+  return sum.value();
+}
+
+// The row's mode, climbed to from k, and its weight relative to k's.
+row_total mode_of_row(const female_row& row, double k) {
+  row_total r;
+  r.mode = climb(row, k, r.mode_weight);
+  return r;
+}
+
+// The sum of log_sum_relative_to over a row of females.
+row_total total_of_row(const female_row& row, double k) {
+  row_total r = mode_of_row(row, k);
+  r.log_sum = r.mode_weight.log() + std::log(row_sum(row, r.mode));
   return r;
 }
 
@@ -268,8 +285,18 @@ class exact_test {
                static_cast<double>(2 * females.hom_a1 + females.het + males.a1)} {}
 
   hwe_p_values run() {
-    if (!near_equilibrium() && underflows()) return {0, 0};
-    const row_total observed_row = total_of_row(row(observed_m_), observed_h_);
+    if (p_underflows()) return {0, 0};
+    return run(total_of_row(observed_females(), observed_h_));
+  }
+
+  // Whether P is 0 for want of a double small enough, told before any walk.
+  bool p_underflows() const { return !near_equilibrium() && underflows(); }
+  // The row of the observed table, and where in it the observed table lies.
+  female_row observed_females() const { return row(observed_m_); }
+  double observed_heterozygotes() const { return observed_h_; }
+
+  // run() given the observed row's total_of_row (from observed_heterozygotes()).
+  hwe_p_values run(const row_total& observed_row) {
     log_observed_row_ = observed_row.log_sum;
     log_total_ = log_observed_row_ + log_sum_relative_to(split_, observed_m_);
     row_walk start{observed_m_, scaled_value(), {observed_row.mode, observed_row.mode_weight}, {},
@@ -505,6 +532,60 @@ class exact_test {
 
 hwe_p_values hardy_weinberg_exact(const diploid_counts& genotypes) noexcept {
   return exact_test(genotypes, {}).run();
+}
+
+namespace {
+
+// The heterozygotes a table's row has at equilibrium, about: the walks of the row's sum take a
+// number of steps that grows with it (as its square root).
+double expected_heterozygotes(const diploid_counts& g) {
+  const double n = static_cast<double>(g.hom_a1 + g.het + g.hom_a2);
+  const double f = static_cast<double>(2 * g.hom_a1 + g.het);
+  return n > 0 ? f * (2 * n - f) / (2 * n) : 0;
+}
+
+// The tests of four tables (or fewer) whose P does not underflow: their rows summed side by
+// side where the CPU allows.
+void test_four(std::span<const diploid_counts> tables, std::span<const std::size_t> which,
+               std::span<hwe_p_values> out) {
+  std::array<row_total, 4> totals;
+  std::array<detail::row_walk_start, 4> starts{};
+  std::array<double, 4> sums{};
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const exact_test test(tables[which[k]], {});
+    const female_row row = test.observed_females();
+    totals[k] = mode_of_row(row, test.observed_heterozygotes());
+    const double mode = totals[k].mode;
+    starts[k] = {mode, row.hom1(mode), row.hom2(mode), row.first(), row.last()};
+  }
+  if (!detail::row_sums_in_lanes(starts.data(), which.size(), sums.data()))
+    for (std::size_t k = 0; k < which.size(); ++k)
+      sums[k] = row_sum(exact_test(tables[which[k]], {}).observed_females(), totals[k].mode);
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    totals[k].log_sum = totals[k].mode_weight.log() + std::log(sums[k]);
+    out[which[k]] = exact_test(tables[which[k]], {}).run(totals[k]);
+  }
+}
+
+}  // namespace
+
+void hardy_weinberg_exact(std::span<const diploid_counts> tables, std::span<hwe_p_values> out) {
+  // The tables that walk, four at a time in order of their rows' spread, so that the four
+  // summed side by side take about as many steps.
+  std::vector<std::pair<double, std::size_t>> walking;
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    if (exact_test(tables[i], {}).p_underflows())
+      out[i] = {0, 0};
+    else
+      walking.emplace_back(expected_heterozygotes(tables[i]), i);
+  }
+  std::sort(walking.begin(), walking.end());
+  std::array<std::size_t, 4> four{};
+  for (std::size_t first = 0; first < walking.size(); first += four.size()) {
+    const std::size_t count = std::min(four.size(), walking.size() - first);
+    for (std::size_t k = 0; k < count; ++k) four[k] = walking[first + k].second;
+    test_four(tables, std::span(four).first(count), out);
+  }
 }
 
 bool hardy_weinberg_surely_above(const diploid_counts& genotypes, double threshold) noexcept {

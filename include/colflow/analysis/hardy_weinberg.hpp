@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace colflow {
 
@@ -68,6 +69,10 @@ struct hwe_p_values {
 
 /// The exact test of Hardy-Weinberg equilibrium of diploid genotypes. Symmetric in A1 and A2.
 hwe_p_values hardy_weinberg_exact(const diploid_counts& genotypes) noexcept;
+
+/// hardy_weinberg_exact of each table into `out` (as many), with the same bits: the test's
+/// longest walk made for four tables side by side where the CPU has AVX2.
+void hardy_weinberg_exact(std::span<const diploid_counts> tables, std::span<hwe_p_values> out);
 
 /// Whether the diploid test's P and mid-p are both certainly above `threshold`, told without
 /// the test from the observed table's weight W_obs against the most probable table's W_mode:

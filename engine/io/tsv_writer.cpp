@@ -1,4 +1,4 @@
-// Result tables written as staged outputs, numbers formatted with std::to_chars.
+// Result tables written as staged outputs, numbers formatted as std::to_chars formats them.
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "colflow/error.hpp"
+#include "io/general_number_internal.hpp"
 #include "io/tsv_writer_internal.hpp"
 
 namespace colflow {
@@ -34,9 +35,7 @@ tsv_lines& tsv_lines::number(double v) {
     buffer_ += "NA";
     return *this;
   }
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits_);
-  buffer_.append(buf, r.ptr);
+  detail::append_general(buffer_, v, digits_);
   return *this;
 }
 

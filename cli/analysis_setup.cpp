@@ -1,6 +1,7 @@
 // What the analysis commands share: options, the store and selection, progress, the log.
 #include "analysis_setup.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <limits>
@@ -73,19 +74,35 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
   apply_filters();
 }
 
+void analysis_run::map_store_pages() {
+  const std::vector<std::size_t>& columns = selection_.columns;
+  if (columns.empty() || distributed(options_.processes) || page_map_.joinable())
+    return;  // a rank reads its share
+  const auto [first, last] = std::minmax_element(columns.begin(), columns.end());
+  // A few columns spread over the store would map mostly pages the analysis never reads.
+  if (2 * columns.size() < *last - *first + 1) return;
+  page_map_ = std::jthread([this, first = *first, last = *last] {
+    store_.map_resident_pages(first, last, stop_mapping_);
+  });
+}
+
 void analysis_run::apply_filters() {
   if (!filters_.any()) return;
+  map_store_pages();  // the filters' pass reads every selected column in order
   qc_filter_result r = apply_qc_filters(store_, selection_, filters_, options_);
   for (const std::string& line : qc_filter_log(filters_, r)) log(line);
   selection_ = std::move(r.selected);
 }
 
 analysis_run::~analysis_run() {
+  stop_mapping_ = true;
   if (progress_) progress_->finish();
 }
 
 void analysis_run::release_store_pages() {
   if (store_.num_columns() == 0 || page_release_.joinable()) return;
+  stop_mapping_ = true;  // done before the release starts, so that it maps nothing after it
+  if (page_map_.joinable()) page_map_.join();
   page_release_ = std::jthread([this] { store_.drop_pages(0, store_.num_columns() - 1); });
 }
 

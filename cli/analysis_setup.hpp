@@ -7,6 +7,7 @@
 #include <tbb/global_control.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <set>
@@ -62,6 +63,11 @@ class analysis_run {
   // The store's sexes with those of a sex file (read_sex_file) in their place, logged as
   // "sexes from FILE: M males, F females and U of unknown sex among the selected samples".
   std::vector<sample_sex> read_sexes(const std::string& file);
+  // For a command whose first pass reads every selected column in order: maps the columns'
+  // pages that the page cache holds, on a thread of its own, while the command parses the
+  // column list and gets its pass ready (the store's map_resident_pages), so that the pass
+  // faults on none of them. A command that reads a few columns would pay for the rest.
+  void map_store_pages();
   // For a command whose passes are over, with only its tables left to write: the store's
   // mapped pages are handed back on a thread of their own meanwhile (the store stays open and
   // readable), rather than when it closes at the end, after the last table's sync.
@@ -79,6 +85,8 @@ class analysis_run {
   std::unique_ptr<tbb::global_control> threads_;
   qc_filter_options filters_;  // checked before the store is opened
   store store_;
+  std::atomic<bool> stop_mapping_{false};
+  std::jthread page_map_;      // map_store_pages(); joined before store_ closes
   std::jthread page_release_;  // joined before store_ closes
   selection selection_;
   analysis_options options_;

@@ -47,6 +47,7 @@ command add_hardy(CLI::App& app) {
   return [o] {
     o->common.qc.hard_call_threshold = o->hardy.hard_call_threshold;  // the filters' calls too
     analysis_run run("hardy", o->common);
+    run.map_store_pages();
     const store& s = run.source();
     const std::vector<sample_sex> sexes =
         o->sex.empty() ? sexes_of(s.samples()) : run.read_sexes(o->sex);

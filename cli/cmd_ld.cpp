@@ -114,6 +114,7 @@ int run_prune(const analysis_flags& common, const std::vector<std::string>& args
               const std::string& out) {
   const ld_prune_options po = prune_options(args);  // before the store is opened
   analysis_run run("ld", common);
+  run.map_store_pages();
   const ld_prune_result result = ld_prune(run.source(), run.selected(), po, run.options());
   if (!is_writer()) return 0;
   const auto files = write_ld_prune(run.source(), run.selected(), result, out);

@@ -1,8 +1,10 @@
 // Stores written and read back: genotype and float columns, their values and statistics.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <thread>
@@ -207,6 +209,49 @@ TEST(StoreTest, OutOfOrderPassesOutOfThePageCacheArePrefetched) {
   for (std::size_t j = 0; j < columns; ++j) s.read_column(j, got);
   EXPECT_FALSE(s.prepare_pass(shuffled));  // every frame is in the page cache again
   EXPECT_FALSE(store::open(dir / "g.cf", {access_mode::pread, true}).prepare_pass(shuffled));
+}
+
+// Minor page faults of this thread so far.
+long minor_faults() {
+  rusage usage{};
+  ::getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
+}
+
+// map_resident_pages maps what the page cache holds, so that reading it faults on nothing,
+// reads nothing else in, and changes no value read.
+TEST(StoreTest, PagesInThePageCacheAreMappedAheadAndOthersLeftAlone) {
+  test::temp_dir dir;
+  const std::uint64_t rows = 4096 * 4, columns = 1024;  // frames of 4 KiB: one page each
+  test::write_genotype_store(dir / "g.cf", rows, columns, {codec_id::none, 0, false});
+  const store plain = store::open(dir / "g.cf", {access_mode::pread, true});
+  std::vector<double> expected(rows), got(rows);
+  plain.read_column(700, expected);
+  const std::atomic<bool> go{false}, stop{true};
+  {
+    const store s = store::open(dir / "g.cf");
+    for (std::size_t j = 0; j < columns; ++j) plain.read_column(j, got);  // all in the cache
+    s.map_resident_pages(0, columns - 1, stop);                           // returns at once
+    s.map_resident_pages(0, columns - 1, go);
+    const long before = minor_faults();
+    std::uint64_t sum = 0;
+    for (std::size_t j = 0; j < columns; ++j)
+      for (const std::byte b : s.mapped_frame(j)) sum += std::to_integer<unsigned>(b);
+    EXPECT_LE(minor_faults() - before, 4) << sum;
+    s.read_column(700, got);
+    EXPECT_EQ(got, expected);
+  }
+  if (!drop_from_page_cache(dir / "g.cf" / "columns.dat"))
+    GTEST_SKIP() << "this file system keeps the pages cached";
+  const store s = store::open(dir / "g.cf");  // reads the file's header
+  const file_descriptor fd = open_read(dir / "g.cf" / "columns.dat");
+  const mapped_file map(fd, access_hint::normal);
+  const std::uint64_t cached = map.resident_pages(0, map.bytes().size()).first;
+  EXPECT_LT(cached, columns / 4);
+  s.map_resident_pages(0, columns - 1, go);
+  // The pages out of the cache are not read (the system's read-ahead may fetch a few beyond
+  // those mapped, as a read of those would).
+  EXPECT_LT(map.resident_pages(0, map.bytes().size()).first, cached + 64);
 }
 
 TEST(StoreTest, RejectsBadReadArguments) {

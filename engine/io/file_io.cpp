@@ -204,6 +204,31 @@ void mapped_file::will_need(std::uint64_t offset, std::uint64_t size) const noex
   ::madvise(const_cast<std::byte*>(data_) + first, end - first, MADV_WILLNEED);
 }
 
+void mapped_file::map_resident(std::uint64_t offset, std::uint64_t size,
+                               const std::atomic<bool>& stop) const noexcept {
+#ifdef MADV_POPULATE_READ
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t end = std::min<std::uint64_t>(offset + size, size_);
+  constexpr std::uint64_t piece_pages = 64;  // 256 KiB: a short hold of the mapping's lock
+  unsigned char in_core[piece_pages];
+  for (std::uint64_t at = offset / page * page; data_ && at < end;) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    const std::uint64_t pages = std::min(piece_pages, (end - at + page - 1) / page);
+    std::byte* base = const_cast<std::byte*>(data_) + at;
+    if (::mincore(base, pages * page, in_core) != 0) return;
+    for (std::uint64_t k = 0; k < pages;) {
+      std::uint64_t run = k;
+      while (run < pages && (in_core[run] & 1U)) ++run;
+      if (run > k) ::madvise(base + k * page, (run - k) * page, MADV_POPULATE_READ);
+      k = run + 1;
+    }
+    at += pages * page;
+  }
+#else
+  (void)offset, (void)size, (void)stop;
+#endif
+}
+
 std::pair<std::uint64_t, std::uint64_t> mapped_file::resident_pages(
     std::uint64_t offset, std::uint64_t size) const noexcept {
   const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));

@@ -428,6 +428,14 @@ std::span<const std::byte> store::mapped_frame(std::size_t j) const noexcept {
   return impl_->data_map.bytes().subspan(e.offset, e.frame_size);
 }
 
+void store::map_resident_pages(std::size_t first, std::size_t last,
+                               const std::atomic<bool>& stop) const noexcept {
+  if (impl_->options.access != access_mode::mmap || first > last || last >= num_columns()) return;
+  const column_entry a = entry(first), b = entry(last);
+  if (b.offset + b.frame_size <= a.offset) return;
+  impl_->data_map.map_resident(a.offset, b.offset + b.frame_size - a.offset, stop);
+}
+
 void store::drop_pages(std::size_t first, std::size_t last) const noexcept {
   if (impl_->options.access != access_mode::mmap || first > last || last >= num_columns()) return;
   const column_entry a = entry(first), b = entry(last);

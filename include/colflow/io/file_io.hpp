@@ -4,6 +4,7 @@
 /// importers read through these; outputs are written through staged_output.hpp.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -98,6 +99,14 @@ class mapped_file {
   // Starts reading the pages of bytes [offset, offset + size) into the page cache without
   // waiting for them (MADV_WILLNEED). Only a hint on timing; never changes what is read.
   void will_need(std::uint64_t offset, std::uint64_t size) const noexcept;
+  // Maps into this process the pages of bytes [offset, offset + size) that the page cache
+  // holds (MADV_POPULATE_READ on each run of them), so that reads of them fault on none; the
+  // pages out of the page cache are not read (the system's read-ahead may fetch a few next to
+  // the mapped ones, as a read of those would). Only a hint on timing;
+  // it takes milliseconds per hundred megabytes, so callers run it on a thread of their own.
+  // Returns early, between pieces of a few megabytes, once `stop` is true.
+  void map_resident(std::uint64_t offset, std::uint64_t size,
+                    const std::atomic<bool>& stop) const noexcept;
   // The pages of bytes [offset, offset + size) in the page cache now, and all of them
   // (mincore): {0, 0} for an empty range, {n, n} where the system cannot tell.
   std::pair<std::uint64_t, std::uint64_t> resident_pages(std::uint64_t offset,

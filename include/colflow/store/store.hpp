@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -199,6 +200,15 @@ class store {
   /// The frame of column `j` inside the mapping (mmap access only; empty in pread mode).
   /// Valid while the store is open.
   std::span<const std::byte> mapped_frame(std::size_t j) const noexcept;
+
+  /// Maps into this process the pages of the frames of columns [first, last] that the page cache
+  /// holds (mmap access; nothing in pread mode), so that a pass over them faults on none: a
+  /// batch of mappings costs less than a fault per few pages. Pages out of the page cache are
+  /// left to the pass (not read: at most the system's read-ahead next to mapped ones). Meant
+  /// for a thread of its own
+  /// while the pass gets ready; returns early once `stop` is true.
+  void map_resident_pages(std::size_t first, std::size_t last,
+                          const std::atomic<bool>& stop) const noexcept;
 
   /// Takes the mapped pages of the frames of columns [first, last] out of this process's
   /// resident memory (mmap access; nothing in pread mode): for a single pass that has finished

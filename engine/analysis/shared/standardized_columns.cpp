@@ -110,10 +110,17 @@ double standardized_columns::genotype_dot(Blocks& blocks, std::size_t p, const s
   return centred_dot(p, sums[0], sums[1], r_sum);
 }
 
+// The partials added in block order from 0, as sample_blocks::sums adds them.
 double standardized_columns::dot_alone(std::size_t p, const column_view<double>& v,
                                        std::span<const double> r, double r_sum) const {
-  sample_blocks alone(rows_, sample_blocks::never);
-  return genotype_dot(alone, p, v.codes.data(), r, r_sum, {});
+  std::array<double, 2> total{};
+  for (std::size_t b = 0; b < blocks_.count(); ++b) {
+    double partial[2];
+    block_sums(p, v.codes.data(), r, sample_blocks::first(b), blocks_.size(b), partial);
+    total[0] += partial[0];
+    total[1] += partial[1];
+  }
+  return centred_dot(p, total[0], total[1], r_sum);
 }
 
 std::array<double, 2> standardized_columns::dot_pair(std::size_t p, const column_view<double>& v,

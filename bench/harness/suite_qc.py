@@ -13,7 +13,8 @@ beside it):
 
 Wall time and peak RSS of each process; for the KING table also its throughput in sample pairs
 x variants per second beside the machine's integer bound for KING's two population counts a
-pair (suite_products.peaks).
+pair (suite_products.peaks). Every input is first dropped from the page cache and read once in
+order (measure.settle_in_page_cache), so that no contender inherits how earlier runs left it.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import subprocess
 
 from .context import Context
 from .data import Dataset, first_columns
-from .measure import Comparison, log, timed
+from .measure import Comparison, log, settle_in_page_cache, timed
 from .suite_products import peaks
 
 RECIPE = ["--maf", "0.01", "--mac", "100", "--geno", "0.1", "--hwe", "1e-15", "--mind", "0.1"]
@@ -47,6 +48,8 @@ def run(ctx: Context) -> list[Comparison]:
     king_data = first_columns(ctx.ws, data, 5_000 if ctx.scale.quick else 10_000)
     king_store = ctx.ws.store(king_data, "genotype", "--codec", "genotype")
     scan = assoc_table(ctx, data)
+    settle_in_page_cache(store, king_store, scan,
+                         *(d.prefix + ext for d in (data, king_data) for ext in (".bed", ".bim", ".fam")))
 
     def colflow(command, store_path, *args):
         return [ctx.colflow, command, store_path, "--quiet", "--threads", t, *args]

@@ -99,6 +99,16 @@ analysis_run::~analysis_run() {
   if (progress_) progress_->finish();
 }
 
+void analysis_run::parse_columns_ahead() {
+  if (column_parse_.joinable()) return;
+  column_parse_ = std::jthread([this] {
+    try {
+      (void)store_.columns();
+    } catch (...) {  // parsed again where the command reads the list, which then throws
+    }
+  });
+}
+
 void analysis_run::release_store_pages() {
   if (store_.num_columns() == 0 || page_release_.joinable()) return;
   stop_mapping_ = true;  // done before the release starts, so that it maps nothing after it

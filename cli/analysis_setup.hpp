@@ -68,6 +68,10 @@ class analysis_run {
   // column list and gets its pass ready (the store's map_resident_pages), so that the pass
   // faults on none of them. A command that reads a few columns would pay for the rest.
   void map_store_pages();
+  // For a command whose pass needs only the store's chromosome runs of the column list: parses
+  // the rest (the store's columns(), for its tables) on a thread of its own, beside the pass.
+  // A parse error surfaces where the command reads the list.
+  void parse_columns_ahead();
   // For a command whose passes are over, with only its tables left to write: the store's
   // mapped pages are handed back on a thread of their own meanwhile (the store stays open and
   // readable), rather than when it closes at the end, after the last table's sync.
@@ -87,6 +91,7 @@ class analysis_run {
   store store_;
   std::atomic<bool> stop_mapping_{false};
   std::jthread page_map_;      // map_store_pages(); joined before store_ closes
+  std::jthread column_parse_;  // parse_columns_ahead(); joined before store_ closes
   std::jthread page_release_;  // joined before store_ closes
   selection selection_;
   analysis_options options_;

@@ -48,6 +48,7 @@ command add_hardy(CLI::App& app) {
     o->common.qc.hard_call_threshold = o->hardy.hard_call_threshold;  // the filters' calls too
     analysis_run run("hardy", o->common);
     run.map_store_pages();
+    if (is_writer()) run.parse_columns_ahead();  // the pass needs the chromosomes alone
     const store& s = run.source();
     const std::vector<sample_sex> sexes =
         o->sex.empty() ? sexes_of(s.samples()) : run.read_sexes(o->sex);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include <tuple>
 
 #include "colflow/io/file_io.hpp"
 #include "test_support.hpp"
@@ -252,6 +253,37 @@ TEST(StoreTest, PagesInThePageCacheAreMappedAheadAndOthersLeftAlone) {
   // The pages out of the cache are not read (the system's read-ahead may fetch a few beyond
   // those mapped, as a read of those would).
   EXPECT_LT(map.resident_pages(0, map.bytes().size()).first, cached + 64);
+}
+
+// The chromosome runs read apart from the rest of columns.tsv are those of columns(), codes
+// normalised as columns() gives them (PLINK 1's 23 is X).
+TEST(StoreTest, ChromosomeRunsAreThoseOfTheColumnList) {
+  test::temp_dir dir;
+  const std::vector<std::string> codes = {"1", "1", "2", "2", "2", "23", "X", "Y", "1"};
+  writer_options o;
+  o.type = value_type::genotype;
+  o.rows = 8;
+  store_writer w(dir / "g.cf", o, test::numbered_samples(8));
+  const std::vector<std::uint8_t> calls(2);
+  for (std::size_t j = 0; j < codes.size(); ++j) {
+    column_info c = test::numbered_column(j);
+    c.chrom = codes[j];
+    w.append(encode_genotype_column(calls, 8, {}), c);
+  }
+  w.finish();
+  const store s = store::open(dir / "g.cf");
+  const std::vector<chromosome_run> runs = s.chromosome_runs();
+  const std::vector<std::tuple<std::string, std::size_t, std::size_t>> expected = {
+      {"1", 0, 2}, {"2", 2, 3}, {"X", 5, 2}, {"Y", 7, 1}, {"1", 8, 1}};
+  ASSERT_EQ(runs.size(), expected.size());
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    EXPECT_EQ(
+        std::tie(runs[r].chrom, runs[r].first, runs[r].count),
+        std::tie(std::get<0>(expected[r]), std::get<1>(expected[r]), std::get<2>(expected[r])));
+    for (std::size_t j = runs[r].first; j < runs[r].first + runs[r].count; ++j)
+      EXPECT_EQ(s.columns()[j].chrom, runs[r].chrom);
+  }
+  EXPECT_TRUE(store::open(dir / "g.cf").chromosome_runs().size() == runs.size());
 }
 
 TEST(StoreTest, RejectsBadReadArguments) {

@@ -372,6 +372,11 @@ const std::vector<column_info>& store::columns() const {
   return impl_->columns;
 }
 
+std::vector<chromosome_run> store::chromosome_runs() const {
+  return detail::read_chromosome_runs(impl_->path / detail::columns_file_name, num_columns(),
+                                      impl_->columns_checksum);
+}
+
 store_summary store::summary() const {
   store_summary s;
   s.rows = num_rows();

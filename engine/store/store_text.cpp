@@ -127,6 +127,40 @@ std::vector<column_info> read_columns(const std::filesystem::path& file, std::ui
   return out;
 }
 
+std::vector<chromosome_run> read_chromosome_runs(const std::filesystem::path& file,
+                                                 std::uint64_t columns,
+                                                 std::optional<std::uint64_t> checksum) {
+  const std::string text = read_text_file(file);
+  if (checksum) check_list_checksum(file, *checksum, checksum64(std::as_bytes(std::span(text))));
+  const std::string_view all(text);
+  const std::size_t header_end = std::min(all.find('\n'), all.size());
+  if (all.substr(0, header_end) != columns_header)
+    throw error(
+        errc::mismatched_store,
+        "bad header line, expected '" + std::string(columns_header) + "' (" + file.string() + ")");
+  std::vector<chromosome_run> runs;
+  std::string_view last;  // the run's code as written
+  std::size_t column = 0;
+  for (std::size_t at = header_end + 1; at < all.size(); ++column) {
+    std::size_t end = all.find('\n', at);
+    if (end == std::string_view::npos) end = all.size();
+    const std::string_view line = all.substr(at, end - at);
+    const std::string_view chrom = line.substr(0, line.find('\t'));
+    if (runs.empty() || chrom != last) {  // a new code, or another spelling of the same
+      std::string code = normalize_chromosome(chrom);
+      if (runs.empty() || code != runs.back().chrom) runs.push_back({std::move(code), column, 0});
+      last = chrom;
+    }
+    ++runs.back().count;
+    at = end + 1;
+  }
+  if (column != columns)
+    throw error(errc::mismatched_store, std::to_string(column) +
+                                            " columns listed, but the index has " +
+                                            std::to_string(columns) + " (" + file.string() + ")");
+  return runs;
+}
+
 checksum_stream::checksum_stream() : state_(XXH3_createState()) {
   if (!state_) throw std::bad_alloc();
   XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_));

@@ -30,6 +30,11 @@ std::vector<sample_info> read_samples(const std::filesystem::path& file, std::ui
                                       std::optional<std::uint64_t> checksum = {});
 std::vector<column_info> read_columns(const std::filesystem::path& file, std::uint64_t columns,
                                       std::optional<std::uint64_t> checksum = {});
+// The first field of columns.tsv's lines, normalised, as runs (store::chromosome_runs); checked
+// as read_columns checks.
+std::vector<chromosome_run> read_chromosome_runs(const std::filesystem::path& file,
+                                                 std::uint64_t columns,
+                                                 std::optional<std::uint64_t> checksum = {});
 
 // The minor version from which a store's manifest records the XXH3-64 of samples.tsv and
 // columns.tsv (docs/FORMAT.md §9.3), and a reader requires them.

@@ -474,14 +474,14 @@ class piece_pruner {
 };
 
 // A run of selected columns on one chromosome: positions [first, end) in selection::columns.
-struct chromosome_run {
+struct selection_run {
   chromosome_kind kind = chromosome_kind::autosome;
   std::size_t first = 0, end = 0;
 };
 
 // The runs of the selection, chromosome 0 left out (plink2 ignores its variants).
-std::vector<chromosome_run> runs_of(const store& s, const selection& sel) {
-  std::vector<chromosome_run> runs;
+std::vector<selection_run> runs_of(const store& s, const selection& sel) {
+  std::vector<selection_run> runs;
   const auto& info = s.columns();
   for (std::size_t k = 0; k < sel.columns.size(); ++k) {
     const std::string& chrom = info[sel.columns[k]].chrom;
@@ -495,9 +495,9 @@ std::vector<chromosome_run> runs_of(const store& s, const selection& sel) {
 
 // The lists name variants by ID: plink2 refuses duplicates among the pruned columns.
 void check_unique_ids(const store& s, const selection& sel,
-                      const std::vector<chromosome_run>& runs) {
+                      const std::vector<selection_run>& runs) {
   std::unordered_set<std::string_view> seen;
-  for (const chromosome_run& r : runs)
+  for (const selection_run& r : runs)
     for (std::size_t k = r.first; k < r.end; ++k) {
       const std::string& id = s.columns()[sel.columns[k]].id;
       if (!seen.insert(id).second)
@@ -510,7 +510,7 @@ void check_unique_ids(const store& s, const selection& sel,
 
 // Base-pair positions of a run's columns, non-decreasing (a kb window needs them sorted).
 std::vector<std::int64_t> positions_of(const store& s, const selection& sel,
-                                       const chromosome_run& r) {
+                                       const selection_run& r) {
   std::vector<std::int64_t> pos;
   for (std::size_t k = r.first; k < r.end; ++k) {
     const column_info& c = s.columns()[sel.columns[k]];
@@ -533,7 +533,7 @@ std::vector<std::int64_t> positions_of(const store& s, const selection& sel,
 }
 
 // Prunes one run into `removed` (per selected column).
-void prune_run(const store& s, const selection& sel, const chromosome_run& r,
+void prune_run(const store& s, const selection& sel, const selection_run& r,
                const prune_samples& samples, const ld_prune_options& o,
                const analysis_options& analysis, std::vector<std::uint8_t>& removed) {
   const std::size_t len = r.end - r.first;
@@ -601,12 +601,12 @@ ld_prune_result ld_prune(const store& s, const selection& sel, std::span<const s
                                             " sexes for " + std::to_string(s.num_rows()) +
                                             " samples");
   const prune_samples samples = samples_of(s, sel, sexes);
-  const std::vector<chromosome_run> runs = runs_of(s, sel);
+  const std::vector<selection_run> runs = runs_of(s, sel);
   check_unique_ids(s, sel, runs);
   std::vector<std::uint8_t> removed(sel.columns.size(), 0);
-  for (const chromosome_run& r : runs) prune_run(s, sel, r, samples, options, analysis, removed);
+  for (const selection_run& r : runs) prune_run(s, sel, r, samples, options, analysis, removed);
   ld_prune_result result;
-  for (const chromosome_run& r : runs)
+  for (const selection_run& r : runs)
     for (std::size_t k = r.first; k < r.end; ++k)
       (removed[k] ? result.removed : result.kept).push_back(k);
   return result;

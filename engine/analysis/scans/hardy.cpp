@@ -110,6 +110,7 @@ void check_arguments(const store& s, const hardy_options& options) {
 std::vector<hardy_result> tests(const store& s, const selection& sel,
                                 std::span<const sample_sex> sexes, const hardy_options& options,
                                 const analysis_options& analysis);
+std::vector<hardy_result> results_by_kind(const store& s, const selection& sel);
 
 // On several processes: each tests its share of the columns, then the results are exchanged.
 std::vector<hardy_result> shared_tests(const store& s, const selection& sel,
@@ -126,11 +127,10 @@ std::vector<hardy_result> shared_tests(const store& s, const selection& sel,
                     static_cast<double>(r.males.a2), r.test.p, r.test.midp});
   const std::vector<double> all =
       detail::gather_records(part.share, *analysis.processes, records, width);
-  std::vector<hardy_result> out(sel.columns.size());
+  std::vector<hardy_result> out = results_by_kind(s, sel);
   const auto count = [](double x) { return static_cast<std::uint64_t>(x); };
   for (std::size_t k = 0; k < out.size(); ++k) {
     const double* x = all.data() + width * k;
-    out[k].kind = kind_of_chromosome(s.columns()[sel.columns[k]].chrom);
     out[k].genotypes = {count(x[0]), count(x[1]), count(x[2])};
     out[k].males = {count(x[3]), count(x[4])};
     out[k].test = {x[5], x[6]};
@@ -152,11 +152,15 @@ void test_diploid(std::span<const std::size_t> positions, std::vector<hardy_resu
   for (std::size_t i = 0; i < diploid.size(); ++i) results[diploid[i]].test = tests[i];
 }
 
-// Each column's kind, in selection order.
+// Each column's kind, in selection order, from the store's chromosome runs: the pass needs no
+// more of the column list, whose parse a caller may make beside it.
 std::vector<hardy_result> results_by_kind(const store& s, const selection& sel) {
+  std::vector<chromosome_kind> kinds(s.num_columns());
+  for (const chromosome_run& run : s.chromosome_runs())
+    std::fill_n(kinds.begin() + static_cast<std::ptrdiff_t>(run.first), run.count,
+                kind_of_chromosome(run.chrom));
   std::vector<hardy_result> out(sel.columns.size());
-  for (std::size_t k = 0; k < out.size(); ++k)
-    out[k].kind = kind_of_chromosome(s.columns()[sel.columns[k]].chrom);
+  for (std::size_t k = 0; k < out.size(); ++k) out[k].kind = kinds[sel.columns[k]];
   return out;
 }
 

@@ -89,6 +89,13 @@ struct column_info {
   std::string chrom, id, cm, pos, a1, a2;
 };
 
+/// A run of consecutive columns on one chromosome: columns [first, first + count) have the
+/// code `chrom` (as columns() gives it).
+struct chromosome_run {
+  std::string chrom;
+  std::size_t first = 0, count = 0;
+};
+
 /// How a store reads its data file.
 enum class access_mode {
   mmap,   ///< memory-mapped (default), with madvise hints
@@ -178,6 +185,11 @@ class store {
   const std::vector<sample_info>& samples() const;
   /// The column descriptions, parsed from columns.tsv on first use; checked as samples() is.
   const std::vector<column_info>& columns() const;
+  /// The columns' chromosomes as runs of consecutive columns, read from columns.tsv (checked as
+  /// columns() is) without the rest of its lines: what a pass needs to know of the columns
+  /// before it starts, in a fraction of columns()'s time, which can then parse the rest beside
+  /// the pass. Read anew at each call.
+  std::vector<chromosome_run> chromosome_runs() const;
   /// Shape, sizes, codec counts and source.
   store_summary summary() const;
 

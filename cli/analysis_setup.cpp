@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <stop_token>
 
 #include "commands.hpp"
 #include "processes.hpp"
@@ -81,7 +82,9 @@ void analysis_run::map_store_pages() {
   const auto [first, last] = std::minmax_element(columns.begin(), columns.end());
   // A few columns spread over the store would map mostly pages the analysis never reads.
   if (2 * columns.size() < *last - *first + 1) return;
-  page_map_ = std::jthread([this, first = *first, last = *last] {
+  // Stopped when the run ends, whichever way (the jthread asks at its destruction).
+  page_map_ = std::jthread([this, first = *first, last = *last](std::stop_token stop) {
+    const std::stop_callback on_stop(stop, [this] { stop_mapping_ = true; });
     store_.map_resident_pages(first, last, stop_mapping_);
   });
 }
@@ -95,7 +98,6 @@ void analysis_run::apply_filters() {
 }
 
 analysis_run::~analysis_run() {
-  stop_mapping_ = true;
   if (progress_) progress_->finish();
 }
 
@@ -111,7 +113,7 @@ void analysis_run::parse_columns_ahead() {
 
 void analysis_run::release_store_pages() {
   if (store_.num_columns() == 0 || page_release_.joinable()) return;
-  stop_mapping_ = true;  // done before the release starts, so that it maps nothing after it
+  page_map_.request_stop();  // done before the release starts, so that it maps nothing after
   if (page_map_.joinable()) page_map_.join();
   page_release_ = std::jthread([this] { store_.drop_pages(0, store_.num_columns() - 1); });
 }

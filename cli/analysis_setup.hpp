@@ -89,10 +89,10 @@ class analysis_run {
   std::unique_ptr<tbb::global_control> threads_;
   qc_filter_options filters_;  // checked before the store is opened
   store store_;
-  std::atomic<bool> stop_mapping_{false};
-  std::jthread page_map_;      // map_store_pages(); joined before store_ closes
-  std::jthread column_parse_;  // parse_columns_ahead(); joined before store_ closes
-  std::jthread page_release_;  // joined before store_ closes
+  std::atomic<bool> stop_mapping_{false};  // set when page_map_ is asked to stop
+  std::jthread page_map_;                  // map_store_pages(); joined before store_ closes
+  std::jthread column_parse_;              // parse_columns_ahead(); joined before store_ closes
+  std::jthread page_release_;              // joined before store_ closes
   selection selection_;
   analysis_options options_;
   std::set<std::string> shown_passes_;

@@ -235,9 +235,10 @@ TEST_F(StoreMalformedTest, ListChangedAfterOpenFailsAtFirstUseAndInVerify) {
         (void)s.columns();
     };
     EXPECT_TRUE(fails_with(use, errc::checksum_mismatch, {"checksum mismatch", d.file}));
-    if (std::string_view(d.file) == "columns.tsv")
+    if (std::string_view(d.file) == "columns.tsv") {
       EXPECT_TRUE(fails_with([&] { (void)s.chromosome_runs(); }, errc::checksum_mismatch,
                              {"checksum mismatch", d.file}));
+    }
     EXPECT_TRUE(fails_with([&] { (void)verify(s); }, errc::checksum_mismatch,
                            {"checksum mismatch", d.file}));
     EXPECT_TRUE(fails_with([&] { s.verify_list_checksums(); }, errc::checksum_mismatch,

@@ -21,7 +21,8 @@ struct side {
 // Steps every lane of `w` by `ratio` (the next term over this one) to h, x, y; the lanes not
 // `done` take the new sum as theirs. Returns the lanes done after it: those done before, and
 // those whose new term no longer matters or whose row ends at the new h (`more`: whether a
-// step from h stays in the row).
+// step from h stays in the row). A lane done steps on with the others, on values that no longer
+// count (its ratios turn 0 at its row's ends, then negative).
 template <class More>
 [[gnu::target("avx2"), gnu::always_inline]] inline __m256d step(side& w, __m256d done,
                                                                 __m256d ratio, __m256d h, __m256d x,
@@ -37,7 +38,8 @@ template <class More>
   const __m256d value = _mm256_add_pd(w.running, w.running_compensation);
   const __m256d negligible =
       _mm256_cmp_pd(w.term, _mm256_mul_pd(_mm256_set1_pd(negligible_term), value), _CMP_LT_OQ);
-  return _mm256_or_pd(done, _mm256_or_pd(negligible, _mm256_andnot_pd(more(h), done)));
+  const __m256d ends = _mm256_andnot_pd(more(h), _mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
+  return _mm256_or_pd(done, _mm256_or_pd(negligible, ends));
 }
 
 // Whether a step up from h stays in the row (h + 2 ≤ last), and a step down (h − 2 ≥ first).

@@ -91,7 +91,7 @@ untargeted=(
   logistic_sums_test
   store_golden_test store_malformed_test verify_test dense_reader_test dosage_store_test
   dosage_plink2_test selection_test sex_chromosomes_test analysis_output_test
-  hardy_weinberg_test chain_diagnostics_test
+  hardy_weinberg_test chain_diagnostics_test general_number_test
 )
 
 # Every test program of tests/CMakeLists.txt is either built here or left out above, so that a

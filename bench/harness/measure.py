@@ -58,8 +58,7 @@ def settle_in_page_cache(*paths: str) -> None:
     every contender starts from the state a file read from disk leaves: its pages cached in the
     large pieces the kernel's read-ahead allocates. What earlier runs left varies (a shuffled
     pass that prefetched frame by frame caches a page at a time), and a reader that maps its
-    input pays a fault per cached piece: colflow's `hardy` took 52 ms on pages cached singly,
-    45 ms once read in order, plink2's 98-106 ms either way (2026-12-05)."""
+    input pays a fault per cached piece (docs/PERFORMANCE.md, quality control)."""
     files = []
     for path in paths:
         files += [os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs] \

@@ -548,22 +548,24 @@ double expected_heterozygotes(const diploid_counts& g) {
 // side where the CPU allows.
 void test_four(std::span<const diploid_counts> tables, std::span<const std::size_t> which,
                std::span<hwe_p_values> out) {
+  std::array<std::optional<exact_test>, 4> tests;
+  std::array<female_row, 4> rows{female_row(0, 0), female_row(0, 0), female_row(0, 0),
+                                 female_row(0, 0)};
   std::array<row_total, 4> totals;
   std::array<detail::row_walk_start, 4> starts{};
   std::array<double, 4> sums{};
   for (std::size_t k = 0; k < which.size(); ++k) {
-    const exact_test test(tables[which[k]], {});
-    const female_row row = test.observed_females();
-    totals[k] = mode_of_row(row, test.observed_heterozygotes());
+    tests[k].emplace(tables[which[k]], haploid_counts{});
+    rows[k] = tests[k]->observed_females();
+    totals[k] = mode_of_row(rows[k], tests[k]->observed_heterozygotes());
     const double mode = totals[k].mode;
-    starts[k] = {mode, row.hom1(mode), row.hom2(mode), row.first(), row.last()};
+    starts[k] = {mode, rows[k].hom1(mode), rows[k].hom2(mode), rows[k].first(), rows[k].last()};
   }
   if (!detail::row_sums_in_lanes(starts.data(), which.size(), sums.data()))
-    for (std::size_t k = 0; k < which.size(); ++k)
-      sums[k] = row_sum(exact_test(tables[which[k]], {}).observed_females(), totals[k].mode);
+    for (std::size_t k = 0; k < which.size(); ++k) sums[k] = row_sum(rows[k], totals[k].mode);
   for (std::size_t k = 0; k < which.size(); ++k) {
     totals[k].log_sum = totals[k].mode_weight.log() + std::log(sums[k]);
-    out[which[k]] = exact_test(tables[which[k]], {}).run(totals[k]);
+    out[which[k]] = tests[k]->run(totals[k]);
   }
 }
 

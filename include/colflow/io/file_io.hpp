@@ -103,7 +103,7 @@ class mapped_file {
   // holds (MADV_POPULATE_READ on each run of them), so that reads of them fault on none; the
   // pages out of the page cache are not read (the system's read-ahead may fetch a few next to
   // the mapped ones, as a read of those would). Only a hint on timing;
-  // it takes milliseconds per hundred megabytes, so callers run it on a thread of their own.
+  // its time grows with the range, so callers run it on a thread of their own.
   // Returns early, between pieces of a few megabytes, once `stop` is true.
   void map_resident(std::uint64_t offset, std::uint64_t size,
                     const std::atomic<bool>& stop) const noexcept;

@@ -8,6 +8,7 @@
 
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/live_lists_internal.hpp"
 #include "kernels/missing_tally_internal.hpp"
 #include "test_support.hpp"
 
@@ -432,6 +433,84 @@ TEST(GenotypeTest, SparseSumsHaveTheBitsOfTheFullSumAtAnyDensity) {
           EXPECT_FALSE(std::signbit(missed)) << n;
         }
       }
+}
+
+// The same columns through lists of their live bytes made once (an iterative solver's): every
+// kind of list gives the bits of the kernel that finds the bytes itself, each accumulator's bytes
+// are listed in increasing order, and a column is refused a list exactly where more than two
+// thirds of its bytes are live.
+TEST(GenotypeTest, SparseSumsOverLiveListsHaveTheBitsOfTheKernels) {
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> normal;
+  std::size_t listed = 0, refused = 0;
+  for (std::uint64_t n : {3u, 13u, 255u, 256u, 259u, 3642u, 4095u, 4096u, 9001u})
+    for (double p : {0.0, 0.001, 0.01, 0.05, 0.2, 0.5, 0.95, 1.0})
+      for (double miss : {0.0, 0.02, 0.5}) {
+        const auto codes = dirty_codes(n, p, miss, rng);
+        std::vector<double> w(n);
+        for (double& x : w) x = normal(rng);
+        for (const bool second : {false, true})
+          for (const bool with_missing : {false, true}) {
+            const std::string at = std::to_string(n) + " " + std::to_string(p) + " " +
+                                   std::to_string(miss) + " " + std::to_string(second) +
+                                   std::to_string(with_missing);
+            std::array<double, 2> expect{};
+            if (with_missing)
+              expect = second ? second_dosage_dot_and_missing_sum(codes, n, w.data())
+                              : dosage_dot_and_missing_sum(codes, n, w.data());
+            else
+              expect[0] =
+                  second ? second_dosage_dot(codes, n, w.data()) : dosage_dot(codes, n, w.data());
+            // The bytes a sum adds, by the dosages of their samples.
+            const std::uint64_t full = n / 4;
+            std::vector<std::uint16_t> live;
+            for (std::uint64_t b = 0; b < full; ++b) {
+              bool any = false;
+              for (std::uint64_t l = 0; l < 4; ++l) {
+                const int d = test::dosage_at(codes, 4 * b + l);
+                any = any || (d > 0 && !second) || (d >= 0 && d < 2 && second) ||
+                      (d < 0 && with_missing);
+              }
+              if (any) live.push_back(static_cast<std::uint16_t>(b));
+            }
+            std::vector<std::uint32_t> list = {7};  // appended after what is there
+            const bool made = detail::append_live_list(codes, n, {second, with_missing}, list);
+            ASSERT_EQ(made, 3 * live.size() <= 2 * full) << at;
+            if (!made) {
+              EXPECT_EQ(list.size(), 1u) << at;
+              ++refused;
+              continue;
+            }
+            ++listed;
+            ASSERT_EQ(list.size(), 1 + 5 + live.size()) << at;
+            std::vector<std::uint16_t> by_accumulator[4];
+            for (std::uint16_t b : live)
+              by_accumulator[b < (full & ~std::uint64_t{3}) ? b % 4 : 0].push_back(b);
+            EXPECT_EQ(list[5], n % 4 == 0 ? 0u : codes[full]) << at;  // the last part byte
+            std::size_t from = 6;
+            for (std::size_t k = 0; k < 4; ++k) {
+              EXPECT_EQ(list[1 + k], by_accumulator[k].size()) << at;
+              for (std::size_t i = 0; i < by_accumulator[k].size() && i < list[1 + k]; ++i) {
+                const std::uint16_t b = by_accumulator[k][i];
+                EXPECT_EQ(list[from + i], b | std::uint32_t{codes[b]} << 16)
+                    << at << " accumulator " << k << " entry " << i;
+              }
+              from += by_accumulator[k].size();
+            }
+            const std::array<double, 2> sums =
+                detail::listed_sums(list.data() + 1, n, {second, with_missing}, w.data());
+            EXPECT_EQ(sums[0], expect[0]) << at;
+            EXPECT_EQ(std::signbit(sums[0]), std::signbit(expect[0])) << at;
+            EXPECT_EQ(sums[1], expect[1]) << at;
+          }
+      }
+  EXPECT_GT(listed, 100u);
+  EXPECT_GT(refused, 50u);
+  // A column past what a 16-bit offset reaches is refused a list.
+  std::vector<std::uint32_t> list;
+  EXPECT_FALSE(detail::append_live_list(std::vector<std::uint8_t>(65537, 0xff), 4 * 65537,
+                                        {false, false}, list));
+  EXPECT_TRUE(list.empty());
 }
 
 }  // namespace

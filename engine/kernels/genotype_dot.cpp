@@ -15,53 +15,13 @@
 
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/byte_values_internal.hpp"
 #include "simd/cpu_dispatch_internal.hpp"
 
 namespace colflow {
 namespace {
 
-constexpr double code_dosage(unsigned code) noexcept {
-  return code == 0 ? 2.0 : code == 2 ? 1.0 : 0.0;  // 0b01 (missing) and 0b11 count 0
-}
-
-// The second allele's dosage: 2 minus the first's for a call, 0 for a missing one.
-constexpr double second_dosage(unsigned code) noexcept {
-  return code == 3 ? 2.0 : code == 2 ? 1.0 : 0.0;
-}
-
-constexpr double code_call(unsigned code) noexcept { return code == 1 ? 0.0 : 1.0; }
-constexpr double code_missing(unsigned code) noexcept { return code == 1 ? 1.0 : 0.0; }
-
-// The four values a byte's samples take under a function of their codes: one aligned load
-// stands for the decode of four samples.
-struct byte_values {
-  alignas(32) double four[256][4];
-  constexpr explicit byte_values(double (*value)(unsigned) noexcept) noexcept : four{} {
-    for (unsigned b = 0; b < 256; ++b)
-      for (unsigned k = 0; k < 4; ++k) four[b][k] = value((b >> (2 * k)) & 3u);
-  }
-  // A single sample's value: the byte whose first code is `code` and the rest 0b00.
-  constexpr double of(unsigned code) const noexcept { return four[code][0]; }
-};
-constexpr byte_values table{code_dosage};
-constexpr byte_values second_table{second_dosage};
-constexpr byte_values calls{code_call};  // 1 for a call, 0 for a missing one
-constexpr byte_values missing_table{code_missing};
-
-// A byte's four values under `values`, then its four missing calls: the two sums of the paired
-// kernels, one aligned load of a 512-bit vector or two of 256 bits from one cache line.
-struct byte_values_and_missing {
-  alignas(64) double eight[256][8];
-  constexpr explicit byte_values_and_missing(const byte_values& values) noexcept : eight{} {
-    for (unsigned b = 0; b < 256; ++b)
-      for (unsigned k = 0; k < 4; ++k) {
-        eight[b][k] = values.four[b][k];
-        eight[b][4 + k] = missing_table.four[b][k];
-      }
-  }
-};
-constexpr byte_values_and_missing table_and_missing{table};
-constexpr byte_values_and_missing second_table_and_missing{second_table};
+using namespace detail::byte_tables;
 
 // The same four dosages twice, for the AVX-512 kernel's pairs of vectors: one aligned load.
 struct byte_dosages_twice {

@@ -72,6 +72,10 @@ std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_
   return f.value();
 }
 
+// The most memory the lists of live bytes of a streamed chain's columns take
+// (standardized_columns::keep_live_lists): columns past it find their bytes at every visit.
+constexpr std::size_t live_list_budget = std::size_t{512} << 20;
+
 // The Gibbs updates of one chain over its state. Column updates are the serial compute of a
 // pass; the other parameters are drawn between passes.
 class sampler {
@@ -334,8 +338,10 @@ class chain_run {
     if (in_memory_) matrix_.resize(static_cast<Eigen::Index>(rows_), static_cast<Eigen::Index>(m_));
   }
 
-  // First pass: each column's statistics over the used samples (and, in memory, its values).
+  // First pass: each column's statistics over the used samples (and, in memory, its values;
+  // streamed, the lists of the bytes its products add).
   void learn_columns() {
+    if (!in_memory_) z_.keep_live_lists(live_list_budget);
     stream_.columns.run(sel_.columns, [&](const column_view<double>& v) {
       z_.learn(v.position, v);
       if (in_memory_)
@@ -483,7 +489,7 @@ class chain_run {
     for (std::size_t i = 0; i < order_.size(); ++i) order_columns_[i] = sel_.columns[order_[i]];
     if (!z_.genotype() || !z_.blocks().parallel() || processes_ != nullptr) {
       run_pass([&](const column_view<double>& v) {
-        if (v.position + 1 < order_.size()) cache_state(order_[v.position + 1]);
+        cache_state(v.position + 1);
         visit(order_[v.position], v, residual_sum);
         return true;
       });
@@ -523,8 +529,8 @@ class chain_run {
                   const column_view<double>& u, const detail::standardized_columns::next_pair& next,
                   double residual_sum) {
     const std::size_t after = u.position + 1;
-    if (after < order_.size()) cache_state(order_[after]);
-    if (after + 1 < order_.size()) cache_state(order_[after + 1]);
+    cache_state(after);
+    cache_state(after + 1);
     const auto [first, second] = z_.dot_pair(p, v, q, u, state_.residual, residual_sum, next);
     if (sample(p, v, first) != 0.0)
       visit(q, u, residual_sum);
@@ -532,11 +538,15 @@ class chain_run {
       sample(q, u, second);
   }
 
-  // Asks for column p's statistics and effect without waiting: requested while the column
-  // before it is sampled, they spare a shuffled order's wait on each.
-  void cache_state(std::size_t p) const noexcept {
+  // Asks for the statistics, effect and lists of live bytes of the column at position `at` of
+  // the order without waiting, and for where the lists of the one after it are: requested while
+  // the column before it is sampled, they spare a shuffled order's wait on each.
+  void cache_state(std::size_t at) const noexcept {
+    if (at >= order_.size()) return;
+    const std::size_t p = order_[at];
     __builtin_prefetch(&z_.stats()[p]);
     __builtin_prefetch(&state_.beta[p]);
+    z_.cache_live_lists(p, at + 1 < order_.size() ? order_[at + 1] : p);
   }
 
   // hydra's scheme: this process's columns in the iteration's order, an exchange every

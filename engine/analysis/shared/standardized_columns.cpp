@@ -6,12 +6,19 @@
 #include "analysis/shared/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/live_lists_internal.hpp"
 
 namespace colflow::detail {
 namespace {
 
 // The products count the rarer allele: the other one where A1 is the common allele.
 bool counts_second_allele(const column_stats& st) noexcept { return st.mean > 1.0; }
+
+// The sums block_sums takes of a column: its rarer allele's dosages, and the missing calls'
+// unless every used sample has a call.
+live_sums sums_of(const column_stats& st, std::uint64_t used_count) noexcept {
+  return {counts_second_allele(st), st.observed != used_count};
+}
 
 // Asks for `bytes` of the next column's codes from `at` on, without waiting. A thread takes the
 // blocks of its own stretch first, column after column (sample_blocks), so the thread that
@@ -65,6 +72,54 @@ standardized_columns::standardized_columns(const store& s, const selection& sel,
       stats_(sel.columns.size()),
       z_(genotype_ ? 0 : static_cast<Eigen::Index>(rows_)) {}
 
+void standardized_columns::keep_live_lists(std::size_t budget) {
+  if (!genotype_) return;
+  listed_.resize(stats_.size());
+  list_budget_ = budget;
+}
+
+void standardized_columns::learn(std::size_t p, const column_view<double>& v) {
+  stats_[p] = statistics_(v);
+  if (!listed_.empty() && !constant(p)) list_live_bytes(p, v.codes);
+}
+
+void standardized_columns::list_live_bytes(std::size_t p, std::span<const std::uint8_t> codes) {
+  const std::size_t own = blocks_.own_end() - blocks_.own_begin();
+  listed_column column(own, no_list);
+  const live_sums sums = sums_of(stats_[p], used_count_);
+  for (std::size_t b = blocks_.own_begin(); b < blocks_.own_end(); ++b) {
+    const std::size_t first = sample_blocks::first(b), n = blocks_.size(b), at = column.size();
+    if (append_live_list(codes.subspan(first / 4, (n + 3) / 4), n, sums, column))
+      column[b - blocks_.own_begin()] = static_cast<std::uint32_t>(at);
+  }
+  if (column.size() == own) return;  // no block listed
+  column.shrink_to_fit();
+  const std::size_t bytes = column.size() * sizeof(std::uint32_t);
+  // Columns learnt at the same time take their room in any order: whether a column has its
+  // lists changes the time of its products, never their bits.
+  if (list_bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes > list_budget_) {
+    list_bytes_.fetch_sub(bytes, std::memory_order_relaxed);
+    return;
+  }
+  listed_[p] = std::move(column);
+}
+
+const std::uint32_t* standardized_columns::live_list(std::size_t p, std::size_t b) const noexcept {
+  if (listed_.empty() || listed_[p].empty()) return nullptr;
+  const listed_column& column = listed_[p];
+  const std::uint32_t at = column[b - blocks_.own_begin()];
+  return at == no_list ? nullptr : column.data() + at;
+}
+
+void standardized_columns::cache_live_lists(std::size_t p, std::size_t then) const noexcept {
+  if (listed_.empty()) return;
+  __builtin_prefetch(&listed_[then]);
+  const std::uint32_t* lists = listed_[p].data();
+  const std::size_t bytes = std::min<std::size_t>(listed_[p].size() * sizeof(std::uint32_t), 512);
+  for (std::size_t line = 0; line < bytes; line += 64)
+    __builtin_prefetch(reinterpret_cast<const char*>(lists) + line);
+}
+
 // A block of rows is a run of whole bytes of codes: the kernels see it as a short column. They
 // add only the bytes that hold what they count, so the rarer allele is counted: where A1 is the
 // common allele, x = 2 − (the other allele's dosage) for every call. out[1] is 0 for a column
@@ -75,6 +130,12 @@ void standardized_columns::block_sums(std::size_t p, const std::uint8_t* codes,
   const column_stats& st = stats_[p];
   const std::span<const std::uint8_t> block(codes + first / 4, (n + 3) / 4);
   const double* w = r.data() + first;
+  if (const std::uint32_t* list = live_list(p, first / sample_block_rows)) {
+    const std::array<double, 2> sums = listed_sums(list, n, sums_of(st, used_count_), w);
+    out[0] = sums[0];
+    out[1] = sums[1];
+    return;
+  }
   const bool second = counts_second_allele(st);
   if (st.observed == used_count_) {
     out[0] = second ? second_dosage_dot(block, n, w) : dosage_dot(block, n, w);

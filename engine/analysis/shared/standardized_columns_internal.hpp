@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -52,8 +53,20 @@ class standardized_columns {
   // (the residual's sum, sums of squares), so that they split and add up the same way.
   sample_blocks& blocks() noexcept { return blocks_; }
 
-  // Learns the statistics of selection position `p` from its streamed view (a first pass).
-  void learn(std::size_t p, const column_view<double>& v) { stats_[p] = statistics_(v); }
+  // From now on, learn() also lists the bytes each genotype column's products add, block by
+  // block, while the lists take at most `budget` bytes in all (kernels/live_lists_internal.hpp):
+  // the product of a rare column then costs the bytes of its rarer allele alone, and the same
+  // bits. For solvers that take every column's product at every pass.
+  void keep_live_lists(std::size_t budget);
+
+  // Learns the statistics of selection position `p` from its streamed view (a first pass), and
+  // its lists of live bytes when kept.
+  void learn(std::size_t p, const column_view<double>& v);
+
+  // Asks for the start of position p's lists of live bytes without waiting, and for where
+  // those of position `then` are: a solver calls it for the column it takes next and the one
+  // after, whose lists it asks for in its next call.
+  void cache_live_lists(std::size_t p, std::size_t then) const noexcept;
 
   // SD 0 over the used samples: the column standardises to zeros and takes no part.
   bool constant(std::size_t p) const noexcept { return !(stats_[p].sd > 0.0); }
@@ -103,6 +116,16 @@ class standardized_columns {
   void standardize(std::size_t p, const column_view<double>& v, std::size_t first, std::size_t n,
                    double* out) const;
 
+  // Column p's lists of live bytes, one per block of this process that has one.
+  void list_live_bytes(std::size_t p, std::span<const std::uint8_t> codes);
+  // Block b's list of column p, or null.
+  const std::uint32_t* live_list(std::size_t p, std::size_t b) const noexcept;
+
+  // A column's lists: entry b - own_begin is where the list of this process's block b begins
+  // (from the vector's start), or no_list; the lists follow.
+  using listed_column = std::vector<std::uint32_t>;
+  static constexpr std::uint32_t no_list = ~std::uint32_t{0};
+
   bool genotype_;
   std::size_t rows_;
   std::vector<std::uint8_t> used_;
@@ -110,6 +133,9 @@ class standardized_columns {
   sample_blocks blocks_;
   selected_stats statistics_;
   std::vector<column_stats> stats_;
+  std::vector<listed_column> listed_;  // empty unless keep_live_lists()
+  std::size_t list_budget_ = 0;
+  std::atomic<std::size_t> list_bytes_{0};
   Eigen::VectorXd z_;
 };
 

@@ -437,8 +437,8 @@ TEST(GenotypeTest, SparseSumsHaveTheBitsOfTheFullSumAtAnyDensity) {
 
 // The same columns through lists of their live bytes made once (an iterative solver's): every
 // kind of list gives the bits of the kernel that finds the bytes itself, each accumulator's bytes
-// are listed in increasing order, and a column is refused a list exactly where more than two
-// thirds of its bytes are live.
+// are listed in increasing order and padded with bytes that add 0, and a column is refused a
+// list exactly where the padded list would be longer than its bytes.
 TEST(GenotypeTest, SparseSumsOverLiveListsHaveTheBitsOfTheKernels) {
   std::mt19937_64 rng(23);
   std::normal_distribution<double> normal;
@@ -473,30 +473,33 @@ TEST(GenotypeTest, SparseSumsOverLiveListsHaveTheBitsOfTheKernels) {
               }
               if (any) live.push_back(static_cast<std::uint16_t>(b));
             }
+            std::vector<std::uint16_t> by_accumulator[4];
+            for (std::uint16_t b : live)
+              by_accumulator[b < (full & ~std::uint64_t{3}) ? b % 4 : 0].push_back(b);
+            std::size_t groups = 0;
+            for (const auto& bytes : by_accumulator) groups = std::max(groups, bytes.size());
             std::vector<std::uint32_t> list = {7};  // appended after what is there
             const bool made = detail::append_live_list(codes, n, {second, with_missing}, list);
-            ASSERT_EQ(made, 3 * live.size() <= 2 * full) << at;
+            ASSERT_EQ(made, 4 * groups <= full) << at;
             if (!made) {
               EXPECT_EQ(list.size(), 1u) << at;
               ++refused;
               continue;
             }
             ++listed;
-            ASSERT_EQ(list.size(), 1 + 5 + live.size()) << at;
-            std::vector<std::uint16_t> by_accumulator[4];
-            for (std::uint16_t b : live)
-              by_accumulator[b < (full & ~std::uint64_t{3}) ? b % 4 : 0].push_back(b);
-            EXPECT_EQ(list[5], n % 4 == 0 ? 0u : codes[full]) << at;  // the last part byte
-            std::size_t from = 6;
-            for (std::size_t k = 0; k < 4; ++k) {
-              EXPECT_EQ(list[1 + k], by_accumulator[k].size()) << at;
-              for (std::size_t i = 0; i < by_accumulator[k].size() && i < list[1 + k]; ++i) {
-                const std::uint16_t b = by_accumulator[k][i];
-                EXPECT_EQ(list[from + i], b | std::uint32_t{codes[b]} << 16)
-                    << at << " accumulator " << k << " entry " << i;
+            ASSERT_EQ(list.size(), 1 + 2 + 4 * groups) << at;
+            EXPECT_EQ(list[1], groups) << at;
+            EXPECT_EQ(list[2], n % 4 == 0 ? 0u : codes[full]) << at;  // the last part byte
+            // Entry k of group g: accumulator k's byte g, or a byte that adds 0 to every sum.
+            const std::uint32_t dead = (second ? 0x00u : 0xffu) << 16;
+            for (std::size_t g = 0; g < groups; ++g)
+              for (std::size_t k = 0; k < 4; ++k) {
+                const std::uint32_t expect_entry =
+                    g < by_accumulator[k].size()
+                        ? by_accumulator[k][g] | std::uint32_t{codes[by_accumulator[k][g]]} << 16
+                        : dead;
+                EXPECT_EQ(list[3 + 4 * g + k], expect_entry) << at << " group " << g << " " << k;
               }
-              from += by_accumulator[k].size();
-            }
             const std::array<double, 2> sums =
                 detail::listed_sums(list.data() + 1, n, {second, with_missing}, w.data());
             EXPECT_EQ(sums[0], expect[0]) << at;

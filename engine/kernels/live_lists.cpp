@@ -40,20 +40,28 @@ struct live_flags {
 };
 constexpr live_flags live_bytes{};
 
-// A list's entries before its bytes: four counts and the last part byte.
-constexpr std::size_t header = 5;
+// A list's entries before its bytes: the number of groups of four entries, and the last part
+// byte.
+constexpr std::size_t header = 2;
 
-// The sums of the bytes listed: accumulator k adds its bytes in increasing order, lane by lane,
-// then ((a0 + a1) + (a2 + a3)) lane by lane and (lane 0 + lane 1) + (lane 2 + lane 3), then the
-// samples after the last whole byte one by one, as the kernels of genotype_dot.cpp add. Every
-// product is of 0, 1 or 2 and a double, exact, so a product and a sum round as a fused one.
+// A byte whose four samples add 0 to every sum of `sums`: two copies of A1 (0b00) count no second
+// allele, no missing call; no A1 (0b11) counts no first allele, no missing call.
+constexpr std::uint8_t dead_byte(live_sums sums) noexcept {
+  return sums.second_allele ? 0x00 : 0xff;
+}
+
+// The sums of the bytes listed: accumulator k adds entries k, k + 4, ... (its bytes in
+// increasing order, then +0s), lane by lane, then ((a0 + a1) + (a2 + a3)) lane by lane and
+// (lane 0 + lane 1) + (lane 2 + lane 3), then the samples after the last whole byte one by one,
+// as the kernels of genotype_dot.cpp add. Every product is of 0, 1 or 2 and a double, exact, so
+// a product and a sum round as a fused one.
 std::array<double, 2> listed_portable(const sum_table& t, const std::uint32_t* list, std::size_t n,
                                       const double* w) noexcept {
   std::array<double, 2> total{};
   const std::uint32_t* entry = list + header;
   double acc[2][4][4] = {};
-  for (std::size_t k = 0; k < 4; ++k)
-    for (const std::uint32_t* end = entry + list[k]; entry < end; ++entry) {
+  for (std::size_t g = 0; g < list[0]; ++g)
+    for (std::size_t k = 0; k < 4; ++k, ++entry) {
       const std::size_t b = *entry & 0xffffu;
       const double* row = t.rows + t.stride * (*entry >> 16);
       for (std::size_t s = 0; s < t.sums; ++s)
@@ -65,7 +73,7 @@ std::array<double, 2> listed_portable(const sum_table& t, const std::uint32_t* l
       lane[l] = (acc[s][0][l] + acc[s][1][l]) + (acc[s][2][l] + acc[s][3][l]);
     total[s] = (lane[0] + lane[1]) + (lane[2] + lane[3]);
     for (std::size_t i = n / 4 * 4; i < n; ++i)
-      total[s] += t.rows[t.stride * ((list[4] >> (2 * (i % 4))) & 3u) + 4 * s] * w[i];
+      total[s] += t.rows[t.stride * ((list[1] >> (2 * (i % 4))) & 3u) + 4 * s] * w[i];
   }
   return total;
 }
@@ -83,31 +91,25 @@ template <std::size_t S, std::size_t Stride>
     d[s] = _mm256_fmadd_pd(_mm256_load_pd(row + 4 * s), weights, d[s]);
 }
 
-// listed_portable in AVX2 registers: the four accumulators' chains run side by side while
-// every accumulator has bytes left, then each finishes its own.
+// listed_portable in AVX2 registers: the four accumulators' chains run side by side.
 template <std::size_t S, std::size_t Stride>
 [[gnu::target("avx2,fma")]] std::array<double, 2> listed_avx2(const double* rows,
                                                               const std::uint32_t* list,
                                                               std::size_t n,
                                                               const double* w) noexcept {
-  const std::uint32_t* at[4];
-  at[0] = list + header;
-  for (std::size_t k = 1; k < 4; ++k) at[k] = at[k - 1] + list[k - 1];
   __m256d d[4][S];
   for (std::size_t k = 0; k < 4; ++k)
     for (std::size_t s = 0; s < S; ++s) d[k][s] = _mm256_setzero_pd();
-  const std::size_t common = *std::min_element(list, list + 4);
-  for (std::size_t i = 0; i < common; ++i)
+  const std::uint32_t* entry = list + header;
+  for (std::size_t g = 0; g < list[0]; ++g, entry += 4)
 #pragma GCC unroll 4
-    for (std::size_t k = 0; k < 4; ++k) add_entry<S, Stride>(rows, w, at[k][i], d[k]);
-  for (std::size_t k = 0; k < 4; ++k)
-    for (std::size_t i = common; i < list[k]; ++i) add_entry<S, Stride>(rows, w, at[k][i], d[k]);
+    for (std::size_t k = 0; k < 4; ++k) add_entry<S, Stride>(rows, w, entry[k], d[k]);
   std::array<double, 2> total{};
   for (std::size_t s = 0; s < S; ++s) {
     total[s] =
         lanes_sum(_mm256_add_pd(_mm256_add_pd(d[0][s], d[1][s]), _mm256_add_pd(d[2][s], d[3][s])));
     for (std::size_t i = n / 4 * 4; i < n; ++i)
-      total[s] = std::fma(rows[Stride * ((list[4] >> (2 * (i % 4))) & 3u) + 4 * s], w[i], total[s]);
+      total[s] = std::fma(rows[Stride * ((list[1] >> (2 * (i % 4))) & 3u) + 4 * s], w[i], total[s]);
   }
   return total;
 }
@@ -120,23 +122,21 @@ bool append_live_list(std::span<const std::uint8_t> codes, std::size_t n, live_s
   const bool* live = live_bytes.of[2 * sums.second_allele + sums.with_missing];
   const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
   if (full > 0xffffu + std::size_t{1} || codes.size() < (n + 3) / 4) return false;
-  std::size_t total = 0;
-  for (std::size_t b = 0; b < full; ++b) total += live[codes[b]];
-  if (3 * total > 2 * full) return false;
-  const std::size_t counts = out.size();
-  out.resize(counts + header);
-  out[counts + 4] = n % 4 == 0 ? 0u : codes[full];
-  const auto add = [&](std::size_t b) {
-    if (live[codes[b]])
-      out.push_back(static_cast<std::uint32_t>(b) | std::uint32_t{codes[b]} << 16);
-  };
-  for (std::size_t k = 0; k < 4; ++k) {
-    const std::size_t first = out.size();
-    for (std::size_t b = k; b < grouped; b += 4) add(b);
-    if (k == 0)
-      for (std::size_t b = grouped; b < full; ++b) add(b);
-    out[counts + k] = static_cast<std::uint32_t>(out.size() - first);
-  }
+  std::array<std::size_t, 4> count{};
+  for (std::size_t b = 0; b < full; ++b)
+    if (live[codes[b]]) ++count[b < grouped ? b % 4 : 0];
+  const std::size_t groups = *std::max_element(count.begin(), count.end());
+  if (4 * groups > full) return false;
+  const std::size_t at = out.size() + header;
+  out.resize(at + 4 * groups, std::uint32_t{dead_byte(sums)} << 16);
+  out[at - 2] = static_cast<std::uint32_t>(groups);
+  out[at - 1] = n % 4 == 0 ? 0u : codes[full];
+  count = {};
+  for (std::size_t b = 0; b < full; ++b)
+    if (live[codes[b]]) {
+      const std::size_t k = b < grouped ? b % 4 : 0;
+      out[at + 4 * count[k]++ + k] = static_cast<std::uint32_t>(b) | std::uint32_t{codes[b]} << 16;
+    }
   return true;
 }
 

@@ -26,13 +26,14 @@ struct live_sums {
   bool with_missing = false;
 };
 
-// Appends to `out` the list of the live bytes of `codes` (n samples) for `sums`: four counts and
-// the byte of the samples after the last whole byte (0 when n is a multiple of 4), then each
-// accumulator's live bytes in increasing order (byte b goes to accumulator b mod 4, the bytes
-// after the last whole group of four to accumulator 0), each entry its offset and, in bits
-// 16-23, the byte itself. A sum over the list thus reads the list and `w`, not the codes.
-// Returns false, appending nothing, where a list would cost no less than adding every byte:
-// more than two thirds of the bytes live, or more bytes than a 16-bit offset reaches.
+// Appends to `out` the list of the live bytes of `codes` (n samples) for `sums`. Byte b adds to
+// accumulator b mod 4 (the bytes after the last whole group of four to accumulator 0); the list
+// holds the number G of groups, the byte of the samples after the last whole byte (0 when n is a
+// multiple of 4), then G groups of four entries, entry k of a group the next byte of accumulator
+// k in increasing order, or a byte that adds 0 where the accumulator has no more. An entry is
+// the byte's offset and, in bits 16-23, the byte itself, so a sum over the list reads the list
+// and `w`, not the codes. Returns false, appending nothing, where the list would be longer than
+// the column's bytes (4 G > n / 4), which the kernels' own sums then stream.
 bool append_live_list(std::span<const std::uint8_t> codes, std::size_t n, live_sums sums,
                       std::vector<std::uint32_t>& out);
 

@@ -183,6 +183,13 @@ struct column_stream<T>::impl {
   void decode_block(block& b) {
     b.buf = acquire();
     if (stop.load(std::memory_order_relaxed)) return;  // compute will skip it
+    // Counted once a block: a locked add per column stalls a pass of short columns.
+    std::uint64_t bytes = 0;
+    struct count_on_exit {
+      std::atomic<std::uint64_t>& total;
+      const std::uint64_t& bytes;
+      ~count_on_exit() { total.fetch_add(bytes, std::memory_order_relaxed); }
+    } counted{bytes_read, bytes};
     for (std::size_t k = 0; k < b.count; ++k) {
       const std::size_t pos = b.first + k, j = order[pos];
       decoded& d = b.buf->columns[k];
@@ -196,7 +203,7 @@ struct column_stream<T>::impl {
         return;
       }
       try {
-        decode_column(j, pos, *b.buf, k);
+        bytes += decode_column(j, pos, *b.buf, k);
       } catch (const error& e) {
         d.column = j;
         d.position = pos;
@@ -212,13 +219,13 @@ struct column_stream<T>::impl {
     }
   }
 
-  void decode_column(std::size_t j, std::size_t pos, buffer& buf, std::size_t k) {
+  // Returns the bytes of the column's frame.
+  std::uint64_t decode_column(std::size_t j, std::size_t pos, buffer& buf, std::size_t k) {
     const column_entry e = src.entry(j);
     decoded& v = buf.columns[k];
     v.column = j;
     v.position = pos;
     v.stats = e.stats;
-    bytes_read.fetch_add(e.frame_size, std::memory_order_relaxed);
     T* values = opt.decode_values ? buf.values.data() + k * rows : nullptr;
     if (genotype) {
       if (opt.verify_checksums) src.verify_checksum(j);
@@ -246,6 +253,7 @@ struct column_stream<T>::impl {
       src.read_column(j, std::span(values, rows), opt.values);
     }
     v.values = values;
+    return e.frame_size;
   }
 
   // `next`: the codes of the column the kernel gets after this one, when known.

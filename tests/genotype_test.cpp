@@ -8,6 +8,7 @@
 
 #include "colflow/codec/genotype_codec.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/deferred_update_internal.hpp"
 #include "kernels/live_lists_internal.hpp"
 #include "kernels/missing_tally_internal.hpp"
 #include "test_support.hpp"
@@ -435,6 +436,17 @@ TEST(GenotypeTest, SparseSumsHaveTheBitsOfTheFullSumAtAnyDensity) {
       }
 }
 
+// A kept-sample mask of n samples (make_sample_mask), a fraction `dropped` of them left out, and
+// the flags it was made of.
+std::pair<std::vector<std::uint8_t>, std::vector<std::uint8_t>> drop_some(std::uint64_t n,
+                                                                          double dropped,
+                                                                          std::mt19937_64& rng) {
+  std::vector<std::uint8_t> keep(n);
+  std::uniform_real_distribution<double> u;
+  for (auto& k : keep) k = static_cast<std::uint8_t>(u(rng) >= dropped);
+  return {make_sample_mask(keep), keep};
+}
+
 // The same columns through lists of their live bytes made once (an iterative solver's): every
 // kind of list gives the bits of the kernel that finds the bytes itself, each accumulator's bytes
 // are listed in increasing order and padded with bytes that add 0, and a column is refused a
@@ -443,14 +455,16 @@ TEST(GenotypeTest, SparseSumsOverLiveListsHaveTheBitsOfTheKernels) {
   std::mt19937_64 rng(23);
   std::normal_distribution<double> normal;
   std::size_t listed = 0, refused = 0;
-  for (std::uint64_t n : {3u, 13u, 255u, 256u, 259u, 3642u, 4095u, 4096u, 9001u})
+  for (std::uint64_t n : {3u, 13u, 255u, 256u, 259u, 3642u, 4095u, 4096u, 8191u})
     for (double p : {0.0, 0.001, 0.01, 0.05, 0.2, 0.5, 0.95, 1.0})
       for (double miss : {0.0, 0.02, 0.5}) {
         const auto codes = dirty_codes(n, p, miss, rng);
+        const auto [mask, keep] = drop_some(n, 0.1, rng);
         std::vector<double> w(n);
         for (double& x : w) x = normal(rng);
         for (const bool second : {false, true})
           for (const bool with_missing : {false, true}) {
+            const detail::live_sums sums{second, with_missing};
             const std::string at = std::to_string(n) + " " + std::to_string(p) + " " +
                                    std::to_string(miss) + " " + std::to_string(second) +
                                    std::to_string(with_missing);
@@ -461,9 +475,9 @@ TEST(GenotypeTest, SparseSumsOverLiveListsHaveTheBitsOfTheKernels) {
             else
               expect[0] =
                   second ? second_dosage_dot(codes, n, w.data()) : dosage_dot(codes, n, w.data());
-            // The bytes a sum adds, by the dosages of their samples.
+            // The bytes a sum adds, by the dosages of their samples, and their accumulators.
             const std::uint64_t full = n / 4;
-            std::vector<std::uint16_t> live;
+            std::vector<std::uint16_t> by_accumulator[4];
             for (std::uint64_t b = 0; b < full; ++b) {
               bool any = false;
               for (std::uint64_t l = 0; l < 4; ++l) {
@@ -471,15 +485,14 @@ TEST(GenotypeTest, SparseSumsOverLiveListsHaveTheBitsOfTheKernels) {
                 any = any || (d > 0 && !second) || (d >= 0 && d < 2 && second) ||
                       (d < 0 && with_missing);
               }
-              if (any) live.push_back(static_cast<std::uint16_t>(b));
+              if (any)
+                by_accumulator[b < (full & ~std::uint64_t{3}) ? b % 4 : 0].push_back(
+                    static_cast<std::uint16_t>(b));
             }
-            std::vector<std::uint16_t> by_accumulator[4];
-            for (std::uint16_t b : live)
-              by_accumulator[b < (full & ~std::uint64_t{3}) ? b % 4 : 0].push_back(b);
             std::size_t groups = 0;
             for (const auto& bytes : by_accumulator) groups = std::max(groups, bytes.size());
             std::vector<std::uint32_t> list = {7};  // appended after what is there
-            const bool made = detail::append_live_list(codes, n, {second, with_missing}, list);
+            const bool made = detail::append_live_list(codes, n, mask, sums, list);
             ASSERT_EQ(made, 4 * groups <= full) << at;
             if (!made) {
               EXPECT_EQ(list.size(), 1u) << at;
@@ -489,31 +502,94 @@ TEST(GenotypeTest, SparseSumsOverLiveListsHaveTheBitsOfTheKernels) {
             ++listed;
             ASSERT_EQ(list.size(), 1 + 2 + 4 * groups) << at;
             EXPECT_EQ(list[1], groups) << at;
-            EXPECT_EQ(list[2], n % 4 == 0 ? 0u : codes[full]) << at;  // the last part byte
-            // Entry k of group g: accumulator k's byte g, or a byte that adds 0 to every sum.
-            const std::uint32_t dead = (second ? 0x00u : 0xffu) << 16;
+            // The last part byte and the lanes of its kept samples.
+            unsigned last_lanes = 0;
+            for (std::uint64_t i = 4 * full; i < n; ++i) last_lanes |= unsigned{keep[i]} << (i % 4);
+            EXPECT_EQ(list[2], n % 4 == 0 ? 0u : codes[full] | last_lanes << 8) << at;
+            // Entry k of group g: accumulator k's byte g, or a byte that adds 0 to every sum, as
+            // the offsets of its four values of w and of its row of a table of 32 or 64 bytes.
+            const std::uint32_t row = with_missing ? 64 : 32;
+            const std::uint32_t dead = row * (second ? 0x00u : 0xffu) << 16;
             for (std::size_t g = 0; g < groups; ++g)
               for (std::size_t k = 0; k < 4; ++k) {
                 const std::uint32_t expect_entry =
                     g < by_accumulator[k].size()
-                        ? by_accumulator[k][g] | std::uint32_t{codes[by_accumulator[k][g]]} << 16
+                        ? 32u * by_accumulator[k][g] | row * codes[by_accumulator[k][g]] << 16
                         : dead;
                 EXPECT_EQ(list[3 + 4 * g + k], expect_entry) << at << " group " << g << " " << k;
               }
-            const std::array<double, 2> sums =
-                detail::listed_sums(list.data() + 1, n, {second, with_missing}, w.data());
-            EXPECT_EQ(sums[0], expect[0]) << at;
-            EXPECT_EQ(std::signbit(sums[0]), std::signbit(expect[0])) << at;
-            EXPECT_EQ(sums[1], expect[1]) << at;
+            const std::array<double, 2> sums_listed =
+                detail::listed_sums(list.data() + 1, n, sums, w.data());
+            EXPECT_EQ(sums_listed[0], expect[0]) << at;
+            EXPECT_EQ(std::signbit(sums_listed[0]), std::signbit(expect[0])) << at;
+            EXPECT_EQ(sums_listed[1], expect[1]) << at;
+            // Two lists side by side: each the bits it has alone (the other of another kind).
+            const detail::live_sums other{!second, false};
+            std::vector<std::uint32_t> other_list;
+            if (detail::append_live_list(codes, n, {}, other, other_list)) {
+              const std::array<double, 2> alone =
+                  detail::listed_sums(other_list.data(), n, other, w.data());
+              const std::array<double, 4> both = detail::listed_sums_pair(
+                  list.data() + 1, sums, other_list.data(), other, n, w.data());
+              EXPECT_EQ(both[0], sums_listed[0]) << at;
+              EXPECT_EQ(both[1], sums_listed[1]) << at;
+              EXPECT_EQ(both[2], alone[0]) << at;
+              EXPECT_EQ(both[3], alone[1]) << at;
+            }
           }
       }
   EXPECT_GT(listed, 100u);
   EXPECT_GT(refused, 50u);
-  // A column past what a 16-bit offset reaches is refused a list.
+  // A column past what a 16-bit offset of w reaches is refused a list.
   std::vector<std::uint32_t> list;
-  EXPECT_FALSE(detail::append_live_list(std::vector<std::uint8_t>(65537, 0xff), 4 * 65537,
+  EXPECT_FALSE(detail::append_live_list(std::vector<std::uint8_t>(2049, 0xff), 4 * 2049, {},
                                         {false, false}, list));
   EXPECT_TRUE(list.empty());
+}
+
+// The residual update with the mean's part deferred, from the codes and from a list: both
+// change r only on kept samples with a copy of the counted allele or a missing call, there to
+// (r + h·x) − g·missing, and leave every other entry as it was, to the bit.
+TEST(GenotypeTest, SparseSumsDeferredUpdatesTouchTheAlleleAndMissingCallsAlone) {
+  std::mt19937_64 rng(29);
+  std::normal_distribution<double> normal;
+  for (std::uint64_t n : {3u, 255u, 3642u, 4096u, 8191u})
+    for (double p : {0.0, 0.01, 0.3, 0.99})
+      for (double miss : {0.0, 0.05})
+        for (const bool masked : {false, true})
+          for (const bool second : {false, true}) {
+            const std::string at = std::to_string(n) + " " + std::to_string(p) + " " +
+                                   std::to_string(miss) + " " + std::to_string(masked) +
+                                   std::to_string(second);
+            const auto codes = dirty_codes(n, p, miss, rng);
+            auto [mask, keep] = drop_some(n, masked ? 0.2 : 0.0, rng);
+            if (!masked) mask.clear();
+            std::vector<double> r(n);
+            for (double& x : r) x = normal(rng);
+            r[0] = -0.0;  // a negative zero stays one where nothing is added
+            const double h = normal(rng), g = normal(rng);
+            std::vector<double> expect = r;
+            for (std::uint64_t i = 0; i < n; ++i) {
+              const int d = test::dosage_at(codes, i);
+              const double x = d < 0 ? 0.0 : second ? 2.0 - d : d, missing = d < 0;
+              if (keep[i] && (x > 0 || missing > 0)) expect[i] = (r[i] + h * x) - g * missing;
+            }
+            const detail::live_sums sums{second, miss > 0};
+            std::vector<double> scanned = r;
+            detail::deferred_update(codes, n, mask, sums, h, g, scanned.data());
+            for (std::uint64_t i = 0; i < n; ++i) {
+              EXPECT_EQ(scanned[i], expect[i]) << at << " sample " << i;
+              EXPECT_EQ(std::signbit(scanned[i]), std::signbit(expect[i])) << at << " " << i;
+            }
+            std::vector<std::uint32_t> list;
+            if (!detail::append_live_list(codes, n, mask, sums, list)) continue;
+            std::vector<double> listed = r;
+            detail::deferred_update(list.data(), n, mask, sums, h, g, listed.data());
+            for (std::uint64_t i = 0; i < n; ++i) {
+              EXPECT_EQ(listed[i], expect[i]) << at << " sample " << i;
+              EXPECT_EQ(std::signbit(listed[i]), std::signbit(expect[i])) << at << " " << i;
+            }
+          }
 }
 
 }  // namespace

@@ -341,7 +341,10 @@ class chain_run {
   // First pass: each column's statistics over the used samples (and, in memory, its values;
   // streamed, the lists of the bytes its products add).
   void learn_columns() {
-    if (!in_memory_) z_.keep_live_lists(live_list_budget);
+    if (!in_memory_) {
+      z_.keep_live_lists(live_list_budget);
+      z_.defer_mean_updates();
+    }
     stream_.columns.run(sel_.columns, [&](const column_view<double>& v) {
       z_.learn(v.position, v);
       if (in_memory_)
@@ -476,18 +479,22 @@ class chain_run {
       in_memory_pass();
     else
       streamed_pass(residual_sum);
+    z_.settle(state_.residual);
     chain_.end(visited_);
   }
 
   // Every visited column, streamed in the iteration's order. Where the threads share each
   // product of a genotype store, its columns go two at a time where a message holds two
-  // (visit_pair): one meeting of the threads for two products. A column of one thread gains
-  // nothing by it, and would compute for nothing the products that an update voids. On several
-  // processes each sum is a collective that all must call alike, and whether a process's
-  // blocks run on threads is its own: there the columns go one at a time.
+  // (visit_pair): one meeting of the threads for two products. So they do on one thread where
+  // the columns' live bytes are listed: the two lists' sums run side by side, twice the chains
+  // of one. Otherwise a column of one thread gains nothing by it, and would compute for nothing
+  // the products that an update voids. On several processes each sum is a collective that all
+  // must call alike, and whether a process's blocks run on threads is its own: there the columns
+  // go one at a time.
   void streamed_pass(double residual_sum) {
     for (std::size_t i = 0; i < order_.size(); ++i) order_columns_[i] = sel_.columns[order_[i]];
-    if (!z_.genotype() || !z_.blocks().parallel() || processes_ != nullptr) {
+    if (!z_.genotype() || !(z_.blocks().parallel() || z_.keeps_live_lists()) ||
+        processes_ != nullptr) {
       run_pass([&](const column_view<double>& v) {
         cache_state(v.position + 1);
         visit(order_[v.position], v, residual_sum);

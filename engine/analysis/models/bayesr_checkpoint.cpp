@@ -5,17 +5,18 @@
 #include "analysis/models/bayesr_checkpoint_internal.hpp"
 #include "analysis/models/chain_checkpoint_internal.hpp"
 #include "colflow/error.hpp"
-#include "kernels/sample_blocks_internal.hpp"
 
 namespace colflow::detail {
 namespace {
 
-// Version 2: chains computed on sample blocks (docs/DESIGN.md §4.8). Version 1 files hold the
-// same fields from a chain whose sums over samples ran in one piece; with at most one block of
-// rows that is the same arithmetic, so they resume exactly, and are refused otherwise.
-constexpr std::uint32_t whole_column_version = 1;
+// Version 3: chains whose residual updates defer the part of each column's mean
+// (standardized_columns::defer_mean_updates). Versions 1 (sums over samples in one piece) and 2
+// (on sample blocks, docs/DESIGN.md §4.8) hold the same fields from chains whose updates and
+// products round otherwise: no chain of this build continues them bit for bit, so they are
+// refused, saying why, rather than read with the generic message.
+constexpr std::uint32_t whole_column_version = 1, full_update_version = 2;
 constexpr checkpoint_format format = {
-    {'C', 'F', 'B', 'A', 'Y', 'E', 'S', 'R'}, "BayesR", 2, whole_column_version};
+    {'C', 'F', 'B', 'A', 'Y', 'E', 'S', 'R'}, "BayesR", 3, whole_column_version};
 constexpr std::size_t header_bytes = 64;  // magic, version, classes, six u64 fields
 
 // Bytes of one trace row with k classes: iteration, five doubles, nonzero, k weights.
@@ -80,15 +81,12 @@ bayesr_state read_bayesr_checkpoint(const std::filesystem::path& path, std::uint
   if (n != rows || m != columns || k != classes)
     throw error(errc::invalid_argument,
                 name + ": the checkpoint's dimensions differ from this run's");
-  if (r.version() == whole_column_version && rows > sample_block_rows)
+  if (r.version() <= full_update_version)
     throw error(errc::unsupported_version,
-                name + ": the checkpoint was written by a colflow from before sample blocks " +
-                    "(checkpoint format version 1); its chain summed over all " +
-                    std::to_string(rows) +
-                    " samples in one piece, and this build sums over blocks of " +
-                    std::to_string(sample_block_rows) +
-                    ", so it cannot continue that chain bit for bit: start the chain again " +
-                    "without --resume");
+                name + ": the checkpoint (format version " + std::to_string(r.version()) +
+                    ") was written by a colflow from before its residual updates deferred " +
+                    "each column's mean; its chain rounds its products otherwise, so this build " +
+                    "cannot continue it bit for bit: start the chain again without --resume");
   st.mu = r.get<double>();
   st.sigma2_g = r.get<double>();
   st.sigma2_e = r.get<double>();

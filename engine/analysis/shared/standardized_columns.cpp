@@ -6,6 +6,7 @@
 #include "analysis/shared/standardized_columns_internal.hpp"
 #include "colflow/error.hpp"
 #include "colflow/kernels/genotype_kernels.hpp"
+#include "kernels/deferred_update_internal.hpp"
 #include "kernels/live_lists_internal.hpp"
 
 namespace colflow::detail {
@@ -89,7 +90,10 @@ void standardized_columns::list_live_bytes(std::size_t p, std::span<const std::u
   const live_sums sums = sums_of(stats_[p], used_count_);
   for (std::size_t b = blocks_.own_begin(); b < blocks_.own_end(); ++b) {
     const std::size_t first = sample_blocks::first(b), n = blocks_.size(b), at = column.size();
-    if (append_live_list(codes.subspan(first / 4, (n + 3) / 4), n, sums, column))
+    const std::size_t bytes = (n + 3) / 4;
+    const std::span<const std::uint8_t> mask = statistics_.mask();
+    if (append_live_list(codes.subspan(first / 4, bytes), n,
+                         mask.empty() ? mask : mask.subspan(first / 4, bytes), sums, column))
       column[b - blocks_.own_begin()] = static_cast<std::uint32_t>(at);
   }
   if (column.size() == own) return;  // no block listed
@@ -149,11 +153,13 @@ void standardized_columns::block_sums(std::size_t p, const std::uint8_t* codes,
 }
 
 // Σ (x − m) r over the calls, whose r sum to r_sum less the missing calls' (r is 0 where a
-// sample is not used), over the SD.
+// sample is not used), over the SD. With updates deferred, r is the residual less c on the used
+// samples, which sum to r_sum − c·(used samples).
 double standardized_columns::centred_dot(std::size_t p, double allele, double missing,
                                          double r_sum) const {
   const column_stats& st = stats_[p];
-  const double called = r_sum - missing;
+  const double held_sum = r_sum - mean_shift_ * static_cast<double>(used_count_);
+  const double called = held_sum - missing;
   const double centred =
       counts_second_allele(st) ? (2.0 - st.mean) * called - allele : allele - st.mean * called;
   return centred / st.sd;
@@ -192,6 +198,15 @@ std::array<double, 2> standardized_columns::dot_pair(std::size_t p, const column
       blocks_.sums<4>([&](std::size_t, std::size_t first, std::size_t n, double* out) {
         for (const std::span<const std::uint8_t> codes : next)
           cache_block(codes, (n + 3) / 4, first / 4);
+        const std::size_t b = first / sample_block_rows;
+        const std::uint32_t *p_list = live_list(p, b), *q_list = live_list(q, b);
+        if (p_list && q_list) {
+          const std::array<double, 4> both =
+              listed_sums_pair(p_list, sums_of(stats_[p], used_count_), q_list,
+                               sums_of(stats_[q], used_count_), n, r.data() + first);
+          std::copy(both.begin(), both.end(), out);
+          return;
+        }
         block_sums(p, v.codes.data(), r, first, n, out);
         block_sums(q, u.codes.data(), r, first, n, out + 2);
       });
@@ -200,7 +215,10 @@ std::array<double, 2> standardized_columns::dot_pair(std::size_t p, const column
 
 double standardized_columns::dot(std::size_t p, const column_view<double>& v,
                                  std::span<const double> r, double r_sum) {
-  if (genotype_) return genotype_dot(blocks_, p, v.codes.data(), r, r_sum, v.next_codes);
+  // A column of one block: the stream has asked for the first 4 KiB of the next column's codes.
+  if (genotype_)
+    return genotype_dot(blocks_, p, v.codes.data(), r, r_sum,
+                        blocks_.count() > 1 ? v.next_codes : std::span<const std::uint8_t>());
   // Standardised block by block, by the thread that then multiplies the block.
   return blocks_.sum([&](std::size_t, std::size_t first, std::size_t n) {
     standardize(p, v, first, n, z_.data());
@@ -212,6 +230,10 @@ double standardized_columns::dot(std::size_t p, const column_view<double>& v,
 void standardized_columns::subtract(std::size_t p, const column_view<double>& v, double delta,
                                     std::span<double> r) {
   const column_stats& st = stats_[p];
+  if (defer_means_) {
+    subtract_deferred(p, v.codes, delta, r);
+    return;
+  }
   if (genotype_) {
     const std::uint8_t* codes = v.codes.data();
     const std::span<const std::uint8_t> mask = statistics_.mask();
@@ -227,6 +249,35 @@ void standardized_columns::subtract(std::size_t p, const column_view<double>& v,
     const auto rows = static_cast<Eigen::Index>(n), at = static_cast<Eigen::Index>(first);
     Eigen::Map<Eigen::VectorXd>(r.data() + first, rows) -= delta * z_.segment(at, rows);
   });
+}
+
+// z = σ(x − m_x)/s on a called sample, x the counted allele's copies: −δz = h·x + g.
+void standardized_columns::subtract_deferred(std::size_t p, std::span<const std::uint8_t> codes,
+                                             double delta, std::span<double> r) {
+  const column_stats& st = stats_[p];
+  const live_sums sums = sums_of(st, used_count_);
+  const double sign = sums.second_allele ? -1.0 : 1.0;
+  const double mean = sums.second_allele ? 2.0 - st.mean : st.mean;
+  const double h = -(delta * sign) / st.sd, g = delta * sign * mean / st.sd;
+  const std::span<const std::uint8_t> mask = statistics_.mask();
+  blocks_.for_each([&](std::size_t b, std::size_t first, std::size_t n) {
+    const std::size_t bytes = (n + 3) / 4;
+    const std::span<const std::uint8_t> kept = mask.empty() ? mask : mask.subspan(first / 4, bytes);
+    if (const std::uint32_t* list = live_list(p, b))
+      deferred_update(list, n, kept, sums, h, g, r.data() + first);
+    else
+      deferred_update(codes.subspan(first / 4, bytes), n, kept, sums, h, g, r.data() + first);
+  });
+  mean_shift_ += g;
+}
+
+void standardized_columns::settle(std::span<double> r) {
+  const double c = mean_shift_;
+  blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
+    for (std::size_t i = first; i < first + n; ++i)
+      if (used_[i]) r[i] += c;
+  });
+  mean_shift_ = 0;
 }
 
 void standardized_columns::values(std::size_t p, const column_view<double>& v, double* out) const {

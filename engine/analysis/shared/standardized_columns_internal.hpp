@@ -58,6 +58,7 @@ class standardized_columns {
   // the product of a rare column then costs the bytes of its rarer allele alone, and the same
   // bits. For solvers that take every column's product at every pass.
   void keep_live_lists(std::size_t budget);
+  bool keeps_live_lists() const noexcept { return !listed_.empty(); }
 
   // Learns the statistics of selection position `p` from its streamed view (a first pass), and
   // its lists of live bytes when kept.
@@ -97,6 +98,17 @@ class standardized_columns {
   // r −= δ z_p, after dot() on the same view (which standardised a dense column).
   void subtract(std::size_t p, const column_view<double>& v, double delta, std::span<double> r);
 
+  // From now on, subtract() of a genotype column leaves out the part of the update its mean adds
+  // to every called sample (kernels/deferred_update_internal.hpp): the residual the solver holds
+  // is then r − c on the used samples, c a number kept here, which the products take into account
+  // (z sums to 0 over a column's called samples) and settle() adds back. A rare column's update
+  // then costs its rarer allele's samples. Other bits than the updates in full, the same on every
+  // path and at any threads, blocks or lists.
+  void defer_mean_updates() noexcept { defer_means_ = genotype_; }
+  // Adds the deferred part back to r (the used samples of this process's blocks): r is the
+  // residual in full again. A solver calls it before anything but products and updates reads r.
+  void settle(std::span<double> r);
+
   // z_p itself, one value per store row (for solvers that hold the matrix in memory).
   void values(std::size_t p, const column_view<double>& v, double* out) const;
 
@@ -116,6 +128,9 @@ class standardized_columns {
   void standardize(std::size_t p, const column_view<double>& v, std::size_t first, std::size_t n,
                    double* out) const;
 
+  // subtract() with the mean's part deferred.
+  void subtract_deferred(std::size_t p, std::span<const std::uint8_t> codes, double delta,
+                         std::span<double> r);
   // Column p's lists of live bytes, one per block of this process that has one.
   void list_live_bytes(std::size_t p, std::span<const std::uint8_t> codes);
   // Block b's list of column p, or null.
@@ -135,6 +150,8 @@ class standardized_columns {
   std::vector<column_stats> stats_;
   std::vector<listed_column> listed_;  // empty unless keep_live_lists()
   std::size_t list_budget_ = 0;
+  bool defer_means_ = false;
+  double mean_shift_ = 0;  // c: what settle() adds to every used sample
   std::atomic<std::size_t> list_bytes_{0};
   Eigen::VectorXd z_;
 };

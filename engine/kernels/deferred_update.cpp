@@ -84,18 +84,29 @@ constexpr lane_masks blend_masks{};
   }
 }
 
+// Masked: a mask of kept samples is given. Shift: the entries' table rows are 2^Shift bytes.
+template <bool Masked, unsigned Shift>
 [[gnu::target("avx2,fma")]] void listed_avx2(const std::uint32_t* list, const std::uint8_t* mask,
-                                             live_sums sums, const unsigned* lanes_of,
-                                             const double* x_rows, double h, double ng,
-                                             double* r) noexcept {
+                                             const unsigned* lanes_of, const double* x_rows,
+                                             double h, double ng, double* r) noexcept {
   const __m256d hv = _mm256_set1_pd(h), ngv = _mm256_set1_pd(ng);
   const std::uint32_t* entry = live_list::entries(list);
   for (std::size_t e = 0; e < 4 * live_list::groups(list); ++e) {
-    const auto byte = static_cast<std::uint8_t>(live_list::byte(entry[e], sums));
+    const auto byte = static_cast<std::uint8_t>(live_list::row_at(entry[e]) >> Shift);
     const std::size_t b = live_list::offset(entry[e]);
-    const unsigned lanes = lanes_of[byte] & (mask ? kept_lanes(mask[b]) : 0xfu);
+    const unsigned lanes = Masked ? lanes_of[byte] & kept_lanes(mask[b]) : lanes_of[byte];
     if (lanes != 0) update_byte_avx2(byte, lanes, b, x_rows, hv, ngv, r);
   }
+}
+
+template <bool Masked>
+void listed_avx2(const std::uint32_t* list, const std::uint8_t* mask, live_sums sums,
+                 const unsigned* lanes_of, const double* x_rows, double h, double ng,
+                 double* r) noexcept {
+  if (sums.with_missing)
+    listed_avx2<Masked, 6>(list, mask, lanes_of, x_rows, h, ng, r);
+  else
+    listed_avx2<Masked, 5>(list, mask, lanes_of, x_rows, h, ng, r);
 }
 #endif
 
@@ -128,7 +139,9 @@ void deferred_update(const std::uint32_t* list, std::size_t n, std::span<const s
     update_last(static_cast<std::uint8_t>(live_list::last_byte(list)), live_list::last_lanes(list),
                 n, lanes_of, x_rows, h, -g, r);
 #if COLFLOW_X86_DISPATCH
-  if (cpu_has_avx2_fma()) return listed_avx2(list, m, sums, lanes_of, x_rows, h, -g, r);
+  if (cpu_has_avx2_fma())
+    return m ? listed_avx2<true>(list, m, sums, lanes_of, x_rows, h, -g, r)
+             : listed_avx2<false>(list, m, sums, lanes_of, x_rows, h, -g, r);
 #endif
   const std::uint32_t* entry = live_list::entries(list);
   for (std::size_t e = 0; e < 4 * live_list::groups(list); ++e) {

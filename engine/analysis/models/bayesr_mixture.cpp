@@ -72,8 +72,10 @@ bayesr_mixture::effect bayesr_mixture::draw(std::size_t p, double r,
     weight_[k] = log_const[k] + quad[k] * r2;
     top = std::max(top, weight_[k]);
   }
+  // exp(0) is 1 exactly: the largest weight's call is left out.
   double total = 0;
-  for (std::size_t k = 0; k < classes; ++k) total += (weight_[k] = std::exp(weight_[k] - top));
+  for (std::size_t k = 0; k < classes; ++k)
+    total += (weight_[k] = weight_[k] == top ? 1.0 : std::exp(weight_[k] - top));
   random_draws d(seed_, column_effect, t_, static_cast<std::uint32_t>(p));
   double u = d.uniform() * total;
   std::size_t k = 0;

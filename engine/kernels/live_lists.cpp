@@ -181,7 +181,8 @@ bool append_live_list(std::span<const std::uint8_t> codes, std::size_t n,
   for (std::size_t b = 0; b < full; ++b)
     if (live[codes[b]]) ++count[b < grouped ? b % 4 : 0];
   const std::size_t groups = *std::max_element(count.begin(), count.end());
-  if (4 * groups > full) return false;
+  // A listed byte costs an addition a sum, as a streamed byte does.
+  if (4 * groups * (sums.with_missing ? 2 : 1) > full) return false;
   // Entry of byte b: the offsets of its values of w and of its row of the sums' table.
   const auto row_bytes = static_cast<std::uint32_t>(live_list::row_bytes(sums));
   const auto entry = [&](std::size_t b) {

@@ -34,9 +34,9 @@ struct live_sums {
 // in increasing order, or a byte that adds 0 where the accumulator has no more. An entry holds
 // the byte offsets a sum reads at, of the byte's four values of w and of its row of the sums'
 // table (live_list:: below), so sums over the list read the list and w, not the codes, with two
-// loads and no arithmetic on addresses. Returns false, appending nothing, where the list would
-// be longer than the column's bytes (4 G > n / 4), which the kernels then stream, or the column
-// has more than live_list::most_bytes bytes.
+// loads and no arithmetic on addresses. Returns false, appending nothing, where the list's
+// additions would outnumber the column's bytes (4 G times the number of sums > n / 4), which
+// the kernels then stream, or the column has more than live_list::most_bytes bytes.
 bool append_live_list(std::span<const std::uint8_t> codes, std::size_t n,
                       std::span<const std::uint8_t> mask, live_sums sums,
                       std::vector<std::uint32_t>& out);

@@ -85,6 +85,7 @@ void standardized_columns::learn(std::size_t p, const column_view<double>& v) {
 }
 
 void standardized_columns::list_live_bytes(std::size_t p, std::span<const std::uint8_t> codes) {
+  if (list_bytes_.load(std::memory_order_relaxed) >= list_budget_) return;  // the budget is spent
   const std::size_t own = blocks_.own_end() - blocks_.own_begin();
   listed_column column(own, no_list);
   const live_sums sums = sums_of(stats_[p], used_count_);

@@ -139,6 +139,9 @@ void report(analysis_run& run, const bayesr_result& r) {
                   s.h2.ess, s.h2.geweke_z);
     run.log(line);
   }
+  if (r.live_list_bytes > 0)
+    run.log("columns' lists of live bytes: " +
+            std::to_string((r.live_list_bytes + (1 << 19)) >> 20) + " MiB in memory");
   if (r.iterations_run > 0) {
     char line[160];
     const char* mode = r.execution == bayesr_execution::sequential  ? "sequential"

@@ -72,10 +72,6 @@ std::uint64_t fingerprint_of(const selection& sel, const std::vector<std::uint8_
   return f.value();
 }
 
-// The most memory the lists of live bytes of a streamed chain's columns take
-// (standardized_columns::keep_live_lists): columns past it find their bytes at every visit.
-constexpr std::size_t live_list_budget = std::size_t{512} << 20;
-
 // The Gibbs updates of one chain over its state. Column updates are the serial compute of a
 // pass; the other parameters are drawn between passes.
 class sampler {
@@ -342,7 +338,7 @@ class chain_run {
   // streamed, the lists of the bytes its products add).
   void learn_columns() {
     if (!in_memory_) {
-      z_.keep_live_lists(live_list_budget);
+      z_.keep_live_lists(o_.live_list_bytes);
       z_.defer_mean_updates();
     }
     stream_.columns.run(sel_.columns, [&](const column_view<double>& v) {
@@ -352,6 +348,7 @@ class chain_run {
       return true;
     });
     result_.columns = z_.stats();
+    result_.live_list_bytes = z_.live_list_bytes();
     for (std::size_t p = 0; p < m_; ++p)
       if (!z_.constant(p)) visited_.push_back(p);
     if (hydra_) exchange_.emplace(s_, sel_, visited_, *processes_, z_);

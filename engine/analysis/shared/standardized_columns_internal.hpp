@@ -59,6 +59,8 @@ class standardized_columns {
   // bits. For solvers that take every column's product at every pass.
   void keep_live_lists(std::size_t budget);
   bool keeps_live_lists() const noexcept { return !listed_.empty(); }
+  // The bytes the lists take.
+  std::size_t live_list_bytes() const noexcept { return list_bytes_.load(); }
 
   // Learns the statistics of selection position `p` from its streamed view (a first pass), and
   // its lists of live bytes when kept.

@@ -73,6 +73,11 @@ struct bayesr_options {
   /// then depends on the number of processes and K, and checkpoints are not written. In one
   /// process K changes nothing.
   std::size_t sync_every = 0;
+  /// Streamed on a genotype store, the most memory the columns' lists of live bytes take (the
+  /// bytes each column's products add, listed once by the first pass: a rare column then costs
+  /// its carriers, docs/ANALYSES.md). Columns past it find their bytes at every visit; the
+  /// results are the same bits either way.
+  std::size_t live_list_bytes = std::size_t{512} << 20;
   /// Called after every iteration with the iteration (1-based), the chain's length and the
   /// iteration's h². (For a progress display, analysis_options::on_step also gives the
   /// iterations of this run and their time.)
@@ -106,6 +111,7 @@ struct bayesr_result {
   /// The passes of this run (not of the iterations before a resume).
   double seconds = 0, compute_busy_seconds = 0;
   std::size_t iterations_run = 0;
+  std::size_t live_list_bytes = 0;  ///< the memory the lists of live bytes took
 };
 
 /// Throws colflow::error invalid_argument naming the first bad option (what bayesr() checks

@@ -273,6 +273,7 @@ void standardized_columns::subtract_deferred(std::size_t p, std::span<const std:
 }
 
 void standardized_columns::settle(std::span<double> r) {
+  if (!defer_means_) return;
   const double c = mean_shift_;
   blocks_.for_each([&](std::size_t, std::size_t first, std::size_t n) {
     for (std::size_t i = first; i < first + n; ++i)

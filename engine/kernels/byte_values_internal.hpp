@@ -49,4 +49,22 @@ struct byte_values_and_missing {
 inline constexpr byte_values_and_missing table_and_missing{table};
 inline constexpr byte_values_and_missing second_table_and_missing{second_table};
 
+// The lanes of a byte (bit l: its sample l) that hold a copy of the first allele (`second`
+// false) or of the second, or also a missing call (`with_missing`): the samples a sum over the
+// byte adds something for, and those an update of the residual changes.
+struct byte_lanes {
+  unsigned of[2][2][256];  // [second][with_missing][byte]
+  constexpr byte_lanes() noexcept : of{} {
+    for (unsigned second = 0; second < 2; ++second)
+      for (unsigned with_missing = 0; with_missing < 2; ++with_missing)
+        for (unsigned b = 0; b < 256; ++b)
+          for (unsigned l = 0; l < 4; ++l) {
+            const double x = second ? second_table.four[b][l] : table.four[b][l];
+            if (x != 0.0 || (with_missing && missing_table.four[b][l] != 0.0))
+              of[second][with_missing][b] |= 1u << l;
+          }
+  }
+};
+inline constexpr byte_lanes nonzero_lanes{};
+
 }  // namespace colflow::detail::byte_tables

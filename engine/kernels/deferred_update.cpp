@@ -8,21 +8,6 @@ namespace {
 
 using namespace byte_tables;
 
-// The lanes of a byte an update changes: a copy of the counted allele or a missing call, for
-// the first allele counted (0) or the second (1).
-struct changed_lanes {
-  unsigned of[2][256];
-  constexpr changed_lanes() noexcept : of{} {
-    for (unsigned second = 0; second < 2; ++second)
-      for (unsigned b = 0; b < 256; ++b)
-        for (unsigned l = 0; l < 4; ++l) {
-          const double x = second ? second_table.four[b][l] : table.four[b][l];
-          if (x != 0.0 || missing_table.four[b][l] != 0.0) of[second][b] |= 1u << l;
-        }
-  }
-};
-constexpr changed_lanes changed{};
-
 using live_list::kept_lanes;
 
 // One sample: its count x of the allele and whether its call is missing. The products are of 0,
@@ -115,7 +100,7 @@ void listed_avx2(const std::uint32_t* list, const std::uint8_t* mask, live_sums 
 void deferred_update(std::span<const std::uint8_t> codes, std::size_t n,
                      std::span<const std::uint8_t> mask, live_sums sums, double h, double g,
                      double* r) noexcept {
-  const unsigned* lanes_of = changed.of[sums.second_allele];
+  const unsigned* lanes_of = nonzero_lanes.of[sums.second_allele][1];
   const double* x_rows = sums.second_allele ? second_table.four[0] : table.four[0];
   const std::uint8_t* m = mask.empty() ? nullptr : mask.data();
   const std::size_t full = n / 4;
@@ -132,7 +117,7 @@ void deferred_update(std::span<const std::uint8_t> codes, std::size_t n,
 
 void deferred_update(const std::uint32_t* list, std::size_t n, std::span<const std::uint8_t> mask,
                      live_sums sums, double h, double g, double* r) noexcept {
-  const unsigned* lanes_of = changed.of[sums.second_allele];
+  const unsigned* lanes_of = nonzero_lanes.of[sums.second_allele][1];
   const double* x_rows = sums.second_allele ? second_table.four[0] : table.four[0];
   const std::uint8_t* m = mask.empty() ? nullptr : mask.data();
   if (n % 4 != 0)

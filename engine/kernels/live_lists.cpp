@@ -24,22 +24,6 @@ sum_table table_of(live_sums s) noexcept {
   return {s.second_allele ? second_table.four[0] : table.four[0], 4, 1};
 }
 
-// Whether a byte is live: one of its samples has a value other than 0 under one of the sums, for
-// each kind of live_sums (index 2 · second_allele + with_missing).
-struct live_flags {
-  bool of[4][256];
-  constexpr live_flags() noexcept : of{} {
-    for (unsigned kind = 0; kind < 4; ++kind)
-      for (unsigned b = 0; b < 256; ++b)
-        for (unsigned l = 0; l < 4; ++l) {
-          const double value = kind >= 2 ? second_table.four[b][l] : table.four[b][l];
-          of[kind][b] =
-              of[kind][b] || value != 0.0 || (kind % 2 == 1 && missing_table.four[b][l] != 0.0);
-        }
-  }
-};
-constexpr live_flags live_bytes{};
-
 using live_list::header;
 
 // A byte whose four samples add 0 to every sum of `sums`: two copies of A1 (0b00) count no second
@@ -174,7 +158,7 @@ std::array<double, 4> listed_pair_avx2(const double* a_rows, const std::uint32_t
 bool append_live_list(std::span<const std::uint8_t> codes, std::size_t n,
                       std::span<const std::uint8_t> mask, live_sums sums,
                       std::vector<std::uint32_t>& out) {
-  const bool* live = live_bytes.of[2 * sums.second_allele + sums.with_missing];
+  const unsigned* live = nonzero_lanes.of[sums.second_allele][sums.with_missing];
   const std::size_t full = n / 4, grouped = full & ~std::size_t{3};
   if (full > live_list::most_bytes || codes.size() < (n + 3) / 4) return false;
   std::array<std::size_t, 4> count{};

@@ -66,20 +66,22 @@ TEST(ScoreTest, EqualsExplicitComputationWithEveryOption) {
   const std::size_t n = 203, m = 40;
   const auto codes = test::write_genotype_store(dir / "g.cf", n, m, column_encoding{}, 5);
   const store s = store::open(dir / "g.cf");
-  // Weights on every other column, A1 or A2, two scores; an absent ID and an unknown allele.
+  // Weights on every other column, A1 or A2, three scores (five sums a sample: a tile of four
+  // and one alone); an absent ID and an unknown allele.
   std::ostringstream text;
   std::mt19937_64 rng(9);
   std::normal_distribution<double> w;
   for (std::size_t j = 1; j < m; j += 2)
-    text << "rs" << j << ' ' << (j % 4 == 1 ? "A" : "C") << ' ' << w(rng) << ' ' << w(rng) << '\n';
-  text << "rs5 C 0.5 0.25\n";  // the other allele of a variant already named
-  text << "nowhere A 1 1\nrs2 G 1 1\n";
+    text << "rs" << j << ' ' << (j % 4 == 1 ? "A" : "C") << ' ' << w(rng) << ' ' << w(rng) << ' '
+         << w(rng) << '\n';
+  text << "rs5 C 0.5 0.25 -1\n";  // the other allele of a variant already named
+  text << "nowhere A 1 1 1\nrs2 G 1 1 1\n";
   write_text(dir / "w.txt", text.str());
   score_file f;
   f.path = dir / "w.txt";
-  f.score_columns = {3, 4};
+  f.score_columns = {3, 4, 5};
   const score_table t = read_score_file(f);
-  ASSERT_EQ(t.names, (std::vector<std::string>{"SCORE1", "SCORE2"}));
+  ASSERT_EQ(t.names, (std::vector<std::string>{"SCORE1", "SCORE2", "SCORE3"}));
 
   selection sel = selection::all(s);
   selection subset = sel;
@@ -100,10 +102,10 @@ TEST(ScoreTest, EqualsExplicitComputationWithEveryOption) {
         EXPECT_EQ(r.allele_mismatches, 1u);
         EXPECT_EQ(r.columns.size(), 20u);  // rs1, rs3, ..., rs39 (rs5 named twice)
         EXPECT_EQ(r.entries_used, 21u);
-        for (std::size_t v = 0; v < 2; ++v) {
+        for (std::size_t v = 0; v < 3; ++v) {
           const auto expected = explicit_scores(codes, s.columns(), *chosen, t, o, v);
           for (std::size_t k = 0; k < chosen->rows.size(); ++k)
-            ASSERT_NEAR(r.sums[k * 2 + v], expected[k], 1e-11 * (1 + std::abs(expected[k])))
+            ASSERT_NEAR(r.sums[k * 3 + v], expected[k], 1e-11 * (1 + std::abs(expected[k])))
                 << "sample " << k << " score " << v << " scale " << static_cast<int>(scale)
                 << " no-mean-imputation " << no_mean;
         }

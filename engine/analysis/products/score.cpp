@@ -177,6 +177,46 @@ void add_codes_3(std::span<const column_view<double>> batch, std::size_t b, cons
   }
 }
 
+// Terms [v0, v0 + Width) of several scores' sums for columns b … b + Group − 1 of a batch at
+// once: each sample's Width sums stay in registers across the columns, taken in order, so the
+// bits are add_codes' one column at a time. Several scores' terms go in such tiles (a 256-bit
+// register of four, then one by one), so a sample's sums are read and written once per Group
+// columns rather than at each.
+template <std::size_t Group, std::size_t Width>
+void add_codes_tile(std::span<const column_view<double>> batch, std::size_t b, const double* tables,
+                    std::size_t width, std::size_t terms, std::size_t v0, std::size_t first,
+                    std::size_t rows, double* sums) {
+  const std::uint8_t* codes[Group];
+  const double* table[Group];
+  for (std::size_t g = 0; g < Group; ++g) {
+    codes[g] = batch[b + g].codes.data();
+    table[g] = tables + (b + g) * width + v0;
+  }
+  for (std::size_t i = first; i < first + rows; ++i) {
+    double* sum = sums + i * terms + v0;
+    double s[Width];
+    for (std::size_t w = 0; w < Width; ++w) s[w] = sum[w];
+    const unsigned shift = static_cast<unsigned>(i & 3) << 1;
+    for (std::size_t g = 0; g < Group; ++g) {
+      const double* add = table[g] + ((codes[g][i >> 2] >> shift) & 3) * terms;
+      for (std::size_t w = 0; w < Width; ++w) s[w] += add[w];
+    }
+    for (std::size_t w = 0; w < Width; ++w) sum[w] = s[w];
+  }
+}
+
+// Every term of columns b … b + Group − 1, tile by tile.
+template <std::size_t Group>
+void add_codes_tiled(std::span<const column_view<double>> batch, std::size_t b,
+                     const double* tables, std::size_t width, std::size_t terms, std::size_t first,
+                     std::size_t rows, double* sums) {
+  std::size_t v = 0;
+  for (; v + 4 <= terms; v += 4)
+    add_codes_tile<Group, 4>(batch, b, tables, width, terms, v, first, rows, sums);
+  for (; v < terms; ++v)
+    add_codes_tile<Group, 1>(batch, b, tables, width, terms, v, first, rows, sums);
+}
+
 // Adds one column to the sums of samples [first, first + rows), `terms` per sample.
 void add_column(const column_view<double>& column, const double* table, bool genotype,
                 std::size_t terms, std::size_t first, std::size_t rows, double* sums) {
@@ -272,6 +312,15 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
             add_codes_3<4>(batch, b, tables.data(), width, row0, rows, running.data());
           for (; b < to; ++b)
             add_codes<3>(batch[b].codes.data(), tables.data() + b * width, terms, row0, rows,
+                         running.data());
+        });
+      else if (genotype)
+        blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {
+          std::size_t b = from;
+          for (; b + 4 <= to; b += 4)
+            add_codes_tiled<4>(batch, b, tables.data(), width, terms, row0, rows, running.data());
+          for (; b < to; ++b)
+            add_codes<0>(batch[b].codes.data(), tables.data() + b * width, terms, row0, rows,
                          running.data());
         });
       else

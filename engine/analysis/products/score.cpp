@@ -179,9 +179,9 @@ void add_codes_3(std::span<const column_view<double>> batch, std::size_t b, cons
 
 // Terms [v0, v0 + Width) of several scores' sums for columns b … b + Group − 1 of a batch at
 // once: each sample's Width sums stay in registers across the columns, taken in order, so the
-// bits are add_codes' one column at a time. Several scores' terms go in such tiles (a 256-bit
-// register of four, then one by one), so a sample's sums are read and written once per Group
-// columns rather than at each.
+// bits are add_codes' one column at a time. Several scores' terms go in such tiles (four, then
+// one by one), so a sample's sums are read and written once per Group columns rather than at
+// each.
 template <std::size_t Group, std::size_t Width>
 void add_codes_tile(std::span<const column_view<double>> batch, std::size_t b, const double* tables,
                     std::size_t width, std::size_t terms, std::size_t v0, std::size_t first,

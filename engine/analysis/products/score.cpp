@@ -149,43 +149,15 @@ void add_codes(const std::uint8_t* codes, const double* table, std::size_t terms
   }
 }
 
-// One score's three terms for columns b … b + Group − 1 of a batch at once: each sample's sums
-// stay in registers across the columns, taken in order, so the bits are add_codes<3>'s one
-// column at a time.
-template <std::size_t Group>
-void add_codes_3(std::span<const column_view<double>> batch, std::size_t b, const double* tables,
-                 std::size_t width, std::size_t first, std::size_t rows, double* sums) {
-  const std::uint8_t* codes[Group];
-  const double* table[Group];
-  for (std::size_t g = 0; g < Group; ++g) {
-    codes[g] = batch[b + g].codes.data();
-    table[g] = tables + (b + g) * width;
-  }
-  for (std::size_t i = first; i < first + rows; ++i) {
-    double* sum = sums + i * 3;
-    double s0 = sum[0], s1 = sum[1], s2 = sum[2];
-    const unsigned shift = static_cast<unsigned>(i & 3) << 1;
-    for (std::size_t g = 0; g < Group; ++g) {
-      const double* add = table[g] + ((codes[g][i >> 2] >> shift) & 3) * 3;
-      s0 += add[0];
-      s1 += add[1];
-      s2 += add[2];
-    }
-    sum[0] = s0;
-    sum[1] = s1;
-    sum[2] = s2;
-  }
-}
-
 // Terms [v0, v0 + Width) of several scores' sums for columns b … b + Group − 1 of a batch at
 // once: each sample's Width sums stay in registers across the columns, taken in order, so the
-// bits are add_codes' one column at a time. Several scores' terms go in such tiles (four, then
-// one by one), so a sample's sums are read and written once per Group columns rather than at
-// each.
-template <std::size_t Group, std::size_t Width>
+// bits are add_codes' one column at a time. A sample's sums are thus read and written once per
+// Group columns rather than at each. Terms > 0: that many terms, known to the compiler.
+template <std::size_t Group, std::size_t Width, std::size_t Terms = 0>
 void add_codes_tile(std::span<const column_view<double>> batch, std::size_t b, const double* tables,
                     std::size_t width, std::size_t terms, std::size_t v0, std::size_t first,
                     std::size_t rows, double* sums) {
+  if constexpr (Terms > 0) terms = Terms;
   const std::uint8_t* codes[Group];
   const double* table[Group];
   for (std::size_t g = 0; g < Group; ++g) {
@@ -205,11 +177,14 @@ void add_codes_tile(std::span<const column_view<double>> batch, std::size_t b, c
   }
 }
 
-// Every term of columns b … b + Group − 1, tile by tile.
+// Every term of columns b … b + Group − 1: one score's three in one tile, several scores' in
+// tiles of four, then one by one.
 template <std::size_t Group>
 void add_codes_tiled(std::span<const column_view<double>> batch, std::size_t b,
                      const double* tables, std::size_t width, std::size_t terms, std::size_t first,
                      std::size_t rows, double* sums) {
+  if (terms == 3)
+    return add_codes_tile<Group, 3, 3>(batch, b, tables, width, terms, 0, first, rows, sums);
   std::size_t v = 0;
   for (; v + 4 <= terms; v += 4)
     add_codes_tile<Group, 4>(batch, b, tables, width, terms, v, first, rows, sums);
@@ -305,23 +280,14 @@ score_result score(const store& s, const selection& sel, const score_table& tabl
     for (std::size_t from = 0; from < batch.size();) {
       const std::size_t segment_end = segments.first_column(segment + 1) - first;
       const std::size_t to = std::min(batch.size(), from + (segment_end - batch[from].position));
-      if (genotype && terms == 3)
-        blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {
-          std::size_t b = from;
-          for (; b + 4 <= to; b += 4)
-            add_codes_3<4>(batch, b, tables.data(), width, row0, rows, running.data());
-          for (; b < to; ++b)
-            add_codes<3>(batch[b].codes.data(), tables.data() + b * width, terms, row0, rows,
-                         running.data());
-        });
-      else if (genotype)
+      if (genotype)
         blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {
           std::size_t b = from;
           for (; b + 4 <= to; b += 4)
             add_codes_tiled<4>(batch, b, tables.data(), width, terms, row0, rows, running.data());
           for (; b < to; ++b)
-            add_codes<0>(batch[b].codes.data(), tables.data() + b * width, terms, row0, rows,
-                         running.data());
+            add_column(batch[b], tables.data() + b * width, true, terms, row0, rows,
+                       running.data());
         });
       else
         blocks.for_each([&](std::size_t, std::size_t row0, std::size_t rows) {

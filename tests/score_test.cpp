@@ -66,8 +66,7 @@ TEST(ScoreTest, EqualsExplicitComputationWithEveryOption) {
   const std::size_t n = 203, m = 40;
   const auto codes = test::write_genotype_store(dir / "g.cf", n, m, column_encoding{}, 5);
   const store s = store::open(dir / "g.cf");
-  // Weights on every other column, A1 or A2, three scores (five sums a sample: a tile of four
-  // and one alone); an absent ID and an unknown allele.
+  // Weights on every other column, A1 or A2, three scores; an absent ID and an unknown allele.
   std::ostringstream text;
   std::mt19937_64 rng(9);
   std::normal_distribution<double> w;
@@ -118,6 +117,46 @@ TEST(ScoreTest, EqualsExplicitComputationWithEveryOption) {
           EXPECT_EQ(r.denominators[k], no_mean ? alleles : 2 * r.columns.size());
         }
       }
+}
+
+// Every column weighted, one score and three (three and five sums a sample), in segments of
+// 13 columns (column_segments: at most 16 of them), so that the pass takes its columns four at
+// a time, each sample's sums in registers, and the rest one by one: the explicit sums still.
+TEST(ScoreTest, ColumnsTakenFourAtATimeEqualExplicitComputation) {
+  test::temp_dir dir;
+  const std::size_t n = 203, m = 201;
+  const auto codes = test::write_genotype_store(dir / "g.cf", n, m, column_encoding{}, 11);
+  const store s = store::open(dir / "g.cf");
+  std::ostringstream text;
+  std::mt19937_64 rng(4);
+  std::normal_distribution<double> w;
+  for (std::size_t j = 0; j < m; ++j)
+    text << "rs" << j << ' ' << (j % 3 == 1 ? "C" : "A") << ' ' << w(rng) << ' ' << w(rng) << ' '
+         << w(rng) << '\n';
+  write_text(dir / "w.txt", text.str());
+  const selection sel = selection::all(s);
+  for (const std::vector<std::size_t>& columns :
+       {std::vector<std::size_t>{3}, std::vector<std::size_t>{3, 4, 5}}) {
+    score_file f;
+    f.path = dir / "w.txt";
+    f.score_columns = columns;
+    const score_table t = read_score_file(f);
+    const score_result r = score(s, sel, t, score_options{});
+    ASSERT_EQ(r.columns.size(), m);
+    const std::size_t scores = columns.size();
+    for (std::size_t v = 0; v < scores; ++v) {
+      const auto expected = explicit_scores(codes, s.columns(), sel, t, score_options{}, v);
+      for (std::size_t k = 0; k < n; ++k)
+        ASSERT_NEAR(r.sums[k * scores + v], expected[k], 1e-11 * (1 + std::abs(expected[k])))
+            << "sample " << k << " score " << v << " of " << scores;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      std::uint64_t alleles = 0;
+      for (std::size_t j = 0; j < m; ++j)
+        if (test::dosage_at(codes[j], k) >= 0) alleles += 2;
+      ASSERT_EQ(r.allele_counts[k], alleles) << "sample " << k;
+    }
+  }
 }
 
 // Hard calls held as 16-bit dosages.

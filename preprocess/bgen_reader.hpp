@@ -99,6 +99,8 @@ struct bgen_fetched final : column_source::fetched {
   // The variant's bytes, then eight zero bytes: an uncompressed layout-2 block is read in place
   // by the bit reader, which loads 64-bit windows.
   std::unique_ptr<std::uint8_t[]> bytes;
+  // What its decoding goes through: the probability data, decompressed.
+  std::size_t size() const noexcept override { return static_cast<std::size_t>(payload_size); }
 };
 
 }  // namespace colflow::preprocess::detail::bgen

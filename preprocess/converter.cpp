@@ -5,6 +5,7 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -33,6 +34,24 @@ struct column_work {
   std::unique_ptr<column_source::fetched> raw;  // fetched, decoded in the parallel stage
   encoded_column encoded;
 };
+
+// The columns that go through the pipeline together: one column of a few thousand samples is
+// a few microseconds of work, on the order of what the pipeline costs to pass an item between
+// its stages, so items carry runs of columns, each still read, encoded and appended in order.
+struct column_batch {
+  std::vector<column_work> columns;  // the first `count` are this batch's
+  std::size_t count = 0;
+};
+
+// The input a batch gathers, decoded and raw: its columns' decoding stays within a core's
+// second-level cache.
+constexpr std::uint64_t batch_input_bytes = std::uint64_t{64} << 10;
+
+// The most columns a batch takes: at most 64, and few enough that every one of the `tokens`
+// batches in flight has some.
+std::size_t batch_capacity(std::uint64_t columns, unsigned tokens) {
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(columns / std::max(1u, tokens), 1, 64));
+}
 
 // auto: the smallest frame of the codecs that decode fast (lz4 and zstd at their default levels,
 // bench/codec_bench), so that a store made with auto is never slow to read; zlib decodes slower
@@ -145,7 +164,7 @@ std::vector<sample_info> store_samples(const column_source& source,
 using clock = std::chrono::steady_clock;
 
 // One pass of a source through a tbb::parallel_pipeline into a store writer: read (serial, in
-// column order), encode (parallel), append (serial, in order).
+// column order), encode (parallel), append (serial, in order), a batch of columns at a time.
 class conversion {
  public:
   conversion(column_source& source, const convert_options& options, const conversion_plan& plan,
@@ -165,19 +184,22 @@ class conversion {
     result_.rows = rows_;
   }
 
-  // Runs the pipeline with at most `tokens` columns in flight.
+  // Runs the pipeline with at most `tokens` batches in flight.
   void run(unsigned tokens) {
+    batch_ = batch_capacity(columns_, tokens);
     tbb::parallel_pipeline(
-        tokens, tbb::make_filter<void, column_work*>(
+        tokens, tbb::make_filter<void, column_batch*>(
                     tbb::filter_mode::serial_in_order,
                     [this](tbb::flow_control& fc) { return read_next(fc); }) &
-                    tbb::make_filter<column_work*, column_work*>(tbb::filter_mode::parallel,
-                                                                 [this](column_work* w) {
-                                                                   encode(*w);
-                                                                   return w;
-                                                                 }) &
-                    tbb::make_filter<column_work*, void>(tbb::filter_mode::serial_in_order,
-                                                         [this](column_work* w) { append(w); }));
+                    tbb::make_filter<column_batch*, column_batch*>(tbb::filter_mode::parallel,
+                                                                   [this](column_batch* b) {
+                                                                     for (std::size_t k = 0;
+                                                                          k < b->count; ++k)
+                                                                       encode(b->columns[k]);
+                                                                     return b;
+                                                                   }) &
+                    tbb::make_filter<column_batch*, void>(tbb::filter_mode::serial_in_order,
+                                                          [this](column_batch* b) { append(b); }));
   }
 
   // Completes the store and returns what the pass did.
@@ -198,32 +220,35 @@ class conversion {
   const clock::time_point start_;
   const std::uint64_t rows_, columns_, input_per_column_;
   std::uint64_t next_ = 0;  // the next column to read
+  std::size_t batch_ = 1;   // the most columns of a batch
   convert_result result_;
 
-  // Work items circulate through a pool that owns them: a pipeline ended by an exception (a
-  // stop request, a write error) drops its in-flight items without destroying them, so the
-  // items themselves must not own memory. At most `tokens` items ever exist.
-  std::vector<std::unique_ptr<column_work>> owned_;
-  std::vector<column_work*> free_items_;
+  // Batches circulate through a pool that owns them: a pipeline ended by an exception (a stop
+  // request, a write error) drops its in-flight items without destroying them, so the items
+  // themselves must not own memory. At most `tokens` batches ever exist.
+  std::vector<std::unique_ptr<column_batch>> owned_;
+  std::vector<column_batch*> free_items_;
   std::mutex pool_mutex_;
 
-  column_work* acquire() {
+  column_batch* acquire() {
     std::lock_guard lock(pool_mutex_);
     if (free_items_.empty()) {
-      owned_.push_back(std::make_unique<column_work>());
+      owned_.push_back(std::make_unique<column_batch>());
+      owned_.back()->columns.resize(batch_);
       free_items_.push_back(owned_.back().get());
     }
-    column_work* w = free_items_.back();
+    column_batch* b = free_items_.back();
     free_items_.pop_back();
-    return w;
+    return b;
   }
-  void release(column_work* w) {
+  void release(column_batch* b) {
     std::lock_guard lock(pool_mutex_);
-    free_items_.push_back(w);
+    free_items_.push_back(b);
   }
 
-  // The serial first stage: the next column read, or fetched for the parallel stage to decode.
-  column_work* read_next(tbb::flow_control& fc) {
+  // The serial first stage: the next batch's columns read, or fetched for the parallel stage
+  // to decode, until they hold batch_input_bytes of input.
+  column_batch* read_next(tbb::flow_control& fc) {
     if (next_ == columns_) {
       fc.stop();
       return nullptr;
@@ -231,24 +256,34 @@ class conversion {
     // Between columns: a stop request ends the pipeline here, and the store writer, unwinding,
     // removes the partial store.
     throw_if_stop_requested();
-    column_work* w = acquire();
-    w->index = next_;
-    w->info = source_.column(next_);
-    w->info.chrom = normalize_chromosome(w->info.chrom);
+    column_batch* b = acquire();
+    b->count = 0;
+    for (std::uint64_t input = 0;
+         b->count < batch_ && next_ < columns_ && input < batch_input_bytes; ++b->count) {
+      column_work& w = b->columns[b->count];
+      read_column(w);
+      input += input_per_column_ + (w.raw ? w.raw->size() : 0);
+    }
+    return b;
+  }
+
+  void read_column(column_work& w) {
+    w.index = next_;
+    w.info = source_.column(next_);
+    w.info.chrom = normalize_chromosome(w.info.chrom);
     if (plan_.genotype_input) {
-      w->codes.resize(genotype_column_bytes(rows_));
-      w->raw = source_.fetch(next_);
-      if (!w->raw) source_.read_genotypes(next_, w->codes);
+      w.codes.resize(genotype_column_bytes(rows_));
+      w.raw = source_.fetch(next_);
+      if (!w.raw) source_.read_genotypes(next_, w.codes);
     } else if (plan_.dosage_input) {
-      w->dosages.resize(rows_);
-      w->raw = source_.fetch(next_);
-      if (!w->raw) source_.read_dosages(next_, w->dosages);
+      w.dosages.resize(rows_);
+      w.raw = source_.fetch(next_);
+      if (!w.raw) source_.read_dosages(next_, w.dosages);
     } else {
-      w->values.resize(rows_);
-      source_.read_values(next_, w->values);
+      w.values.resize(rows_);
+      source_.read_values(next_, w.values);
     }
     ++next_;
-    return w;
   }
 
   // The parallel stage: decodes what was fetched, then encodes the column as the store keeps it.
@@ -325,25 +360,33 @@ class conversion {
                                                      : enc(plan_.fixed);
   }
 
-  // The serial last stage: the column appended to the store, in column order, and counted.
-  void append(column_work* w) {
+  // The serial last stage: the batch's columns appended to the store, in column order, and
+  // counted; a stop request ends the pass between two of them.
+  void append(column_batch* b) {
+    for (std::size_t k = 0; k < b->count; ++k) {
+      if (k > 0) throw_if_stop_requested();
+      append(b->columns[k]);
+    }
+    release(b);
+  }
+
+  void append(column_work& w) {
     try {
-      writer_.append(w->encoded, w->info);
+      writer_.append(w.encoded, w.info);
     } catch (const error& e) {
       throw error(e.kind(),
-                  "column " + std::to_string(w->index) + " (" + w->info.id + "): " + e.message());
+                  "column " + std::to_string(w.index) + " (" + w.info.id + "): " + e.message());
     }
-    ++result_.columns_per_codec[static_cast<std::uint8_t>(w->encoded.codec)];
-    result_.frame_bytes += w->encoded.frame.size();
+    ++result_.columns_per_codec[static_cast<std::uint8_t>(w.encoded.codec)];
+    result_.frame_bytes += w.encoded.frame.size();
     if (progress_) {
       convert_progress p;
-      p.columns_done = w->index + 1;
+      p.columns_done = w.index + 1;
       p.columns_total = columns_;
-      p.input_bytes_done = (w->index + 1) * input_per_column_;
+      p.input_bytes_done = (w.index + 1) * input_per_column_;
       p.seconds = std::chrono::duration<double>(clock::now() - start_).count();
       progress_(p);
     }
-    release(w);
   }
 };
 

@@ -32,6 +32,7 @@ struct pgen_fetched final : column_source::fetched {
   std::uint64_t j = 0, reference = 0;
   std::uint8_t type = 0, reference_type = 0;
   std::span<const std::uint8_t> bytes, reference_bytes;
+  std::size_t size() const noexcept override { return bytes.size() + reference_bytes.size(); }
 };
 
 bool ld_compressed(std::uint8_t type) {

@@ -24,6 +24,9 @@ struct vcf_source::state : detail::record_stream {};
 struct vcf_source::fetched_column final : column_source::fetched {
   std::shared_ptr<const detail::fetched_record> record;
   int alt = 1;  // 1-based
+  std::size_t size() const noexcept override {
+    return record->text.s.l + record->gt.bytes.size() + record->dosage.bytes.size();
+  }
 };
 
 // ---- The streaming pass --------------------------------------------------------------------

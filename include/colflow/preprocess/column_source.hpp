@@ -95,6 +95,9 @@ class column_source {
   class fetched {
    public:
     virtual ~fetched() = default;
+    /// The bytes of input it holds, about: the converter gathers columns into batches of a
+    /// similar size of input.
+    virtual std::size_t size() const noexcept = 0;
   };
   /// Column j's raw input for decode_genotypes/decode_dosages, or null (the default) for a
   /// source that reads with read_genotypes/read_dosages.

@@ -6,9 +6,10 @@
 ///
 ///     read (serial, in column order) -> encode (parallel) -> append (serial, in order)
 ///
-/// with at most `tokens` columns in flight, so memory stays bounded whatever the number of
-/// columns. It knows the input only through the column_source interface (column_source.hpp):
-/// every input format converts the same way.
+/// with at most `tokens` batches of columns in flight (a batch: up to 64 consecutive columns
+/// holding about 64 KiB of input), so memory stays bounded whatever the number of columns. It knows
+/// the input only through the column_source interface (column_source.hpp): every input format
+/// converts the same way.
 #pragma once
 
 #include <array>
@@ -74,7 +75,7 @@ struct convert_options {
   /// the source's sexes.
   std::filesystem::path sex_file;
   bool overwrite = false;  ///< replace an existing store at `out` (only when done)
-  unsigned tokens = 0;     ///< columns in flight; 0 = 4 x the worker threads
+  unsigned tokens = 0;     ///< batches of columns in flight; 0 = 4 x the worker threads
 };
 
 /// Progress of a conversion, reported after each column is appended.

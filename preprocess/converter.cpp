@@ -191,13 +191,8 @@ class conversion {
         tokens, tbb::make_filter<void, column_batch*>(
                     tbb::filter_mode::serial_in_order,
                     [this](tbb::flow_control& fc) { return read_next(fc); }) &
-                    tbb::make_filter<column_batch*, column_batch*>(tbb::filter_mode::parallel,
-                                                                   [this](column_batch* b) {
-                                                                     for (std::size_t k = 0;
-                                                                          k < b->count; ++k)
-                                                                       encode(b->columns[k]);
-                                                                     return b;
-                                                                   }) &
+                    tbb::make_filter<column_batch*, column_batch*>(
+                        tbb::filter_mode::parallel, [this](column_batch* b) { return encode(b); }) &
                     tbb::make_filter<column_batch*, void>(tbb::filter_mode::serial_in_order,
                                                           [this](column_batch* b) { append(b); }));
   }
@@ -286,7 +281,13 @@ class conversion {
     ++next_;
   }
 
-  // The parallel stage: decodes what was fetched, then encodes the column as the store keeps it.
+  // The parallel stage, a batch's columns one after another.
+  column_batch* encode(column_batch* b) const {
+    for (std::size_t k = 0; k < b->count; ++k) encode(b->columns[k]);
+    return b;
+  }
+
+  // Decodes what was fetched, then encodes the column as the store keeps it.
   void encode(column_work& w) const {
     if (w.raw) {  // the decoding half of a two-step read (column_source.hpp)
       if (plan_.genotype_input)

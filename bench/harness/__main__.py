@@ -112,7 +112,7 @@ def run_path(root: str, args, ctx: Context, suites: list[str], colflow: str, bas
     os.environ["COLFLOW_SIMD"] = path
     scale = ctx.scale
     started = time.time()
-    header = machine.describe(root, colflow, os.path.dirname(os.path.dirname(colflow)))
+    header = machine.describe(root, colflow, machine.build_dir_of(colflow))
     header += [f"date: {datetime.date.today().isoformat()}",
                f"command: bench/run.sh{' --quick' if args.quick else ''}"
                f"{'' if args.only == DEFAULT else ' --only ' + args.only}"

@@ -72,11 +72,28 @@ def cmake_cache(build_dir: str, key: str) -> str:
     return "?"
 
 
-def describe(root: str, colflow: str, build_dir: str) -> list[str]:
+def build_dir_of(colflow: str) -> str | None:
+    """The CMake build directory that holds the colflow binary, or None for a binary copied
+    out of one (a build of another commit kept for comparison)."""
+    d = os.path.dirname(os.path.abspath(colflow))
+    while True:
+        if os.path.exists(os.path.join(d, "CMakeCache.txt")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def describe(root: str, colflow: str, build_dir: str | None) -> list[str]:
     memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    build_type = cmake_cache(build_dir, "CMAKE_BUILD_TYPE")
-    flags = cmake_cache(build_dir, f"CMAKE_CXX_FLAGS_{build_type.upper()}")
-    compiler = first_line([cmake_cache(build_dir, "CMAKE_CXX_COMPILER"), "--version"])
+    if build_dir is None:
+        compiler = "unknown (the colflow binary is outside a build directory)"
+        build_type, flags = "unknown", ""
+    else:
+        build_type = cmake_cache(build_dir, "CMAKE_BUILD_TYPE")
+        flags = cmake_cache(build_dir, f"CMAKE_CXX_FLAGS_{build_type.upper()}")
+        compiler = first_line([cmake_cache(build_dir, "CMAKE_CXX_COMPILER"), "--version"])
     versions = []
     for package in ("numpy", "scikit-learn", "blosc2", "bed-reader", "matplotlib"):
         try:

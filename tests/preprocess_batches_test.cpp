@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <cmath>
+
+#include "colflow/preprocess/matrix_source.hpp"
 #include "preprocess_fixture.hpp"
 
 namespace colflow::preprocess_tests {
@@ -24,7 +27,7 @@ std::vector<char> store_bytes(const std::filesystem::path& store) {
 TEST(ConverterBatchesTest, StoresAreTheSameBytesWhateverTheBatchesAndThreads) {
   REQUIRE_SHARED_DATA();
   test::temp_dir dir;
-  // uk10k: 6,717 columns of 911 bytes, so that batches fill by their count and by their bytes.
+  // uk10k: 6,717 columns of 911 bytes of codes, so that batches fill by their count.
   const std::string name = prefix("uk10k/uk10k_chr1_1mb");
   std::vector<char> first;
   for (const int threads : {1, 2}) {
@@ -54,6 +57,44 @@ TEST(ConverterBatchesTest, StoresAreTheSameBytesWhateverTheBatchesAndThreads) {
         EXPECT_TRUE(bytes == first);
     }
   }
+}
+
+TEST(ConverterBatchesTest, BatchesOfWideColumnsEndAtTheirBytes) {
+  // 300 float64 rows, 2,400 bytes a column: a batch is full at 28 columns (64 KiB), before its
+  // 64; with 10,000 tokens each batch is one column.
+  constexpr std::uint64_t rows = 300, columns = 500;
+  std::vector<double> values(rows * columns);
+  for (std::size_t k = 0; k < values.size(); ++k)
+    values[k] = k % 97 == 0 ? std::nan("") : static_cast<double>((k * 7919) % 1000) / 250.0;
+  test::temp_dir dir;
+  std::vector<char> first;
+  for (const unsigned tokens : {1u, 10000u}) {
+    SCOPED_TRACE(std::to_string(tokens) + " tokens");
+    preprocess::matrix_view m;
+    m.data = reinterpret_cast<const std::byte*>(values.data());
+    m.rows = rows;
+    m.columns = columns;
+    m.row_stride = 8;
+    m.column_stride = static_cast<std::ptrdiff_t>(8 * rows);
+    preprocess::matrix_source source(m);
+    preprocess::convert_options o;
+    o.out = dir / "d.cf";
+    o.codec = preprocess::codec_choice::lz4;
+    o.standardize = false;
+    o.tokens = tokens;
+    o.overwrite = true;
+    EXPECT_EQ(preprocess::convert(source, o).columns, columns);
+    const std::vector<char> bytes = store_bytes(dir / "d.cf");
+    if (first.empty())
+      first = bytes;
+    else
+      EXPECT_TRUE(bytes == first);
+  }
+  // The values came through in order.
+  const store s = store::open(dir / "d.cf");
+  std::vector<double> column(rows);
+  s.read_column(123, column, decode_as::stored);
+  EXPECT_EQ(column[7], values[123 * rows + 7]);
 }
 
 }  // namespace

@@ -362,12 +362,9 @@ class conversion {
   }
 
   // The serial last stage: the batch's columns appended to the store, in column order, and
-  // counted; a stop request ends the pass between two of them.
+  // counted (the writer ends the pass between two of them on a stop request).
   void append(column_batch* b) {
-    for (std::size_t k = 0; k < b->count; ++k) {
-      if (k > 0) throw_if_stop_requested();
-      append(b->columns[k]);
-    }
+    for (std::size_t k = 0; k < b->count; ++k) append(b->columns[k]);
     release(b);
   }
 

@@ -23,7 +23,7 @@ command add_preprocess(CLI::App& app) {
   };
   auto o = std::make_shared<options>();
   add_input_options(app, o->input);
-  app.add_option("--out", o->out, "The store directory to write")->required();
+  app.add_option("--out", o->out, "The store directory to write")->check(output_path())->required();
   app.add_option("--codec", o->codec,
                  "genotype (default for .bed: the 2-bit codes as they are, about the .bed's\n"
                  "size; for dosage input, its hard calls), genotype-zstd (the codes compressed\n"
@@ -32,10 +32,11 @@ command add_preprocess(CLI::App& app) {
       ->check(CLI::IsMember({"genotype", "genotype-zstd", "auto", "none", "zlib", "lz4", "zstd"}));
   app.add_option("--level", o->level,
                  "Compression level: zlib 1-9 (6), lz4 1-12 (1; 3+ is LZ4 HC), zstd 1-19 (3)");
-  auto* dtype = app.add_option("--dtype", o->dtype,
-                               "Float store value type: f64 (default) or f32; for dosage input,\n"
-                               "a float store instead of the 16-bit dosage store")
-                    ->check(CLI::IsMember({"f64", "f32"}));
+  auto* dtype =
+      app.add_option("--dtype", o->dtype,
+                     "Float store value type: f64 (default) or f32; for genotype or\n"
+                     "dosage input, a float store instead of the genotype or dosage store")
+          ->check(CLI::IsMember({"f64", "f32"}));
   app.add_option("--hard-call-threshold", o->hard_call_threshold,
                  "Dosage input: store hard calls (genotype codec), a dosage within this\n"
                  "distance of 0, 1 or 2 becoming that call, others missing (PLINK 2's\n"

@@ -76,6 +76,12 @@ void concatenated_source::read_genotypes(std::uint64_t j, std::span<std::uint8_t
   part->read_genotypes(k, codes);
 }
 
+bool concatenated_source::has_hard_calls() const {
+  for (const auto& part : parts_)
+    if (!part->has_hard_calls()) return false;
+  return true;
+}
+
 void concatenated_source::read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) {
   const auto [part, k] = locate(j);
   part->read_dosages(k, dosages);

@@ -102,11 +102,13 @@ struct conversion_plan {
   codec_choice choice = codec_choice::auto_select;
   bool keeps_codes = false;    // the store keeps 2-bit genotype codes
   bool keeps_dosages = false;  // the store keeps 16-bit dosages
+  bool reads_codes = false;    // columns are read as 2-bit codes (read_genotypes)
   value_type store_type = value_type::float64;
   column_encoding fixed{codec_id::none, 0, false};  // the codec and level of a fixed choice
 };
 
-conversion_plan plan_conversion(value_type input, const convert_options& options) {
+conversion_plan plan_conversion(value_type input, bool has_hard_calls,
+                                const convert_options& options) {
   conversion_plan plan;
   plan.genotype_input = input == value_type::genotype;
   plan.dosage_input = input == value_type::dosage;
@@ -124,6 +126,8 @@ conversion_plan plan_conversion(value_type input, const convert_options& options
   if (!(options.hard_call_threshold >= 0 && options.hard_call_threshold <= 0.5))
     throw error(errc::invalid_argument, "the hard-call threshold must be within 0..0.5, got " +
                                             std::to_string(options.hard_call_threshold));
+  plan.reads_codes = plan.genotype_input || (plan.dosage_input && plan.keeps_codes &&
+                                             options.source_hard_calls && has_hard_calls);
   plan.store_type = plan.keeps_codes     ? value_type::genotype
                     : plan.keeps_dosages ? value_type::dosage
                                          : options.dtype;
@@ -178,7 +182,7 @@ class conversion {
         start_(start),
         rows_(rows),
         columns_(columns),
-        input_per_column_(plan.genotype_input ? genotype_column_bytes(rows_)
+        input_per_column_(plan.reads_codes    ? genotype_column_bytes(rows_)
                           : plan.dosage_input ? rows_ * sizeof(std::uint16_t)
                                               : rows_ * sizeof(double)) {
     result_.rows = rows_;
@@ -266,7 +270,7 @@ class conversion {
     w.index = next_;
     w.info = source_.column(next_);
     w.info.chrom = normalize_chromosome(w.info.chrom);
-    if (plan_.genotype_input) {
+    if (plan_.reads_codes) {
       w.codes.resize(genotype_column_bytes(rows_));
       w.raw = source_.fetch(next_);
       if (!w.raw) source_.read_genotypes(next_, w.codes);
@@ -290,7 +294,7 @@ class conversion {
   // Decodes what was fetched, then encodes the column as the store keeps it.
   void encode(column_work& w) const {
     if (w.raw) {  // the decoding half of a two-step read (column_source.hpp)
-      if (plan_.genotype_input)
+      if (plan_.reads_codes)
         source_.decode_genotypes(*w.raw, w.codes);
       else
         source_.decode_dosages(*w.raw, w.dosages);
@@ -300,7 +304,7 @@ class conversion {
       w.encoded = encode_dosages(w);
       return;
     }
-    if (plan_.dosage_input && plan_.keeps_codes) {
+    if (plan_.dosage_input && plan_.keeps_codes && !plan_.reads_codes) {
       w.codes.resize(genotype_column_bytes(rows_));
       dosages_to_hard_calls(w.dosages, options_.hard_call_threshold, w.codes);
     }
@@ -423,7 +427,7 @@ convert_result convert(column_source& source, const convert_options& options,
   const auto start = clock::now();
 
   // Set up: the plan and the store, checked and created before any column is read.
-  const conversion_plan plan = plan_conversion(source.kind(), options);
+  const conversion_plan plan = plan_conversion(source.kind(), source.has_hard_calls(), options);
   const std::uint64_t rows = source.rows(), columns = source.columns();
   std::vector<sample_info> samples = store_samples(source, options);
   writer_options wo;

@@ -191,9 +191,10 @@ convert_options make_convert_options(value_type kind, const conversion_choices& 
   const bool dosage_input = kind == value_type::dosage;
   convert_options co;
   co.out = out;
-  // Dosage input: a dosage store unless hard calls (a genotype codec or a threshold) or a
-  // float store (a dtype) are asked for.
-  co.codec = choices.codec.value_or(genotype_input || (dosage_input && choices.hard_call_threshold)
+  // Genotype input: a genotype store unless a float store (a dtype) is asked for. Dosage input:
+  // a dosage store unless hard calls (a genotype codec or a threshold) or a float store are.
+  co.codec = choices.codec.value_or((genotype_input && !choices.dtype) ||
+                                            (dosage_input && choices.hard_call_threshold)
                                         ? codec_choice::genotype
                                         : codec_choice::zstd);
   co.level = choices.level;
@@ -205,6 +206,7 @@ convert_options make_convert_options(value_type kind, const conversion_choices& 
   co.shuffle = choices.shuffle.value_or(dosage_input && co.keep_dosages);
   co.standardize = choices.standardize.value_or(genotype_input || dosage_input);
   if (choices.hard_call_threshold) co.hard_call_threshold = *choices.hard_call_threshold;
+  co.source_hard_calls = !choices.hard_call_threshold;
   co.sex_file = choices.sex_file;
   co.overwrite = choices.overwrite;
   return co;

@@ -164,6 +164,7 @@ struct pvar_reader::impl {
       has_pending = true;
       return;
     }
+    if (line_no == 0) throw input_error(file, "no variants (the file is empty)");
     fail("no variants (the file ends in its header)");
   }
 
@@ -236,7 +237,7 @@ std::uint64_t count_pvar(const std::filesystem::path& file) {
   column_info c;
   std::uint64_t n = 0;
   while (r.next(c)) ++n;
-  if (n == 0) throw input_error(file, "no variants (the file is empty)");
+  if (n == 0) throw input_error(file, "no variants (the file ends in its header)");
   return n;
 }
 

@@ -170,6 +170,17 @@ TEST(PgenSourceMalformedTest, PvarShorterThanThePgenIsRefused) {
                    "lists 2 variants, but x.pgen holds 7");
 }
 
+TEST(PgenSourceMalformedTest, PvarWithoutVariantsSaysWhetherItIsEmpty) {
+  test::temp_dir dir;
+  const std::string p = damaged(dir, [](auto&) {});
+  std::ofstream(p + ".pvar", std::ios::trunc).flush();
+  expect_bad_input([&] { pgen_source s(pgen_paths::from_prefix(p)); }, "x.pvar",
+                   "no variants (the file is empty)");
+  std::ofstream(p + ".pvar", std::ios::trunc) << "##fileformat\n#CHROM\tPOS\tID\tREF\tALT\n";
+  expect_bad_input([&] { pgen_source s(pgen_paths::from_prefix(p)); }, "x.pvar",
+                   "no variants (the file ends in its header)");
+}
+
 TEST(PgenSourceMalformedTest, PsamDuplicateIdIsRefusedByLine) {
   test::temp_dir dir;
   const std::string p = damaged(dir, [](auto&) {});

@@ -337,6 +337,38 @@ TEST(PgenExportTest, Plink2GivesTheSameTablesOnTheExportOfHardCalls) {
   }
 }
 
+// The 2-bit codes of every column of a .bed, padding cleared.
+std::vector<std::vector<std::uint8_t>> bed_codes(const std::string& prefix) {
+  preprocess::bed_source bed(preprocess::plink_paths::from_prefix(prefix));
+  std::vector<std::vector<std::uint8_t>> out(
+      bed.columns(), std::vector<std::uint8_t>(genotype_column_bytes(bed.rows())));
+  for (std::uint64_t j = 0; j < bed.columns(); ++j) bed.read_genotypes(j, out[j]);
+  return out;
+}
+
+// A .pgen with dosages also holds hard calls, which plink2 made at the threshold it was given
+// when it wrote the file (0.3 here): a genotype store keeps those calls, as plink2 --make-bed
+// writes them, and --hard-call-threshold calls them from the dosages instead, as plink2 does
+// when given one.
+TEST(PgenSourceTest, GenotypeStoreOfDosagesKeepsThePgensHardCalls) {
+  REQUIRE_PLINK2();
+  test::temp_dir dir;
+  const std::string d = dir.path().string() + "/";
+  test::run_plink2("--dummy 29 300 0.05 dosage-freq=0.3 --seed 7 --make-pgen --out " + d + "x");
+  test::run_plink2("--pfile " + d + "x --hard-call-threshold 0.3 --make-pgen --out " + d + "t");
+  test::run_plink2("--pfile " + d + "t --make-bed --out " + d + "pb");
+  test::run_plink2("--pfile " + d + "t --hard-call-threshold 0.1 --make-bed --out " + d + "pb1");
+  run_colflow("preprocess --quiet --pfile " + d + "t --codec genotype --out " + d + "g.cf");
+  run_colflow("export " + d + "g.cf --quiet --bed " + d + "gb");
+  run_colflow("preprocess --quiet --pfile " + d + "t --hard-call-threshold 0.1 --out " + d +
+              "g1.cf");
+  run_colflow("export " + d + "g1.cf --quiet --bed " + d + "gb1");
+  const auto stored = bed_codes(d + "pb"), called = bed_codes(d + "pb1");
+  ASSERT_NE(stored, called) << "the test needs calls that the two thresholds make differently";
+  EXPECT_EQ(bed_codes(d + "gb"), stored);
+  EXPECT_EQ(bed_codes(d + "gb1"), called);
+}
+
 TEST(PgenExportTest, Plink2GivesTheSameTablesOnTheExportOfDosages) {
   REQUIRE_PLINK2();
   test::temp_dir dir;

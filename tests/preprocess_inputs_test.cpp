@@ -243,6 +243,10 @@ TEST(InputsTest, ConversionDefaultsFollowTheKindOfInput) {
   EXPECT_FALSE(d.shuffle);
   EXPECT_TRUE(d.standardize);
   EXPECT_EQ(d.dtype, value_type::float32);
+  // A dtype asks for a float store of genotypes too.
+  g = preprocess::make_convert_options(value_type::genotype, c, "out");
+  EXPECT_EQ(g.codec, codec_choice::zstd);
+  EXPECT_EQ(g.dtype, value_type::float32);
   c = {};
   c.codec = codec_choice::lz4;
   c.level = 5;

@@ -90,6 +90,10 @@ class column_source {
   /// rows() values: fixed point, dosage_one per allele copy, dosage_missing for a missing value
   /// (codec/dosage_codec.hpp). Dosage sources only: the default throws errc::invalid_argument.
   virtual void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages);
+  /// True for a dosage source whose input also holds hard calls of its own (a .pgen's, which
+  /// plink2 made by its --hard-call-threshold when it wrote the file): read_genotypes (and
+  /// decode_genotypes) then give those calls. Default: false.
+  virtual bool has_hard_calls() const { return false; }
   /// Column j's undecoded input, whatever a source needs to decode it later without touching
   /// its files or its state.
   class fetched {

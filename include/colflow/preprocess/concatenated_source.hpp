@@ -35,6 +35,8 @@ class concatenated_source final : public column_source {
   std::vector<std::string> notes() const override;
   void read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes) override;
   void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) override;
+  /// True when every part's is.
+  bool has_hard_calls() const override;
   void read_values(std::uint64_t j, std::span<double> values) override;
 
  private:

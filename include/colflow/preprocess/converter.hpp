@@ -69,6 +69,10 @@ struct convert_options {
   /// Dosage sources with a genotype codec: a dosage within this distance of 0, 1 or 2 becomes
   /// that hard call, others a missing call (PLINK 2's --hard-call-threshold and its default).
   double hard_call_threshold = 0.1;
+  /// Dosage sources with hard calls of their own (a .pgen: column_source::has_hard_calls) and
+  /// a genotype codec: keep those calls, as plink2 --make-bed does, instead of calling them
+  /// from the dosages by hard_call_threshold (which plink2 does when given the threshold).
+  bool source_hard_calls = false;
   /// A sex file (read_sex_file, analysis/sex_chromosomes.hpp) setting the samples' sex in the
   /// store ("1" male, "2" female, "0" unknown; samples it omits keep the source's): for the
   /// ploidy rules of X, Y and MT, e.g. on a VCF or BGEN store, whose samples have no sex. Empty:

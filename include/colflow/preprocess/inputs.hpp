@@ -87,14 +87,17 @@ std::unique_ptr<column_source> open_inputs(const input_options& o);
 /// The command's conversion options as given: what is not given takes the command's default
 /// for the kind of the source (make_convert_options).
 struct conversion_choices {
-  /// Default: genotype for genotype input and for dosage input with a hard_call_threshold,
-  /// zstd otherwise (a dosage store for dosage input, a float store for dense input).
+  /// Default: genotype for genotype input without a dtype and for dosage input with a
+  /// hard_call_threshold, zstd otherwise (a dosage store for dosage input, a float store for
+  /// dense input and for input given a dtype).
   std::optional<codec_choice> codec;
   std::optional<int> level;
-  /// float64 or float32, for float stores; given for dosage input, it makes a float store
-  /// instead of a dosage store. Default: float64.
+  /// float64 or float32, for float stores; given for genotype or dosage input, it makes a float
+  /// store instead of a genotype or dosage store. Default: float64.
   std::optional<value_type> dtype;
-  /// Dosage input with a genotype codec (convert_options::hard_call_threshold). Default 0.1.
+  /// Dosage input with a genotype codec (convert_options::hard_call_threshold). Default 0.1,
+  /// or, for an input with hard calls of its own (a .pgen), those calls
+  /// (convert_options::source_hard_calls).
   std::optional<double> hard_call_threshold;
   /// Byte-shuffle the payloads. Default: for dosage stores, not for float stores.
   std::optional<bool> shuffle;

@@ -78,6 +78,8 @@ class pgen_source final : public column_source {
   std::vector<std::string> notes() const override;
   void read_genotypes(std::uint64_t j, std::span<std::uint8_t> codes) override;
   void read_dosages(std::uint64_t j, std::span<std::uint16_t> dosages) override;
+  /// True: every record holds hard calls (beside its dosages, when it has some).
+  bool has_hard_calls() const override { return true; }
   /// Record j's bytes, and those of the record an LD-compressed one refers to (never null).
   std::unique_ptr<fetched> fetch(std::uint64_t j) override;
   void decode_genotypes(const fetched& raw, std::span<std::uint8_t> codes) const override;

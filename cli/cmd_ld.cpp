@@ -202,23 +202,26 @@ command add_ld(CLI::App& app) {
                  "streams half as much")
       ->check(CLI::IsMember({16U, 32U}))
       ->needs(make_ldm);
-  app.add_option("--ld-window", o->window,
-                 "Table: pairs at most this many variants apart, minus one (default 10)")
-      ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
+  auto* window =
+      app.add_option("--ld-window", o->window,
+                     "Table and band: pairs at most this many variants apart, minus one (default\n"
+                     "10; a band given only --ld-window-kb or --ld-window-cm has no count limit)")
+          ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
   auto* kb = app.add_option("--ld-window-kb", o->window_kb,
-                            "Table: pairs at most this many kb apart (default 1000)")
+                            "Table and band: pairs at most this many kb apart (default 1000)")
                  ->check(positive_number());
-  app.add_option("--ld-window-cm", o->window_cm,
-                 "Table and band: pairs at most this many cM apart on the store's genetic\n"
-                 "map (the .bim's third column), in place of --ld-window-kb")
-      ->check(positive_number())
-      ->excludes(kb);
+  auto* cm = app.add_option("--ld-window-cm", o->window_cm,
+                            "Table and band: pairs at most this many cM apart on the store's\n"
+                            "genetic map (the .bim's third column), in place of --ld-window-kb")
+                 ->check(positive_number())
+                 ->excludes(kb);
   app.add_option("--ld-window-r2", o->window_r2,
                  "Table: pairs with r squared at least this (default 0.2; 0 lists every pair)")
       ->check(number_range(0, 1));
   app.add_option("--out", o->out,
                  "Output prefix: PREFIX.ld or PREFIX.ld.bin; PREFIX.prune.in/.out; the LD store\n"
                  "PREFIX (a directory) with --make-ldm")
+      ->check(output_path())
       ->required();
   app.footer(
       "As plink --r/--r2 (PLINK 1.9): r is the correlation of the A1 dosages over the\n"
@@ -242,17 +245,28 @@ command add_ld(CLI::App& app) {
       "lower minor allele frequency goes (docs/ANALYSES.md). Genotype stores only.\n"
       "--make-ldm full|band|sparse (GCTB's LD matrices for SBayesR): the LD store PREFIX\n"
       "(docs/FORMAT.md §13), one compressed float32 column of r per variant; full: every\n"
-      "pair; band: the pairs within --ld-window / --ld-window-kb / --ld-window-cm; sparse:\n"
+      "pair; band: the pairs within --ld-window and --ld-window-kb (or --ld-window-cm), the\n"
+      "distance alone when no --ld-window is given (GCTB's --wind W Mb, W/2 each side, is\n"
+      "about --ld-window-kb 500W); sparse:\n"
       "every pair with r2 x N >= --chisq (or r2 >= --ld-min-r2). --ldm-gctb also writes\n"
       "GCTB's PREFIX.ldm.KIND.info/.bin, which gctb --ldm reads.");
-  return [o, r, r2, prune, make_ldm, chisq, min_r2] {
+  return [o, r, r2, prune, make_ldm, chisq, min_r2, window, kb, cm] {
     if (prune->count() > 0) return run_prune(o->common, o->prune, o->out);
     if (make_ldm->count() > 0) {
       ldm_options lo;
       lo.kind = o->make_ldm == "full"   ? ldm_kind::full
                 : o->make_ldm == "band" ? ldm_kind::band
                                         : ldm_kind::sparse;
-      lo.window = o->window;
+      // A band by distance alone, as GCTB's --make-band-ldm --wind makes it, unless a count is
+      // given too; full and sparse matrices have no window, and say so rather than ignore one.
+      const bool by_distance = kb->count() > 0 || cm->count() > 0;
+      if (lo.kind != ldm_kind::band && (window->count() > 0 || by_distance))
+        throw error(errc::invalid_argument, std::string(window->count() > 0 ? "--ld-window"
+                                                        : kb->count() > 0   ? "--ld-window-kb"
+                                                                            : "--ld-window-cm") +
+                                                ": applies to --make-ldm band, not " + o->make_ldm);
+      lo.window = window->count() > 0 || !by_distance ? o->window
+                                                      : std::numeric_limits<std::int64_t>::max();
       lo.window_kb = o->window_kb;
       lo.window_cm = o->window_cm;
       if (lo.kind != ldm_kind::sparse && (chisq->count() > 0 || min_r2->count() > 0))
@@ -262,7 +276,7 @@ command add_ld(CLI::App& app) {
       if (chisq->count() > 0 && min_r2->count() > 0)
         throw error(errc::invalid_argument, "--chisq: give --chisq or --ld-min-r2, not both");
       lo.chisq = o->chisq;
-      lo.min_r2 = o->min_r2;
+      if (min_r2->count() > 0) lo.min_r2 = o->min_r2;
       lo.gctb = o->ldm_gctb;
       lo.overwrite = o->force;
       lo.encoding.codec = *codec_from_name(o->codec);

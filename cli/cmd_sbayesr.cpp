@@ -11,6 +11,7 @@
 #include "colflow/analysis/ld_columns_in_memory.hpp"
 #include "colflow/analysis/ld_matrix_columns.hpp"
 #include "colflow/analysis/sbayesr.hpp"
+#include "colflow/error.hpp"
 #include "commands.hpp"
 #include "memory_usage.hpp"
 #include "processes.hpp"
@@ -26,6 +27,8 @@ struct sbayesr_flags {
   bool quiet = false;
   sbayesr_options chain;
   ld_options window;
+  CLI::Option* window_option = nullptr;  // --ld-window and --ld-window-kb, to tell if given
+  CLI::Option* window_kb_option = nullptr;
 };
 
 void declare_options(CLI::App& app, sbayesr_flags* o) {
@@ -46,6 +49,7 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
   app.add_option("--out", o->out,
                  "Output prefix: PREFIX.parRes, PREFIX.snpRes (GCTB's tables),\n"
                  "PREFIX.checkpoint")
+      ->check(output_path())
       ->required();
   app.add_option("--iterations", o->chain.iterations, "Length of the chain (default 1000)")
       ->check(positive_integer());
@@ -60,8 +64,11 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
       ->delimiter(',');
   app.add_option("--pi", o->chain.pi,
                  "Starting mixture weights, one per class, summing to 1\n"
-                 "(default 0.95,0.02,0.02,0.005,0.005)")
+                 "(default GCTB's, 0.95,0.02,0.01,0.01,0.01)")
       ->delimiter(',');
+  app.add_option("--hsq", o->chain.h2_start,
+                 "Starting h2 (default GCTB's, 0.1): sigma2_beta and sigma2_e start from it,\n"
+                 "and their priors' scales are half those starts, as in GCTB");
   app.add_option("--checkpoint-every", o->chain.checkpoint_every,
                  "Save the chain to PREFIX.checkpoint every N iterations and at the end\n"
                  "(default 100; 0: at the end only)")
@@ -69,13 +76,16 @@ void declare_options(CLI::App& app, sbayesr_flags* o) {
   app.add_flag("--resume", o->chain.resume,
                "Continue the chain saved in PREFIX.checkpoint (same inputs and settings;\n"
                "--iterations may grow); the result is the same as one uninterrupted run");
-  app.add_option("--ld-window", o->window.window,
-                 "LD computed in memory (a genotype store as --ldm): pairs at most N - 1 variants\n"
-                 "apart (default 1000)")
-      ->check(positive_integer());
-  app.add_option("--ld-window-kb", o->window.window_kb,
-                 "LD computed in memory: pairs at most KB kb apart (default 1000)")
-      ->check(positive_number());
+  o->window_option =
+      app.add_option(
+             "--ld-window", o->window.window,
+             "LD computed in memory (a genotype store as --ldm): pairs at most N - 1 variants\n"
+             "apart (default 1000)")
+          ->check(positive_integer());
+  o->window_kb_option =
+      app.add_option("--ld-window-kb", o->window.window_kb,
+                     "LD computed in memory: pairs at most KB kb apart (default 1000)")
+          ->check(positive_number());
   app.add_option("--memory", o->memory_mib,
                  "MiB of LD columns read from an LD matrix on disk that the chain may keep\n"
                  "between iterations (default: half the available memory, at most 1024); past\n"
@@ -116,15 +126,25 @@ void log_alignment(const logger& run, const std::string& file, const aligned_gwa
   run.log(line);
 }
 
-// The reference --ldm names: a store of genotypes or dosages (its LD computed in memory), or an
-// LD matrix on disk (an LD store, GCTB's files, an .ldband), streamed.
+// The reference --ldm names: a store of genotypes or dosages (its LD computed in memory, in one
+// pass), or an LD matrix on disk (an LD store, GCTB's files, an .ldband), streamed. Either way
+// every frame's checksum is checked as it is read: each is read once or a few times, and a
+// damaged value would reach every effect of the chain.
 std::unique_ptr<ld_columns> open_reference(const sbayesr_flags& o) {
   if (std::filesystem::is_directory(o.ldm)) {
-    const store s = store::open(o.ldm);
+    const store s = store::open(o.ldm, {access_mode::mmap, true});
+    analysis_options verified;
+    verified.stream.verify_checksums = true;
     if (holds_variants(s.type()))
       return std::make_unique<ld_columns_in_memory>(s, selection::all(s), o.window,
-                                                    o.ldm + " (LD in memory)");
+                                                    o.ldm + " (LD in memory)", verified);
   }
+  // A matrix on disk has its windows: a window given for one would be ignored.
+  for (const CLI::Option* given : {o.window_option, o.window_kb_option})
+    if (given && given->count() > 0)
+      throw error(errc::invalid_argument,
+                  given->get_name() + ": applies to a genotype or dosage store as --ldm (its LD " +
+                      "computed in memory), not to the LD matrix " + o.ldm);
   return std::make_unique<ld_matrix_columns>(ld_matrix::open(o.ldm), o.ldm);
 }
 

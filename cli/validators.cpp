@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <system_error>
 
 namespace colflow::cli {
@@ -110,6 +111,20 @@ CLI::Validator one_of(std::vector<std::string> choices) {
         return "must be one of " + list + ", got " + shown(value);
       },
       "{" + set + "}");
+}
+
+CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.empty()) return "must name a file, got an empty string";
+        const std::filesystem::path dir = std::filesystem::path(value).parent_path();
+        std::error_code ec;
+        if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+          return "must name a file in an existing directory, got " + shown(value) +
+                 " (no directory " + shown(dir.string()) + ")";
+        return {};
+      },
+      "");
 }
 
 }  // namespace colflow::cli

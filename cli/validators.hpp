@@ -29,6 +29,11 @@ CLI::Validator positive_number();
 // A finite number from lo to hi, both included: "must be a number from lo to hi".
 CLI::Validator number_range(double lo, double hi);
 
+// An output path or prefix (--out): not empty, in a directory that exists, so that a run is
+// refused before it computes rather than when it writes. "must name a file in an existing
+// directory, got 'x/y' (no directory 'x')".
+CLI::Validator output_path();
+
 // One of `choices`: "must be one of a, b or c".
 CLI::Validator one_of(std::vector<std::string> choices);
 

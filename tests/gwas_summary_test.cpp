@@ -84,8 +84,10 @@ TEST(GwasSummaryTest, RefusesMissingColumns) {
   EXPECT_NE(refusal("").find("empty"), std::string::npos);
 }
 
-TEST(GwasSummaryTest, RefusesShortLinesAndNonNumbers) {
+TEST(GwasSummaryTest, RefusesLinesOfAnotherLengthAndNonNumbers) {
   EXPECT_NE(refusal(ma({"rs1 A G 0.2 0.5 0.1 0.3\n"})).find("g.ma:2: 7 fields"), std::string::npos);
+  EXPECT_NE(refusal(ma({"rs1 A G 0.2 0.5 0.1 0.3 10 0.9\n"})).find("g.ma:2: 9 fields"),
+            std::string::npos);
   const std::string m =
       refusal(ma({"rs1 A G 0.2 0.5 0.1 0.3 10\n", "rs2 A G 0.2 big 0.1 0.3 10\n"}));
   EXPECT_NE(m.find("g.ma:3: column b: 'big' is not a number"), std::string::npos) << m;

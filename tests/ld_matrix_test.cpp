@@ -179,6 +179,15 @@ TEST(LdMatrixTest, BandAndSparseHoldTheirPairsOfTheFullMatrix) {
       dropped += kept ? 0 : 1;
     }
   EXPECT_GT(dropped, variants * variants / 4);  // the test sees pairs dropped
+
+  // --ld-min-r2 0 keeps every pair (not --chisq's default), and says so in ld.json.
+  ldm_options every;
+  every.kind = ldm_kind::sparse;
+  every.min_r2 = 0.0;
+  make_ld_matrix(d.s, d.sel, every, dir / "sparse0");
+  EXPECT_EQ(dense(ld_matrix::open(dir / "sparse0")), full);
+  const auto json = test::read_file(dir / "sparse0" / "ld.json");
+  EXPECT_NE(std::string(json.begin(), json.end()).find("\"min_r2\": 0"), std::string::npos);
 }
 
 TEST(LdMatrixTest, GctbFilesReadBackBitForBitAndBytesDoNotDependOnThreads) {
@@ -209,6 +218,10 @@ TEST(LdMatrixTest, GctbFilesReadBackBitForBitAndBytesDoNotDependOnThreads) {
     EXPECT_EQ(dense(theirs), dense(ours)) << name;
     for (std::size_t j = 0; j < variants; ++j)
       EXPECT_EQ(theirs.variants()[j].info.id, ours.variants()[j].info.id);
+    // Named by either of its files, as GCTB's users often do.
+    for (const char* ext : {".info", ".bin"})
+      EXPECT_EQ(dense(ld_matrix::open(dir / (name + "1.ldm." + name + ext))), dense(theirs))
+          << name << ext;
   }
 }
 
@@ -280,6 +293,18 @@ TEST(LdMatrixTest, DamagedStoreIsRefusedByName) {
       EXPECT_EQ(e.code(), make_error_code(errc::checksum_mismatch));
       EXPECT_NE(std::string(e.what()).find("column 5"), std::string::npos) << e.what();
     }
+    // Read as an LD matrix (as sbayesr reads it): the damaged column is refused, the others read.
+    const ld_matrix m = ld_matrix::open(dir / "band");
+    std::vector<std::uint32_t> rows;
+    std::vector<float> values;
+    EXPECT_NO_THROW(m.read_column(4, rows, values));
+    try {
+      m.read_column(5, rows, values);
+      FAIL() << "a damaged LD column read";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), make_error_code(errc::checksum_mismatch));
+      EXPECT_NE(std::string(e.what()).find("column 5"), std::string::npos) << e.what();
+    }
   }
   make(ldm_kind::band, dir / "band2");
   {
@@ -328,6 +353,29 @@ TEST(LdMatrixTest, DamagedStoreIsRefusedByName) {
   } catch (const error& e) {
     EXPECT_EQ(e.code(), make_error_code(errc::invalid_argument));
   }
+}
+
+// Without overwrite, an existing store or GCTB file is refused before the matrix is computed,
+// and left as it was.
+TEST(LdMatrixTest, ExistingOutputsAreRefusedUnlessOverwritten) {
+  REQUIRE_SHARED_DATA();
+  test::temp_dir dir;
+  make(ldm_kind::full, dir / "m", true);
+  std::filesystem::remove_all(dir / "m");
+  const auto before = test::read_file(dir / "m.ldm.full.info");
+  try {
+    make(ldm_kind::full, dir / "m", true);
+    FAIL() << "GCTB's files were replaced";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), make_error_code(errc::already_exists));
+    EXPECT_NE(std::string(e.what()).find("m.ldm.full.info"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "m"));
+  EXPECT_EQ(test::read_file(dir / "m.ldm.full.info"), before);
+  ldm_options o;
+  o.gctb = true;
+  o.overwrite = true;
+  EXPECT_NO_THROW(make_ld_matrix(slice().s, slice().sel, o, dir / "m"));
 }
 
 TEST(LdMatrixTest, ReadsColflowsLdband) {

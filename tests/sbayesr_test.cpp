@@ -501,6 +501,24 @@ TEST(SBayesRTest, ExplainsAResidualVarianceTurningNegative) {
   }
 }
 
+TEST(SBayesRTest, RefusesAMonomorphicVariantNamingItsFileAndLine) {
+  small_problem p;
+  ld_columns_in_memory ld = p.ld();
+  aligned_gwas aligned = align_gwas(p.gwas, ld.variants(), ld.description());
+  aligned.freq[3] = 0.0;
+  sbayesr_options o;
+  o.iterations = 5;
+  o.burnin = 0;
+  try {
+    sbayesr(ld, aligned, o);
+    FAIL() << "the chain ran";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::bad_input);
+    const std::string at = "g.ma:" + std::to_string(aligned.line[3]) + ": the A1 frequency is 0";
+    EXPECT_NE(std::string(e.what()).find(at), std::string::npos) << e.what();
+  }
+}
+
 TEST(SBayesRTest, CommandWritesGctbTablesAndRefusesABadMaWritingNothing) {
   small_problem p;
   std::string output;
@@ -712,17 +730,18 @@ TEST(SBayesRTest, ChainIsTheSameFromAnLdStoreGctbFilesAndLdInMemory) {
                           output),
             0)
       << output;
-  const auto fit = [&](const std::string& ldm, const std::string& out) {
-    ASSERT_EQ(test::run_cli("sbayesr --gwas " + (p.dir / "g.ma").string() + " --ldm " + ldm +
-                                " --ld-window 12 --iterations 20 --burnin 5 --quiet --out " +
-                                (p.dir / out).string(),
-                            output),
-              0)
-        << output;
+  const auto run = [&](const std::string& ldm, const std::string& window, const std::string& out) {
+    return test::run_cli("sbayesr --gwas " + (p.dir / "g.ma").string() + " --ldm " + ldm + window +
+                             " --iterations 20 --burnin 5 --quiet --out " + (p.dir / out).string(),
+                         output);
   };
-  fit((p.dir / "g.cf").string(), "memory");
-  fit(band, "store");
-  fit(band + ".ldm.band", "gctb");
+  ASSERT_EQ(run((p.dir / "g.cf").string(), " --ld-window 12", "memory"), 0) << output;
+  ASSERT_EQ(run(band, "", "store"), 0) << output;
+  ASSERT_EQ(run(band + ".ldm.band", "", "gctb"), 0) << output;
+  // A matrix on disk has its own windows: one given for it is refused, not ignored.
+  EXPECT_EQ(run(band, " --ld-window 12", "ignored"), 1);
+  EXPECT_NE(output.find("--ld-window: applies to a genotype or dosage store"), std::string::npos)
+      << output;
   const auto text = [&](const std::string& name) { return test::read_file(p.dir / name); };
   EXPECT_EQ(text("store.parRes"), text("memory.parRes"));
   EXPECT_EQ(text("gctb.parRes"), text("memory.parRes"));

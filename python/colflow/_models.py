@@ -411,6 +411,7 @@ def sbayesr(
     seed: int = 1,
     gamma: Any = None,
     pi: Any = None,
+    hsq: float | None = None,
     ld_window: int = 1000,
     ld_window_kb: float = 1000,
     checkpoint: str | os.PathLike[str] | None = None,
@@ -427,8 +428,9 @@ def sbayesr(
     of ``ld_window`` variants and ``ld_window_kb`` kb. The options are the command's of the same
     names: ``iterations`` (the chain's length, a resumed chain included), ``burnin`` (shorter
     than the chain), ``seed``, ``gamma`` (class variances as multiples of σ²_β, the zero class
-    first; None: GCTB's 0, 0.001, 0.01, 0.1, 1) and ``pi`` (starting weights, one per class;
-    None: 0.95, 0.02, 0.02, 0.005, 0.005). ``checkpoint`` is a file to save the chain to every
+    first; None: GCTB's 0, 0.001, 0.01, 0.1, 1), ``pi`` (starting weights, one per class;
+    None: GCTB's 0.95, 0.02, 0.01, 0.01, 0.01) and ``hsq`` (the starting h², ``--hsq``; None:
+    GCTB's 0.1). ``checkpoint`` is a file to save the chain to every
     ``checkpoint_every`` iterations and after the last (the command's PREFIX.checkpoint; None:
     no checkpoint), and ``resume=True`` continues the chain it holds, to the same result as an
     uninterrupted chain.
@@ -454,7 +456,7 @@ def sbayesr(
     with reporter(progress, "sbayesr") as report:
         r = _core.sbayesr(
             os.fspath(gwas), os.fspath(ldm), iterations, burnin, seed, gammas, weights,
-            ld_window, ld_window_kb, "" if checkpoint is None else os.fspath(checkpoint),
+            None if hsq is None else float(hsq), ld_window, ld_window_kb, "" if checkpoint is None else os.fspath(checkpoint),
             checkpoint_every, bool(resume), thread_count(num_threads), report,
         )
     parameters = pd.DataFrame({"Mean": r["mean"], "SD": r["sd"]},

@@ -287,7 +287,7 @@ def ld_store(
         r = _core.ld_store(store._core, rows, cols, out, kind, operator.index(window),
                            float(window_kb), _window_cm(window_cm),
                            10.0 if chisq is None else float(chisq),
-                           0.0 if min_r2 is None else float(min_r2), codec,
+                           None if min_r2 is None else float(min_r2), codec,
                            0 if level is None else operator.index(level), bool(shuffle),
                            operator.index(value_bits), bool(gctb), bool(overwrite), thread_count(num_threads), report)
     return LDStore(out, kind, r["variants"], r["samples"], r["values"], r["store_bytes"],

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,15 +44,17 @@ std::unique_ptr<ld_columns> open_reference(const std::string& path, const ld_opt
 // numbers), the alignment's counts and the chain's figures.
 nb::dict sbayesr_chain(const std::string& gwas_path, const std::string& ldm, std::size_t iterations,
                        std::size_t burnin, std::uint64_t seed, const std::vector<double>& gamma,
-                       const std::vector<double>& pi, std::int64_t ld_window, double ld_window_kb,
-                       const std::string& checkpoint, std::size_t checkpoint_every, bool resume,
-                       int threads, nb::object progress) {
+                       const std::vector<double>& pi, std::optional<double> hsq,
+                       std::int64_t ld_window, double ld_window_kb, const std::string& checkpoint,
+                       std::size_t checkpoint_every, bool resume, int threads,
+                       nb::object progress) {
   sbayesr_options o;
   o.iterations = iterations;
   o.burnin = burnin;
   o.seed = seed;
   if (!gamma.empty()) o.gamma = gamma;
   if (!pi.empty()) o.pi = pi;
+  if (hsq) o.h2_start = *hsq;
   o.checkpoint = checkpoint;
   o.checkpoint_every = checkpoint.empty() ? 0 : checkpoint_every;
   o.resume = resume;
@@ -124,8 +127,8 @@ nb::dict sbayesr_chain(const std::string& gwas_path, const std::string& ldm, std
 // `colflow ld STORE --make-ldm KIND --out PATH`: the LD store, and GCTB's files with `gctb`.
 nb::dict ld_store(const py_store& ps, index_array rows, index_array cols, const std::string& out,
                   const std::string& kind, std::int64_t window, double window_kb, double window_cm,
-                  double chisq, double min_r2, const std::string& codec, int level, bool shuffle,
-                  unsigned value_bits, bool gctb, bool overwrite, int threads,
+                  double chisq, std::optional<double> min_r2, const std::string& codec, int level,
+                  bool shuffle, unsigned value_bits, bool gctb, bool overwrite, int threads,
                   nb::object progress) {
   ldm_options o;
   if (kind == "full")
@@ -171,11 +174,11 @@ nb::dict ld_store(const py_store& ps, index_array rows, index_array cols, const 
 
 void bind_sbayesr(nb::module_& m) {
   m.def("sbayesr", &sbayesr_chain, "gwas"_a, "ldm"_a, "iterations"_a, "burnin"_a, "seed"_a,
-        "gamma"_a, "pi"_a, "ld_window"_a, "ld_window_kb"_a, "checkpoint"_a, "checkpoint_every"_a,
-        "resume"_a, "threads"_a, "progress"_a.none());
+        "gamma"_a, "pi"_a, "hsq"_a.none(), "ld_window"_a, "ld_window_kb"_a, "checkpoint"_a,
+        "checkpoint_every"_a, "resume"_a, "threads"_a, "progress"_a.none());
   m.def("ld_store", &ld_store, "store"_a, "rows"_a, "cols"_a, "out"_a, "kind"_a, "window"_a,
-        "window_kb"_a, "window_cm"_a, "chisq"_a, "min_r2"_a, "codec"_a, "level"_a, "shuffle"_a,
-        "value_bits"_a, "gctb"_a, "overwrite"_a, "threads"_a, "progress"_a.none());
+        "window_kb"_a, "window_cm"_a, "chisq"_a, "min_r2"_a.none(), "codec"_a, "level"_a,
+        "shuffle"_a, "value_bits"_a, "gctb"_a, "overwrite"_a, "threads"_a, "progress"_a.none());
 }
 
 }  // namespace colflow::python

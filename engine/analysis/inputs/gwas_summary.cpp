@@ -97,7 +97,7 @@ gwas_summary read_gwas_summary(const std::filesystem::path& path) {
   for (std::size_t r = 1; r < records.size(); ++r) {
     const std::size_t line = records[r].line;
     detail::split_fields(records[r].text, fields);
-    if (fields.size() < header_fields)
+    if (fields.size() != header_fields)
       detail::bad_input_at(path, line,
                            std::to_string(fields.size()) + " fields where the header has " +
                                std::to_string(header_fields));
@@ -136,6 +136,7 @@ aligned_gwas align_gwas(const gwas_summary& gwas, std::span<const ld_variant> re
   std::vector<std::size_t> entry_of(reference.size(), none);
   std::vector<std::uint8_t> swapped(reference.size(), 0);
   aligned_gwas out;
+  out.path = gwas.path;
   out.gwas_variants = gwas.entries.size();
   for (std::size_t k = 0; k < gwas.entries.size(); ++k) {
     const gwas_summary_entry& e = gwas.entries[k];

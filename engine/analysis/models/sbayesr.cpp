@@ -20,6 +20,7 @@
 #include "colflow/codec/codec.hpp"
 #include "colflow/communicator.hpp"
 #include "colflow/error.hpp"
+#include "io/text_table_internal.hpp"
 #include "kernels/allowed_threads_internal.hpp"
 #include "kernels/block_team_internal.hpp"
 #include "kernels/ld_update_internal.hpp"
@@ -47,7 +48,8 @@ void check_sbayesr_options(const sbayesr_options& o) {
     total += p;
   }
   if (std::abs(total - 1.0) > 1e-6) bad("sbayesr: --pi weights must sum to 1");
-  if (!(o.h2_start > 0.0 && o.h2_start < 1.0)) bad("sbayesr: the starting h2 must be in (0, 1)");
+  if (!(o.h2_start > 0.0 && o.h2_start < 1.0))
+    bad("sbayesr: --hsq (the starting h2) must be in (0, 1)");
   if ((o.checkpoint_every > 0 || o.resume) && o.checkpoint.empty())
     bad("sbayesr: checkpoints need a checkpoint path");
 }
@@ -148,8 +150,9 @@ class chain {
     for (std::size_t p = 0; p < m_; ++p) {
       const double h = 2.0 * gwas_.freq[p] * (1.0 - gwas_.freq[p]);
       if (!(h > 0))
-        throw error(errc::bad_input, "sbayesr: line " + std::to_string(gwas_.line[p]) +
-                                         " of the summary statistics: the A1 frequency is 0 or 1");
+        detail::bad_input_at(gwas_.path, gwas_.line[p],
+                             "the A1 frequency is 0 or 1 (a monomorphic variant has no effect "
+                             "SBayesR can fit: leave it out)");
       const double b = gwas_.b[p] * std::sqrt(h), se2 = gwas_.se[p] * gwas_.se[p] * h;
       variance[p] = gwas_.n[p] * se2 + b * b;
       sums_of_squares[p] = gwas_.n[p] * variance[p];

@@ -8,10 +8,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "analysis/products/ld_matrix_internal.hpp"
+#include "analysis/shared/result_table_internal.hpp"
 #include "colflow/analysis/ld.hpp"
 #include "colflow/error.hpp"
 
@@ -86,7 +88,7 @@ struct column_builder {
   bool kept(std::size_t i, std::size_t j, float r) const {
     if (r == 0) return false;
     if (i == j) return true;
-    if (options.min_r2 > 0) return static_cast<double>(r) * r >= options.min_r2;
+    if (options.min_r2) return static_cast<double>(r) * r >= *options.min_r2;
     return !(r * r * static_cast<float>(samples) < static_cast<float>(options.chisq));
   }
 
@@ -138,15 +140,15 @@ std::string ld_description(const ldm_options& o, std::uint64_t samples) {
   j["samples"] = samples;
   if (o.value_bits == 16) j["value_step"] = "2^-14";
   if (o.kind == ldm_kind::band) {
-    j["window"] = o.window;
+    if (o.window < std::numeric_limits<std::int64_t>::max()) j["window"] = o.window;
     if (o.window_cm > 0)
       j["window_cm"] = o.window_cm;
     else
       j["window_kb"] = o.window_kb;
   }
   if (o.kind == ldm_kind::sparse) {
-    if (o.min_r2 > 0)
-      j["min_r2"] = o.min_r2;
+    if (o.min_r2)
+      j["min_r2"] = *o.min_r2;
     else
       j["chisq"] = o.chisq;
   }
@@ -185,14 +187,36 @@ void check_ldm_options(const ldm_options& o) {
                 std::string(o.encoding.shuffle ? "--shuffle" : "--codec") +
                     ": --ldm-bits 16 stores its values with zstd (fixed16-zstd, docs/FORMAT.md "
                     "§5), unshuffled; give --level alone");
-  if (!(o.min_r2 >= 0 && o.min_r2 <= 1))
+  if (o.min_r2 && !(*o.min_r2 >= 0 && *o.min_r2 <= 1))
     throw error(errc::invalid_argument,
-                "--ld-min-r2: must be in [0, 1], not " + std::to_string(o.min_r2));
+                "--ld-min-r2: must be in [0, 1], not " + std::to_string(*o.min_r2));
 }
+
+namespace {
+
+// Without overwrite, an existing LD store or GCTB file at `out` is refused before the matrix is
+// computed (the store writer would refuse the store only after it; GCTB's files it would
+// replace).
+void refuse_existing_outputs(const ldm_options& options, const std::filesystem::path& out) {
+  if (options.overwrite) return;
+  std::vector<std::filesystem::path> outputs = {out};
+  const std::string kind(ldm_kind_name(options.kind));
+  if (options.gctb)
+    for (const char* ext : {".info", ".bin"})
+      outputs.push_back(detail::prefixed(out, ".ldm." + kind + ext));
+  std::error_code ec;
+  for (const auto& path : outputs)
+    if (std::filesystem::exists(path, ec))
+      throw error(errc::already_exists,
+                  path.string() + " already exists (use --force to replace it)");
+}
+
+}  // namespace
 
 ldm_summary make_ld_matrix(const store& s, const selection& sel, const ldm_options& options,
                            const std::filesystem::path& out, const analysis_options& analysis) {
   check_ldm_options(options);
+  refuse_existing_outputs(options, out);
   if (!holds_variants(s.type()))
     throw error(errc::invalid_argument, "ld --make-ldm: the store holds " +
                                             std::string(value_type_name(s.type())) +

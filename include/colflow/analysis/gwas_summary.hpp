@@ -34,8 +34,8 @@ struct gwas_summary {
 
 /// Reads a `.ma` file. Throws colflow::error: not_found / io_error for the file; bad_input
 /// naming the file and line for an empty file, a header without one of the eight columns (or
-/// naming one twice), a line with fewer fields than the header, a value that is not a number
-/// (freq, b, se, p, N; NA included), a frequency outside [0, 1], b not finite, se ≤ 0 or not
+/// naming one twice), a line with more or fewer fields than the header, a value that is not a
+/// number (freq, b, se, p, N; NA included), a frequency outside [0, 1], b not finite, se ≤ 0 or not
 /// finite, p outside [0, 1], N ≤ 0 or not finite, and a SNP listed twice (naming both lines).
 gwas_summary read_gwas_summary(const std::filesystem::path& path);
 
@@ -45,6 +45,7 @@ struct aligned_gwas {
   std::vector<std::size_t> variant;  ///< per matched variant: its index in the reference
   std::vector<double> freq, b, se, n;
   std::vector<std::size_t> line;    ///< its line in the `.ma` file
+  std::filesystem::path path;       ///< the `.ma` file (gwas_summary::path)
   std::size_t gwas_variants = 0;    ///< entries of the file
   std::size_t matched = 0;          ///< variant.size()
   std::size_t flipped = 0;          ///< of them, A1 and A2 swapped: b negated, freq 1 − freq

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,8 +53,8 @@ struct ldm_options {
   double window_cm = 0;
   /// sparse: keep pairs with r² × N ≥ chisq (GCTB's chi-square test of non-zero LD)...
   double chisq = 10;
-  /// ... or, when > 0, those with r² ≥ min_r2 instead.
-  double min_r2 = 0;
+  /// ... or, when set, those with r² ≥ min_r2 instead (0 keeps every pair).
+  std::optional<double> min_r2;
   /// 32: every r as float32 (lossless against the pairs' float32 rounding). 16: every r
   /// rounded to the nearest multiple of 2⁻¹⁴ (at most 3.1e-5 off; the diagonal stays 1) and
   /// stored as that 16-bit multiple (the codec fixed16-zstd at encoding's level: zstd alone,

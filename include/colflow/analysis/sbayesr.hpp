@@ -53,9 +53,11 @@ struct sbayesr_options {
   std::uint64_t seed = 1;
   /// Variances of the classes as multiples of σ²_β, increasing; the first is 0 (the zero class).
   std::vector<double> gamma = {0, 0.001, 0.01, 0.1, 1};
-  /// Starting mixture weights, one per class, summing to 1 (GCTB's --pi).
-  std::vector<double> pi = {0.95, 0.02, 0.02, 0.005, 0.005};
-  double h2_start = 0.5;  ///< starting σ²_g / σ²_y (σ²_β from it, as GCTB)
+  /// Starting mixture weights, one per class, summing to 1 (GCTB's --pi and its default).
+  std::vector<double> pi = {0.95, 0.02, 0.01, 0.01, 0.01};
+  /// Starting σ²_g / σ²_y (GCTB's --hsq and its default): σ²_β and σ²_e start from it, and the
+  /// scales of their priors are half those starts, as GCTB's.
+  double h2_start = 0.1;
   /// Write the chain's state to `checkpoint` every so many iterations (0: never) and after the
   /// last, as a staged output (a temporary beside it, synced and renamed): a kill never leaves
   /// a partial checkpoint under the real name. With an empty path, no checkpoint.

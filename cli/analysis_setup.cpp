@@ -30,6 +30,9 @@ void add_analysis_flags(CLI::App& app, analysis_flags& f) {
                  "Significant digits of numbers in the output (default 6, as PLINK)")
       ->check(integer_range(1, 17));
   app.add_flag("--quiet", f.quiet, "No progress and no summary on stderr");
+  app.add_flag("--verify", f.verify,
+               "Check each column's frame checksum before decoding it: a damaged store is\n"
+               "refused, naming the column, as by colflow verify (a hash of every frame read)");
   add_qc_flags(app, f.qc);
 }
 
@@ -38,9 +41,10 @@ analysis_run::analysis_run(const std::string& name, const analysis_flags& f)
       quiet_(f.quiet || !is_writer()),
       threads_(limit_threads(f.threads)),
       filters_(qc_filter_options_of(f.qc)),
-      store_(store::open(f.store)),
+      store_(store::open(f.store, {access_mode::mmap, f.verify})),
       selection_(select(store_, f.lists)) {
   options_.stream.in_flight = f.in_flight;
+  options_.stream.verify_checksums = f.verify;
   options_.processes = run_processes();
   if (!quiet_ && stderr_is_terminal()) {
     // Both callbacks run while the caller waits for the analysis, never at the same time

@@ -29,6 +29,7 @@ struct analysis_flags {
   unsigned threads = 0;
   std::size_t in_flight = 0;
   bool quiet = false;
+  bool verify = false;  // check each frame's checksum before decoding it
   int digits = 6;
   selection_files lists;
   qc_flags qc;  // the quality-control filters, applied after the lists

@@ -12,6 +12,7 @@
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 namespace {
@@ -154,6 +155,7 @@ void declare_options(CLI::App& app, assoc_options* o) {
   app.add_option("--out", o->out,
                  "Output prefix: writes PREFIX.<phenotype>.assoc.tsv (quantitative) or "
                  "PREFIX.<phenotype>.logistic.tsv (case/control)")
+      ->check(output_path())
       ->required();
   app.footer(
       "Per column and phenotype, a regression of the phenotype on an intercept, the column (the\n"

@@ -34,6 +34,7 @@ void declare_options(CLI::App& app, bayesr_flags* o) {
   app.add_option("--out", o->out,
                  "Output prefix: PREFIX.trace.tsv, PREFIX.effects.tsv, PREFIX.summary.tsv,\n"
                  "PREFIX.checkpoint")
+      ->check(output_path())
       ->required();
   app.add_option("--iterations", o->chain.iterations, "Length of the chain (default 1000)")
       ->check(positive_integer());

@@ -9,6 +9,7 @@
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 namespace {
@@ -70,7 +71,9 @@ command add_clump(CLI::App& app) {
                "Let a variant join several clumps (an index variant still needs to be unclumped)");
   app.add_option("--clump-format", o->format,
                  "clumped: PLINK 1.9's PREFIX.clumped (default); clumps: plink2's PREFIX.clumps");
-  app.add_option("--out", o->out, "Output prefix: PREFIX.clumped or PREFIX.clumps")->required();
+  app.add_option("--out", o->out, "Output prefix: PREFIX.clumped or PREFIX.clumps")
+      ->check(output_path())
+      ->required();
   app.footer(
       "As plink --clump (PLINK 1.9): variants with P <= --clump-p1, by increasing P, become\n"
       "index variants; each takes the variants of the tables on its chromosome less than\n"

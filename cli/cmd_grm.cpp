@@ -60,7 +60,7 @@ command add_grm(CLI::App& app) {
                      "PREFIX.grm.id; modifiers cov, meanimpute")
           ->expected(0, 2)
           ->check(one_of({"cov", "meanimpute"}));
-  app.add_option("--out", o->out, "Output prefix")->required();
+  app.add_option("--out", o->out, "Output prefix")->check(output_path())->required();
   app.add_option("--memory", o->memory_mib,
                  "MiB the matrix may use (default: half the available memory, as PLINK\n"
                  "reserves); a matrix larger than that is computed in bands of rows, one pass\n"

@@ -27,7 +27,9 @@ command add_hardy(CLI::App& app) {
                  "Dosage stores: a dosage this close to 0, 1 or 2 is that call, others missing\n"
                  "(default 0.1, plink2's)")
       ->check(number_range(0, 0.5));
-  app.add_option("--out", o->out, "Output prefix: PREFIX.hardy and PREFIX.hardy.x")->required();
+  app.add_option("--out", o->out, "Output prefix: PREFIX.hardy and PREFIX.hardy.x")
+      ->check(output_path())
+      ->required();
   app.footer(
       "As plink2 --hardy [midp] --nonfounders: per variant, the genotype counts of the selected\n"
       "samples and the exact test of Hardy-Weinberg equilibrium (Wigginton et al. 2005).\n"

@@ -79,6 +79,9 @@ king_table_columns parse_columns(const std::string& spec) {
   }
   if (c.fid && !c.id)
     throw error(errc::invalid_argument, "--make-king-table: cols= fid requires id");
+  // A table of empty lines would say nothing (plink2 refuses it too).
+  if (!c.id && !c.nsnp && !c.hethet && !c.ibs0 && !c.ibs1 && !c.kinship)
+    throw error(errc::invalid_argument, "--make-king-table: cols= leaves no column: " + spec);
   return c;
 }
 
@@ -129,7 +132,7 @@ command add_king(CLI::App& app) {
                  "PREFIX.king.cutoff.in.id (kept), PREFIX.king.cutoff.out.id (removed)")
       ->check(
           number_where([](double v) { return v >= 0 && v < 0.5; }, "a number from 0 to below 0.5"));
-  app.add_option("--out", o->out, "Output prefix")->required();
+  app.add_option("--out", o->out, "Output prefix")->check(output_path())->required();
   app.add_option("--memory", o->memory_mib,
                  "MiB the pair counts may use (default: half the available memory); more pairs\n"
                  "than that are counted in bands of samples, one pass each")

@@ -19,6 +19,7 @@ command add_pca(CLI::App& app) {
       ->check(integer_range(1, 10000));
   app.add_option("--out", o->out,
                  "Output prefix: PREFIX.eigenval, PREFIX.eigenvec (and PREFIX.loadings.tsv)")
+      ->check(output_path())
       ->required();
   app.add_option("--oversampling", o->pca.oversampling,
                  "Random directions beyond k in the sketch (default 10)")

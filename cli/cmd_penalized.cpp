@@ -24,7 +24,9 @@ command add_penalized(CLI::App& app, penalty kind) {
                  "docs/ANALYSES.md; NA and -9 missing)")
       ->required();
   app.add_option("--pheno-name", o->pheno_name, "The phenotype column to fit (default: the first)");
-  app.add_option("--out", o->out, "Output prefix: PREFIX.coef.tsv and PREFIX.path.tsv")->required();
+  app.add_option("--out", o->out, "Output prefix: PREFIX.coef.tsv and PREFIX.path.tsv")
+      ->check(output_path())
+      ->required();
   app.add_option("--lambda", o->lambda, "Fit this one lambda instead of a path")
       ->check(positive_number());
   app.add_option("--nlambda", o->fit.n_lambda,

@@ -28,7 +28,9 @@ command add_qc(CLI::App& app) {
                  "Dosage stores: a dosage this close to 0, 1 or 2 is that call, others missing\n"
                  "(default 0.1, plink2's)")
       ->check(number_range(0, 0.5));
-  app.add_option("--out", o->out, "Output prefix: PREFIX.snplist and PREFIX.id")->required();
+  app.add_option("--out", o->out, "Output prefix: PREFIX.snplist and PREFIX.id")
+      ->check(output_path())
+      ->required();
   app.footer(
       "As plink2 --mind --geno --hwe --maf --max-maf --mac --max-mac: the samples and variants\n"
       "that pass the filters, in plink2's order: --keep/--remove/--extract/--exclude, then\n"

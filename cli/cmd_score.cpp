@@ -8,6 +8,7 @@
 #include "colflow/error.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 namespace {
@@ -67,7 +68,7 @@ command add_score(CLI::App& app) {
   app.add_option("--score-col-nums", o->col_nums,
                  "Weight columns, several scores in one pass: 3-5 or 3,5,7 (replaces SCORE_COL)")
       ->expected(1, -1);
-  app.add_option("--out", o->out, "Output prefix: PREFIX.sscore")->required();
+  app.add_option("--out", o->out, "Output prefix: PREFIX.sscore")->check(output_path())->required();
   app.footer(
       "A sample's score is the sum over the file's variants found in the store of weight x\n"
       "dosage of the named allele: the A1 dosage, or 2 minus it when the allele is A2.\n"

@@ -7,6 +7,7 @@
 #include "colflow/preprocess/simulate.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 
@@ -68,7 +69,7 @@ command add_simulate(CLI::App& app) {
   app.add_option("--threads", o->threads, "Worker threads [default: all cores]")
       ->check(not_negative);
   app.add_flag("--quiet", o->quiet, "No progress display and no summary line");
-  app.add_option("--out", o->out, "Output prefix")->required();
+  app.add_option("--out", o->out, "Output prefix")->check(output_path())->required();
   app.footer(
       "Writes PREFIX.bed/.bim/.fam (PLINK 1 binary, SNP-major; samples s1..sN, variants\n"
       "snp1..snpM on chromosome 1 unless --chromosomes), PREFIX.phen (FID IID value, no\n"

@@ -4,6 +4,7 @@
 #include "colflow/analysis/stats.hpp"
 #include "commands.hpp"
 #include "processes.hpp"
+#include "validators.hpp"
 
 namespace colflow::cli {
 
@@ -14,7 +15,7 @@ command add_stats(CLI::App& app) {
   };
   auto o = std::make_shared<options>();
   add_analysis_flags(app, o->common);
-  app.add_option("--out", o->out, "The TSV file to write")->required();
+  app.add_option("--out", o->out, "The TSV file to write")->check(output_path())->required();
   app.add_option("--sex", o->sex,
                  "Samples' sexes for X, Y and MT, as plink2 --update-sex reads them: FID IID\n"
                  "SEX lines, or a header #FID IID ... SEX ... / #IID ... SEX ...; SEX 1/M male,\n"

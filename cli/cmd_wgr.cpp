@@ -108,6 +108,7 @@ void declare_options(CLI::App& app, wgr_flags* o) {
       ->check(integer_range(1, std::uint64_t{1} << 40));
   app.add_option("--out", o->out,
                  "Output prefix: PREFIX_<i>.loco per trait, PREFIX_pred.list, PREFIX.wgr.tsv")
+      ->check(output_path())
       ->required();
   app.footer(
       "Step 1 of regenie (Mbatchou et al. 2021): covariates projected out of traits and\n"

@@ -32,6 +32,8 @@ std::optional<double> value_of(const CLI::Option* o, const std::vector<std::stri
 }
 
 hwe_filter hwe_of(const std::vector<std::string>& words) {
+  if (words.empty() || words.front().empty())
+    throw error(errc::invalid_argument, "--hwe needs a value: P [midp] [keep-fewhet]");
   hwe_filter h;
   h.threshold = number_of("--hwe", words.front());
   for (std::size_t k = 1; k < words.size(); ++k) {
@@ -62,7 +64,9 @@ void add_qc_flags(CLI::App& app, qc_flags& f) {
   CLI::Option* hwe = app.add_option("--hwe", f.hwe,
                                     "P [midp] [keep-fewhet]: remove variants whose Hardy-Weinberg\n"
                                     "exact test P (founders) is below P; X tested as plink2 does")
-                         ->expected(1, 3)
+                         // 0 allowed, so that the next option is never taken for P; a
+                         // missing P is refused by hwe_of.
+                         ->expected(0, 3)
                          ->type_name("P [midp] [keep-fewhet]")
                          ->group(group);
   f.given.emplace_back(hwe, &f.hwe);

@@ -72,6 +72,39 @@ TEST(CliTest, InfoReportsShapeCodecsAndSizes) {
   EXPECT_NE(out.find("zstd 12"), std::string::npos) << out;
 }
 
+// --out is checked before anything runs: empty, or in a directory that does not exist.
+TEST(CliTest, OutInAMissingDirectoryIsRefusedBeforeTheRun) {
+  test::temp_dir dir;
+  test::write_genotype_store(dir / "g.cf", 40, 5, {codec_id::none, 0, false});
+  std::string out;
+  const std::string store = (dir / "g.cf").string();
+  EXPECT_NE(run("stats " + store + " --out " + (dir / "no" / "s.tsv").string(), out), 0);
+  EXPECT_NE(out.find("--out: must name a file in an existing directory"), std::string::npos) << out;
+  EXPECT_NE(run("qc " + store + " --maf 0.1 --write-snplist --out ''", out), 0);
+  EXPECT_NE(out.find("--out: must name a file, got an empty string"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "no"));
+}
+
+// A damaged frame: `colflow verify` names its column; an analysis with --verify refuses the
+// store, naming it too; without --verify an analysis decodes what is there (checksums on
+// request, docs/FORMAT.md §4).
+TEST(CliTest, AnalysisWithVerifyRefusesADamagedFrame) {
+  test::temp_dir dir;
+  const auto path = dir / "g.cf";
+  test::write_genotype_store(path, 40, 5, {codec_id::none, 0, false});
+  const store s = store::open(path);
+  const column_entry e = s.entry(3);
+  auto data = test::read_file(path / "columns.dat");
+  data[e.offset + 1] ^= 0x01;
+  test::write_file(path / "columns.dat", data);
+  std::string out;
+  const std::string hardy = "hardy " + path.string() + " --quiet --out " + (dir / "h").string();
+  EXPECT_EQ(run(hardy, out), 0) << out;
+  EXPECT_EQ(run(hardy + "v --verify", out), 1);
+  EXPECT_NE(out.find("column 3: frame checksum mismatch"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "hv.hardy"));
+}
+
 TEST(CliTest, VerifyAcceptsASoundStoreAndNamesTheFirstBadColumn) {
   test::temp_dir dir;
   const auto path = dir / "f.cf";

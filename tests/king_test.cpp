@@ -402,6 +402,8 @@ TEST(KingCommandTest, RefusesBadOptionsByName) {
       {"", "--make-king-table, --king-cutoff or both"},
       {" --make-king-table cols=nsnp,sid", "sid"},
       {" --make-king-table cols=fid,kinship", "fid requires id"},
+      {" --make-king-table cols=-kinship,-id,-nsnp,-hethet,-ibs0,-maybefid", "leaves no column"},
+      {" --make-king-table cols=maybesid", "leaves no column"},
       {" --make-king-table bogus", "bogus"},
       {" --make-king-table cols=kinship --king-table-filter 0", "needs the id columns"},
   };

@@ -496,11 +496,12 @@ TEST(QcFiltersTest, QcFilesAreByteEqualToPlink2sOnHapMap3) {
   }
 }
 
+// (--hwe without P, then an option: the option is never taken for P.)
 TEST(QcFiltersTest, QcRefusesBadThresholdsAndWritesNothing) {
   autosome_case c;
   const std::string prefix = (c.dir / "q").string();
   for (const std::string flags : {"--maf 2", "--geno -1", "--hwe 0", "--hwe 1.5", "--mind x",
-                                  "--hwe 0.1 maybe", "--max-maf 0.1 --maf 0.2"}) {
+                                  "--hwe 0.1 maybe", "--max-maf 0.1 --maf 0.2", "--hwe"}) {
     std::string out;
     EXPECT_NE(test::run_cli("qc " + c.path + " " + flags + " --write-snplist --out " + prefix, out),
               0)

@@ -498,6 +498,15 @@ TEST(AssocTest, BadInputsGiveClearErrors) {
       test::run_cli("assoc " + st + " --pheno " + d + "q.txt --covar-name U --out " + d + "o", out),
       1);
   EXPECT_NE(out.find("--covar-name needs --covar"), std::string::npos) << out;
+  // No sample of the file in the store: the file is named, with its count.
+  const std::string strangers = "X1 X1 1\nX2 X2 2\n";
+  test::write_file(dir / "x.txt", std::vector<char>(strangers.begin(), strangers.end()));
+  EXPECT_EQ(test::run_cli("assoc " + st + " --pheno " + d + "x.txt --out " + d + "o", out), 1);
+  EXPECT_NE(out.find("phenotype PHENO1 of " + d +
+                     "x.txt has no selected sample with a value (0 "
+                     "of the file's 2 samples are in the store)"),
+            std::string::npos)
+      << out;
   ASSERT_EQ(test::run_cli("assoc " + st + " --pheno " + d + "q.txt --out " + d + "o", out), 0)
       << out;
   EXPECT_NE(out.find("PHENO1: 4 samples used"), std::string::npos) << out;

@@ -1,5 +1,6 @@
 // Run-time subsets of samples and columns (--keep/--remove/--extract/--exclude).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <cstring>
@@ -14,6 +15,25 @@ namespace {
 void write_text(const std::filesystem::path& p, const std::string& text) {
   test::write_file(p, std::vector<char>(text.begin(), text.end()));
 }
+
+// A pipe holding `text`, named as a shell's `<(cmd)` names one (/dev/fd/N); closed with it.
+class piped_text {
+ public:
+  explicit piped_text(const std::string& text) {
+    int ends[2];
+    if (::pipe(ends) != 0) throw std::runtime_error("pipe");
+    read_end_ = ends[0];
+    EXPECT_EQ(::write(ends[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::close(ends[1]);
+  }
+  ~piped_text() { ::close(read_end_); }
+  piped_text(const piped_text&) = delete;
+  piped_text& operator=(const piped_text&) = delete;
+  std::filesystem::path path() const { return "/dev/fd/" + std::to_string(read_end_); }
+
+ private:
+  int read_end_ = -1;
+};
 
 class SelectionTest : public ::testing::Test {
  protected:
@@ -63,6 +83,20 @@ TEST_F(SelectionTest, ExtractThenExclude) {
   EXPECT_EQ(sel.columns, (std::vector<std::size_t>{1, 5}));
   EXPECT_EQ(sel.ids_not_found, 1u);
   EXPECT_TRUE(sel.all_rows());
+}
+
+// Lists and phenotypes given as `<(cmd)`: a pipe has no size and cannot be mapped, and is read
+// to its end (it was read as an empty file).
+TEST_F(SelectionTest, ListsAndPhenotypesFromAPipeAreRead) {
+  const store s = store::open(dir / "s.cf");
+  const piped_text extract("rs1\nrs5\n");
+  selection_files f;
+  f.extract = extract.path();
+  EXPECT_EQ(select(s, f).columns, (std::vector<std::size_t>{1, 5}));
+  const piped_text phenotypes("#FID IID y\nS2 S2 1.5\n");
+  const phenotype_table p = read_phenotypes(phenotypes.path(), test::numbered_samples(3));
+  EXPECT_EQ(p.values(1, 0), 1.5);
+  EXPECT_EQ(p.matched_samples, 1u);
 }
 
 TEST_F(SelectionTest, ErrorsNameTheFileOrTheProblem) {
@@ -380,6 +414,8 @@ TEST(PhenotypeTest, MalformedFilesGiveErrorsWithFileAndLine) {
   expect_error("#IID y\nS1 1\nS1 2\n", errc::bad_input, "sample S1 is listed again");
   expect_error("#FID y\nS1 1\n", errc::bad_input, ":1: a header starting with FID must name IID");
   expect_error("#IID SEX\nS1 1\n", errc::bad_input, ":1: the header names no value column");
+  expect_error("FID IID y z y\nS1 S1 1 2 3\n", errc::bad_input,
+               ":1: the header names column 'y' twice");
   expect_error("FID IID y\nS1 S1 1\n", errc::invalid_argument, "no column named 'z' (it has y)",
                {"z"});
   EXPECT_THROW(read_phenotypes(dir / "absent.txt", samples), error);

@@ -282,12 +282,39 @@ mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
 
 mapped_file::~mapped_file() { release(); }
 
-std::string read_text_file(const std::filesystem::path& path) {
-  file_descriptor fd = open_read(path);
+namespace {
+
+// Everything a pipe (`<(cmd)`, a FIFO) or another stream without a size gives until its end.
+std::string read_stream(const file_descriptor& fd) {
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n == 0) return text;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error(errno, "cannot read", fd.path());
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+bool is_regular_file(const file_descriptor& fd) {
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw_system_error(errno, "cannot stat", fd.path());
+  return S_ISREG(st.st_mode);
+}
+
+std::string read_all(const file_descriptor& fd) {
+  if (!is_regular_file(fd)) return read_stream(fd);
   std::string text(fd.size(), '\0');
   fd.pread_exact(std::as_writable_bytes(std::span(text)), 0);
   return text;
 }
+
+std::string read_text_file(const std::filesystem::path& path) { return read_all(open_read(path)); }
 
 void write_text_file(const std::filesystem::path& path, const std::string& text) {
   file_descriptor fd = create_file(path);

@@ -26,7 +26,12 @@ std::string read_table_text(const std::filesystem::path& path) {
 
 mapped_table_text::mapped_table_text(const std::filesystem::path& path) : path_(path) {
   require_file(path);
-  map_ = mapped_file(open_read(path), access_hint::will_need);
+  file_descriptor fd = open_read(path);
+  streamed_ = !is_regular_file(fd);
+  if (streamed_)
+    read_ = read_all(fd);
+  else
+    map_ = mapped_file(std::move(fd), access_hint::will_need);
 }
 
 void mapped_table_text::check_intact() const {

@@ -27,11 +27,13 @@ std::string read_table_text(const std::filesystem::path& path);
 
 // The text of a table mapped rather than read: a phenotype file of 100,000 samples and ten
 // values is 12 MB, and a copy costs a page fault per 4 KiB of fresh memory besides the copy
-// itself; a mapping reads the file's cached pages in place. Throws as read_table_text.
+// itself; a mapping reads the file's cached pages in place. A pipe (`<(cmd)`), which cannot be
+// mapped, is read into memory instead. Throws as read_table_text.
 class mapped_table_text {
  public:
   explicit mapped_table_text(const std::filesystem::path& path);
   std::string_view text() const noexcept {
+    if (streamed_) return read_;
     const auto b = map_.bytes();
     return {reinterpret_cast<const char*>(b.data()), b.size()};
   }
@@ -43,6 +45,8 @@ class mapped_table_text {
  private:
   std::filesystem::path path_;
   mapped_file map_;
+  bool streamed_ = false;  // a pipe, read into read_ rather than mapped
+  std::string read_;
 };
 
 // The lines of `text` that have a field, in order.

@@ -42,6 +42,7 @@ phenotype_table select_phenotypes(const phenotype_table& t, std::span<const std:
   phenotype_table out;
   out.file_samples = t.file_samples;
   out.matched_samples = t.matched_samples;
+  out.file = t.file;
   out.values.resize(t.values.rows(), static_cast<Eigen::Index>(which.size()));
   for (std::size_t k = 0; k < which.size(); ++k) {
     out.names.push_back(t.names.at(which[k]));

@@ -116,6 +116,7 @@ class phenotype_reader {
       ids_.emplace(samples_, file_, layout_.has_fid);
       read_lines(records, first);
       mapped.check_intact();
+      t_.file = file_;
       return std::move(t_);
     } catch (const error&) {
       mapped.check_intact();  // a shrunk file's zeros are not the line an error would name
@@ -137,7 +138,14 @@ class phenotype_reader {
       std::size_t c = fid_header ? 2 : 1;
       while (c < f.size() && is_sample_field(f[c])) ++c;
       layout_.first_value = c;
-      for (; c < f.size(); ++c) file_names_.emplace_back(f[c]);
+      for (; c < f.size(); ++c) {
+        // Two columns of one name would write one table over the other, or be chosen between
+        // silently by --pheno-name/--covar-name (plink2 refuses such a header too).
+        if (std::find(file_names_.begin(), file_names_.end(), f[c]) != file_names_.end())
+          throw error(errc::bad_input, detail::where(file_, line) + "the header names column '" +
+                                           std::string(f[c]) + "' twice");
+        file_names_.emplace_back(f[c]);
+      }
       if (file_names_.empty())
         throw error(errc::bad_input,
                     detail::where(file_, line) + "the header names no value column");

@@ -82,9 +82,15 @@ std::vector<sample_group> make_groups(const selection& sel, const phenotype_tabl
       n += use;
     }
     if (n == 0)
-      throw error(errc::invalid_argument, "phenotype " + ph.names[static_cast<std::size_t>(p)] +
-                                              " has no selected sample with a value" +
-                                              (nc ? " and every covariate" : ""));
+      throw error(
+          errc::invalid_argument,
+          "phenotype " + ph.names[static_cast<std::size_t>(p)] +
+              (ph.file.empty() ? "" : " of " + ph.file.string()) +
+              " has no selected sample with a value" +
+              (nc ? " and every covariate" + (cov->file.empty() ? "" : " of " + cov->file.string())
+                  : "") +
+              " (" + std::to_string(ph.matched_samples) + " of the file's " +
+              std::to_string(ph.file_samples) + " samples are in the store)");
     // Phenotypes are few: a linear search for one with the same samples is enough.
     std::size_t at = 0;
     while (at < groups.size() && groups[at].in != in) ++at;

@@ -31,6 +31,7 @@ struct phenotype_table {
   Eigen::MatrixXd values;           ///< store rows x names; NaN where missing or not in the file
   std::size_t file_samples = 0;     ///< data lines in the file
   std::size_t matched_samples = 0;  ///< of them, samples the store has
+  std::filesystem::path file;       ///< the file read, for messages; empty when made in memory
 };
 
 /// Reads `file` for the store's `samples`, keeping the columns named in `names` (all when

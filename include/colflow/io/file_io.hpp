@@ -132,7 +132,12 @@ class mapped_file {
   int guard_ = -1;
 };
 
-// Reads a whole (small) file into a string.
+// True for a regular file; false for a pipe (a shell's `<(cmd)`), a FIFO or a device, which
+// have no size and cannot be mapped.
+bool is_regular_file(const file_descriptor& fd);
+// The whole of an open (small) file as a string; a pipe or FIFO read to its end.
+std::string read_all(const file_descriptor& fd);
+// read_all of the file at `path`.
 std::string read_text_file(const std::filesystem::path& path);
 // Writes `text` to a new file and fsyncs it.
 void write_text_file(const std::filesystem::path& path, const std::string& text);

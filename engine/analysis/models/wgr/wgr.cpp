@@ -150,7 +150,10 @@ wgr_samples set_up_samples(const selection& sel, const phenotype_table& traits,
     throw error(errc::invalid_argument,
                 "wgr: " + std::to_string(s.rows.size()) +
                     " samples have the covariates and a trait value: too few for " +
-                    std::to_string(folds) + " folds");
+                    std::to_string(folds) + " folds (" + std::to_string(traits.matched_samples) +
+                    " of the " + std::to_string(traits.file_samples) + " samples of " +
+                    (traits.file.empty() ? std::string("the traits") : traits.file.string()) +
+                    " are in the store)");
   s.used.assign(sel.row_kept.size(), 0);
   for (const std::size_t r : s.rows) s.used[r] = 1;
   s.basis = detail::covariate_basis(s.rows, covariates, "wgr");

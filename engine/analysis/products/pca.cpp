@@ -226,19 +226,26 @@ class randomized_pca {
   }
 
   // Rayleigh-Ritz: C = Qᵀ Z Zᵀ Q, whose eigenpairs give those of ZZᵀ on the range of Q; with
-  // loadings, B = ZᵀQ whole on every process.
+  // loadings, B = ZᵀQ whole on every process. Y = Z Zᵀ Q too, for the residuals of the result
+  // (a product more in the pass, no pass more).
   void rayleigh_ritz() {
     q_ = orthonormalize(y_);
+    y_.setZero();
     c_segment_ = matrix::Zero(l_, l_);
     pass(
         [&](Eigen::Index cols, std::size_t first) {
           project(cols);
           c_segment_.noalias() += bb_.topRows(cols).transpose() * bb_.topRows(cols);
+          add_product(cols, bb_);
           if (pca_.loadings)
             b_all_.middleRows(static_cast<Eigen::Index>(first), cols) = bb_.topRows(cols);
         },
-        [&] { segments_.end(c_, c_segment_, c_done_); });
+        [&] {
+          segments_.end(c_, c_segment_, c_done_);
+          segments_.end(y_, y_segment_, y_done_);
+        });
     segments_.exchange(c_, c_done_);
+    segments_.exchange(y_, y_done_);
     if (pca_.loadings) segments_.gather_rows(b_all_);
   }
 
@@ -263,6 +270,14 @@ class randomized_pca {
         result_.eigenvectors.col(i) *= -1.0;
         v.col(i) *= -1.0;
       }
+    }
+    // ZZᵀu = Y v for u = Q v, so each residual is ‖Y v − λ Q v‖ / λ.
+    const matrix zztu = y_ * v;
+    result_.residuals.resize(kk);
+    for (Eigen::Index i = 0; i < kk; ++i) {
+      const double lambda = result_.eigenvalues[i] * static_cast<double>(used_);
+      result_.residuals[i] =
+          lambda > 0 ? (zztu.col(i) - lambda * result_.eigenvectors.col(i)).norm() / lambda : 0.0;
     }
     if (pca_.loadings) {
       result_.loadings = b_all_ * v;

@@ -49,6 +49,12 @@ struct pca_result {
   Eigen::MatrixXd loadings;
   std::size_t columns_used = 0;  ///< M: selected columns that are not constant
   std::size_t passes = 0;        ///< streaming passes over the data
+  /// Per component, ‖ZZᵀu − λu‖ / λ (u the eigenvector, λ its eigenvalue of ZZᵀ): how far the
+  /// sketch is from an eigenpair. An eigenvalue of ZZᵀ lies within this fraction of λ, so a
+  /// small residual certifies the eigenvalue; components in the bulk of the spectrum, whose
+  /// eigenvalues crowd together, converge slowly and show large ones (more --iterations or
+  /// --oversampling lower them).
+  Eigen::VectorXd residuals;
 };
 
 /// Throws colflow::error invalid_argument for k = 0, k larger than the samples or columns,

@@ -78,8 +78,13 @@ std::string option_error_message(const CLI::App& app, const CLI::Error& e) {
 void use_option_error_messages(CLI::App& app) {
   // CLI11 formats the errors that App::exit reports with the failure message of the app it is
   // called on: the top level, whichever command failed.
+  // One line, as every other error of colflow: the problem, then where the options are listed.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
-    return option_error_message(*a, e) + "\nRun with --help for more information.\n";
+    std::string help = "colflow";
+    for (const CLI::App* sub : a->get_subcommands())
+      if (sub->parsed()) help += " " + sub->get_name();
+    return "colflow: error: " + option_error_message(*a, e) + " (" + help + " --help lists the " +
+           "options)\n";
   });
 }
 

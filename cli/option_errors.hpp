@@ -13,7 +13,8 @@ namespace colflow::cli {
 // --help" line: CLI11's own text where it already says what is wrong.
 std::string option_error_message(const CLI::App& app, const CLI::Error& e);
 
-// Installs option_error_message as the failure message of `app` (App::exit prints it).
+// Installs option_error_message as the failure message of `app` (App::exit prints it), as one
+// line: "colflow: error: MESSAGE (colflow COMMAND --help lists the options)".
 void use_option_error_messages(CLI::App& app);
 
 }  // namespace colflow::cli

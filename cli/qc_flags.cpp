@@ -52,9 +52,11 @@ hwe_filter hwe_of(const std::vector<std::string>& words) {
 
 void add_qc_flags(CLI::App& app, qc_flags& f) {
   const std::string group = "Quality-control filters (plink2's, applied in its order)";
+  // [F]: the value may be left out for the default the help gives; F: it may not (the option
+  // still takes 0 values to CLI11, so that the next option is never taken for its value).
   const auto optional_value = [&](const std::string& name, std::vector<std::string>& to,
-                                  const std::string& help) {
-    CLI::Option* o = app.add_option(name, to, help)->expected(0, 1)->type_name("[F]")->group(group);
+                                  const std::string& help, const char* type = "[F]") {
+    CLI::Option* o = app.add_option(name, to, help)->expected(0, 1)->type_name(type)->group(group);
     f.given.emplace_back(o, &to);
   };
   optional_value("--mind", f.mind,
@@ -72,9 +74,11 @@ void add_qc_flags(CLI::App& app, qc_flags& f) {
   f.given.emplace_back(hwe, &f.hwe);
   optional_value("--maf", f.maf,
                  "Remove variants with a smaller minor allele frequency (default 0.01; founders)");
-  optional_value("--max-maf", f.max_maf, "Remove variants with a larger minor allele frequency");
-  optional_value("--mac", f.mac, "Remove variants with a smaller minor allele count (founders)");
-  optional_value("--max-mac", f.max_mac, "Remove variants with a larger minor allele count");
+  optional_value("--max-maf", f.max_maf, "Remove variants with a larger minor allele frequency",
+                 "F");
+  optional_value("--mac", f.mac, "Remove variants with a smaller minor allele count (founders)",
+                 "N");
+  optional_value("--max-mac", f.max_mac, "Remove variants with a larger minor allele count", "N");
   app.add_flag("--nonfounders", f.nonfounders,
                "Count every sample for --hwe, --maf and --mac, not founders only")
       ->group(group);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # colflow's first run: a whole study on data it simulates, in the order a study runs (import,
-# quality control and pruning, relatedness, structure, whole-genome regression then the LOCO
-# scan, clumping, BayesR and scores, SBayesR, LD and the GRM), each command as a user types it
+# quality control and pruning, relatedness, structure and the GRM, whole-genome regression then
+# the LOCO scan, clumping, BayesR and scores, SBayesR, a lasso path, LD, export back to PLINK and
+# the streaming speed, pictures), each command as a user types it
 # and each step a line of what it found; it ends on a page of results, build/demo/index.html.
 #
 #   bash scripts/demo.sh                              # 2,000 samples x 20,000 variants
@@ -170,7 +171,7 @@ fit=$("${report[@]}" bayesr br.effects.tsv br.trace.tsv 100 causal.txt "$h2_trut
 found "$fit" br.trace.tsv
 
 begin "Polygenic scores from the BayesR effects, against the true genetic values"
-colflow score sim.cf --score br.effects.tsv 1 2 4 header --out prs
+colflow score sim.cf --score br.effects.tsv --out prs   # read by its header: BETA_PER_UNIT
 colflow score sim.cf --score truth.weights 1 2 3 header --out truth
 r=$("${report[@]}" correlation prs.sscore truth.sscore)
 found "correlation of the score with the true genetic value: $r" prs.sscore
@@ -190,12 +191,12 @@ alone; its effects score the samples with correlation $r to the true genetic val
 begin "Lasso path"
 colflow lasso sim.cf --pheno sim.phen --nlambda 10 --lambda-min-ratio 0.05 --out lasso
 # not in the demo: ridge: the lasso step shows the same coordinate-descent path (alpha 0)
-# not in the demo: enet: the lasso step shows the same coordinate-descent path (alpha 1)
+# not in the demo: enet: the lasso step shows the same coordinate-descent path (alpha 0.5 by default; the lasso is alpha 1)
 path=$("${report[@]}" lasso lasso.path.tsv)
 found "$path" lasso.path.tsv
 
 begin "LD between nearby variants"
-colflow ld sim.cf --r2 --ld-window-kb 20 --ld-window-r2 0.01 --out near
+colflow ld sim.cf --r2 --ld-window 100000 --ld-window-kb 20 --ld-window-r2 0.01 --out near
 found "$(($(wc -l < near.ld) - 1)) pairs within 20 kb with r2 >= 0.01 \
 (independent variants: chance alone)" near.ld
 

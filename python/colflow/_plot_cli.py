@@ -43,11 +43,18 @@ def _parser() -> argparse.ArgumentParser:
                    help="p of the suggestive line (default 1e-5)")
     p.add_argument("--label-top", type=int, default=10,
                    help="label the N most significant loci (default 10)")
+    p.add_argument("--label-window", type=int, default=500_000,
+                   help="labelled loci at least this many base pairs apart (default 500000)")
     p.add_argument("--no-thin", action="store_true",
                    help="draw every point (default: thin the points less significant than "
                         "the suggestive line)")
-    p = command("qq", "QQ plot of an association table's p-values with λ and the 95%% band")
+    p = command("qq", "QQ plot of an association table's p-values with λ and a band of the "
+                      "expected order statistics")
     p.add_argument("table")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="the band's coverage, between 0 and 1 (default 0.95)")
+    p.add_argument("--no-thin", action="store_true",
+                   help="draw every point (default: thin the points along the diagonal)")
     p = command("trace", "trace of a bayesr chain (PREFIX.trace.tsv) with ESS and Geweke's z")
     p.add_argument("trace")
     p.add_argument("--burnin", type=int, default=200,
@@ -79,9 +86,9 @@ def _draw(a: argparse.Namespace) -> None:
     if a.command == "manhattan":
         _plot_scan.manhattan(a.table, title=a.title, genome_wide=a.genome_wide,
                              suggestive=a.suggestive, label_top=a.label_top,
-                             thin=not a.no_thin, out=a.out)
+                             label_window=a.label_window, thin=not a.no_thin, out=a.out)
     elif a.command == "qq":
-        _plot_scan.qq(a.table, title=a.title, out=a.out)
+        _plot_scan.qq(a.table, title=a.title, level=a.level, thin=not a.no_thin, out=a.out)
     elif a.command == "trace":
         _plot_chain.trace(a.trace, burnin=a.burnin, title=a.title, out=a.out)
     elif a.command == "rhat":

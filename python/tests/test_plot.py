@@ -365,6 +365,11 @@ def test_colflow_plot_command_writes_png_and_svg_and_reports_bad_input(tmp_path,
     assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["qq", str(scan), "--out", str(tmp_path / "q.svg"), "--title", "scan"]) == 0
     assert b"<svg" in (tmp_path / "q.svg").read_bytes()[:400]
+    # The functions' options, from the shell too.
+    assert main(["qq", str(scan), "--level", "0.9", "--no-thin", "--out",
+                 str(tmp_path / "q9.png")]) == 0
+    assert main(["manhattan", str(scan), "--label-window", "100000", "--out",
+                 str(tmp_path / "m1.png")]) == 0
     bad = write(tmp_path / "bad.tsv", "#CHROM\tPOS\tID\n1\t1\tv\n")
     assert main(["qq", str(bad), "--out", str(tmp_path / "bad.png")]) == 1
     assert "no P column" in capsys.readouterr().err

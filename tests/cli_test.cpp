@@ -303,7 +303,9 @@ TEST(CliTest, EveryNumericOptionIsRefusedInColflowsWords) {
       }
       for (const std::string& args : given) {
         EXPECT_NE(run(args, out), 0) << args;
-        EXPECT_EQ(out.rfind(name + ": ", 0), 0u) << args << "\n" << out;
+        // One line: colflow's prefix, the option, the rule; then where the options are listed.
+        EXPECT_EQ(out.rfind("colflow: error: " + name + ": ", 0), 0u) << args << "\n" << out;
+        EXPECT_EQ(out.find('\n'), out.size() - 1) << args << "\n" << out;
         for (const char* parser : {"Could not convert", "At least", "At Most", "required but",
                                    "not in range", "1797693134862315708"})
           EXPECT_EQ(out.find(parser), std::string::npos) << args << "\n" << out;

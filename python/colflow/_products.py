@@ -367,6 +367,10 @@ class PCA:
     columns_used: int
     #: Streaming passes over the data.
     passes: int
+    #: Per component, ‖ZZᵀu − λu‖/λ: an eigenvalue of ZZᵀ lies within this fraction of λ.
+    #: Components in the bulk of the spectrum converge slowly and show large ones (raise
+    #: power_iterations or oversampling); ``colflow pca`` names those above 1%.
+    residuals: np.ndarray
 
 
 def pca(
@@ -423,7 +427,7 @@ def pca(
         | dict(zip(pcs, r["eigenvectors"].T))
     )
     return PCA(r["eigenvalues"], eigenvectors, _pca_loadings(store, r, pcs), r["columns_used"],
-               r["passes"])
+               r["passes"], r["residuals"])
 
 
 def _pca_loadings(store: Store, r: dict[str, Any], pcs: list[str]) -> pd.DataFrame | None:

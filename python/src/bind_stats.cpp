@@ -80,6 +80,8 @@ nb::dict pca(const py_store& ps, index_array rows, index_array cols, std::size_t
   d["column"] = indices_to_numpy(sel.columns);
   d["columns_used"] = r.columns_used;
   d["passes"] = r.passes;
+  d["residuals"] =
+      to_numpy(std::vector<double>(r.residuals.data(), r.residuals.data() + r.residuals.size()));
   return d;
 }
 

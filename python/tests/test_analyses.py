@@ -330,6 +330,11 @@ def test_pca_is_exact_when_the_sketch_spans_the_samples(make_store):
     assert list(got.loadings.columns[:4]) == ["#CHR", "ID", "A1", "A2"]
     v = got.loadings[["PC1", "PC2", "PC3"]].to_numpy()
     np.testing.assert_allclose(v, z.T @ u / np.sqrt(got.eigenvalues * m), atol=1e-10)
+    # The sketch spans the samples: each residual |ZZᵀu − λu|/λ is rounding alone.
+    np.testing.assert_array_less(got.residuals, 1e-10)
+    lam = got.eigenvalues * m
+    np.testing.assert_allclose(np.linalg.norm(z @ (z.T @ u) - u * lam, axis=0) / lam,
+                               got.residuals, atol=1e-10)
 
 
 def test_pca_of_a_subset_finds_the_top_components(make_store):
